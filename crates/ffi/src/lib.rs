@@ -1,0 +1,5 @@
+//! The one unsafe seam of pqperf: dlopen of candidate libraries and typed calls into their
+//! C APIs, counters (rdtsc, cntvct_el0, perf_event_open), CPU affinity and process helpers.
+//!
+//! Every `unsafe` block of the workspace lives in this crate, each with a comment stating the
+//! invariant it relies on. Other crates see only safe functions and types.

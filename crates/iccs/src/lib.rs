@@ -1,0 +1,1 @@
+//! ICCS placeholder primitives (sm3hash, pseudohash, pseudoXOF), the SM3 Hash_DRBG, the NIST AES-256 CTR DRBG and the HQC SHAKE generator; no_std, with a C ABI artifact for candidate libraries.

@@ -1,0 +1,1 @@
+//! The candidate catalog (TOML): candidates, their instances, sources, flags and KAT manifests.

@@ -1,0 +1,7 @@
+//! Shared data types of pqperf: catalog, build.json, timing and profile records, campaign,
+//! KAT logs, side CSVs, Python-compatible JSON and number formatting, statistics.
+//!
+//! Every stage reads and writes evidence through these types; nothing else defines formats.
+
+pub mod catalog;
+pub mod fsutil;

@@ -1,0 +1,31 @@
+//! `pqperf check`, `pqperf campaign`, `pqperf demo` and the hidden driver child.
+
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct CheckArgs {}
+
+pub fn run_check(_args: CheckArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("not implemented yet")
+}
+
+#[derive(clap::Args)]
+pub struct CampaignArgs {}
+
+pub fn run_campaign(_args: CampaignArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("not implemented yet")
+}
+
+#[derive(clap::Args)]
+pub struct DemoArgs {}
+
+pub fn run_demo(_args: DemoArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("not implemented yet")
+}
+
+#[derive(clap::Args)]
+pub struct DriverArgs {}
+
+pub fn run_driver(_args: DriverArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("not implemented yet")
+}

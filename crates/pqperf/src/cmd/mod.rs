@@ -1,0 +1,7 @@
+//! Subcommand modules, one per stage: argument types and thin `run` functions.
+
+pub mod build;
+pub mod iccs;
+pub mod measure;
+pub mod report;
+pub mod site;
