@@ -22,7 +22,7 @@ enum Command {
     Report(cmd::report::ReportArgs),
     /// Validate a published dataset: recompute statistics and shares, check KAT log digests,
     /// reject absolute machine paths.
-    Validate(cmd::report::ValidateArgs),
+    Validate(cmd::validate::ValidateArgs),
     /// Evaluate ICCS primitives and random generators on hex input (vector checks).
     Iccs(cmd::iccs::IccsArgs),
     /// Import candidates into the catalog (PQClean tree from the pinned crate, ICCS submissions).
@@ -50,7 +50,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Report(a) => cmd::report::run_report(a),
-        Command::Validate(a) => cmd::report::run_validate(a),
+        Command::Validate(a) => cmd::validate::run_validate(a),
         Command::Iccs(a) => cmd::iccs::run(a),
         Command::Import(a) => cmd::build::run_import(a),
         Command::Build(a) => cmd::build::run_build(a),

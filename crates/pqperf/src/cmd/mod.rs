@@ -5,3 +5,4 @@ pub mod iccs;
 pub mod measure;
 pub mod report;
 pub mod site;
+pub mod validate;

@@ -1,4 +1,4 @@
-//! `pqperf report` and `pqperf validate`.
+//! `pqperf report`: Markdown pages from a dataset.
 
 use std::process::ExitCode;
 
@@ -6,12 +6,5 @@ use std::process::ExitCode;
 pub struct ReportArgs {}
 
 pub fn run_report(_args: ReportArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
-}
-
-#[derive(clap::Args)]
-pub struct ValidateArgs {}
-
-pub fn run_validate(_args: ValidateArgs) -> anyhow::Result<ExitCode> {
     anyhow::bail!("not implemented yet")
 }
