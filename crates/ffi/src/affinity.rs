@@ -1,0 +1,73 @@
+//! CPU affinity of the calling process (`sched_getaffinity` / `sched_setaffinity`).
+
+/// The CPUs the calling process may run on, ascending.
+pub fn get_affinity() -> std::io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data; zeroed is a valid empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is valid and writable for size_of::<cpu_set_t>() bytes; pid 0 = self.
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: CPU_ISSET only reads the set; i < CPU_SETSIZE.
+    Ok((0..max)
+        .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
+        .collect())
+}
+
+/// Restricts the calling process (its main thread and threads created later) to `cpus`.
+pub fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
+    let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: zeroed cpu_set_t is a valid empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        if c >= max {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("CPU {c} out of range"),
+            ));
+        }
+        // SAFETY: c < CPU_SETSIZE, `set` is a valid set.
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: `set` is a valid cpu_set_t of the stated size; pid 0 = calling thread.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Pins the calling thread to one CPU.
+pub fn pin_to(cpu: usize) -> std::io::Result<()> {
+    set_affinity(&[cpu])
+}
+
+/// CPU the calling thread is running on right now (`sched_getcpu`), if known.
+pub fn current_cpu() -> Option<usize> {
+    // SAFETY: sched_getcpu has no arguments and no memory effects.
+    let c = unsafe { libc::sched_getcpu() };
+    (c >= 0).then_some(c as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pin_in_a_thread_and_observe_it() {
+        let cpus = get_affinity().unwrap();
+        assert!(!cpus.is_empty());
+        let last = *cpus.last().unwrap();
+        std::thread::spawn(move || {
+            pin_to(last).unwrap();
+            assert_eq!(get_affinity().unwrap(), vec![last]);
+            assert_eq!(current_cpu(), Some(last));
+        })
+        .join()
+        .unwrap();
+        assert!(set_affinity(&[100_000]).is_err());
+    }
+}

@@ -1,0 +1,180 @@
+//! Process and host facts from the kernel: resident memory (`/proc/self/statm`), the peak
+//! resident set (`VmHWM`, resettable through `/proc/self/clear_refs`), page size, `uname`,
+//! load averages, core-dump limits and advisory file locks.
+
+use std::path::Path;
+
+/// Page size in bytes (`sysconf(_SC_PAGESIZE)`).
+pub fn page_size() -> u64 {
+    // SAFETY: sysconf has no memory effects.
+    let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if v > 0 { v as u64 } else { 4096 }
+}
+
+/// Resident bytes of this process: second field of `/proc/self/statm` × page size.
+pub fn rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * page_size())
+}
+
+/// Peak resident bytes of this process: `VmHWM` of `/proc/self/status` (kB × 1024).
+pub fn vm_hwm_bytes() -> Option<u64> {
+    status_kb("VmHWM:").map(|k| k * 1024)
+}
+
+fn status_kb(key: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(key))?;
+    line[key.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// Resets `VmHWM` to the current RSS (writes `5` to `/proc/self/clear_refs`). Returns false if
+/// the kernel refused.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", b"5").is_ok()
+}
+
+/// `uname` fields.
+#[derive(Debug, Clone)]
+pub struct Uname {
+    /// Host name (`nodename`).
+    pub nodename: String,
+    /// Kernel release (`uname -r`).
+    pub release: String,
+    /// Machine architecture (`uname -m`).
+    pub machine: String,
+}
+
+/// The kernel's `uname`.
+pub fn uname() -> Uname {
+    // SAFETY: utsname is plain data; zeroed is valid.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is valid and writable; uname fills NUL-terminated fields.
+    unsafe { libc::uname(&mut u) };
+    let field = |f: &[libc::c_char]| {
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Uname {
+        nodename: field(&u.nodename),
+        release: field(&u.release),
+        machine: field(&u.machine),
+    }
+}
+
+/// The 1/5/15-minute load averages from `/proc/loadavg`.
+pub fn load_average() -> [f64; 3] {
+    let s = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let mut it = s
+        .split_whitespace()
+        .map(|x| x.parse::<f64>().unwrap_or(0.0));
+    [
+        it.next().unwrap_or(0.0),
+        it.next().unwrap_or(0.0),
+        it.next().unwrap_or(0.0),
+    ]
+}
+
+/// Disables core dumps for this process and its children (a crashing candidate must not
+/// fill the disk or slow the campaign).
+pub fn disable_core_dumps() {
+    let lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid rlimit; lowering RLIMIT_CORE is always permitted.
+    unsafe {
+        libc::setrlimit(libc::RLIMIT_CORE, &lim);
+    }
+}
+
+/// Exclusive advisory lock on `path` (created if missing), held until the returned file is
+/// dropped. Blocks while another process holds it.
+pub fn lock_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)?;
+    flock(&f, libc::LOCK_EX)?;
+    Ok(f)
+}
+
+/// Like [`lock_exclusive`] but fails at once (`Ok(None)`) when the lock is held elsewhere.
+pub fn try_lock_exclusive(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)?;
+    match flock(&f, libc::LOCK_EX | libc::LOCK_NB) {
+        Ok(()) => Ok(Some(f)),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn flock(f: &std::fs::File, op: libc::c_int) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    loop {
+        // SAFETY: `f` is an open file; flock only takes the descriptor and an operation.
+        let rc = unsafe { libc::flock(f.as_raw_fd(), op) };
+        if rc == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rss_and_peak_follow_a_large_allocation() {
+        let before = rss_bytes().unwrap();
+        assert!(before > 0);
+        assert!(reset_peak_rss(), "clear_refs refused");
+        let hwm0 = vm_hwm_bytes().unwrap();
+        let mut v = vec![0u8; 32 << 20];
+        for i in (0..v.len()).step_by(4096) {
+            v[i] = 1;
+        }
+        std::hint::black_box(&v);
+        let hwm1 = vm_hwm_bytes().unwrap();
+        assert!(hwm1 >= hwm0 + (30 << 20), "{hwm0} -> {hwm1}");
+        drop(v);
+    }
+
+    #[test]
+    fn uname_and_loadavg() {
+        let u = uname();
+        assert!(!u.machine.is_empty() && !u.release.is_empty());
+        assert!(load_average().iter().all(|x| *x >= 0.0));
+    }
+
+    #[test]
+    fn lock_is_exclusive() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.lock");
+        let _a = lock_exclusive(&p).unwrap();
+        // A second open file description conflicts even within one process.
+        assert!(try_lock_exclusive(&p).unwrap().is_none());
+    }
+}
