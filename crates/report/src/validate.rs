@@ -1,0 +1,1 @@
+//! Dataset validation (owned by engineer `model`; placeholder until it lands).
