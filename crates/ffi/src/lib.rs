@@ -7,4 +7,5 @@
 
 pub mod affinity;
 pub mod counters;
+pub mod dl;
 pub mod procinfo;
