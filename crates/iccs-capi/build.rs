@@ -1,0 +1,102 @@
+//! Builds the C ABI artifact `libpqperf_iccs.a` into `OUT_DIR`.
+//!
+//! Each archive member is one small `#![no_std]` crate under `artifact/`, compiled by `$RUSTC`
+//! with `--crate-type lib --emit obj -C panic=abort` (no Rust runtime, no core library code
+//! linked: the sources are written to be panic-free, so the only undefined symbols are a few
+//! libc functions). The members `#[path]`-include the primitive modules of `crates/iccs/src`,
+//! so the C symbols and the Rust API run the same code. One member per group of C symbols
+//! keeps a candidate that defines e.g. its own `randombytes` or `drng_algorithm` linkable:
+//! the linker only pulls members whose symbols are still undefined.
+//!
+//! Compiling this way (rather than as a cargo `staticlib` crate type) keeps `cargo test`
+//! from rebuilding the artifact with `panic=unwind` and the test harness.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Archive members, in archive order.
+const MEMBERS: &[&str] = &[
+    "iccs_aux",
+    "iccs_drng",
+    "iccs_drng_ctx",
+    "nist_rng",
+    "hqc_rng",
+    "pqclean_rng",
+    "rng_mode",
+];
+
+/// Primitive sources shared with `pqperf-iccs`.
+const SHARED: &[&str] = &[
+    "sm3.rs",
+    "auxfunc.rs",
+    "drng.rs",
+    "soft_aes.rs",
+    "ctr_drbg.rs",
+    "keccak.rs",
+    "shake_prng.rs",
+];
+
+fn run(cmd: &mut Command) {
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "{shown} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+fn main() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let target = env::var("TARGET").expect("TARGET");
+    let ar = env::var("AR").unwrap_or_else(|_| "ar".into());
+    let shared_dir = manifest.join("../iccs/src");
+
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=artifact");
+    println!("cargo:rerun-if-env-changed=AR");
+    for s in SHARED {
+        println!("cargo:rerun-if-changed={}", shared_dir.join(s).display());
+    }
+
+    let mut objects = Vec::new();
+    for m in MEMBERS {
+        let src = manifest.join("artifact").join(format!("{m}.rs"));
+        println!("cargo:rerun-if-changed={}", src.display());
+        let obj = out_dir.join(format!("{m}.o"));
+        run(Command::new(&rustc)
+            .args(["--edition", "2024", "--crate-type", "lib"])
+            .arg("--crate-name")
+            .arg(format!("pqperf_iccs_{m}"))
+            .arg(format!("--emit=obj={}", obj.display()))
+            .args(["--target", &target])
+            .args(["-C", "opt-level=2"])
+            .args(["-C", "panic=abort"])
+            .args(["-C", "overflow-checks=off"])
+            .args(["-C", "debug-assertions=off"])
+            .args(["-C", "debuginfo=0"])
+            .args(["-C", "codegen-units=1"])
+            .args(["-C", "relocation-model=pic"])
+            .arg("-C")
+            .arg(format!("metadata=pqperf-iccs-{m}"))
+            .args(["-D", "warnings", "-A", "dead_code", "-A", "unused_imports"])
+            .arg(&src));
+        objects.push(obj);
+    }
+
+    let lib = out_dir.join("libpqperf_iccs.a");
+    let _ = std::fs::remove_file(&lib);
+    run(Command::new(&ar)
+        .arg("crsD")
+        .arg(&lib)
+        .args(objects.iter().map(|p| p.as_path()))
+        .current_dir(Path::new(&out_dir)));
+}

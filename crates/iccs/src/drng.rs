@@ -1,0 +1,122 @@
+//! The ICCS DRNG (`drng.h`): SP 800-90A Hash_DRBG structure with SM3, seedlen 440 bits
+//! (iccs-api-and-kat.md §2). No reseed, no nonce, no personalization, no additional input.
+//!
+//! Every `generate` call advances the state once, whatever the request size (including
+//! 0 bits), so callers must reproduce the exact request sequence of the official drivers.
+//! Shared verbatim with the C artifact: `no_std`, allocation-free, panic-free.
+
+use crate::sm3::Sm3;
+
+/// Seed length in bytes (440 bits).
+pub const SEEDLEN: usize = 55;
+
+/// The C `DRNG_ctx`: three 440-bit big-endian integers, 165 bytes, no padding.
+#[repr(C)]
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct DrngCtx {
+    /// Working value V.
+    pub v: [u8; SEEDLEN],
+    /// Constant C.
+    pub c: [u8; SEEDLEN],
+    /// Reseed counter, as a 440-bit big-endian integer.
+    pub reseed_counter: [u8; SEEDLEN],
+}
+
+impl Default for DrngCtx {
+    fn default() -> Self {
+        Self::zeroed()
+    }
+}
+
+/// `acc = (acc + x) mod 2^440`, big-endian byte arrays; `x` is right-aligned.
+fn add_be(acc: &mut [u8; SEEDLEN], x: &[u8]) {
+    let mut carry = 0u16;
+    let mut xs = x.iter().rev();
+    for a in acc.iter_mut().rev() {
+        let s = *a as u16 + *xs.next().unwrap_or(&0) as u16 + carry;
+        *a = s as u8;
+        carry = s >> 8;
+    }
+}
+
+/// Hash_df(input parts) → 55 bytes: SM3(0x01 ‖ BE32(440) ‖ input) ‖ SM3(0x02 ‖ …), truncated.
+fn hash_df(parts: &[&[u8]]) -> [u8; SEEDLEN] {
+    let mut out = [0u8; SEEDLEN];
+    for (counter, dst) in [1u8, 2u8].into_iter().zip(out.chunks_mut(32)) {
+        let mut h = Sm3::new();
+        h.update(&[counter]);
+        h.update(&440u32.to_be_bytes());
+        for p in parts {
+            h.update(p);
+        }
+        for (o, v) in dst.iter_mut().zip(h.finalize()) {
+            *o = v;
+        }
+    }
+    out
+}
+
+impl DrngCtx {
+    /// An all-zero context (the state of a C global before `init_random_number`).
+    pub const fn zeroed() -> Self {
+        DrngCtx {
+            v: [0; SEEDLEN],
+            c: [0; SEEDLEN],
+            reseed_counter: [0; SEEDLEN],
+        }
+    }
+
+    /// A context instantiated with `seed` (any length, including 0).
+    pub fn new(seed: &[u8]) -> Self {
+        let mut ctx = Self::zeroed();
+        ctx.instantiate(seed);
+        ctx
+    }
+
+    /// Instantiate: V = Hash_df(seed), C = Hash_df(0x00 ‖ V), reseed_counter = 1.
+    pub fn instantiate(&mut self, seed: &[u8]) {
+        *self = Self::zeroed();
+        self.v = hash_df(&[seed]);
+        self.c = hash_df(&[&[0u8], &self.v]);
+        self.reseed_counter[SEEDLEN - 1] = 1;
+    }
+
+    /// Generate `nbits` bits into the first `ceil(nbits/8)` bytes of `out` (unused low bits
+    /// of the last byte are zeroed) and advance the state. If `out` is shorter, only
+    /// `out.len()` bytes are produced (callers check lengths); the state advances anyway.
+    pub fn generate(&mut self, out: &mut [u8], nbits: u64) {
+        let nbytes = nbits / 8 + !nbits.is_multiple_of(8) as u64;
+        let n = if (out.len() as u64) < nbytes {
+            out.len()
+        } else {
+            nbytes as usize
+        };
+        let (dst, _) = out.split_at_mut(n);
+        let mut data = self.v;
+        for chunk in dst.chunks_mut(32) {
+            let mut h = Sm3::new();
+            h.update(&data);
+            for (o, w) in chunk.iter_mut().zip(h.finalize()) {
+                *o = w;
+            }
+            add_be(&mut data, &[1]);
+        }
+        let rem = (nbits % 8) as u32;
+        if rem != 0
+            && n as u64 == nbytes
+            && let Some(last) = dst.last_mut()
+        {
+            *last &= 0xFFu8 << (8 - rem);
+        }
+        let mut h = Sm3::new();
+        h.update(&[3u8]);
+        h.update(&self.v);
+        let hh = h.finalize();
+        let c = self.c;
+        let rc = self.reseed_counter;
+        add_be(&mut self.v, &hh);
+        add_be(&mut self.v, &c);
+        add_be(&mut self.v, &rc);
+        add_be(&mut self.reseed_counter, &[1]);
+    }
+}
