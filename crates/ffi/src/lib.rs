@@ -9,3 +9,4 @@ pub mod affinity;
 pub mod counters;
 pub mod dl;
 pub mod procinfo;
+pub mod profile;

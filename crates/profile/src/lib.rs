@@ -1,2 +1,48 @@
-//! Stage profile: link-time wrapped builds, symmetric-primitive call and tick shares, ICCS baseline and hash-cost ratios.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
+//! Stage profile: link-time wrapped builds, symmetric-primitive call and tick shares, ICCS
+//! baseline and hash-cost ratios (method.md §10–§11, evidence-formats.md §5).
+//!
+//! * [`wrapc`]: the wrapper C source (`c/wrap.c`) and the symbol sets wrapped per API kind;
+//! * [`objscan`] / [`survey`]: object-file call graphs and the survey verdict per candidate;
+//! * [`callgrind`]: the independent valgrind cross-check of the shares.
+
+pub mod callgrind;
+pub mod objscan;
+pub mod survey;
+pub mod wrapc;
+
+use std::path::Path;
+
+/// Errors of the profile stage.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// File system error on a named path.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// An object file or archive could not be read.
+    #[error("object file: {0}")]
+    Object(String),
+    /// A CSV file is malformed.
+    #[error("csv: {0}")]
+    Csv(String),
+    /// An external tool (gcc, valgrind, the driver) failed.
+    #[error("{0}")]
+    Tool(String),
+    /// Anything else, with context.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl ProfileError {
+    /// Wrap an I/O error with its path.
+    pub fn io(path: &Path, source: std::io::Error) -> ProfileError {
+        ProfileError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
