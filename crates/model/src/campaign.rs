@@ -1,0 +1,105 @@
+//! `campaign.json` of a system dataset (evidence-formats.md §2). Key order differs between
+//! systems (arm_1 starts with `system_id`, x86_1 has it near the end) and is kept as read.
+
+use indexmap::IndexMap;
+
+use crate::evidence_struct;
+use crate::fields::Fields;
+
+evidence_struct! {
+    /// Campaign metadata: system, times, environments, host checks, planning constants.
+    pub struct Campaign {
+        /// System id (`arm_1`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub system_id: Option<String>,
+        /// ISO-8601 start.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub started_utc: Option<String>,
+        /// Environment snapshot at start.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub environment_at_start: Option<Fields>,
+        /// Host checks per phase.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host_checks: Option<Vec<HostCheck>>,
+        /// Build flags per architecture.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub arch_config: Option<ArchConfig>,
+        /// Flags appended to every build.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub harness_additions: Option<String>,
+        /// Planning constants.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub planning: Option<Planning>,
+        /// ISO-8601 end.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub ended_utc: Option<String>,
+        /// Environment snapshot at end.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub environment_at_end: Option<Fields>,
+        /// Host problems (normally empty).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host_problems: Option<Vec<String>>,
+        /// Union of host problems of every phase (x86_1).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host_problems_any_phase: Option<Vec<String>>,
+        /// Prose about `host_problems_any_phase`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub host_problems_note: Option<String>,
+        /// Number of shards.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub shards: Option<u64>,
+        /// Shard (`"1/3"`) → CPU.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub shard_cpus: Option<IndexMap<String, u64>>,
+        /// Prose about re-measurements.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub history_note: Option<String>,
+    }
+}
+
+evidence_struct! {
+    /// One host check.
+    pub struct HostCheck {
+        /// Phase (`build`, `baseline`, `calibrate`, `measure`, `profile`).
+        pub phase: String,
+        /// CPU checked.
+        pub cpu: Option<u64>,
+        /// When.
+        pub utc: String,
+        /// Problems found.
+        pub problems: Vec<String>,
+        /// Shard (`"3/3"`) for sharded phases.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub shard: Option<String>,
+    }
+}
+
+evidence_struct! {
+    /// Build flags of a system.
+    pub struct ArchConfig {
+        /// Reference CFLAGS.
+        pub reference: String,
+        /// Performance CFLAGS.
+        pub performance: String,
+        /// Families with optimized builds.
+        pub optimized_families: Vec<String>,
+    }
+}
+
+evidence_struct! {
+    /// Planning constants (method.md §6.1).
+    pub struct Planning {
+        /// Trials per operation (5).
+        pub trials: u64,
+        /// Target seconds per trial.
+        pub trial_target_s: f64,
+        /// Minimum total measurements (100).
+        pub min_total: u64,
+        /// Cap on iterations per trial.
+        pub max_iters_per_trial: u64,
+        /// Budget per operation (s).
+        pub op_budget_s: f64,
+        /// Setup allowance per separate process (s).
+        pub separate_process_setup_s: f64,
+    }
+}

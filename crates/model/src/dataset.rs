@@ -1,0 +1,495 @@
+//! Loading a dataset root in the published layout (evidence-formats.md §0, method.md §1.5):
+//!
+//! ```text
+//! <root>/downloads.csv                         ID;Algorithm;PageURL
+//! <root>/<id>/kat.sha256                       KAT manifests (id = sign-NN, kem-NN, kex-NN, hash-NN)
+//! <root>/data/parameters.csv                   optional
+//! <root>/performance/*.csv                     systems, kat_issues, summary_notes, external_sizes,
+//!                                              symmetric_survey, security_targets, kex_bandwidth
+//! <root>/performance/data/<sys>/campaign.json, build.json
+//! <root>/performance/data/<sys>/records/<id>/<label>__<op>.json
+//! <root>/performance/data/<sys>/profile/<id>/<label>__<op>.json
+//! <root>/performance/data/<sys>/kat/<id>/<label>.log
+//! <root>/performance/data/<sys>/katcheck/<name>.log
+//! ```
+//!
+//! A run directory (campaign.json at its top) or a single system dataset
+//! (`performance/data/<sys>`) is also accepted: it loads as one system without side files.
+//!
+//! Every path kept here is relative: `path` relative to the system directory (as records name
+//! `kat_log`), `shown` relative to the dataset root (as errors and validation print it).
+//! [`Dataset::load_lenient`] collects every error instead of stopping at the first, and lists
+//! files that do not belong to the layout as `stray`.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+
+use crate::buildjson::BuildJson;
+use crate::campaign::Campaign;
+use crate::error::ModelError;
+use crate::katlog::{KatLog, KatManifest};
+use crate::profile::Profile;
+use crate::record::{RECORD_SCHEMA, Record};
+use crate::sidecsv::{
+    CsvTable, Download, ExternalSize, KatIssue, KexBandwidth, SecurityTarget, SummaryNote,
+    SurveyRow, SystemRow,
+};
+
+/// A file of a system dataset with its parsed content.
+#[derive(Debug, Clone)]
+pub struct Loaded<T> {
+    /// Path relative to the system directory (`records/sign-02/BiT-128__sign.json`).
+    pub path: PathBuf,
+    /// Path relative to the dataset root, as shown to users.
+    pub shown: PathBuf,
+    /// Parsed content.
+    pub value: T,
+}
+
+/// One system's evidence (`performance/data/<sys>/`).
+#[derive(Debug, Clone, Default)]
+pub struct SystemData {
+    /// System id (directory name).
+    pub id: String,
+    /// The system directory relative to the dataset root (`performance/data/x86_1`).
+    pub dir: PathBuf,
+    /// campaign.json, if present and valid.
+    pub campaign: Option<Loaded<Campaign>>,
+    /// build.json, if present and valid.
+    pub build: Option<Loaded<BuildJson>>,
+    /// Timing records, sorted by path.
+    pub records: Vec<Loaded<Record>>,
+    /// Hash profiles, sorted by path.
+    pub profiles: Vec<Loaded<Profile>>,
+    /// KAT logs (`kat/<id>/<label>.log`), sorted by path.
+    pub kat_logs: Vec<Loaded<KatLog>>,
+    /// katcheck logs (free text), sorted by path.
+    pub katcheck: Vec<Loaded<String>>,
+    /// Files that do not belong to the layout (relative to the dataset root).
+    pub stray: Vec<PathBuf>,
+}
+
+/// A whole dataset root.
+#[derive(Debug, Clone, Default)]
+pub struct Dataset {
+    /// The root directory as given.
+    pub root: PathBuf,
+    /// `downloads.csv` (algorithm names, NICCS page URLs, submission order).
+    pub downloads: Option<Vec<Download>>,
+    /// `performance/systems.csv` in file order.
+    pub systems_csv: Option<Vec<SystemRow>>,
+    /// `performance/kat_issues.csv`.
+    pub kat_issues: Option<Vec<KatIssue>>,
+    /// `performance/summary_notes.csv`.
+    pub summary_notes: Option<Vec<SummaryNote>>,
+    /// `performance/external_sizes.csv`.
+    pub external_sizes: Option<Vec<ExternalSize>>,
+    /// `performance/symmetric_survey.csv`.
+    pub symmetric_survey: Option<Vec<SurveyRow>>,
+    /// `performance/security_targets.csv`.
+    pub security_targets: Option<Vec<SecurityTarget>>,
+    /// `performance/kex_bandwidth.csv`.
+    pub kex_bandwidth: Option<Vec<KexBandwidth>>,
+    /// `data/parameters.csv` (generic table).
+    pub parameters: Option<CsvTable>,
+    /// `<id>/kat.sha256` per candidate id, sorted by id.
+    pub manifests: IndexMap<String, Loaded<KatManifest>>,
+    /// Systems: those in systems.csv order first, then the others by name.
+    pub systems: Vec<SystemData>,
+    /// Files directly in `performance/data/` (not in a system directory).
+    pub stray: Vec<PathBuf>,
+}
+
+/// True for candidate directory names `^(sign|kem|kex|hash)-\d\d$`.
+pub fn is_candidate_id(name: &str) -> bool {
+    let Some((kind, num)) = name.split_once('-') else {
+        return false;
+    };
+    matches!(kind, "sign" | "kem" | "kex" | "hash")
+        && num.len() == 2
+        && num.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn sorted_entries(dir: &Path) -> Vec<std::fs::DirEntry> {
+    let mut v: Vec<_> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.filter_map(Result::ok).collect(),
+        Err(_) => Vec::new(),
+    };
+    v.sort_by_key(|e| e.file_name());
+    v
+}
+
+fn check_schema(shown: &Path, schema: u64) -> Result<(), ModelError> {
+    if schema > RECORD_SCHEMA {
+        return Err(ModelError::NewerSchema {
+            path: shown.to_path_buf(),
+            found: schema,
+            supported: RECORD_SCHEMA,
+        });
+    }
+    Ok(())
+}
+
+/// Read a timing record file, refusing schemas newer than [`RECORD_SCHEMA`] with a clear
+/// error (checked before the shape, so a newer layout is reported as such).
+pub fn read_record(path: &Path, shown: &Path) -> Result<Record, ModelError> {
+    let text = crate::error::read_text(path, shown)?;
+    record_from_str(shown, &text)
+}
+
+/// Parse a timing record (see [`read_record`]).
+pub fn record_from_str(shown: &Path, text: &str) -> Result<Record, ModelError> {
+    peek_schema(shown, text)?;
+    crate::pyjson::from_str(shown, text)
+}
+
+/// Read a profile file (same schema rule as records).
+pub fn read_profile(path: &Path, shown: &Path) -> Result<Profile, ModelError> {
+    let text = crate::error::read_text(path, shown)?;
+    peek_schema(shown, &text)?;
+    crate::pyjson::from_str(shown, &text)
+}
+
+fn peek_schema(shown: &Path, text: &str) -> Result<(), ModelError> {
+    // Only when the text is valid JSON; syntax errors are reported by the full parse.
+    if let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(text)
+        && let Some(s) = m.get("schema").and_then(serde_json::Value::as_u64)
+    {
+        check_schema(shown, s)?;
+    }
+    Ok(())
+}
+
+impl SystemData {
+    /// Load a system directory. `dir` is on disk; `shown_dir` is how it is shown (relative to
+    /// the dataset root). Errors are appended to `errors`; the rest still loads.
+    pub fn load(
+        id: &str,
+        dir: &Path,
+        shown_dir: &Path,
+        errors: &mut Vec<ModelError>,
+    ) -> SystemData {
+        let mut sys = SystemData {
+            id: id.to_string(),
+            dir: shown_dir.to_path_buf(),
+            ..Default::default()
+        };
+        for e in sorted_entries(dir) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let p = e.path();
+            let rel = PathBuf::from(&name);
+            let shown = shown_dir.join(&name);
+            let is_dir = p.is_dir();
+            match (name.as_str(), is_dir) {
+                ("campaign.json", false) => match crate::pyjson::read::<Campaign>(&p, &shown) {
+                    Ok(v) => {
+                        sys.campaign = Some(Loaded {
+                            path: rel,
+                            shown,
+                            value: v,
+                        })
+                    }
+                    Err(err) => errors.push(err),
+                },
+                ("build.json", false) => match crate::pyjson::read::<BuildJson>(&p, &shown) {
+                    Ok(v) => {
+                        sys.build = Some(Loaded {
+                            path: rel,
+                            shown,
+                            value: v,
+                        })
+                    }
+                    Err(err) => errors.push(err),
+                },
+                ("records", true) | ("profile", true) | ("kat", true) => {
+                    sys.load_tree(&name, &p, &shown, errors)
+                }
+                ("katcheck", true) => {
+                    for f in sorted_entries(&p) {
+                        let fname = f.file_name().to_string_lossy().into_owned();
+                        let fshown = shown.join(&fname);
+                        if f.path().is_file() && fname.ends_with(".log") {
+                            match crate::error::read_text(&f.path(), &fshown) {
+                                Ok(t) => sys.katcheck.push(Loaded {
+                                    path: rel.join(&fname),
+                                    shown: fshown,
+                                    value: t,
+                                }),
+                                Err(err) => errors.push(err),
+                            }
+                        } else {
+                            sys.stray.push(fshown);
+                        }
+                    }
+                }
+                _ => sys.stray.push(shown),
+            }
+        }
+        sys
+    }
+
+    fn load_tree(&mut self, kind: &str, dir: &Path, shown: &Path, errors: &mut Vec<ModelError>) {
+        let rel_root = PathBuf::from(kind);
+        for cand in sorted_entries(dir) {
+            let cname = cand.file_name().to_string_lossy().into_owned();
+            let cshown = shown.join(&cname);
+            if !cand.path().is_dir() {
+                self.stray.push(cshown);
+                continue;
+            }
+            for f in sorted_entries(&cand.path()) {
+                let fname = f.file_name().to_string_lossy().into_owned();
+                let fshown = cshown.join(&fname);
+                let rel = rel_root.join(&cname).join(&fname);
+                let fp = f.path();
+                if !fp.is_file() {
+                    self.stray.push(fshown);
+                    continue;
+                }
+                match kind {
+                    "records" | "profile"
+                        if fname.ends_with(".json")
+                            && fname.contains("__")
+                            && !fname.starts_with('.') =>
+                    {
+                        if kind == "records" {
+                            match read_record(&fp, &fshown) {
+                                Ok(v) => self.records.push(Loaded {
+                                    path: rel,
+                                    shown: fshown,
+                                    value: v,
+                                }),
+                                Err(e) => errors.push(e),
+                            }
+                        } else if fname.contains("RELINK") {
+                            self.stray.push(fshown);
+                        } else {
+                            match read_profile(&fp, &fshown) {
+                                Ok(v) => self.profiles.push(Loaded {
+                                    path: rel,
+                                    shown: fshown,
+                                    value: v,
+                                }),
+                                Err(e) => errors.push(e),
+                            }
+                        }
+                    }
+                    "kat" if fname.ends_with(".log") && !fname.starts_with('.') => {
+                        match KatLog::read(&fp, &fshown) {
+                            Ok(v) => self.kat_logs.push(Loaded {
+                                path: rel,
+                                shown: fshown,
+                                value: v,
+                            }),
+                            Err(e) => errors.push(e),
+                        }
+                    }
+                    _ => self.stray.push(fshown),
+                }
+            }
+        }
+    }
+
+    /// Records of one candidate.
+    pub fn records_of<'a>(
+        &'a self,
+        candidate: &'a str,
+    ) -> impl Iterator<Item = &'a Loaded<Record>> + 'a {
+        self.records
+            .iter()
+            .filter(move |r| r.value.candidate == candidate)
+    }
+
+    /// Profiles of one candidate.
+    pub fn profiles_of<'a>(
+        &'a self,
+        candidate: &'a str,
+    ) -> impl Iterator<Item = &'a Loaded<Profile>> + 'a {
+        self.profiles
+            .iter()
+            .filter(move |r| r.value.candidate == candidate)
+    }
+
+    /// The record of (candidate, label, operation key).
+    pub fn record(&self, candidate: &str, label: &str, op: &str) -> Option<&Record> {
+        self.records
+            .iter()
+            .map(|r| &r.value)
+            .find(|r| r.candidate == candidate && r.label == label && r.operation == op)
+    }
+
+    /// The profile of (candidate, label, operation).
+    pub fn profile(&self, candidate: &str, label: &str, op: &str) -> Option<&Profile> {
+        self.profiles
+            .iter()
+            .map(|r| &r.value)
+            .find(|r| r.candidate == candidate && r.label == label && r.operation == op)
+    }
+
+    /// The KAT log at `rel` (relative to the system directory, as `kat_log` fields name it).
+    pub fn kat_log(&self, rel: &str) -> Option<&Loaded<KatLog>> {
+        self.kat_logs.iter().find(|k| k.path == Path::new(rel))
+    }
+
+    /// Candidate ids with records, build entries or profiles, sorted.
+    pub fn candidates(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .records
+            .iter()
+            .map(|r| r.value.candidate.clone())
+            .collect();
+        ids.extend(self.profiles.iter().map(|r| r.value.candidate.clone()));
+        if let Some(b) = &self.build {
+            ids.extend(b.value.instances.values().map(|e| e.candidate.clone()));
+        }
+        ids.retain(|c| c != "iccs");
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+}
+
+impl Dataset {
+    /// Load a dataset, stopping at the first error.
+    pub fn load(root: &Path) -> Result<Dataset, ModelError> {
+        let (ds, mut errors) = Self::load_lenient(root);
+        if errors.is_empty() {
+            Ok(ds)
+        } else {
+            Err(errors.remove(0))
+        }
+    }
+
+    /// Load a dataset, collecting every error (files with errors are left out).
+    pub fn load_lenient(root: &Path) -> (Dataset, Vec<ModelError>) {
+        let mut errors = Vec::new();
+        let mut ds = Dataset {
+            root: root.to_path_buf(),
+            ..Default::default()
+        };
+        if !root.is_dir() {
+            errors.push(ModelError::Io {
+                path: root.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "dataset root is not a directory",
+                ),
+            });
+            return (ds, errors);
+        }
+        // A single system directory or run directory.
+        if root.join("campaign.json").is_file() && !root.join("performance").is_dir() {
+            let id = root
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_default();
+            let mut sys = SystemData::load(&id, root, Path::new(""), &mut errors);
+            if let Some(sid) = sys
+                .campaign
+                .as_ref()
+                .and_then(|c| c.value.system_id.clone())
+            {
+                sys.id = sid;
+            }
+            ds.systems.push(sys);
+            return (ds, errors);
+        }
+
+        fn table(root: &Path, rel: &str, errors: &mut Vec<ModelError>) -> Option<CsvTable> {
+            let p = root.join(rel);
+            if !p.is_file() {
+                return None;
+            }
+            CsvTable::read(&p, Path::new(rel))
+                .map_err(|e| errors.push(e))
+                .ok()
+        }
+        fn typed<T>(
+            t: Option<CsvTable>,
+            f: impl Fn(&CsvTable) -> Result<Vec<T>, ModelError>,
+            errors: &mut Vec<ModelError>,
+        ) -> Option<Vec<T>> {
+            t.and_then(|t| f(&t).map_err(|e| errors.push(e)).ok())
+        }
+        let t = table(root, "downloads.csv", &mut errors);
+        ds.downloads = typed(t, CsvTable::downloads, &mut errors);
+        let t = table(root, "performance/systems.csv", &mut errors);
+        ds.systems_csv = typed(t, CsvTable::systems, &mut errors);
+        let t = table(root, "performance/kat_issues.csv", &mut errors);
+        ds.kat_issues = typed(t, CsvTable::kat_issues, &mut errors);
+        let t = table(root, "performance/summary_notes.csv", &mut errors);
+        ds.summary_notes = typed(t, CsvTable::summary_notes, &mut errors);
+        let t = table(root, "performance/external_sizes.csv", &mut errors);
+        ds.external_sizes = typed(t, CsvTable::external_sizes, &mut errors);
+        let t = table(root, "performance/symmetric_survey.csv", &mut errors);
+        ds.symmetric_survey = typed(t, CsvTable::symmetric_survey, &mut errors);
+        let t = table(root, "performance/security_targets.csv", &mut errors);
+        ds.security_targets = typed(t, CsvTable::security_targets, &mut errors);
+        let t = table(root, "performance/kex_bandwidth.csv", &mut errors);
+        ds.kex_bandwidth = typed(t, CsvTable::kex_bandwidth, &mut errors);
+        ds.parameters = table(root, "data/parameters.csv", &mut errors);
+
+        for e in sorted_entries(root) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !is_candidate_id(&name) {
+                continue;
+            }
+            let p = e.path().join("kat.sha256");
+            if p.is_file() {
+                let shown = PathBuf::from(&name).join("kat.sha256");
+                match KatManifest::read(&p, &shown) {
+                    Ok(m) => {
+                        ds.manifests.insert(
+                            name.clone(),
+                            Loaded {
+                                path: shown.clone(),
+                                shown,
+                                value: m,
+                            },
+                        );
+                    }
+                    Err(err) => errors.push(err),
+                }
+            }
+        }
+
+        let data = root.join("performance/data");
+        let mut systems = Vec::new();
+        for e in sorted_entries(&data) {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let shown = PathBuf::from("performance/data").join(&name);
+            if e.path().is_dir() {
+                systems.push(SystemData::load(&name, &e.path(), &shown, &mut errors));
+            } else {
+                ds.stray.push(shown);
+            }
+        }
+        if let Some(order) = &ds.systems_csv {
+            let pos = |id: &str| order.iter().position(|r| r.id == id).unwrap_or(usize::MAX);
+            systems.sort_by(|a, b| pos(&a.id).cmp(&pos(&b.id)).then(a.id.cmp(&b.id)));
+        }
+        ds.systems = systems;
+        (ds, errors)
+    }
+
+    /// The system with this id.
+    pub fn system(&self, id: &str) -> Option<&SystemData> {
+        self.systems.iter().find(|s| s.id == id)
+    }
+
+    /// Algorithm name of a candidate from downloads.csv.
+    pub fn algorithm(&self, candidate: &str) -> Option<&str> {
+        self.downloads
+            .as_ref()?
+            .iter()
+            .find(|d| d.id == candidate)
+            .map(|d| d.algorithm.as_str())
+    }
+
+    /// KAT manifest of a candidate.
+    pub fn manifest(&self, candidate: &str) -> Option<&KatManifest> {
+        self.manifests.get(candidate).map(|l| &l.value)
+    }
+}

@@ -1,0 +1,182 @@
+//! Timing record, schema 2 (`records/<id>/<label>__<op>.json`; evidence-formats.md §4,
+//! method.md §7.2), and the pqperf additions kept under the record's own `pqperf` key.
+
+use indexmap::IndexMap;
+
+use crate::evidence_struct;
+use crate::fields::Fields;
+
+/// Newest record/profile schema this version reads and writes.
+pub const RECORD_SCHEMA: u64 = 2;
+
+evidence_struct! {
+    /// One timing record: one (instance, operation) measured in `plan.trials` trials.
+    ///
+    /// The statistics fields are `None` when the record has no trial (failed run); they are
+    /// defined in method.md §8 and computed by [`crate::stats::RecordStats`].
+    pub struct Record {
+        /// Record schema (2).
+        pub schema: u64,
+        /// `complete` or `failed_or_partial`.
+        pub status: String,
+        /// Candidate id (`sign-02`).
+        pub candidate: String,
+        /// Harness label (file-name key).
+        pub label: String,
+        /// Name the implementation reports.
+        pub instance: String,
+        /// `reference`, `optimized-avx2`, …
+        pub variant: String,
+        /// `guide`, `guide-performance`, `harness-default`.
+        pub flags: String,
+        /// `keygen`, `sign`, `verify`, `encaps`, `decaps`, `exchange`, `hash`.
+        pub operation: String,
+        /// Message bytes (0 except hash).
+        pub input_bytes: u64,
+        /// Iteration plan (§6.3).
+        pub plan: Plan,
+        /// KAT verdict of the instance.
+        pub kat: String,
+        /// `kat != "PASS"` (timed anyway).
+        pub kat_not_passed: bool,
+        /// Σ of the processes' disturbed retries.
+        pub disturbed_retries: u64,
+        /// Library path relative to the dataset (`sign-02/lib/libBiT-128.so`).
+        pub library: Option<String>,
+        /// sha256 of the library.
+        pub library_sha256: Option<String>,
+        /// KAT log path relative to the system dataset (`kat/sign-02/BiT-128.log`), may be null.
+        pub kat_log: Option<String>,
+        /// sha256 of the KAT log.
+        pub kat_log_sha256: Option<String>,
+        /// ISO-8601 start (µs, `+00:00`).
+        pub started_utc: String,
+        /// ISO-8601 end.
+        pub ended_utc: String,
+        /// /proc/loadavg 1/5/15 min at start.
+        pub load_average_start: Vec<f64>,
+        /// /proc/loadavg 1/5/15 min at end.
+        pub load_average_end: Vec<f64>,
+        /// Environment snapshot (method.md §3.2); keys differ per system.
+        pub environment: Fields,
+        /// One element per driver process.
+        pub processes: Vec<Process>,
+        /// Concatenation of every process's trials.
+        pub trials: Vec<Trial>,
+        /// Σ measurements.
+        pub measurements: Option<u64>,
+        /// `measurements >= 100`.
+        pub guide_100_measurements_met: Option<bool>,
+        /// Σ seconds ÷ measurements.
+        pub mean_seconds: Option<f64>,
+        /// Median of per-trial means (seconds).
+        pub median_trial_seconds: Option<f64>,
+        /// Minimum per-trial mean (seconds).
+        pub min_trial_seconds: Option<f64>,
+        /// Maximum per-trial mean (seconds).
+        pub max_trial_seconds: Option<f64>,
+        /// Σ cycles ÷ measurements (null unless every trial has cycles > 0).
+        pub mean_cycles: Option<f64>,
+        /// Median of per-trial mean cycles.
+        pub median_trial_cycles: Option<f64>,
+        /// measurements ÷ Σ seconds.
+        pub operations_per_second: Option<f64>,
+        /// Hash throughput (MB/s) when input_bytes > 0, else null.
+        #[serde(rename = "throughput_MB_per_second")]
+        pub throughput_mb_per_second: Option<f64>,
+        /// API sizes (`pk_bytes`, `signature_bytes`, …) as integers.
+        pub sizes: IndexMap<String, u64>,
+        /// `kex_*` META values (empty for non-KEX).
+        pub kex: IndexMap<String, u64>,
+        /// Full CFLAGS (ends with a space).
+        pub build_flags: String,
+        /// Max over processes of meta.baseline_rss_bytes.
+        pub baseline_rss_bytes: Option<u64>,
+        /// Max over processes of meta.peak_rss_bytes.
+        pub peak_rss_bytes: Option<u64>,
+        /// `loop` (or `per_call_step`).
+        pub timing_scope: String,
+        /// pqperf additions (absent in reference records); never changes reference fields.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub pqperf: Option<PqperfRecordExt>,
+    }
+}
+
+evidence_struct! {
+    /// Iteration plan of a record (method.md §6.3).
+    pub struct Plan {
+        /// Timed calls per trial.
+        pub iterations_per_trial: u64,
+        /// Untimed warm-up calls per process.
+        pub warmups: u64,
+        /// Number of trials (5).
+        pub trials: u64,
+        /// One process per trial (true) or one process for all trials.
+        pub separate_processes: bool,
+        /// Estimated total seconds.
+        pub estimated_s: Option<f64>,
+        /// Per-process timeout (s).
+        pub timeout_per_process_s: Option<f64>,
+    }
+}
+
+evidence_struct! {
+    /// One driver process (method.md §4.9).
+    pub struct Process {
+        /// `complete` or a failure status.
+        pub status: String,
+        /// Exit code of the driver.
+        pub exit_code: Option<i64>,
+        /// Driver `key=value` output, all values strings.
+        pub meta: Fields,
+        /// Trials run by this process.
+        pub trials: Vec<Trial>,
+        /// Captured stderr.
+        pub stderr: String,
+        /// argv (`taskset -c <cpu> performance/ngcc_perf <lib> <op> …`).
+        pub command: Vec<String>,
+        /// Process wall time (s).
+        pub wall_s: Option<f64>,
+        /// Attempt index of the kept run (disturbed-trial retry).
+        pub disturbed_retries: Option<u64>,
+    }
+}
+
+evidence_struct! {
+    /// One trial: `measurements` timed calls taking `seconds` wall time and `cycles` cycles.
+    pub struct Trial {
+        /// Timed calls in the trial.
+        pub measurements: u64,
+        /// Wall time of the trial (s).
+        pub seconds: f64,
+        /// User-mode core cycles (0 or null when unavailable).
+        pub cycles: Option<i64>,
+    }
+}
+
+evidence_struct! {
+    /// pqperf's own additions to a record, under the record key `pqperf`.
+    pub struct PqperfRecordExt {
+        /// pqperf version that wrote the record.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub version: Option<String>,
+        /// Quantiles of per-call wall time (s), when the driver sampled single calls.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub per_call_seconds: Option<crate::stats::Quantiles>,
+        /// Quantiles of per-call cycles, when the driver sampled single calls.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub per_call_cycles: Option<crate::stats::Quantiles>,
+    }
+}
+
+impl Record {
+    /// Record file name for a label and operation key: `<label>__<opkey>.json`.
+    pub fn file_name(label: &str, opkey: &str) -> String {
+        format!("{label}__{opkey}.json")
+    }
+
+    /// `<candidate>/<label>`, the build.json key of the record's instance.
+    pub fn instance_key(&self) -> String {
+        format!("{}/{}", self.candidate, self.label)
+    }
+}
