@@ -213,11 +213,8 @@ impl Sm3 {
         if self.bits % 512 > 448 {
             self.flush();
         }
-        let hi = ((((total >> 9) >> 32) << 9) & 0xFFFF_FFFF) as u32;
-        let lo = (total & 0xFFFF_FFFF) as u32;
-        let len = ((hi as u64) << 32) | lo as u64;
         if let Some(dst) = self.buf.last_chunk_mut::<8>() {
-            *dst = len.to_be_bytes();
+            *dst = length_field(total).to_be_bytes();
         }
         self.flush();
         let mut out = [0u8; 32];
@@ -226,6 +223,15 @@ impl Sm3 {
         }
         out
     }
+}
+
+/// The 64-bit length field the ICCS `sm3_bit` writes for an `L`-bit message: low word
+/// `L mod 2^32`, high word `((floor(L/512) >> 32) << 9) mod 2^32` (standard SM3 writes `L`;
+/// the two agree for `L < 2^32`).
+pub const fn length_field(total_bits: u64) -> u64 {
+    let hi = (((total_bits >> 9) >> 32) << 9) & 0xFFFF_FFFF;
+    let lo = total_bits & 0xFFFF_FFFF;
+    (hi << 32) | lo
 }
 
 /// SM3 of the first `nbits` bits of `data` (the ICCS `sm3_bit`).
