@@ -132,7 +132,7 @@ pub fn ratio(x: f64) -> String {
 
 /// Message size: `n KiB` when a multiple of 1024 (and ≥ 1024), else `n B`.
 pub fn size_text(n: u64) -> String {
-    if n >= 1024 && n % 1024 == 0 {
+    if n >= 1024 && n.is_multiple_of(1024) {
         format!("{} KiB", n / 1024)
     } else {
         format!("{n} B")

@@ -1,0 +1,275 @@
+//! The method page (`performance/method_<sys>.md`, site `performance/<sys>/method.md`),
+//! method.md §13.5.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::common::{clock_text, turbo};
+use crate::fmt::{DASH, fmt_f, fmt_g, py_float_str};
+use crate::links::{Page, link};
+use crate::view::{SystemView, cpu_str};
+use crate::{Form, ReportError, join_lines};
+
+/// Harness default reference flags (used when campaign.json has no `arch_config`).
+const DEFAULT_REFERENCE: &str = "-std=c99 -Wpedantic -Wall -Wextra -O2";
+/// Harness default additions.
+const DEFAULT_ADDITIONS: &str = "-fPIC -D_GNU_SOURCE -Wno-error=implicit-function-declaration -Wno-error=incompatible-pointer-types -Wno-error=int-conversion -Wno-error=implicit-int";
+
+/// Host-state deviations of complete records from the fixed state, by kind.
+fn deviations(v: &SystemView) -> BTreeMap<String, usize> {
+    let report_mhz = v.env().f64("core_clock_mhz");
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for r in v.records.iter().filter(|r| r.complete()) {
+        let env = &r.rec.environment;
+        let mut add = |k: String| *kinds.entry(k).or_insert(0) += 1;
+        if turbo(env) == "on" {
+            add("turbo enabled".into());
+        }
+        let governor = env.str("cpufreq_governor").filter(|g| !g.is_empty());
+        if let Some(g) = governor
+            && g != "performance"
+        {
+            add(format!("governor {g}"));
+        }
+        if let Some(s) = env.str("smt_control")
+            && !["off", "forceoff", "notsupported", "notimplemented", ""].contains(&s)
+        {
+            add(format!("SMT {s}"));
+        }
+        if r.rec.mean_cycles.is_none() {
+            add("no hardware cycle count".into());
+        }
+        if governor.is_none()
+            && let Some(m) = env.f64("core_clock_mhz")
+            && Some(m) != report_mhz
+        {
+            add(format!("clock {} MHz", fmt_g(m, 12)));
+        }
+    }
+    kinds
+}
+
+fn host_state_sentence(v: &SystemView) -> String {
+    let env = v.env();
+    let n = v.records.len();
+    let dev = deviations(v);
+    if !dev.is_empty() {
+        let items: Vec<String> = dev.iter().map(|(k, c)| format!("{k} ({c})")).collect();
+        return format!(
+            "Of {n} timing records, some deviate from the fixed host state: {}.",
+            items.join("; ")
+        );
+    }
+    let no_driver = env
+        .str("cpufreq_driver")
+        .filter(|s| !s.is_empty())
+        .is_none();
+    let retry = "A trial that ran below 95% of that clock was repeated, up to twice.";
+    if no_driver && let Some(mhz) = env.f64("core_clock_mhz") {
+        return format!(
+            "All {n} timing records were taken in this state (no cpufreq driver; the firmware-set clock, measured on the timing core with the cycle counter before each phase, was steady at {} GHz; SMT {}; hardware cycle counter available), as stored in each record. {retry}",
+            fmt_f(mhz / 1000.0, 2),
+            crate::common::smt(env)
+        );
+    }
+    let min = env.str("cpufreq_min_khz").filter(|s| !s.is_empty());
+    let max = env.str("cpufreq_max_khz").filter(|s| !s.is_empty());
+    if env.str("architecture") == Some("aarch64")
+        && let (Some(min), Some(max)) = (min, max)
+        && min == max
+    {
+        let ghz = max
+            .parse::<f64>()
+            .map(|k| fmt_f(k / 1e6, 2))
+            .unwrap_or_else(|_| DASH.into());
+        return format!(
+            "All {n} timing records were taken in this state (clock pinned at {ghz} GHz on the clusters of the timing cores: `performance` governor with minimum = maximum frequency, below the level at which the firmware's thermal limiter intervenes; boost off; no SMT; hardware cycle counter available), as stored in each record. {retry}"
+        );
+    }
+    format!(
+        "All {n} timing records were taken in this state (turbo off, `performance` governor, SMT off, hardware cycle counter available), as stored in each record."
+    )
+}
+
+fn cpu_list(cpus: &BTreeSet<u64>) -> String {
+    cpus.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The core-usage sentence of the limitations (method.md §13.5 item 5).
+fn core_usage(v: &SystemView) -> String {
+    let cpu_of = |r: &crate::view::RecordRef| cpu_str(&r.rec.environment).parse::<u64>().ok();
+    let record_cpus: BTreeSet<u64> = v.records.iter().filter_map(cpu_of).collect();
+    let shard_cpus: BTreeSet<u64> = v
+        .campaign
+        .shard_cpus
+        .as_ref()
+        .map(|m| m.values().copied().collect())
+        .unwrap_or_default();
+    let slow_on = |cpus: &BTreeSet<u64>| -> Vec<String> {
+        let mut keys: Vec<String> = v
+            .records
+            .iter()
+            .filter(|r| r.rec.candidate != "iccs")
+            .filter(|r| cpu_of(r).is_some_and(|c| !cpus.contains(&c)))
+            .map(|r| format!("{} {}", r.rec.candidate, r.rec.label))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    };
+    if !shard_cpus.is_empty() && record_cpus.len() > 1 {
+        let slow = slow_on(&shard_cpus);
+        let further = if slow.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; the slowest instances ({}) ran on a further core",
+                slow.join(", ")
+            )
+        };
+        return format!(
+            "Timing ran in parallel on cores {}. The instances were divided among cores {} by expected run time{further}. All operations of one instance ran on the same core, and each record states its CPU. Cycle counts are comparable across these identical cores.",
+            cpu_list(&record_cpus),
+            cpu_list(&shard_cpus)
+        );
+    }
+    if record_cpus.len() <= 1 {
+        let cpu = record_cpus
+            .iter()
+            .next()
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| cpu_str(v.env()));
+        return format!("All timing ran on CPU {cpu}.");
+    }
+    let perf = if v.arch() == "x86_64" {
+        "performance "
+    } else {
+        ""
+    };
+    let main = cpu_str(v.env());
+    let main_set: BTreeSet<u64> = main.parse().ok().into_iter().collect();
+    let slow = slow_on(&main_set);
+    format!(
+        "Timing ran on {perf}cores {}. The slowest instances ({}) were timed on a second {perf}core in parallel with the main run on CPU {main}, as was the hash profiling; cycle counts are comparable across these identical cores.",
+        cpu_list(&record_cpus),
+        slow.join(", ")
+    )
+}
+
+/// Median tick rate of the profiles and their first non-`rdtsc` tick source.
+fn tick_text(v: &SystemView) -> Option<String> {
+    let src = v
+        .profiles
+        .iter()
+        .filter_map(|p| p.prof.meta.str("tick_source"))
+        .find(|s| *s != "rdtsc")?
+        .to_string();
+    let hz: Vec<f64> = v
+        .profiles
+        .iter()
+        .filter_map(|p| p.prof.meta.f64("tick_hz"))
+        .filter(|h| *h > 0.0)
+        .collect();
+    let med = pqperf_model::stats::median(&hz)?;
+    Some(format!(
+        " On this system the tick counter is `{src}` at {} MHz, so a single short call is resolved only to about {} ns; the rounding is unbiased and averages out over the many calls that make up a share.",
+        fmt_f(med / 1e6, 1),
+        fmt_f(1e9 / med, 0)
+    ))
+}
+
+/// Render the method page.
+pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
+    let sys = v.id.as_str();
+    let me = Page::Method(sys.into());
+    let env = v.env();
+    let mut out: Vec<String> = Vec::new();
+    if form == Form::Site {
+        out.push(format!(
+            "<!-- synchronized from harness: {} -->",
+            me.harness_path()
+        ));
+    }
+    out.push(format!(
+        "# Performance method and limitations — system {sys}"
+    ));
+    out.push(String::new());
+    let description = v
+        .side
+        .system(sys)
+        .map(|s| s.description.clone())
+        .unwrap_or_else(|| env.str("cpu_model").unwrap_or(DASH).to_string());
+    out.push(format!(
+        "System {sys}: {description}. [Summary]({}).",
+        link(&me, &Page::Summary(sys.into()), form)
+    ));
+    out.push(String::new());
+    out.push("## Measurement".into());
+    out.push(String::new());
+    out.push(format!(
+        "- One {} core (CPU {}; {}). Cycles come from the hardware counter (`perf_event_open`, user mode); time from `CLOCK_MONOTONIC_RAW`. {}",
+        env.str("cpu_model").unwrap_or(DASH),
+        cpu_str(env),
+        clock_text(env),
+        host_state_sentence(v)
+    ));
+    let (reference, additions) = match (&v.campaign.arch_config, &v.campaign.harness_additions) {
+        (Some(a), Some(h)) => (a.reference.clone(), h.clone()),
+        (Some(a), None) => (a.reference.clone(), DEFAULT_ADDITIONS.to_string()),
+        _ => (DEFAULT_REFERENCE.to_string(), DEFAULT_ADDITIONS.to_string()),
+    };
+    out.push(format!("- Reference builds use the guide's flags `{reference}` plus `{additions}` for shared libraries and pre-C99 declarations; an instance that fails to build or to pass its KATs that way is rebuilt with the harness defaults, and its page says so. Optimized builds use the guide's performance flags."));
+    out.push("- Every library is checked against the submitted KAT vectors before timing. Instances whose vectors are not reproduced by the submitted code are still timed and are marked ⚠, with the identified cause on their candidate page (`performance/kat_issues.csv`); an instance without a reference source of its own is not timed. The DRNG is seeded with bytes 00..2f; signatures use a 64-byte message; hash inputs are the guide's S1–S8 lengths.".into());
+    let p = v.campaign.planning.clone().unwrap_or_default();
+    let (trials, setup, target, min_total, budget) = if v.campaign.planning.is_some() {
+        (
+            p.trials,
+            p.separate_process_setup_s,
+            p.trial_target_s,
+            p.min_total,
+            p.op_budget_s,
+        )
+    } else {
+        (5, 60.0, 1.0, 100, 900.0)
+    };
+    out.push(format!(
+        "- Each operation is calibrated with one call, then measured in {trials} trials. Trials normally run in separate processes (fresh address-space layout); if setup takes more than {} s, the trials share one process. Each trial runs a fixed number of calls, targeting {} s and at least {min_total} calls in total; if that would exceed {} minutes, fewer calls are used, but never fewer than one per trial. No operation is cut short by a time limit.",
+        fmt_g(setup, 12),
+        py_float_str(target),
+        fmt_f(budget / 60.0, 0)
+    ));
+    out.push("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
+    out.push("- Key exchange: `exchange` covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call.".into());
+    out.push(String::new());
+    out.push("## Share of the ICCS placeholder functions".into());
+    out.push(String::new());
+    let mut share = "Each reference library is relinked with link-time wrappers (`-Wl,--wrap`) around `pseudohash`, `pseudoXOF`, `sm3hash` and the DRNG's `get_random_number`. Every call that crosses an object-file boundary is timed with the CPU tick counter and recorded with its input and output length; nested calls are not counted twice. The reported share is the time inside these functions divided by the time of the whole operation, measured in the same process on the same inputs as the benchmark. The wrappers cost a few tens of cycles per call.".to_string();
+    if let Some(t) = tick_text(v) {
+        share.push_str(&t);
+    }
+    out.push(share);
+    out.push(String::new());
+    let has_baseline = v.records.iter().any(|r| r.rec.candidate == "iccs");
+    let tail = "This is a direct, self-contained relative measurement, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases.";
+    if has_baseline {
+        out.push(format!("The ICCS helpers `sm3hash`, `pseudohash` and `pseudoXOF` are also timed directly, as hash instances of `api/auxfunc.c` (`performance/iccs`, records under `iccs/`): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and `sm3hash` against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of `pseudoXOF` with the same output width and message length. {tail}"));
+    } else {
+        out.push(format!("This dataset has no direct timings of the ICCS helpers. For 32-byte messages the summary divides each hash candidate's cycles by the median per-call cost of `pseudoXOF` calls with a 256-bit input and the same output width, taken from the hash profiles and converted from ticks to core cycles. {tail}"));
+    }
+    out.push(String::new());
+    out.push("## Limitations".into());
+    out.push(String::new());
+    out.push("- Static and peak memory are process-level proxies (ELF image, VmHWM), not isolated algorithm memory.".into());
+    out.push("- The ICCS share covers only the three helper functions; candidates that implement their own SHAKE/AES/SM3 show that time as non-symmetric (see the survey).".into());
+    out.push("- Link-time wrapping is not reliable with LTO, so shares are measured on reference builds.".into());
+    out.push(
+        "- The complete functional test vectors are referenced by digest, not embedded.".into(),
+    );
+    out.push("- Very slow operations have fewer than 100 timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement.".into());
+    out.push(format!("- {}", core_usage(v)));
+    out.push("- A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The `exchange` figure has no such overhead.".into());
+    out.push(String::new());
+    Ok(join_lines(&out))
+}

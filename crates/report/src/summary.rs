@@ -1,0 +1,517 @@
+//! The system summary page (`performance/summary_<sys>.md`, site `performance/<sys>/index.md`),
+//! method.md §13.4 and site-pages.md.
+
+use crate::common::{clock_text, code};
+use crate::fmt::{DASH, fmt_f, fmt_int, fmt_time, pct, ratio};
+use crate::links::{HARNESS_URL, Page, SITE_PDF_COMMIT, link};
+use crate::order::{Category, natural_cmp};
+use crate::view::{RecordRef, SystemView};
+use crate::{Form, ReportError, join_lines};
+
+/// Operations shown per category.
+fn ops_of(cat: Category) -> &'static [&'static str] {
+    match cat {
+        Category::Sign => &["keygen", "sign", "verify"],
+        Category::Kem => &["keygen", "enc", "dec"],
+        Category::Kex => &["exchange"],
+        Category::Hash => &["hash_32", "hash_1024", "hash_65536"],
+    }
+}
+
+/// The record of an operation, accepting `encaps`/`decaps` for `enc`/`dec`.
+fn op_record<'a>(v: &SystemView<'a>, cand: &str, label: &str, op: &str) -> Option<RecordRef<'a>> {
+    v.record(cand, label, op).or_else(|| match op {
+        "enc" => v.record(cand, label, "encaps"),
+        "dec" => v.record(cand, label, "decaps"),
+        _ => None,
+    })
+}
+
+/// The profile share of an operation (None without a complete profile).
+fn op_share(v: &SystemView, cand: &str, label: &str, op: &str) -> Option<f64> {
+    let alt = match op {
+        "enc" => "encaps",
+        "dec" => "decaps",
+        o => o,
+    };
+    v.profile(cand, label, op)
+        .or_else(|| v.profile(cand, label, alt))
+        .filter(|p| p.usable())
+        .map(|p| p.prof.hash_share_f64())
+}
+
+/// `cell(rec)` of method.md §13.1: `–`, `failed`, cycles or time, plus ` (n=…)`.
+pub fn cell(r: Option<RecordRef>) -> String {
+    let Some(r) = r else {
+        return DASH.into();
+    };
+    if !r.complete() {
+        return "failed".into();
+    }
+    let mut s = value(r);
+    if let Some(n) = short_count(r) {
+        s.push_str(&format!(" (n={n})"));
+    }
+    s
+}
+
+fn value(r: RecordRef) -> String {
+    match r.rec.mean_cycles {
+        Some(c) => fmt_int(Some(c)),
+        None => fmt_time(r.rec.mean_seconds),
+    }
+}
+
+fn short_count(r: RecordRef) -> Option<u64> {
+    let n = r
+        .rec
+        .measurements
+        .unwrap_or_else(|| r.rec.trials.iter().map(|t| t.measurements).sum());
+    (n < 100).then_some(n)
+}
+
+/// Public-key cell: value with the symmetric share and the short count in one parenthesis.
+fn pk_cell(r: Option<RecordRef>, share: Option<&str>) -> String {
+    let Some(r) = r else {
+        return DASH.into();
+    };
+    if !r.complete() {
+        return "failed".into();
+    }
+    let mut inner = Vec::new();
+    if let Some(s) = share {
+        inner.push(s.to_string());
+    }
+    if let Some(n) = short_count(r) {
+        inner.push(format!("n={n}"));
+    }
+    if inner.is_empty() {
+        value(r)
+    } else {
+        format!("{} ({})", value(r), inner.join(", "))
+    }
+}
+
+/// ICCS baseline records (candidate `iccs`).
+fn baseline<'a>(v: &SystemView<'a>) -> Vec<RecordRef<'a>> {
+    v.records
+        .iter()
+        .filter(|r| r.rec.candidate == "iccs")
+        .copied()
+        .collect()
+}
+
+/// Median per-call cost (in core cycles) of `pseudoXOF` calls with 256 input bits and
+/// `w` output bits over all profiles (the fallback baseline of method.md §11.1).
+fn profile_baseline(v: &SystemView, w: u64) -> Option<f64> {
+    let core_hz = v.env().f64("cpufreq_max_khz").map(|k| k * 1000.0);
+    let mut obs = Vec::new();
+    for p in &v.profiles {
+        let tick_hz = p.prof.meta.f64("tick_hz");
+        let factor = match (core_hz, tick_hz) {
+            (Some(c), Some(t)) if t > 0.0 => c / t,
+            _ => 1.0,
+        };
+        for c in &p.prof.calls {
+            if c.func == "pseudoXOF" && c.in_bits == 256 && c.out_bits == w && c.calls > 0 {
+                obs.push(c.ticks as f64 / c.calls as f64 * factor);
+            }
+        }
+    }
+    pqperf_model::stats::median(&obs)
+}
+
+fn hash_cell(v: &SystemView, r: Option<RecordRef>, len: u64, base: &[RecordRef]) -> String {
+    let mut s = cell(r);
+    let Some(r) = r else {
+        return s;
+    };
+    if !r.complete() {
+        return s;
+    }
+    let w = r.rec.sizes.get("digest_bytes").copied().unwrap_or(0) * 8;
+    let reference = if !base.is_empty() {
+        let label = format!("pseudoXOF-{w}");
+        base.iter()
+            .find(|b| b.rec.label == label && b.complete() && b.rec.input_bytes == len)
+            .and_then(|b| b.rec.mean_cycles)
+    } else if len == 32 {
+        profile_baseline(v, w)
+    } else {
+        return s;
+    };
+    match (r.rec.mean_cycles, reference) {
+        (Some(c), Some(b)) if b > 0.0 => s.push_str(&format!(" ({})", ratio(c / b))),
+        _ => s.push_str(" (ratio –)"),
+    }
+    s
+}
+
+/// Survey verdict of a candidate.
+fn verdict<'a>(v: &'a SystemView, cand: &str) -> Option<&'a str> {
+    v.side.survey_of(cand).map(|s| s.verdict.as_str())
+}
+
+/// Notes column (`compact_notes`).
+fn notes(v: &SystemView, cand: &str, label: &str) -> String {
+    let mut items: Vec<String> = Vec::new();
+    match verdict(v, cand) {
+        Some("bypass") => {
+            items.push("own symmetric primitives; placeholder share unavailable".into())
+        }
+        Some("mixed") => items.push("mixed own/ICCS primitives".into()),
+        Some("instance-dependent") => items.push("hash backend varies by instance".into()),
+        _ => {}
+    }
+    if let Some(k) = v.kat_status(cand, label)
+        && !k.is_empty()
+        && k != "PASS"
+    {
+        items.push("KAT/output caveat; see candidate page".into());
+    }
+    for n in &v.side.summary_notes {
+        if n.id == cand && n.label.is_match(label) {
+            items.push(n.note.clone());
+        }
+    }
+    let mut seen = Vec::new();
+    for i in items {
+        if !seen.contains(&i) {
+            seen.push(i);
+        }
+    }
+    if seen.is_empty() {
+        DASH.into()
+    } else {
+        seen.join("; ")
+    }
+}
+
+/// Reference labels of a candidate in natural order (the rows the summary can show).
+fn reference_labels(v: &SystemView, cand: &str) -> Vec<String> {
+    v.labels(cand)
+        .into_iter()
+        .filter(|l| v.variant(cand, l).as_deref() == Some("reference"))
+        .collect()
+}
+
+/// Shares of a label's summary operations that have a profile.
+fn shares(v: &SystemView, cand: &str, label: &str, cat: Category) -> Vec<f64> {
+    ops_of(cat)
+        .iter()
+        .filter_map(|op| op_share(v, cand, label, op))
+        .collect()
+}
+
+fn size_cells(v: &SystemView, cand: &str, label: &str, cat: Category) -> Vec<String> {
+    let ext = v
+        .side
+        .external_sizes
+        .get(&(cand.to_string(), label.to_string()));
+    let api = v
+        .records_of(cand, label)
+        .into_iter()
+        .find(|r| !r.rec.sizes.is_empty())
+        .map(|r| r.rec.sizes.clone())
+        .unwrap_or_default();
+    let num = |x: Option<u64>| x.map(|b| b.to_string()).unwrap_or_else(|| DASH.into());
+    match cat {
+        Category::Sign => {
+            let pk = ext.and_then(|e| e.pk).or(api.get("pk_bytes").copied());
+            let sig = ext
+                .and_then(|e| e.sig)
+                .or(api.get("signature_bytes").copied());
+            let approx = if ext.map(|e| e.basis.as_str()) == Some("nominal-variable") {
+                "≈"
+            } else {
+                ""
+            };
+            vec![num(pk), format!("{approx}{}", num(sig))]
+        }
+        Category::Kem => {
+            let pk = ext.and_then(|e| e.pk).or(api.get("pk_bytes").copied());
+            let ct = ext.and_then(|e| e.ct).or(api.get("ct_bytes").copied());
+            vec![num(pk), num(ct)]
+        }
+        Category::Kex => {
+            let bw = v
+                .side
+                .kex_bandwidth
+                .get(&(cand.to_string(), label.to_string()))
+                .map(|b| b.pk_a + b.pk_b + b.messages);
+            vec![num(bw)]
+        }
+        Category::Hash => vec![],
+    }
+}
+
+fn size_headers(cat: Category) -> &'static [&'static str] {
+    match cat {
+        Category::Sign => &["public key (B)", "signature (B)"],
+        Category::Kem => &["public key (B)", "ciphertext (B)"],
+        Category::Kex => &["bandwidth (bytes)"],
+        Category::Hash => &[],
+    }
+}
+
+fn section_title(cat: Category) -> &'static str {
+    match cat {
+        Category::Sign => "## Digital signatures",
+        Category::Kem => "## Key encapsulation",
+        Category::Kex => "## Key exchange",
+        Category::Hash => "## Hash functions",
+    }
+}
+
+/// The table rows of one category (empty when nothing is shown).
+fn category_rows(v: &SystemView, cat: Category, form: Form, me: &Page) -> Vec<String> {
+    let base = baseline(v);
+    let mut rows = Vec::new();
+    let cands: Vec<String> = v
+        .candidates()
+        .into_iter()
+        .filter(|c| v.category(c) == cat)
+        .collect();
+    for cand in cands {
+        let labels = reference_labels(v, &cand);
+        let has_iccs = labels
+            .iter()
+            .any(|l| shares(v, &cand, l, cat).iter().any(|s| *s > 0.0));
+        let iccs_only = verdict(v, &cand) == Some("ICCS-only");
+        let algorithm = v.side.algorithm(&cand).unwrap_or(&cand).to_string();
+        for label in labels {
+            let sh = shares(v, &cand, &label, cat);
+            let zero = !sh.is_empty() && sh.iter().all(|s| *s == 0.0);
+            if cat != Category::Hash && !iccs_only && zero && has_iccs {
+                continue;
+            }
+            let unknown_share = cat != Category::Hash && zero && !has_iccs;
+            let mut cells = Vec::new();
+            for op in ops_of(cat) {
+                let r = op_record(v, &cand, &label, op);
+                if cat == Category::Hash {
+                    let len: u64 = op.trim_start_matches("hash_").parse().unwrap_or(0);
+                    cells.push(hash_cell(v, r, len, &base));
+                } else {
+                    let share = if unknown_share {
+                        op_share(v, &cand, &label, op).map(|_| "??%".to_string())
+                    } else {
+                        op_share(v, &cand, &label, op).map(|s| pct(Some(s)))
+                    };
+                    cells.push(pk_cell(r, share.as_deref()));
+                }
+            }
+            cells.extend(size_cells(v, &cand, &label, cat));
+            cells.push(notes(v, &cand, &label));
+            let mut marks = String::new();
+            if label.ends_with("-avx2") {
+                marks.push_str(" (AVX2)");
+            }
+            if let Some(k) = v.entry(&cand, &label).map(|e| e.kat.as_str())
+                && !k.is_empty()
+                && k != "PASS"
+            {
+                marks.push_str(&format!(" ⚠ KAT {k}"));
+            }
+            let cand_page = Page::Candidate {
+                sys: v.id.clone(),
+                id: cand.clone(),
+            };
+            let head = match form {
+                Form::Harness => format!(
+                    "| [{cand}]({}) | {algorithm} [PDF]({HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf) | {}{marks} |",
+                    link(me, &cand_page, form),
+                    code(&label)
+                ),
+                Form::Site => {
+                    let report = link(me, &Page::SecurityReport(cand.clone()), form);
+                    format!(
+                        "| [`{cand}`]({report}) | [{algorithm}]({report}) <a class=\"pdf-link\" href=\"https://cdn.jsdelivr.net/gh/ngcc-dev/ngcc-harness@{SITE_PDF_COMMIT}/{cand}/{cand}-spec.pdf\" title=\"Open the {cand} specification PDF\">PDF</a> | [{}]({}){marks} |",
+                        code(&label),
+                        link(me, &cand_page, form)
+                    )
+                }
+            };
+            rows.push(format!("{head} {} |", cells.join(" | ")));
+        }
+    }
+    rows
+}
+
+/// ICCS helper table rows (method.md §13.4 item 7).
+fn helper_rows(v: &SystemView) -> Vec<String> {
+    let base = baseline(v);
+    let mut labels: Vec<(usize, u64, String)> = Vec::new();
+    for r in &base {
+        let (helper, bits) = match r.rec.label.rsplit_once('-') {
+            Some((h, b)) => (h.to_string(), b.parse::<u64>().unwrap_or(0)),
+            None => (r.rec.label.clone(), 0),
+        };
+        let rank = ["sm3hash", "pseudohash", "pseudoXOF"]
+            .iter()
+            .position(|h| *h == helper)
+            .unwrap_or(3);
+        if !labels.iter().any(|(_, _, l)| *l == r.rec.label) {
+            labels.push((rank, bits, r.rec.label.clone()));
+        }
+    }
+    labels.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(natural_cmp(&a.2, &b.2)));
+    let mut rows = Vec::new();
+    for (_, bits, label) in labels {
+        let helper = label.rsplit_once('-').map(|(h, _)| h).unwrap_or(&label);
+        let mut first = code(helper);
+        if let Some(k) = v.kat_status("iccs", &label)
+            && k != "PASS"
+        {
+            first.push_str(&format!(" ⚠ self-test {k}"));
+        }
+        let mut cells = vec![first, bits.to_string()];
+        for len in [32u64, 128, 512, 1024, 4096, 8192, 16384, 65536] {
+            cells.push(cell(v.record("iccs", &label, &format!("hash_{len}"))));
+        }
+        let cpb = v
+            .record("iccs", &label, "hash_65536")
+            .filter(|r| r.complete())
+            .and_then(|r| r.rec.mean_cycles)
+            .map(|c| fmt_f(c / 65536.0, 1))
+            .unwrap_or_else(|| DASH.into());
+        cells.push(cpb);
+        rows.push(format!("| {} |", cells.join(" | ")));
+    }
+    rows
+}
+
+/// Render the summary page.
+pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
+    let sys = v.id.as_str();
+    let me = Page::Summary(sys.into());
+    let env = v.env();
+    let has_baseline = !baseline(v).is_empty();
+    let mut out: Vec<String> = Vec::new();
+    if form == Form::Site {
+        out.push(format!(
+            "<!-- synchronized from harness: {} -->",
+            me.harness_path()
+        ));
+        let mut systems: Vec<&str> = v.side.systems.iter().map(|s| s.id.as_str()).collect();
+        if !systems.contains(&sys) {
+            systems.push(sys);
+        }
+        let parts: Vec<String> = systems
+            .iter()
+            .map(|s| {
+                if *s == sys {
+                    format!("<strong>{s}</strong>")
+                } else {
+                    format!(
+                        "<a href=\"{}\">{s}</a>",
+                        link(&me, &Page::Summary((*s).into()), form)
+                    )
+                }
+            })
+            .collect();
+        out.push(format!(
+            "<p class=\"crumb\"><a href=\"{}\">Performance measurements</a> › system: {}</p>",
+            link(&me, &Page::Root, form),
+            parts.join(" · ")
+        ));
+        out.push(String::new());
+    }
+    out.push(format!("# Performance — {}, system {sys}", v.arch_label()));
+    out.push(String::new());
+    out.push(format!(
+        "Independent measurements of the NGCC Round 1 implementations on one {} core ({}).",
+        env.str("cpu_model").unwrap_or(DASH),
+        clock_text(env)
+    ));
+    out.push(String::new());
+    out.push("- **Cycles** are the mean of all timed calls in five trials, normally with each trial in a fresh process.".into());
+    out.push(format!("- **Symmetric %** is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. `(??%)` means no ICCS-facing backend was measured. See the [symmetric survey]({}).", link(&me, &Page::Survey, form)));
+    out.push("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.".into());
+    out.push(format!("- See [method and limitations]({}). These are independent measurements, not submitter self-assessments or NICCS results.", link(&me, &Page::Method(sys.into()), form)));
+    out.push("- **Notation:** `–` means not measured, `n=` marks fewer than 100 timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code.".into());
+    out.push("- **Sizes** use a separate catalog, not timing-record buffer sizes. `≈` marks a nominal variable-length signature; other variable signatures use their maximum.".into());
+    out.push(format!("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the [size audit]({}) for discrepancies and AFS-KEX's API mapping.", link(&me, &Page::SizeAudit, form)));
+    if has_baseline {
+        out.push("- **Hash rows** show three message sizes. Parentheses give cycles relative to the same-width, same-length ICCS `pseudoXOF` ([helper timings](#iccs-hash-helpers)), not a production replacement estimate.".into());
+    } else {
+        out.push("- **Hash rows** show three message sizes. The 32 B column compares with the median per-call cost of same-width ICCS `pseudoXOF` calls seen in the hash profiles (no direct helper timings in this dataset), not a production replacement estimate.".into());
+    }
+    out.push("- **Scope:** reference sets are shown. When both ICCS and non-ICCS backends were measured, the non-ICCS one stays on the candidate report; notes flag caveats.".into());
+    out.push(String::new());
+
+    let mut ordered_inserted = form == Form::Harness;
+    for cat in [Category::Sign, Category::Kem, Category::Kex, Category::Hash] {
+        if cat == Category::Hash && has_baseline {
+            out.extend(ordered_block(&mut ordered_inserted));
+            out.push("## ICCS hash helpers".into());
+            out.push(String::new());
+            out.push("The ICCS placeholder functions from `api/auxfunc.c`, built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). `pseudohash` exists only with 512-, 768- and 1024-bit output; `pseudoXOF` is given at every digest width of a hash candidate.".into());
+            out.push(String::new());
+            out.push("| ICCS helper | output bits | 32 B | 128 B | 512 B | 1 KiB | 4 KiB | 8 KiB | 16 KiB | 64 KiB | cycles/byte (64 KiB) |".into());
+            out.push("|---|---|---|---|---|---|---|---|---|---|---|".into());
+            out.extend(helper_rows(v));
+            out.push(String::new());
+        }
+        let rows = category_rows(v, cat, form, &me);
+        if rows.is_empty() {
+            continue;
+        }
+        out.extend(ordered_block(&mut ordered_inserted));
+        out.push(section_title(cat).into());
+        out.push(String::new());
+        let mut header = vec!["id", "algorithm", "instance performance report"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        if cat == Category::Hash {
+            if has_baseline {
+                header.extend(
+                    [
+                        "32 B cycles (× pseudoXOF)",
+                        "1 KiB cycles (× pseudoXOF)",
+                        "64 KiB cycles (× pseudoXOF)",
+                    ]
+                    .map(String::from),
+                );
+            } else {
+                header.extend(
+                    [
+                        "32 B cycles (vs pseudoXOF)",
+                        "1 KiB cycles",
+                        "64 KiB cycles",
+                    ]
+                    .map(String::from),
+                );
+            }
+        } else {
+            for op in ops_of(cat) {
+                header.push(format!("{op} cycles (sym %)"));
+            }
+            header.extend(size_headers(cat).iter().map(|s| s.to_string()));
+        }
+        header.push("notes".into());
+        out.push(format!("| {} |", header.join(" | ")));
+        out.push(format!("|{}", "---|".repeat(header.len())));
+        out.extend(rows);
+        out.push(String::new());
+    }
+    Ok(join_lines(&out))
+}
+
+/// The site's `## Ordered measurements` block, inserted once before the first section.
+fn ordered_block(inserted: &mut bool) -> Vec<String> {
+    if *inserted {
+        return Vec::new();
+    }
+    *inserted = true;
+    vec![
+        String::new(),
+        "## Ordered measurements".into(),
+        String::new(),
+        "[128-bit](ranking-128.md) · [256-bit](ranking-256.md) · [512-bit](ranking-512.md)".into(),
+        String::new(),
+        "Compare candidates at a common claimed security target. Each table orders the measured metrics and summarizes their mean ordinal position; see the individual performance reports for measurement details and caveats.".into(),
+        String::new(),
+    ]
+}

@@ -1,0 +1,513 @@
+//! What the page renderers read, gathered from a loaded [`pqperf_model`] dataset for one
+//! system: the model's records, profiles, build.json and campaign by reference, and the side
+//! CSV rows (kat issues with compiled regexes, external sizes, survey, notes).
+
+use std::collections::BTreeMap;
+
+use pqperf_model::buildjson::{BuildEntry, BuildJson};
+use pqperf_model::campaign::Campaign;
+use pqperf_model::fields::Fields;
+use pqperf_model::profile::Profile;
+use pqperf_model::record::Record;
+use regex::Regex;
+
+use crate::order::{Category, natural_cmp, op_rank};
+
+/// One row of `systems.csv`.
+#[derive(Debug, Clone)]
+pub struct SystemRow {
+    /// `x86_1`.
+    pub id: String,
+    /// `x86_64` / `aarch64`.
+    pub arch: String,
+    /// Host name.
+    pub hostname: String,
+    /// Description.
+    pub description: String,
+}
+
+/// A `kat_issues.csv` row with its compiled label regex.
+#[derive(Debug, Clone)]
+pub struct KatIssue {
+    /// Candidate id.
+    pub id: String,
+    /// Label regex (searched, not anchored).
+    pub label: Regex,
+    /// `measure` or `exclude`.
+    pub action: String,
+    /// Free text.
+    pub cause: String,
+}
+
+/// A `summary_notes.csv` row.
+#[derive(Debug, Clone)]
+pub struct SummaryNote {
+    /// Candidate id.
+    pub id: String,
+    /// Label regex.
+    pub label: Regex,
+    /// Note text.
+    pub note: String,
+}
+
+/// An `external_sizes.csv` row.
+#[derive(Debug, Clone, Default)]
+pub struct ExternalSize {
+    /// Public key bytes.
+    pub pk: Option<u64>,
+    /// Ciphertext bytes.
+    pub ct: Option<u64>,
+    /// Signature bytes.
+    pub sig: Option<u64>,
+    /// `encoded`, `maximum-variable`, `nominal-variable`.
+    pub basis: String,
+}
+
+/// A `kex_bandwidth.csv` row.
+#[derive(Debug, Clone, Default)]
+pub struct KexBandwidth {
+    /// Initiator public key bytes.
+    pub pk_a: u64,
+    /// Responder public key bytes.
+    pub pk_b: u64,
+    /// Protocol message bytes.
+    pub messages: u64,
+}
+
+/// A `symmetric_survey.csv` row.
+#[derive(Debug, Clone, Default)]
+pub struct SurveyRow {
+    /// Candidate id.
+    pub id: String,
+    /// `ICCS-only`, `bypass`, `mixed`, `instance-dependent`.
+    pub verdict: String,
+    /// Notes (may be empty).
+    pub notes: String,
+}
+
+/// Data shared by every system of a dataset root.
+#[derive(Debug, Clone, Default)]
+pub struct Side {
+    /// `systems.csv` rows in file order.
+    pub systems: Vec<SystemRow>,
+    /// `downloads.csv`: id → (Algorithm, PageURL), plus the file order of ids.
+    pub downloads: BTreeMap<String, (String, String)>,
+    /// Ids in downloads.csv order (catalog order).
+    pub download_order: Vec<String>,
+    /// `kat_issues.csv` rows in file order.
+    pub kat_issues: Vec<KatIssue>,
+    /// `summary_notes.csv` rows in file order.
+    pub summary_notes: Vec<SummaryNote>,
+    /// `external_sizes.csv`: (id, label) → row.
+    pub external_sizes: BTreeMap<(String, String), ExternalSize>,
+    /// `kex_bandwidth.csv`: (id, label) → row.
+    pub kex_bandwidth: BTreeMap<(String, String), KexBandwidth>,
+    /// `symmetric_survey.csv` rows in file order.
+    pub survey: Vec<SurveyRow>,
+}
+
+impl Side {
+    /// The systems.csv row of `id`.
+    pub fn system(&self, id: &str) -> Option<&SystemRow> {
+        self.systems.iter().find(|s| s.id == id)
+    }
+
+    /// Survey row of a candidate.
+    pub fn survey_of(&self, id: &str) -> Option<&SurveyRow> {
+        self.survey.iter().find(|s| s.id == id)
+    }
+
+    /// Algorithm name from downloads.csv.
+    pub fn algorithm(&self, id: &str) -> Option<&str> {
+        self.downloads.get(id).map(|(a, _)| a.as_str())
+    }
+
+    /// NICCS page URL from downloads.csv (None when absent or empty).
+    pub fn page_url(&self, id: &str) -> Option<&str> {
+        self.downloads
+            .get(id)
+            .map(|(_, u)| u.as_str())
+            .filter(|u| !u.is_empty())
+    }
+}
+
+/// A timing record with its path relative to the system dataset (`records/<id>/<f>.json`).
+#[derive(Debug, Clone, Copy)]
+pub struct RecordRef<'a> {
+    /// Path relative to the system dataset directory.
+    pub path: &'a std::path::Path,
+    /// The record.
+    pub rec: &'a Record,
+}
+
+impl RecordRef<'_> {
+    /// Operation key: operation, or `<op>_<input_bytes>` when input_bytes > 0.
+    pub fn opkey(&self) -> String {
+        opkey(&self.rec.operation, self.rec.input_bytes)
+    }
+
+    /// True when the record's status is `complete`.
+    pub fn complete(&self) -> bool {
+        self.rec.status == "complete"
+    }
+}
+
+/// A profile with its path relative to the system dataset (`profile/<id>/<f>.json`).
+#[derive(Debug, Clone, Copy)]
+pub struct ProfileRef<'a> {
+    /// Path relative to the system dataset directory.
+    pub path: &'a std::path::Path,
+    /// The profile.
+    pub prof: &'a Profile,
+}
+
+impl ProfileRef<'_> {
+    /// Operation key.
+    pub fn opkey(&self) -> String {
+        opkey(&self.prof.operation, self.prof.input_bytes)
+    }
+
+    /// Complete with a total (the profiles the pages show).
+    pub fn usable(&self) -> bool {
+        self.prof.status == "complete" && self.prof.total.is_some()
+    }
+}
+
+/// `<op>` or `<op>_<bytes>`.
+pub fn opkey(op: &str, input_bytes: u64) -> String {
+    if input_bytes > 0 {
+        format!("{op}_{input_bytes}")
+    } else {
+        op.to_string()
+    }
+}
+
+/// Everything the pages of one system read.
+#[derive(Debug, Clone)]
+pub struct SystemView<'a> {
+    /// System id.
+    pub id: String,
+    /// Side data of the dataset root.
+    pub side: &'a Side,
+    /// campaign.json.
+    pub campaign: &'a Campaign,
+    /// build.json.
+    pub build: &'a BuildJson,
+    /// Records in sorted path order.
+    pub records: Vec<RecordRef<'a>>,
+    /// Profiles in sorted path order.
+    pub profiles: Vec<ProfileRef<'a>>,
+    /// The dataset directory relative to the dataset root (`performance/data/<id>`).
+    pub run_dir: String,
+}
+
+impl<'a> SystemView<'a> {
+    /// Architecture of the system: systems.csv, else the report environment.
+    pub fn arch(&self) -> String {
+        if let Some(s) = self.side.system(&self.id) {
+            return s.arch.clone();
+        }
+        self.env().str("architecture").unwrap_or("").to_string()
+    }
+
+    /// Architecture label (`x86-64`, `AArch64`).
+    pub fn arch_label(&self) -> String {
+        match self.arch().as_str() {
+            "x86_64" => "x86-64".into(),
+            "aarch64" => "AArch64".into(),
+            other => other.into(),
+        }
+    }
+
+    /// Guide name (`x86`, `ARM`).
+    pub fn guide_name(&self) -> String {
+        match self.arch().as_str() {
+            "x86_64" => "x86".into(),
+            "aarch64" => "ARM".into(),
+            other => other.into(),
+        }
+    }
+
+    /// The environment the pages show (method.md §3.3): environments of complete records,
+    /// preferring CPU 2, first in sorted path order; else campaign `environment_at_start`.
+    pub fn env(&self) -> &'a Fields {
+        let complete: Vec<&RecordRef> = self
+            .records
+            .iter()
+            .filter(|r| r.complete() && !r.rec.environment.is_empty())
+            .collect();
+        let cpu2 = complete.iter().find(|r| cpu_str(&r.rec.environment) == "2");
+        if let Some(r) = cpu2.or(complete.first()) {
+            return &r.rec.environment;
+        }
+        static EMPTY: std::sync::OnceLock<Fields> = std::sync::OnceLock::new();
+        self.campaign
+            .environment_at_start
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(Fields::default))
+    }
+
+    /// Candidates reported: ids with records or build entries, minus `iccs`, sorted.
+    pub fn candidates(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .records
+            .iter()
+            .map(|r| r.rec.candidate.clone())
+            .chain(self.build.instances.values().map(|e| e.candidate.clone()))
+            .filter(|c| c != "iccs")
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// Labels of a candidate (records ∪ build entries), in natural order.
+    pub fn labels(&self, cand: &str) -> Vec<String> {
+        let mut labels: Vec<String> = self
+            .records
+            .iter()
+            .filter(|r| r.rec.candidate == cand)
+            .map(|r| r.rec.label.clone())
+            .chain(self.build.of_candidate(cand).map(|e| e.label.clone()))
+            .collect();
+        labels.sort_by(|a, b| natural_cmp(a, b).then_with(|| a.cmp(b)));
+        labels.dedup();
+        labels
+    }
+
+    /// Records of one instance in operation order.
+    pub fn records_of(&self, cand: &str, label: &str) -> Vec<RecordRef<'a>> {
+        let mut v: Vec<RecordRef<'a>> = self
+            .records
+            .iter()
+            .filter(|r| r.rec.candidate == cand && r.rec.label == label)
+            .copied()
+            .collect();
+        v.sort_by_key(|r| op_rank(&r.opkey()));
+        v
+    }
+
+    /// The record of one instance and operation key.
+    pub fn record(&self, cand: &str, label: &str, opkey: &str) -> Option<RecordRef<'a>> {
+        self.records
+            .iter()
+            .find(|r| r.rec.candidate == cand && r.rec.label == label && r.opkey() == opkey)
+            .copied()
+    }
+
+    /// Profiles of one instance in operation order.
+    pub fn profiles_of(&self, cand: &str, label: &str) -> Vec<ProfileRef<'a>> {
+        let mut v: Vec<ProfileRef<'a>> = self
+            .profiles
+            .iter()
+            .filter(|p| p.prof.candidate == cand && p.prof.label == label)
+            .copied()
+            .collect();
+        v.sort_by_key(|p| op_rank(&p.opkey()));
+        v
+    }
+
+    /// The profile of one instance and operation key.
+    pub fn profile(&self, cand: &str, label: &str, opkey: &str) -> Option<ProfileRef<'a>> {
+        self.profiles
+            .iter()
+            .find(|p| p.prof.candidate == cand && p.prof.label == label && p.opkey() == opkey)
+            .copied()
+    }
+
+    /// build.json entry of an instance.
+    pub fn entry(&self, cand: &str, label: &str) -> Option<&'a BuildEntry> {
+        self.build.entry(cand, label)
+    }
+
+    /// Category of a candidate: id prefix, else its operations.
+    pub fn category(&self, cand: &str) -> Category {
+        Category::from_id(cand)
+            .or_else(|| {
+                Category::from_operations(
+                    self.records
+                        .iter()
+                        .filter(|r| r.rec.candidate == cand)
+                        .map(|r| r.rec.operation.as_str()),
+                )
+            })
+            .unwrap_or(Category::Sign)
+    }
+
+    /// Variant of an instance: build entry, else its first record.
+    pub fn variant(&self, cand: &str, label: &str) -> Option<String> {
+        if let Some(e) = self.entry(cand, label) {
+            return Some(e.variant.clone());
+        }
+        self.records
+            .iter()
+            .find(|r| r.rec.candidate == cand && r.rec.label == label)
+            .map(|r| r.rec.variant.clone())
+    }
+
+    /// KAT status of an instance: build entry, else its first record.
+    pub fn kat_status(&self, cand: &str, label: &str) -> Option<String> {
+        if let Some(e) = self.entry(cand, label) {
+            return Some(e.kat.clone());
+        }
+        self.records
+            .iter()
+            .find(|r| r.rec.candidate == cand && r.rec.label == label)
+            .map(|r| r.rec.kat.clone())
+    }
+
+    /// The kat_issues row that applies to an instance (method.md §13.2 item 6).
+    pub fn kat_issue(&self, cand: &str, label: &str) -> Option<&'a KatIssue> {
+        let status = self.kat_status(cand, label);
+        self.side.kat_issues.iter().find(|k| {
+            k.id == cand
+                && k.label.is_match(label)
+                && !(k.cause.starts_with("KAT TIMEOUT") && status.as_deref() == Some("PASS"))
+        })
+    }
+}
+
+/// `cpu_number` of an environment as a string (`"2"`).
+pub fn cpu_str(env: &Fields) -> String {
+    match env.get("cpu_number") {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn compile(file: &str, line: usize, pattern: &str) -> Result<Regex, crate::ReportError> {
+    Regex::new(pattern).map_err(|e| crate::ReportError::BadRegex {
+        file: file.to_string(),
+        line,
+        pattern: pattern.to_string(),
+        message: e.to_string(),
+    })
+}
+
+impl Side {
+    /// Gather the side data of a loaded dataset; label regexes are compiled here, so a bad
+    /// pattern is reported with its file and line before any page is rendered.
+    pub fn from_dataset(ds: &pqperf_model::dataset::Dataset) -> Result<Side, crate::ReportError> {
+        let mut side = Side::default();
+        for s in ds.systems_csv.iter().flatten() {
+            side.systems.push(SystemRow {
+                id: s.id.clone(),
+                arch: s.arch.clone(),
+                hostname: s.hostname.clone(),
+                description: s.description.clone(),
+            });
+        }
+        for d in ds.downloads.iter().flatten() {
+            side.downloads
+                .insert(d.id.clone(), (d.algorithm.clone(), d.page_url.clone()));
+            side.download_order.push(d.id.clone());
+        }
+        for k in ds.kat_issues.iter().flatten() {
+            side.kat_issues.push(KatIssue {
+                id: k.id.clone(),
+                label: compile("performance/kat_issues.csv", k.line, &k.label)?,
+                action: k.action.clone(),
+                cause: k.cause.clone(),
+            });
+        }
+        for n in ds.summary_notes.iter().flatten() {
+            side.summary_notes.push(SummaryNote {
+                id: n.id.clone(),
+                label: compile("performance/summary_notes.csv", n.line, &n.label)?,
+                note: n.note.clone(),
+            });
+        }
+        for e in ds.external_sizes.iter().flatten() {
+            side.external_sizes.insert(
+                (e.id.clone(), e.instance.clone()),
+                ExternalSize {
+                    pk: e.public_key_bytes,
+                    ct: e.ciphertext_bytes,
+                    sig: e.signature_bytes,
+                    basis: e.basis.clone(),
+                },
+            );
+        }
+        for k in ds.kex_bandwidth.iter().flatten() {
+            side.kex_bandwidth.insert(
+                (k.id.clone(), k.instance.clone()),
+                KexBandwidth {
+                    pk_a: k.pk_a_bytes,
+                    pk_b: k.pk_b_bytes,
+                    messages: k.protocol_message_bytes,
+                },
+            );
+        }
+        for s in ds.symmetric_survey.iter().flatten() {
+            side.survey.push(SurveyRow {
+                id: s.id.clone(),
+                verdict: s.verdict.clone(),
+                notes: s.notes.clone(),
+            });
+        }
+        Ok(side)
+    }
+}
+
+static EMPTY_CAMPAIGN: std::sync::OnceLock<Campaign> = std::sync::OnceLock::new();
+static EMPTY_BUILD: std::sync::OnceLock<BuildJson> = std::sync::OnceLock::new();
+
+impl<'a> SystemView<'a> {
+    /// The view of system `sys` of a loaded dataset.
+    pub fn new(
+        ds: &'a pqperf_model::dataset::Dataset,
+        side: &'a Side,
+        sys: &str,
+    ) -> Result<SystemView<'a>, crate::ReportError> {
+        let data = ds
+            .system(sys)
+            .ok_or_else(|| crate::ReportError::UnknownSystem {
+                system: sys.to_string(),
+                known: ds.systems.iter().map(|s| s.id.clone()).collect(),
+            })?;
+        let campaign = data
+            .campaign
+            .as_ref()
+            .map(|c| &c.value)
+            .unwrap_or_else(|| EMPTY_CAMPAIGN.get_or_init(Campaign::default));
+        let build = data
+            .build
+            .as_ref()
+            .map(|b| &b.value)
+            .unwrap_or_else(|| EMPTY_BUILD.get_or_init(BuildJson::default));
+        let run_dir = if data.dir.as_os_str().is_empty() {
+            format!("performance/data/{sys}")
+        } else {
+            data.dir
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        Ok(SystemView {
+            id: sys.to_string(),
+            side,
+            campaign,
+            build,
+            records: data
+                .records
+                .iter()
+                .map(|l| RecordRef {
+                    path: &l.path,
+                    rec: &l.value,
+                })
+                .collect(),
+            profiles: data
+                .profiles
+                .iter()
+                .filter(|l| !l.value.operation.is_empty())
+                .map(|l| ProfileRef {
+                    path: &l.path,
+                    prof: &l.value,
+                })
+                .collect(),
+            run_dir,
+        })
+    }
+}

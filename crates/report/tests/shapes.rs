@@ -1,0 +1,408 @@
+//! Pages of candidates with shapes the golden set does not have, from evidence derived in the
+//! test from the golden files (copied to a temporary directory and edited): a KEM record set,
+//! a failed KAT with a kat_issues footnote, short counts, a single-process record, a missing
+//! ELF size, a failed record, retried signing attempts, a hash candidate. Exact lines asserted.
+
+use std::path::{Path, PathBuf};
+
+use pqperf_model::dataset::Dataset;
+use pqperf_report::{Form, candidate_page, summary_page};
+use serde_json::{Value, json};
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_tree(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+/// A writable copy of the golden harness dataset, or None when fixtures are skipped.
+fn golden_copy() -> Option<(tempfile::TempDir, PathBuf)> {
+    let g = pqperf_model::golden::golden_dir()?;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("harness");
+    copy_tree(&g.join("harness"), &root);
+    Some((tmp, root))
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn write_json(p: &Path, v: &Value) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, serde_json::to_string_pretty(v).unwrap() + "\n").unwrap();
+}
+
+fn edit_json(p: &Path, f: impl FnOnce(&mut Value)) {
+    let mut v = read_json(p);
+    f(&mut v);
+    write_json(p, &v);
+}
+
+fn append(p: &Path, line: &str) {
+    let mut s = std::fs::read_to_string(p).unwrap();
+    s.push_str(line);
+    s.push('\n');
+    std::fs::write(p, s).unwrap();
+}
+
+fn lines(page: &str) -> Vec<&str> {
+    page.lines().collect()
+}
+
+fn assert_has(page: &str, line: &str) {
+    assert!(
+        page.lines().any(|l| l == line),
+        "missing line:\n{line}\n--- page ---\n{page}"
+    );
+}
+
+/// Turn sign-08 on arm_1 into a KEM candidate `kem-90` with labels KEMX128/256/512
+/// (keygen/sign/verify → keygen/enc/dec) and API sizes of a KEM.
+fn make_kem(root: &Path) {
+    let sys = root.join("performance/data/arm_1");
+    for kind in ["records", "profile"] {
+        let src = sys.join(kind).join("sign-08");
+        for e in std::fs::read_dir(&src).unwrap() {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            let (label, op) = name.trim_end_matches(".json").split_once("__").unwrap();
+            let new_op = match op {
+                "sign" => "enc",
+                "verify" => "dec",
+                o => o,
+            };
+            let new_label = label.replace("DARTS", "KEMX");
+            let mut v = read_json(&src.join(&name));
+            v["candidate"] = json!("kem-90");
+            v["label"] = json!(new_label);
+            v["operation"] = json!(new_op);
+            if kind == "records" {
+                v["instance"] = json!(new_label);
+                v["kat_log"] = json!(format!("kat/kem-90/{new_label}.log"));
+                v["sizes"] = json!({"input_bytes": 0, "pk_bytes": 800, "sk_bytes": 1632,
+                    "ct_bytes": 768, "ss_bytes": 32, "signature_bytes": 0, "digest_bytes": 0});
+            }
+            write_json(
+                &sys.join(kind)
+                    .join("kem-90")
+                    .join(format!("{new_label}__{new_op}.json")),
+                &v,
+            );
+        }
+    }
+    edit_json(&sys.join("build.json"), |b| {
+        let inst = b["instances"].as_object_mut().unwrap();
+        for n in ["128", "256", "512"] {
+            let mut e = inst[&format!("sign-08/DARTS{n}")].clone();
+            e["candidate"] = json!("kem-90");
+            e["label"] = json!(format!("KEMX{n}"));
+            e["instance"] = json!(format!("KEMX{n}"));
+            e["kat_log"] = json!(format!("kat/kem-90/KEMX{n}.log"));
+            inst.insert(format!("kem-90/KEMX{n}"), e);
+        }
+    });
+    append(
+        &root.join("downloads.csv"),
+        "kem-90;KEM-X;https://example.org/kem-90",
+    );
+    append(
+        &root.join("performance/external_sizes.csv"),
+        "kem-90;KEMX128;800;768;;encoded",
+    );
+    append(
+        &root.join("performance/external_sizes.csv"),
+        "kem-90;KEMX256;1184;1088;;encoded",
+    );
+    append(
+        &root.join("performance/symmetric_survey.csv"),
+        "kem-90;mixed;own AES for the mask",
+    );
+}
+
+#[test]
+fn kem_shaped_candidate() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    make_kem(&root);
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "arm_1", "kem-90", Form::Harness).unwrap();
+    let l = lines(&page);
+    assert_eq!(
+        l[0],
+        "# kem-90 KEM-X — performance on AArch64 (system arm_1)"
+    );
+    assert_has(
+        &page,
+        "- Category: public-key algorithm; function: key encapsulation",
+    );
+    assert_has(&page, "- Parameter sets: `KEMX128`, `KEMX256`, `KEMX512`");
+    // Operation order keygen, enc, dec; numbers are those of the DARTS128 records.
+    let perf: Vec<&str> = l
+        .iter()
+        .copied()
+        .filter(|x| {
+            x.starts_with("| `KEMX128` | ") && x.ends_with(" × 3351) |")
+                || x.starts_with("| `KEMX128` | enc | ")
+                || x.starts_with("| `KEMX128` | dec | ")
+        })
+        .filter(|x| x.contains(" (5 × "))
+        .collect();
+    assert_eq!(
+        perf,
+        [
+            "| `KEMX128` | keygen | 792.1 k | 294 µs | 3.4e+03 | 293 µs | 16755 (5 × 3351) |",
+            "| `KEMX128` | enc | 42.56 M | 15.8 ms | 63.3 | 15.7 ms | 205 (5 × 41) |",
+            "| `KEMX128` | dec | 316.0 k | 117 µs | 8.53e+03 | 117 µs | 25825 (5 × 5165) |",
+        ]
+    );
+    assert_has(
+        &page,
+        "| instance | public key | secret key | ciphertext | shared secret |",
+    );
+    // pk and ct from the catalog, sk and ss from the API.
+    assert_has(&page, "| `KEMX128` | 800 | 1632 | 768 | 32 |");
+    assert_has(&page, "| `KEMX256` | 1184 | 1632 | 1088 | 32 |");
+    // No catalog row: API capacities.
+    assert_has(&page, "| `KEMX512` | 800 | 1632 | 768 | 32 |");
+    assert_has(
+        &page,
+        "[Survey](../performance/symmetric-survey.md) verdict: **mixed** — own AES for the mask",
+    );
+    assert_has(
+        &page,
+        "| `KEMX128` | enc | 90% | 0.0% | pseudoXOF 210, pseudohash 83 |",
+    );
+    assert_has(
+        &page,
+        "| `KEMX128` | timing dec | `records/kem-90/KEMX128__dec.json` |",
+    );
+    assert_has(
+        &page,
+        "| `KEMX128` | hash profile enc | `profile/kem-90/KEMX128__enc.json` |",
+    );
+
+    let summary = summary_page(&ds, "arm_1", Form::Harness).unwrap();
+    assert_has(&summary, "## Key encapsulation");
+    assert_has(
+        &summary,
+        "| id | algorithm | instance performance report | keygen cycles (sym %) | enc cycles (sym %) | dec cycles (sym %) | public key (B) | ciphertext (B) | notes |",
+    );
+    assert_has(
+        &summary,
+        "| [kem-90](../kem-90/perf_arm_1.md) | KEM-X [PDF](https://github.com/ngcc-dev/ngcc-harness/blob/main/kem-90/kem-90-spec.pdf) | `KEMX128` | 792.1 k (53%) | 42.56 M (90%) | 316.0 k (68%) | 800 | 768 | mixed own/ICCS primitives |",
+    );
+    // Key encapsulation comes after the signatures.
+    let sig = summary.find("## Digital signatures").unwrap();
+    let kem = summary.find("## Key encapsulation").unwrap();
+    assert!(sig < kem);
+}
+
+#[test]
+fn failed_kat_short_counts_single_process_missing_elf() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/x86_1");
+    // DARTS256: KAT MISMATCH, explained by a kat_issues row; no ELF size (as x86_1 omits it
+    // for failed instances).
+    edit_json(&sys.join("build.json"), |b| {
+        let e = &mut b["instances"]["sign-08/DARTS256"];
+        e["kat"] = json!("MISMATCH");
+        e.as_object_mut().unwrap().remove("elf_load_bytes");
+    });
+    append(
+        &root.join("performance/kat_issues.csv"),
+        "sign-08;^DARTS256$;measure;MISMATCH: the submitted vectors were produced by different code.",
+    );
+    // DARTS512: a KAT TIMEOUT note that must be ignored because the instance passes here.
+    append(
+        &root.join("performance/kat_issues.csv"),
+        "sign-08;^DARTS512$;measure;KAT TIMEOUT only: passes elsewhere.",
+    );
+    // DARTS128 sign: one process of 5 trials with 7 calls each (35 < 100), with retries.
+    edit_json(&sys.join("records/sign-08/DARTS128__sign.json"), |r| {
+        let mut p = r["processes"][0].clone();
+        let trials: Vec<Value> = (0..5)
+            .map(|_| json!({"measurements": 7, "seconds": 0.15, "cycles": 315000000}))
+            .collect();
+        p["trials"] = json!(trials.clone());
+        p["meta"]["sign_failures_retried"] = json!("12");
+        r["processes"] = json!([p]);
+        r["trials"] = json!(trials);
+        r["plan"]["separate_processes"] = json!(false);
+        r["plan"]["iterations_per_trial"] = json!(7);
+        r["measurements"] = json!(35);
+        r["guide_100_measurements_met"] = json!(false);
+        r["mean_seconds"] = json!(0.15 / 7.0);
+        r["median_trial_seconds"] = json!(0.15 / 7.0);
+        r["mean_cycles"] = json!(45000000.0);
+        r["operations_per_second"] = json!(7.0 / 0.15);
+    });
+    // DARTS512 verify: failed record.
+    edit_json(&sys.join("records/sign-08/DARTS512__verify.json"), |r| {
+        r["status"] = json!("failed_or_partial");
+    });
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "x86_1", "sign-08", Form::Harness).unwrap();
+    let l = lines(&page);
+    let kat_start = l
+        .iter()
+        .position(|x| *x == "| instance | build flags | KAT |")
+        .unwrap();
+    assert_eq!(
+        &l[kat_start..kat_start + 8],
+        [
+            "| instance | build flags | KAT |",
+            "|---|---|---|",
+            "| `DARTS128` | guide | PASS |",
+            "| `DARTS256` | guide | MISMATCH [1] |",
+            "| `DARTS512` | guide | PASS |",
+            "",
+            "[1] MISMATCH: the submitted vectors were produced by different code. These instances are timed anyway; their output is not validated.",
+            "",
+        ]
+    );
+    assert_eq!(l[kat_start + 8], "## 4. Performance");
+    assert_has(
+        &page,
+        "| `DARTS128` | sign | 45.00 M | 21.4 ms | 46.7 | 21.4 ms | 35 (5 × 7); 12 failed signing attempts retried |",
+    );
+    assert_has(&page, "| `DARTS512` | verify | failed | | | | |");
+    assert_has(&page, "| `DARTS256` | keygen | – | 1696 KiB | 1876 KiB |");
+    assert_has(&page, "| `DARTS128` | sign | 55669 | 1740 KiB | 1924 KiB |");
+
+    let summary = summary_page(&ds, "x86_1", Form::Harness).unwrap();
+    let row = |label: &str| -> String {
+        summary
+            .lines()
+            .find(|l| l.contains(&format!("| `{label}`")))
+            .unwrap_or_else(|| panic!("no summary row for {label}:\n{summary}"))
+            .to_string()
+    };
+    assert!(
+        row("DARTS128").contains(
+            "| `DARTS128` | 953.3 k (46%) | 45.00 M (88%, n=35) | 353.5 k (64%) | 1120 | 1449 | – |"
+        ),
+        "{}",
+        row("DARTS128")
+    );
+    assert!(row("DARTS256").contains("| `DARTS256` ⚠ KAT MISMATCH | 1.24 M (64%) | 33.85 M (87%) | 875.1 k (72%) | 2208 | 2489 | KAT/output caveat; see candidate page |"), "{}", row("DARTS256"));
+    assert!(
+        row("DARTS512").contains("| 10.74 M (87%) | failed | 4672 | 5851 | – |"),
+        "{}",
+        row("DARTS512")
+    );
+}
+
+#[test]
+fn hash_candidate_page_and_summary() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/x86_1");
+    // A hash candidate from the DARTS128 keygen record at three message lengths.
+    let base = read_json(&sys.join("records/sign-08/DARTS128__keygen.json"));
+    for (len, cycles, secs) in [
+        (32u64, 4068.0, 2.0e-6),
+        (1024, 23700.0, 1.1e-5),
+        (65536, 1.4e6, 6.5e-4),
+    ] {
+        let mut r = base.clone();
+        r["candidate"] = json!("hash-90");
+        r["label"] = json!("HX256");
+        r["instance"] = json!("HX256");
+        r["operation"] = json!("hash");
+        r["input_bytes"] = json!(len);
+        r["mean_cycles"] = json!(cycles);
+        r["mean_seconds"] = json!(secs);
+        r["throughput_MB_per_second"] = json!(len as f64 / secs / 1e6);
+        r["sizes"] = json!({"input_bytes": len, "digest_bytes": 32});
+        r["kat_log"] = Value::Null;
+        r["kat_log_sha256"] = Value::Null;
+        write_json(
+            &sys.join(format!("records/hash-90/HX256__hash_{len}.json")),
+            &r,
+        );
+    }
+    append(
+        &root.join("downloads.csv"),
+        "hash-90;HX;https://example.org/hash-90",
+    );
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "x86_1", "hash-90", Form::Harness).unwrap();
+    assert_has(
+        &page,
+        "- Category: cryptographic hash algorithm; function: hash",
+    );
+    assert_has(
+        &page,
+        "| instance | message | mean cycles | cycles/byte | mean time | MB/s | n |",
+    );
+    assert_has(
+        &page,
+        "| `HX256` | 32 B | 4068 | 127.1 | 2 µs | 16.0 | 17240 (5 × 3448) |",
+    );
+    assert_has(
+        &page,
+        "| `HX256` | 1024 B | 23.7 k | 23.1 | 11 µs | 93.1 | 17240 (5 × 3448) |",
+    );
+    assert_has(
+        &page,
+        "| `HX256` | 65536 B | 1.40 M | 21.4 | 650 µs | 100.8 | 17240 (5 × 3448) |",
+    );
+    assert!(!page.contains("## 6."), "hash pages have no size section");
+    assert!(!page.contains("## Symmetric primitives"));
+    // Evidence rows sorted by operation key as plain strings; no KAT log recorded.
+    let ev: Vec<&str> = page
+        .lines()
+        .filter(|l| l.starts_with("| `HX256` | timing"))
+        .collect();
+    assert_eq!(
+        ev,
+        [
+            "| `HX256` | timing hash_1024 | `records/hash-90/HX256__hash_1024.json` |",
+            "| `HX256` | timing hash_32 | `records/hash-90/HX256__hash_32.json` |",
+            "| `HX256` | timing hash_65536 | `records/hash-90/HX256__hash_65536.json` |",
+        ]
+    );
+    assert!(!page.contains("| `HX256` | KAT log"));
+    assert_has(&page, "| `HX256` | hash_32 | – | 1728 KiB | 1856 KiB |");
+    let summary = summary_page(&ds, "x86_1", Form::Harness).unwrap();
+    assert_has(&summary, "## Hash functions");
+    assert_has(
+        &summary,
+        "| id | algorithm | instance performance report | 32 B cycles (vs pseudoXOF) | 1 KiB cycles | 64 KiB cycles | notes |",
+    );
+    // No ICCS baseline and no pseudoXOF 256→256 calls in the profiles: the ratio is unknown.
+    assert_has(
+        &summary,
+        "| [hash-90](../hash-90/perf_x86_1.md) | HX [PDF](https://github.com/ngcc-dev/ngcc-harness/blob/main/hash-90/hash-90-spec.pdf) | `HX256` | 4068 (ratio –) | 23.7 k | 1.40 M | – |",
+    );
+}
+
+#[test]
+fn bad_regex_is_reported_with_file_and_line() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    append(
+        &root.join("performance/summary_notes.csv"),
+        "sign-08;DARTS(;broken",
+    );
+    let ds = Dataset::load(&root).unwrap();
+    let err = summary_page(&ds, "x86_1", Form::Harness)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("performance/summary_notes.csv:23: Label: bad regular expression 'DARTS('"),
+        "{err}"
+    );
+}
