@@ -1,2 +1,337 @@
-//! Stage site: static HTML site from one or more datasets, rankings, joint cross-system view and inline SVG charts.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
+//! Stage site: static HTML site from one or more datasets, rankings, joint cross-system view
+//! and inline SVG charts.
+//!
+//! Input is a [`SiteData`]: the Markdown pages of the report stage (site form: candidate ×
+//! system, per-system summary, method, symmetric survey) plus the facts the site computes on
+//! (records, profiles, build entries, side tables). [`build_site`] renders every page through
+//! one embedded minijinja template and one stylesheet (no external assets, no JavaScript),
+//! adds the ordered measurements per security target, the joint view when two or more
+//! systems are present and the charts, and copies the evidence files under `evidence/` so
+//! that every linked number can be checked offline.
+//!
+//! Site layout: `index.html`, `style.css`, `<sys>/index.html` (summary), `<sys>/method.html`,
+//! `<sys>/<cand>.html`, `<sys>/ranking-{128,256,512}.html`, `symmetric-survey.html`,
+//! `joint/index.html`, `joint/<cand>.html`, `evidence/<sys>/…`, `evidence/side/*.csv`.
+
+pub mod check;
+pub mod data;
+pub mod evidence;
+pub mod fmt;
+pub mod html;
+mod joint;
+pub mod load;
+mod pages;
+pub mod rank;
+pub mod svg;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+pub use data::SiteData;
+
+/// Errors of the site stage.
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("template: {0}")]
+    Template(String),
+    #[error("{0}")]
+    Input(String),
+}
+
+impl SiteError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> SiteError {
+        SiteError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// What [`build_site`] wrote.
+#[derive(Debug, Default)]
+pub struct Built {
+    /// HTML pages written (site-root-relative paths, sorted).
+    pub pages: Vec<String>,
+    /// Evidence files copied.
+    pub evidence_files: usize,
+    pub out: PathBuf,
+}
+
+/// One page before templating.
+pub(crate) struct PageOut {
+    /// Site-root-relative path (`x86_1/sign-02.html`).
+    pub path: String,
+    pub title: String,
+    pub body: String,
+    /// Crumb HTML to put above the body when the body has none.
+    pub crumb: Option<String>,
+    pub main_class: &'static str,
+    /// Joint-view page of this candidate, if any (site-root-relative).
+    pub joint: Option<String>,
+}
+
+const TEMPLATE: &str = include_str!("templates/page.html");
+const STYLE: &str = include_str!("style.css");
+
+/// Evidence files of the site: (source file, site-root-relative destination).
+pub fn evidence_files(site: &SiteData) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for sys in &site.systems {
+        for top in ["build.json", "campaign.json"] {
+            let p = sys.data_dir.join(top);
+            if p.is_file() {
+                out.push((p, format!("evidence/{}/{}", sys.id, top)));
+            }
+        }
+        for dir in ["records", "profile", "kat", "katcheck"] {
+            let base = sys.data_dir.join(dir);
+            let mut stack = vec![base.clone()];
+            while let Some(d) = stack.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else {
+                    continue;
+                };
+                for e in rd.flatten() {
+                    let p = e.path();
+                    let Ok(ft) = e.file_type() else { continue };
+                    if ft.is_dir() {
+                        stack.push(p);
+                    } else if ft.is_file() {
+                        if let Ok(rel) = p.strip_prefix(&sys.data_dir) {
+                            let rel = rel.to_string_lossy().replace('\\', "/");
+                            out.push((p.clone(), format!("evidence/{}/{}", sys.id, rel)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (name, src) in &site.side.files {
+        out.push((src.clone(), format!("evidence/side/{name}")));
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
+}
+
+fn md_to_html_path(p: &str) -> String {
+    match p.strip_suffix(".md") {
+        Some(s) => format!("{s}.html"),
+        None => p.to_string(),
+    }
+}
+
+fn root_prefix(path: &str) -> String {
+    "../".repeat(path.matches('/').count())
+}
+
+/// Render the whole site into `out` (created if missing; existing files are overwritten).
+pub fn build_site(site: &SiteData, out: &Path) -> Result<Built, SiteError> {
+    let systems: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
+    let evidence = evidence_files(site);
+    // Every path that will exist, for link checks while rendering.
+    let mut known: HashSet<String> = HashSet::new();
+    known.insert("style.css".into());
+    for (_, dest) in &evidence {
+        known.insert(dest.clone());
+    }
+    for (p, _) in &site.pages {
+        known.insert(md_to_html_path(p));
+    }
+    let generated = pages::generated_paths(site);
+    known.extend(generated.iter().cloned());
+
+    let mut outs: Vec<PageOut> = Vec::new();
+    for (md_path, md) in &site.pages {
+        outs.push(pages::markdown_page(site, &systems, md_path, md, &known));
+    }
+    outs.extend(pages::generated_pages(site, &known));
+
+    // Template once; render every page.
+    let mut env = minijinja::Environment::new();
+    env.add_template("page.html", TEMPLATE)
+        .map_err(|e| SiteError::Template(e.to_string()))?;
+    let tmpl = env
+        .get_template("page.html")
+        .map_err(|e| SiteError::Template(e.to_string()))?;
+    std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
+    let mut dirs: HashSet<PathBuf> = HashSet::new();
+    let mut ensure_dir = |p: &Path| -> Result<(), SiteError> {
+        if let Some(d) = p.parent() {
+            if dirs.insert(d.to_path_buf()) {
+                std::fs::create_dir_all(d).map_err(|e| SiteError::io(d, e))?;
+            }
+        }
+        Ok(())
+    };
+    let mut written = Vec::new();
+    for p in &outs {
+        let root = root_prefix(&p.path);
+        let nav = nav_items(site, &p.path, &root, &known);
+        let switch = switch_items(&systems, &p.path, &known, p.joint.as_deref());
+        let html = tmpl
+            .render(minijinja::context! {
+                title => p.title.as_str(),
+                root => root,
+                nav => minijinja::Value::from(minijinja::value::Serde(&nav)),
+                switch => minijinja::Value::from(minijinja::value::Serde(&switch)),
+                crumb => p.crumb.as_deref(),
+                main_class => p.main_class,
+                body => p.body.as_str(),
+            })
+            .map_err(|e| SiteError::Template(format!("{}: {e}", p.path)))?;
+        let dest = out.join(&p.path);
+        ensure_dir(&dest)?;
+        std::fs::write(&dest, html).map_err(|e| SiteError::io(&dest, e))?;
+        written.push(p.path.clone());
+    }
+    let css = out.join("style.css");
+    std::fs::write(&css, STYLE).map_err(|e| SiteError::io(&css, e))?;
+    for (src, dest) in &evidence {
+        let d = out.join(dest);
+        ensure_dir(&d)?;
+        let _ = std::fs::remove_file(&d);
+        if std::fs::hard_link(src, &d).is_err() {
+            std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
+        }
+    }
+    written.sort();
+    Ok(Built {
+        pages: written,
+        evidence_files: evidence.len(),
+        out: out.to_path_buf(),
+    })
+}
+
+#[derive(serde::Serialize)]
+struct NavItem {
+    label: String,
+    href: String,
+    current: bool,
+}
+
+fn nav_items(site: &SiteData, page: &str, root: &str, known: &HashSet<String>) -> Vec<NavItem> {
+    let mut items = vec![NavItem {
+        label: "Performance".into(),
+        href: format!("{root}index.html"),
+        current: page == "index.html",
+    }];
+    for s in &site.systems {
+        let target = format!("{}/index.html", s.id);
+        if known.contains(&target) {
+            items.push(NavItem {
+                label: s.id.clone(),
+                current: page.starts_with(&format!("{}/", s.id)),
+                href: format!("{root}{target}"),
+            });
+        }
+    }
+    if known.contains("joint/index.html") {
+        items.push(NavItem {
+            label: "Compare systems".into(),
+            href: format!("{root}joint/index.html"),
+            current: page.starts_with("joint/"),
+        });
+    }
+    if known.contains("symmetric-survey.html") {
+        items.push(NavItem {
+            label: "Symmetric survey".into(),
+            href: format!("{root}symmetric-survey.html"),
+            current: page == "symmetric-survey.html",
+        });
+    }
+    items
+}
+
+#[derive(serde::Serialize)]
+struct SwitchItem {
+    label: String,
+    href: Option<String>,
+    current: bool,
+}
+
+/// The system switcher: the same page on every other system (and the joint view).
+fn switch_items(
+    systems: &[String],
+    page: &str,
+    known: &HashSet<String>,
+    joint: Option<&str>,
+) -> Vec<SwitchItem> {
+    let Some((sys, rest)) = page.split_once('/') else {
+        return Vec::new();
+    };
+    if !systems.iter().any(|s| s == sys) {
+        return Vec::new();
+    }
+    let mut items: Vec<SwitchItem> = systems
+        .iter()
+        .map(|s| {
+            let target = format!("{s}/{rest}");
+            SwitchItem {
+                label: s.clone(),
+                current: s == sys,
+                href: known
+                    .contains(&target)
+                    .then(|| html::relative(page, &target)),
+            }
+        })
+        .collect();
+    if let Some(j) = joint {
+        items.push(SwitchItem {
+            label: "all systems side by side".into(),
+            href: Some(html::relative(page, j)),
+            current: false,
+        });
+    }
+    items
+}
+
+/// Prefix of the site-form page paths of the report stage.
+const SITE_PREFIX: &str = "content/performance/";
+
+/// The report stage's Markdown pages (site form) of `systems` in the dataset at `root`, with
+/// paths relative to the site root (`x86_1/sign-02.md`, `x86_1/index.md`, …).
+pub fn report_pages(root: &Path, systems: &[String]) -> Result<Vec<(String, String)>, SiteError> {
+    let ds =
+        pqperf_model::dataset::Dataset::load(root).map_err(|e| SiteError::Input(e.to_string()))?;
+    let mut pages = Vec::new();
+    for sys in systems {
+        let ps = pqperf_report::all_pages(&ds, sys, pqperf_report::Form::Site)
+            .map_err(|e| SiteError::Input(format!("report pages of {sys}: {e}")))?;
+        for (path, md) in ps {
+            let rel = path.strip_prefix(SITE_PREFIX).unwrap_or(&path).to_string();
+            pages.push((rel, md));
+        }
+    }
+    Ok(pages)
+}
+
+/// Load a dataset root and its report pages, then render the site into `out`.
+pub fn build_from_dataset(root: &Path, systems: &[String], out: &Path) -> Result<Built, SiteError> {
+    let mut site = load::load(root, systems)?;
+    let ids: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
+    site.pages = report_pages(root, &ids)?;
+    build_site(&site, out)
+}
+
+/// Pages by kind, for callers that want to point at one (e.g. the demo's printed path).
+pub fn summary_page(out: &Path, system: &str) -> PathBuf {
+    out.join(system).join("index.html")
+}
+
+/// Map of candidate id → systems it appears on (records or build entries).
+pub(crate) fn candidate_systems(site: &SiteData) -> BTreeMap<String, Vec<String>> {
+    let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for s in &site.systems {
+        let mut ids: HashSet<&str> = s.records.iter().map(|r| r.candidate.as_str()).collect();
+        ids.extend(s.build.keys().map(|(c, _)| c.as_str()));
+        for id in ids {
+            m.entry(id.to_string()).or_default().push(s.id.clone());
+        }
+    }
+    m
+}

@@ -1,11 +1,45 @@
-//! `pqperf site`: the static HTML site.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
+//! `pqperf site`: the static HTML site from a published dataset.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
+/// Build the static HTML site (pages, rankings, joint view, charts, evidence) from a dataset.
 #[derive(clap::Args)]
-pub struct SiteArgs {}
+pub struct SiteArgs {
+    /// Dataset root (the published layout: `performance/data/<sys>/…`, side CSVs).
+    pub dataset: PathBuf,
+    /// Only these systems (repeatable); default: every system of the dataset.
+    #[arg(long = "system", value_name = "ID")]
+    pub systems: Vec<String>,
+    /// Output directory for the site.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Check every internal link of the written site and fail on a broken one.
+    #[arg(long)]
+    pub check: bool,
+}
 
-pub fn run(_args: SiteArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+pub fn run(args: SiteArgs) -> anyhow::Result<ExitCode> {
+    let t = Instant::now();
+    let built = pqperf_site::build_from_dataset(&args.dataset, &args.systems, &args.out)?;
+    println!(
+        "site: {} pages, {} evidence files in {} ({:.2} s); open {}",
+        built.pages.len(),
+        built.evidence_files,
+        built.out.display(),
+        t.elapsed().as_secs_f64(),
+        built.out.join("index.html").display()
+    );
+    if args.check {
+        let (broken, n) = pqperf_site::check::check_links(&args.out)?;
+        for (page, href) in &broken {
+            eprintln!("site: broken link in {page}: {href}");
+        }
+        println!("site check: {n} internal links, {} broken", broken.len());
+        if !broken.is_empty() {
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,310 @@
+//! The facts the site needs from a dataset, in a small form of its own: per system the timing
+//! records (cycles, sizes, evidence path, per-call percentiles when recorded), hash-profile
+//! shares and build entries; per candidate its name and category; the curated side tables.
+//! `load` fills them from a published dataset; tests can build them by hand.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+/// Candidate category, in the page order sign, kem, kex, hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    Sign,
+    Kem,
+    Kex,
+    Hash,
+}
+
+impl Category {
+    /// From an NGCC id prefix (`sign-09`) or a catalog type word (`sig`, `kem`, …).
+    pub fn parse(word: &str) -> Option<Category> {
+        let w = word.to_ascii_lowercase();
+        let head = w.split('-').next().unwrap_or("");
+        match head {
+            "sign" | "sig" | "signature" => Some(Category::Sign),
+            "kem" => Some(Category::Kem),
+            "kex" => Some(Category::Kex),
+            "hash" => Some(Category::Hash),
+            _ => None,
+        }
+    }
+
+    /// Section title on the ranking pages.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::Sign => "Digital Signatures",
+            Category::Kem => "Key Encapsulation",
+            Category::Kex => "Key Exchange",
+            Category::Hash => "Hash Functions",
+        }
+    }
+
+    /// Timed operations in page order.
+    pub fn ops(self) -> &'static [&'static str] {
+        match self {
+            Category::Sign => &["keygen", "sign", "verify"],
+            Category::Kem => &["keygen", "enc", "dec"],
+            Category::Kex => &["exchange"],
+            Category::Hash => &["hash_32", "hash_1024", "hash_65536"],
+        }
+    }
+}
+
+/// One candidate (NGCC submission or PQClean baseline scheme).
+#[derive(Clone, Debug)]
+pub struct Candidate {
+    pub id: String,
+    /// Official algorithm name (downloads.csv), or the id.
+    pub algorithm: String,
+    /// Short display name (short_names.csv), if curated.
+    pub short_name: Option<String>,
+    pub category: Category,
+}
+
+/// One timing record, reduced to what the site shows.
+#[derive(Clone, Debug, Default)]
+pub struct Rec {
+    pub candidate: String,
+    pub label: String,
+    pub variant: String,
+    pub operation: String,
+    /// `operation` or `<operation>_<input_bytes>` for hash records.
+    pub opkey: String,
+    pub input_bytes: u64,
+    pub complete: bool,
+    pub kat: Option<String>,
+    pub mean_cycles: Option<f64>,
+    pub mean_seconds: Option<f64>,
+    pub measurements: u64,
+    /// API sizes (`pk_bytes`, `signature_bytes`, `ct_bytes`, `digest_bytes`, …).
+    pub sizes: BTreeMap<String, u64>,
+    /// KEX META numbers (`kex_passes`, `kex_total_msg_bytes`, …).
+    pub kex: BTreeMap<String, u64>,
+    /// Path relative to the system's data directory (`records/<cand>/<label>__<opkey>.json`).
+    pub path: String,
+    /// Per-call cycle percentiles (p50, p90, p99) when the record carries samples.
+    pub percentiles: Option<[f64; 3]>,
+}
+
+/// A hash-profile record.
+#[derive(Clone, Debug, Default)]
+pub struct Prof {
+    pub hash_share: Option<f64>,
+    pub complete: bool,
+    pub path: String,
+}
+
+/// A build.json entry.
+#[derive(Clone, Debug, Default)]
+pub struct BuildFact {
+    pub variant: String,
+    pub kat: Option<String>,
+    pub kat_log: Option<String>,
+}
+
+/// One test system's dataset.
+#[derive(Clone, Debug, Default)]
+pub struct SystemData {
+    pub id: String,
+    /// `x86_64` / `aarch64` (systems.csv Arch or the environment).
+    pub arch: String,
+    pub description: String,
+    /// Measured or fixed core clock in GHz, if known.
+    pub clock_ghz: Option<f64>,
+    /// Clock sentence for the joint view (`2.10 GHz, turbo off`).
+    pub clock_text: String,
+    /// Directory holding `records/`, `profile/`, `kat/`, `build.json`, `campaign.json`.
+    pub data_dir: PathBuf,
+    pub records: Vec<Rec>,
+    /// Keyed by (candidate, label, opkey).
+    pub profiles: HashMap<(String, String, String), Prof>,
+    /// Keyed by (candidate, label).
+    pub build: BTreeMap<(String, String), BuildFact>,
+}
+
+impl SystemData {
+    /// The complete record of (candidate, label, opkey), if any.
+    /// KEM operations match under both names (`enc`/`encaps`, `dec`/`decaps`).
+    pub fn record(&self, cand: &str, label: &str, opkey: &str) -> Option<&Rec> {
+        let alias = match opkey {
+            "enc" => "encaps",
+            "encaps" => "enc",
+            "dec" => "decaps",
+            "decaps" => "dec",
+            o => o,
+        };
+        self.records.iter().find(|r| {
+            r.candidate == cand && r.label == label && (r.opkey == opkey || r.opkey == alias)
+        })
+    }
+}
+
+/// One row of `external_sizes.csv`.
+#[derive(Clone, Debug, Default)]
+pub struct ExtSize {
+    pub public_key: Option<u64>,
+    pub ciphertext: Option<u64>,
+    pub signature: Option<u64>,
+    /// `encoded`, `maximum-variable`, `nominal-variable`.
+    pub basis: String,
+}
+
+/// The curated side tables (all optional).
+#[derive(Clone, Debug, Default)]
+pub struct Side {
+    /// (id, label) → target bits from `security_targets.csv` (None = curated as no target).
+    pub targets: HashMap<(String, String), Option<u32>>,
+    pub ext_sizes: HashMap<(String, String), ExtSize>,
+    /// (id, label) → bandwidth bytes (PkA + PkB + ProtocolMessageBytes).
+    pub kex_bandwidth: HashMap<(String, String), u64>,
+    /// id → survey verdict.
+    pub survey: HashMap<String, String>,
+    /// (id, label regex, note) from `summary_notes.csv`.
+    pub notes: Vec<(String, String, String)>,
+    /// Side files copied into the site as evidence (file name → source path).
+    pub files: BTreeMap<String, PathBuf>,
+}
+
+/// Everything the site renders.
+#[derive(Clone, Debug, Default)]
+pub struct SiteData {
+    pub systems: Vec<SystemData>,
+    pub candidates: Vec<Candidate>,
+    pub side: Side,
+    /// Markdown pages of the report stage, site form: (path relative to the site root, text).
+    pub pages: Vec<(String, String)>,
+}
+
+impl SiteData {
+    pub fn candidate(&self, id: &str) -> Option<&Candidate> {
+        self.candidates.iter().find(|c| c.id == id)
+    }
+}
+
+/// Natural order of labels: digit runs compare as integers, other runs as strings.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn runs(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let (ra, rb) = (runs(a), runs(b));
+    for (x, y) in ra.iter().zip(rb.iter()) {
+        let ord = match (x.0, y.0) {
+            (true, true) => {
+                let xa = x.1.trim_start_matches('0');
+                let yb = y.1.trim_start_matches('0');
+                xa.len().cmp(&yb.len()).then_with(|| xa.cmp(yb))
+            }
+            _ => x.1.cmp(y.1),
+        };
+        if ord != std::cmp::Ordering::Equal {
+            return ord;
+        }
+    }
+    ra.len().cmp(&rb.len())
+}
+
+/// Security target of an instance: the curated `security_targets.csv` row wins; otherwise
+/// the NIST level of a known PQClean baseline scheme (level 1/2 → 128, 5 → 256; level 3 has
+/// no page target); otherwise a `128`, `256` or `512` digit run in the label.
+pub fn security_target(side: &Side, cand: &str, label: &str) -> Option<u32> {
+    if let Some(t) = side.targets.get(&(cand.to_string(), label.to_string())) {
+        return *t;
+    }
+    if let Some(level) = nist_level(label).or_else(|| nist_level(cand)) {
+        return match level {
+            1 | 2 => Some(128),
+            5 => Some(256),
+            _ => None,
+        };
+    }
+    label
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|d| d.parse::<u32>().ok())
+        .find(|n| matches!(n, 128 | 256 | 512))
+}
+
+/// NIST security level of a PQClean scheme name (case-insensitive), if known.
+pub fn nist_level(name: &str) -> Option<u8> {
+    let n = name.to_ascii_lowercase().replace('_', "-");
+    let table: &[(&str, u8)] = &[
+        ("ml-dsa-44", 2),
+        ("ml-dsa-65", 3),
+        ("ml-dsa-87", 5),
+        ("ml-kem-512", 1),
+        ("ml-kem-768", 3),
+        ("ml-kem-1024", 5),
+        ("falcon-padded-512", 1),
+        ("falcon-padded-1024", 5),
+        ("falcon-512", 1),
+        ("falcon-1024", 5),
+        ("hqc-128", 1),
+        ("hqc-192", 3),
+        ("hqc-256", 5),
+        ("mceliece348864", 1),
+        ("mceliece460896", 3),
+        ("mceliece6688128", 5),
+        ("mceliece6960119", 5),
+        ("mceliece8192128", 5),
+    ];
+    for (prefix, level) in table {
+        if n.starts_with(prefix) {
+            return Some(*level);
+        }
+    }
+    if n.starts_with("sphincs") || n.starts_with("slh-dsa") {
+        for (digits, level) in [("128", 1u8), ("192", 3), ("256", 5)] {
+            if n.contains(digits) {
+                return Some(level);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order() {
+        let mut v = vec!["BiT-512", "BiT-128-avx2", "BiT-128", "x10", "x9"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["BiT-128", "BiT-128-avx2", "BiT-512", "x9", "x10"]);
+    }
+
+    #[test]
+    fn targets_fallbacks() {
+        let mut side = Side::default();
+        assert_eq!(
+            security_target(&side, "sign-06", "COMPASS-SIG-256"),
+            Some(256)
+        );
+        assert_eq!(security_target(&side, "sign-06", "COMPASS-SIG-384"), None);
+        assert_eq!(security_target(&side, "sign-08", "DARTS512"), Some(512));
+        assert_eq!(security_target(&side, "ml-kem-512", "clean"), Some(128));
+        assert_eq!(security_target(&side, "ml-dsa-65", "clean"), None);
+        assert_eq!(security_target(&side, "ml-dsa-87", "clean"), Some(256));
+        assert_eq!(
+            security_target(&side, "sphincs-sha2-256f-simple", "clean"),
+            Some(256)
+        );
+        side.targets
+            .insert(("sign-06".into(), "COMPASS-SIG-384".into()), Some(256));
+        side.targets
+            .insert(("sign-08".into(), "DARTS512".into()), None);
+        assert_eq!(
+            security_target(&side, "sign-06", "COMPASS-SIG-384"),
+            Some(256)
+        );
+        assert_eq!(security_target(&side, "sign-08", "DARTS512"), None);
+    }
+}

@@ -1,0 +1,524 @@
+//! The pages of the site: report pages rendered from Markdown (with charts added to the
+//! candidate pages and ranking links to the summaries), and the pages the site generates
+//! itself: root index, ordered measurements per security target, joint view.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use crate::data::{Category, SiteData, SystemData, natural_cmp};
+use crate::evidence::{EvidenceLinker, PageKind, page_kind};
+use crate::html::{self, escape, relative};
+use crate::rank::{self, CategoryRanking, MetricKind, TARGETS};
+use crate::svg;
+use crate::{PageOut, joint};
+
+/// Paths of the pages the site generates itself (besides the report's Markdown pages).
+pub fn generated_paths(site: &SiteData) -> Vec<String> {
+    let mut v = Vec::new();
+    if !site.pages.iter().any(|(p, _)| p == "index.md") {
+        v.push("index.html".to_string());
+    }
+    for s in &site.systems {
+        for t in TARGETS {
+            v.push(format!("{}/ranking-{t}.html", s.id));
+        }
+    }
+    v.extend(joint::paths(site));
+    v
+}
+
+/// All generated pages.
+pub fn generated_pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
+    let mut v = Vec::new();
+    if !site.pages.iter().any(|(p, _)| p == "index.md") {
+        v.push(root_index(site, known));
+    }
+    for s in &site.systems {
+        for t in TARGETS {
+            v.push(ranking_page(site, s, t, known));
+        }
+    }
+    v.extend(joint::pages(site, known));
+    v
+}
+
+/// Render one report Markdown page (site form) at `md_path`.
+pub fn markdown_page(
+    site: &SiteData,
+    systems: &[String],
+    md_path: &str,
+    md: &str,
+    known: &HashSet<String>,
+) -> PageOut {
+    let path = md_path
+        .strip_suffix(".md")
+        .map(|s| format!("{s}.html"))
+        .unwrap_or_else(|| md_path.to_string());
+    let (kind, sys_id) = page_kind(md_path, systems);
+    let sys = sys_id
+        .as_deref()
+        .and_then(|id| site.systems.iter().find(|s| s.id == id));
+    let linker = EvidenceLinker {
+        site,
+        sys,
+        kind: kind.clone(),
+    };
+    let class = matches!(kind, PageKind::Summary).then_some("performance-summary");
+    let r = html::render(md, &path, known, &linker, class);
+    let mut body = r.html;
+    let mut joint_page = None;
+    match (&kind, sys) {
+        (PageKind::Candidate(cand), Some(sys)) => {
+            let charts = candidate_charts(site, sys, cand, &path, known);
+            insert_before_section(&mut body, &["5-", "6-", "7-"], &charts);
+            let j = format!("joint/{cand}.html");
+            if known.contains(&j) {
+                joint_page = Some(j);
+            }
+        }
+        (PageKind::Summary, Some(sys)) if !md.contains("ranking-128") => {
+            let mut extra =
+                String::from("<h2 id=\"ordered-measurements\">Ordered measurements</h2>\n<p>");
+            for (i, t) in TARGETS.iter().enumerate() {
+                if i > 0 {
+                    extra.push_str(" · ");
+                }
+                let _ = write!(extra, "<a href=\"ranking-{t}.html\">{t}-bit</a>");
+            }
+            extra.push_str("</p>\n<p>Compare candidates at a common claimed security target: each table orders the measured metrics and summarizes their mean ordinal position.</p>\n");
+            if known.contains("joint/index.html") {
+                let _ = writeln!(
+                    extra,
+                    "<p>The <a href=\"{}\">joint view</a> puts the cycles of every system side by side.</p>",
+                    relative(&path, "joint/index.html")
+                );
+            }
+            let _ = sys;
+            insert_before_first_h2(&mut body, &extra);
+        }
+        _ => {}
+    }
+    let title = if r.title.is_empty() {
+        path.clone()
+    } else {
+        r.title
+    };
+    let crumb = (!r.has_crumb).then(|| default_crumb(&path, sys_id.as_deref(), &title));
+    PageOut {
+        path,
+        title,
+        body,
+        crumb,
+        main_class: if matches!(kind, PageKind::Summary) {
+            "performance-index"
+        } else {
+            ""
+        },
+        joint: joint_page,
+    }
+}
+
+fn default_crumb(path: &str, sys: Option<&str>, title: &str) -> String {
+    let mut c = format!(
+        "<p class=\"crumb\"><a href=\"{}\">Performance measurements</a>",
+        relative(path, "index.html")
+    );
+    if let Some(s) = sys {
+        let _ = write!(
+            c,
+            " › <a href=\"{}\">{}</a>",
+            relative(path, &format!("{s}/index.html")),
+            escape(s)
+        );
+    }
+    let _ = write!(c, " › {}</p>", escape(title));
+    c
+}
+
+fn insert_before_section(body: &mut String, prefixes: &[&str], extra: &str) {
+    if extra.is_empty() {
+        return;
+    }
+    for p in prefixes {
+        if let Some(i) = body.find(&format!("<h2 id=\"{p}")) {
+            body.insert_str(i, extra);
+            return;
+        }
+    }
+    body.push_str(extra);
+}
+
+fn insert_before_first_h2(body: &mut String, extra: &str) {
+    match body.find("<h2") {
+        Some(i) => body.insert_str(i, extra),
+        None => body.push_str(extra),
+    }
+}
+
+fn op_sort_key(op: &str) -> (usize, u64) {
+    const ORDER: [&str; 9] = [
+        "keygen", "enc", "encaps", "dec", "decaps", "sign", "verify", "exchange", "hash",
+    ];
+    if let Some(b) = op.strip_prefix("hash_") {
+        return (100, b.parse().unwrap_or(0));
+    }
+    (ORDER.iter().position(|o| *o == op).unwrap_or(50), 0)
+}
+
+/// Charts of a candidate page: cycles per operation per instance (log scale) and per-call
+/// distributions where records carry percentiles.
+pub fn candidate_charts(
+    site: &SiteData,
+    sys: &SystemData,
+    cand: &str,
+    page: &str,
+    known: &HashSet<String>,
+) -> String {
+    let recs: Vec<_> = sys
+        .records
+        .iter()
+        .filter(|r| r.candidate == cand && r.complete)
+        .collect();
+    if recs.is_empty() {
+        return String::new();
+    }
+    let mut labels: Vec<&str> = Vec::new();
+    let mut ops: Vec<&str> = Vec::new();
+    for r in &recs {
+        if !labels.contains(&r.label.as_str()) {
+            labels.push(&r.label);
+        }
+        if !ops.contains(&r.opkey.as_str()) {
+            ops.push(&r.opkey);
+        }
+    }
+    labels.sort_by(|a, b| natural_cmp(a, b));
+    ops.sort_by_key(|o| op_sort_key(o));
+    if ops.iter().any(|o| o.starts_with("hash_")) && ops.len() > 4 {
+        let keep: Vec<&str> = ["hash_32", "hash_1024", "hash_65536"]
+            .into_iter()
+            .filter(|o| ops.contains(o))
+            .collect();
+        if !keep.is_empty() {
+            ops = keep;
+        }
+    }
+    let href = |rel: &str| {
+        let p = format!("evidence/{}/{}", sys.id, rel);
+        known.contains(&p).then(|| relative(page, &p))
+    };
+    let groups: Vec<(String, Vec<Option<svg::Value>>)> = labels
+        .iter()
+        .map(|l| {
+            let vals = ops
+                .iter()
+                .map(|o| {
+                    recs.iter()
+                        .find(|r| r.label == *l && r.opkey == *o)
+                        .and_then(|r| {
+                            r.mean_cycles.map(|v| svg::Value {
+                                value: v,
+                                href: href(&r.path),
+                            })
+                        })
+                })
+                .collect();
+            (l.to_string(), vals)
+        })
+        .collect();
+    let series: Vec<String> = ops.iter().map(|o| o.replace('_', " ")).collect();
+    let name = site
+        .candidate(cand)
+        .map(|c| c.algorithm.clone())
+        .unwrap_or_else(|| cand.to_string());
+    let mut out = String::new();
+    if let Some(chart) = svg::bars_log(
+        &format!("{cand} {name}: mean cycles per operation on {}", sys.id),
+        "cycles",
+        &series,
+        &groups,
+    ) {
+        out.push_str("<h2 id=\"charts\">Charts</h2>\n");
+        out.push_str(&chart);
+    }
+    let rows: Vec<(String, [f64; 3], Option<String>)> = labels
+        .iter()
+        .flat_map(|l| {
+            let mut rs: Vec<_> = recs
+                .iter()
+                .filter(|r| r.label == *l && r.percentiles.is_some())
+                .collect();
+            rs.sort_by_key(|r| op_sort_key(&r.opkey));
+            rs.into_iter()
+                .map(|r| {
+                    (
+                        format!("{} {}", r.label, r.opkey),
+                        r.percentiles.unwrap_or([0.0; 3]),
+                        href(&r.path),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if let Some(chart) = svg::distribution(
+        &format!("{cand}: per-call cycles on {} (p50, p90, p99)", sys.id),
+        &rows,
+    ) {
+        out.push_str(&chart);
+    }
+    out
+}
+
+fn display_name(site: &SiteData, cand: &str) -> String {
+    match site.candidate(cand) {
+        Some(c) => match &c.short_name {
+            Some(s) if *s != c.algorithm => format!(
+                "<span title=\"{}\">{}</span>",
+                escape(&c.algorithm),
+                escape(s)
+            ),
+            Some(s) => escape(s),
+            None => escape(&c.algorithm),
+        },
+        None => escape(cand),
+    }
+}
+
+fn cand_link(
+    cand: &str,
+    label: &str,
+    sys: &SystemData,
+    page: &str,
+    known: &HashSet<String>,
+) -> String {
+    let target = format!("{}/{cand}.html", sys.id);
+    let code = format!("<code>{}</code>", escape(cand));
+    if known.contains(&target) {
+        format!(
+            "<a href=\"{}\" title=\"{}\">{code}</a>",
+            escape(&relative(page, &target)),
+            escape(label)
+        )
+    } else {
+        format!("<span title=\"{}\">{code}</span>", escape(label))
+    }
+}
+
+fn ranking_table(
+    site: &SiteData,
+    sys: &SystemData,
+    r: &CategoryRanking,
+    page: &str,
+    known: &HashSet<String>,
+) -> String {
+    let mut h = String::from(
+        "<div class=\"ranking-table\"><div class=\"table-wrap\"><table>\n<thead><tr><th>rank</th><th>overall (mean rank)</th>",
+    );
+    for m in &r.metrics {
+        let _ = write!(h, "<th>{}</th>", escape(m.name));
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for (pos, e) in r.entries.iter().enumerate() {
+        let detail: Vec<String> = r
+            .metrics
+            .iter()
+            .zip(&e.ranks)
+            .map(|(m, rk)| format!("{}: {}", m.name, crate::fmt::rank(*rk)))
+            .collect();
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td><span title=\"mean rank {}; {}\">{} {} ({})</span></td>",
+            pos + 1,
+            crate::fmt::mean_rank(e.mean_rank),
+            escape(&detail.join(", ")),
+            cand_link(&e.candidate, &e.label, sys, page, known),
+            display_name(site, &e.candidate),
+            crate::fmt::mean_rank(e.mean_rank)
+        );
+        for (ci, col) in r.columns.iter().enumerate() {
+            let o = &r.entries[col[pos]];
+            let cell = &o.cells[ci];
+            let value = if known.contains(&cell.evidence) {
+                format!(
+                    "<a class=\"ev\" href=\"{}\">{}</a>",
+                    escape(&relative(page, &cell.evidence)),
+                    escape(&cell.text)
+                )
+            } else {
+                escape(&cell.text)
+            };
+            let _ = write!(
+                h,
+                "<td>{} {}</td>",
+                cand_link(&o.candidate, &o.label, sys, page, known),
+                value
+            );
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</tbody></table></div></div>\n");
+    h
+}
+
+fn ranking_scatter(
+    r: &CategoryRanking,
+    sys: &SystemData,
+    target: u32,
+    page: &str,
+    known: &HashSet<String>,
+) -> Option<String> {
+    let (x_kind, y_op, x_label, y_label) = match r.category {
+        Category::Sign => (
+            MetricKind::Signature,
+            "sign",
+            "signature bytes",
+            "sign cycles",
+        ),
+        Category::Kem => (
+            MetricKind::Ciphertext,
+            "dec",
+            "ciphertext bytes",
+            "decapsulation cycles",
+        ),
+        Category::Kex => (
+            MetricKind::Bandwidth,
+            "exchange",
+            "bandwidth bytes",
+            "exchange cycles",
+        ),
+        Category::Hash => return None,
+    };
+    let xi = r.metrics.iter().position(|m| m.kind == x_kind)?;
+    let yi = r
+        .metrics
+        .iter()
+        .position(|m| m.kind == MetricKind::Cycles(y_op))?;
+    let points: Vec<svg::Point> = r
+        .entries
+        .iter()
+        .map(|e| svg::Point {
+            label: e.candidate.clone(),
+            title: format!(
+                "{} {}: {}, {}",
+                e.candidate, e.label, e.cells[xi].text, e.cells[yi].text
+            ),
+            x: e.cells[xi].value,
+            y: e.cells[yi].value,
+            href: known
+                .contains(&e.cells[yi].evidence)
+                .then(|| relative(page, &e.cells[yi].evidence)),
+        })
+        .collect();
+    svg::scatter_log(
+        &format!(
+            "{} at {target}-bit on {}: {x_label} vs {y_label}",
+            r.category.title(),
+            sys.id
+        ),
+        x_label,
+        y_label,
+        &points,
+    )
+}
+
+/// `<sys>/ranking-<t>.html`.
+pub fn ranking_page(
+    site: &SiteData,
+    sys: &SystemData,
+    target: u32,
+    known: &HashSet<String>,
+) -> PageOut {
+    let path = format!("{}/ranking-{target}.html", sys.id);
+    let title = format!("Ordered measurements ({}, {target}-bit)", sys.id);
+    let mut b = format!(
+        "<h1 id=\"ordered-measurements\">{}</h1>\n<p>Target: ",
+        escape(&title)
+    );
+    for (i, t) in TARGETS.iter().enumerate() {
+        if i > 0 {
+            b.push_str(" · ");
+        }
+        if *t == target {
+            let _ = write!(b, "<strong>{t}-bit</strong>");
+        } else {
+            let _ = write!(b, "<a href=\"ranking-{t}.html\">{t}-bit</a>");
+        }
+    }
+    b.push_str("</p>\n<ul>\n<li><strong>Order:</strong> each metric is ranked separately; overall is their mean rank. Lower is better, and ties share the average position.</li>\n");
+    let _ = writeln!(
+        b,
+        "<li><strong>Scope:</strong> eligible reference instances at the {target}-bit target (curated <code>security_targets.csv</code>; otherwise the NIST level of a PQClean scheme, level 1–2 → 128 and 5 → 256, or a 128/256/512 in the instance label). The recommended set represents a candidate; otherwise the fastest eligible set by mean cycle rank does. Key generation and secret-key size are excluded.</li>"
+    );
+    b.push_str("<li><strong>Cycles:</strong> <code>(hash %)</code> is time in ICCS placeholder hashes; <code>(??%)</code> means no ICCS-facing backend was measured. Hash <code>×</code> values compare with the matching <code>pseudoXOF</code>.</li>\n<li><strong>Bytes:</strong> KEX bandwidth includes exchanged public keys. <code>≈</code> marks a nominal variable-length signature.</li>\n<li><strong>Evidence:</strong> every value links to the record or size catalog it came from.</li>\n</ul>\n");
+    let cats = rank::rank_target(site, sys, target);
+    if cats.is_empty() {
+        let _ = writeln!(
+            b,
+            "<p>No instance of this dataset claims the {target}-bit target.</p>"
+        );
+    }
+    for r in &cats {
+        let h2 = format!("{} ({target}-bit security)", r.category.title());
+        let _ = writeln!(b, "<h2 id=\"{}\">{}</h2>", html::slug(&h2), escape(&h2));
+        b.push_str(&ranking_table(site, sys, r, &path, known));
+        if let Some(s) = ranking_scatter(r, sys, target, &path, known) {
+            b.push_str(&s);
+        }
+    }
+    let crumb = format!(
+        "<p class=\"crumb\"><a href=\"../index.html\">Performance measurements</a> › <a href=\"index.html\">{}</a> › ordered measurements, {target}-bit</p>",
+        escape(&sys.id)
+    );
+    PageOut {
+        path,
+        title,
+        body: b,
+        crumb: Some(crumb),
+        main_class: "",
+        joint: None,
+    }
+}
+
+/// Root `index.html`: the systems, their summaries, rankings and the joint view.
+pub fn root_index(site: &SiteData, known: &HashSet<String>) -> PageOut {
+    let mut b = String::from(
+        "<h1 id=\"performance\">Performance</h1>\n<p>Independent cycle-count measurements, one dataset per test system. Each system summary lists every candidate; per-candidate pages carry the KAT status, sizes, memory proxies, charts and the raw-evidence index, and every number links to the evidence file it came from.</p>\n",
+    );
+    b.push_str("<div class=\"table-wrap\"><table>\n<thead>\n<tr>\n<th>system</th>\n<th>architecture</th>\n<th>machine</th>\n<th>clock</th>\n<th>ordered measurements</th>\n</tr>\n</thead>\n<tbody>\n");
+    for s in &site.systems {
+        let summary = format!("{}/index.html", s.id);
+        let name = if known.contains(&summary) {
+            format!("<a href=\"{}\">{}</a>", escape(&summary), escape(&s.id))
+        } else {
+            escape(&s.id)
+        };
+        let ranks: Vec<String> = TARGETS
+            .iter()
+            .map(|t| format!("<a href=\"{}/ranking-{t}.html\">{t}-bit</a>", escape(&s.id)))
+            .collect();
+        let _ = write!(
+            b,
+            "<tr>\n<td>{name}</td>\n<td>{}</td>\n<td>{}</td>\n<td>{}</td>\n<td>{}</td>\n</tr>\n",
+            escape(&s.arch),
+            escape(&s.description),
+            escape(&s.clock_text),
+            ranks.join(" · ")
+        );
+    }
+    b.push_str("</tbody>\n</table></div>\n");
+    if known.contains("joint/index.html") {
+        b.push_str("<p>The <a href=\"joint/index.html\">joint view</a> shows each candidate's cycles on every system side by side, with their ratio and each system's clock.</p>\n");
+    }
+    if known.contains("symmetric-survey.html") {
+        b.push_str("<p>The <a href=\"symmetric-survey.html\">symmetric cryptography survey</a> records how each public-key submission implements hashing and randomness.</p>\n");
+    }
+    b.push_str("<p>Evidence files (timing records, hash profiles, KAT logs, build and campaign metadata) are copied under <code>evidence/</code>.</p>\n");
+    PageOut {
+        path: "index.html".into(),
+        title: "Performance".into(),
+        body: b,
+        crumb: None,
+        main_class: "",
+        joint: None,
+    }
+}

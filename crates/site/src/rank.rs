@@ -1,0 +1,440 @@
+//! Ordered measurements per claimed security target (`method.md` §14, the site's
+//! `ranking-<t>.md` pages): eligible reference instances at the target, one per candidate
+//! (the recommended set, otherwise the one with the lowest mean cycle rank), each metric ranked
+//! on its own (ties share the average rank), overall = mean rank, lower is better.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::data::{Category, Rec, SiteData, SystemData, natural_cmp, security_target};
+use crate::fmt;
+
+/// The claimed security targets with a ranking page each.
+pub const TARGETS: [u32; 3] = [128, 256, 512];
+
+/// What a metric measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetricKind {
+    /// Mean cycles of this opkey.
+    Cycles(&'static str),
+    PublicKey,
+    Signature,
+    Ciphertext,
+    Bandwidth,
+}
+
+/// A ranked column.
+#[derive(Clone, Copy, Debug)]
+pub struct Metric {
+    pub name: &'static str,
+    pub kind: MetricKind,
+}
+
+/// Metrics of a category (key generation and secret-key size deliberately excluded).
+pub fn metrics(cat: Category) -> Vec<Metric> {
+    use MetricKind::*;
+    let m = |name, kind| Metric { name, kind };
+    match cat {
+        Category::Sign => vec![
+            m("sign cycles", Cycles("sign")),
+            m("verify cycles", Cycles("verify")),
+            m("public key", PublicKey),
+            m("signature", Signature),
+        ],
+        Category::Kem => vec![
+            m("encapsulate cycles", Cycles("enc")),
+            m("decapsulate cycles", Cycles("dec")),
+            m("public key", PublicKey),
+            m("ciphertext", Ciphertext),
+        ],
+        Category::Kex => vec![
+            m("exchange cycles", Cycles("exchange")),
+            m("bandwidth", Bandwidth),
+        ],
+        Category::Hash => vec![
+            m("32 B cycles", Cycles("hash_32")),
+            m("1 KiB cycles", Cycles("hash_1024")),
+            m("64 KiB cycles", Cycles("hash_65536")),
+        ],
+    }
+}
+
+/// One metric value of one instance, with its display text and evidence file.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    pub value: f64,
+    pub text: String,
+    /// Site-root-relative path of the evidence file the value came from.
+    pub evidence: String,
+}
+
+/// One ranked instance.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub candidate: String,
+    pub label: String,
+    pub cells: Vec<Cell>,
+    pub ranks: Vec<f64>,
+    pub mean_rank: f64,
+}
+
+/// The ranking of one category at one target on one system.
+#[derive(Clone, Debug)]
+pub struct CategoryRanking {
+    pub category: Category,
+    pub metrics: Vec<Metric>,
+    /// Sorted by (mean rank, candidate id).
+    pub entries: Vec<Entry>,
+    /// Per metric, entry indices sorted by that metric's value.
+    pub columns: Vec<Vec<usize>>,
+}
+
+/// Average ranks (1-based; ties share the mean of their positions) of `values`.
+pub fn average_ranks(values: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..values.len()).collect();
+    idx.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && values[idx[j + 1]] == values[idx[i]] {
+            j += 1;
+        }
+        let avg = (i + j) as f64 / 2.0 + 1.0;
+        for k in &idx[i..=j] {
+            ranks[*k] = avg;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Evidence path of a record inside the site.
+pub fn record_evidence(sys: &SystemData, rec: &Rec) -> String {
+    format!("evidence/{}/{}", sys.id, rec.path)
+}
+
+/// How the summary shows the symmetric share of an instance (`method.md` §13.4 item 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareRule {
+    /// Show measured shares.
+    Show,
+    /// Zero-placeholder instance of a candidate without an ICCS backend: `??%`.
+    Unknown,
+    /// Omitted from the summary and the rankings.
+    Omit,
+}
+
+/// Apply the non-ICCS row rule to (candidate, label) on a system.
+pub fn share_rule(
+    site: &SiteData,
+    sys: &SystemData,
+    cat: Category,
+    cand: &str,
+    label: &str,
+) -> ShareRule {
+    let ops = cat.ops();
+    let shares_of = |l: &str| -> Vec<f64> {
+        ops.iter()
+            .filter_map(|op| {
+                sys.profiles
+                    .get(&(cand.to_string(), l.to_string(), op.to_string()))
+            })
+            .filter(|p| p.complete)
+            .filter_map(|p| p.hash_share)
+            .collect()
+    };
+    let own = shares_of(label);
+    let zero_placeholder = !own.is_empty() && own.iter().all(|s| *s == 0.0);
+    if !zero_placeholder {
+        return ShareRule::Show;
+    }
+    let has_iccs = sys
+        .build
+        .iter()
+        .filter(|((c, _), b)| c == cand && b.variant == "reference")
+        .any(|((_, l), _)| shares_of(l).iter().any(|s| *s > 0.0));
+    let verdict = site.side.survey.get(cand).map(String::as_str).unwrap_or("");
+    if has_iccs {
+        if verdict == "ICCS-only" {
+            ShareRule::Show
+        } else {
+            ShareRule::Omit
+        }
+    } else {
+        ShareRule::Unknown
+    }
+}
+
+fn cycles_cell(site: &SiteData, sys: &SystemData, rule: ShareRule, rec: &Rec) -> Option<Cell> {
+    if !rec.complete {
+        return None;
+    }
+    let value = rec.mean_cycles?;
+    let mut text = fmt::cycles(Some(value));
+    if rec.opkey.starts_with("hash_") {
+        let width = rec.sizes.get("digest_bytes").map(|b| b * 8);
+        let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &rec.opkey));
+        if let Some(b) = base.filter(|b| b.complete).and_then(|b| b.mean_cycles) {
+            if b > 0.0 {
+                text.push_str(&format!(" ({})", fmt::ratio(value / b)));
+            }
+        }
+    } else {
+        let prof = sys
+            .profiles
+            .get(&(rec.candidate.clone(), rec.label.clone(), rec.opkey.clone()))
+            .filter(|p| p.complete)
+            .and_then(|p| p.hash_share);
+        match (rule, prof) {
+            (ShareRule::Unknown, _) => text.push_str(" (??%)"),
+            (_, Some(s)) => text.push_str(&format!(" ({})", fmt::pct(Some(s)))),
+            _ => {}
+        }
+    }
+    let _ = site;
+    Some(Cell {
+        value,
+        text,
+        evidence: record_evidence(sys, rec),
+    })
+}
+
+fn bytes_cell(
+    site: &SiteData,
+    sys: &SystemData,
+    cand: &str,
+    label: &str,
+    kind: MetricKind,
+) -> Option<Cell> {
+    let key = (cand.to_string(), label.to_string());
+    let first_sized = || {
+        let mut recs: Vec<&Rec> = sys
+            .records
+            .iter()
+            .filter(|r| r.candidate == cand && r.label == label && !r.sizes.is_empty())
+            .collect();
+        recs.sort_by(|a, b| a.path.cmp(&b.path));
+        recs.into_iter().next()
+    };
+    let side_file = |name: &str| {
+        if site.side.files.contains_key(name) {
+            format!("evidence/side/{name}")
+        } else {
+            String::new()
+        }
+    };
+    let (value, approx, evidence) = match kind {
+        MetricKind::Bandwidth => {
+            if let Some(b) = site.side.kex_bandwidth.get(&key) {
+                (*b, false, side_file("kex_bandwidth.csv"))
+            } else {
+                let r = first_sized()?;
+                let b = r
+                    .kex
+                    .get("kex_total_msg_bytes")
+                    .or_else(|| r.sizes.get("total_msg_bytes"))?;
+                (*b, false, record_evidence(sys, r))
+            }
+        }
+        _ => {
+            let ext = site.side.ext_sizes.get(&key);
+            let from_ext = ext.and_then(|e| match kind {
+                MetricKind::PublicKey => e.public_key,
+                MetricKind::Signature => e.signature,
+                MetricKind::Ciphertext => e.ciphertext,
+                _ => None,
+            });
+            if let Some(v) = from_ext {
+                let approx = kind == MetricKind::Signature
+                    && ext.is_some_and(|e| e.basis == "nominal-variable");
+                (v, approx, side_file("external_sizes.csv"))
+            } else {
+                let r = first_sized()?;
+                let field = match kind {
+                    MetricKind::PublicKey => "pk_bytes",
+                    MetricKind::Signature => "signature_bytes",
+                    MetricKind::Ciphertext => "ct_bytes",
+                    _ => return None,
+                };
+                let v = *r.sizes.get(field).filter(|v| **v > 0)?;
+                (v, false, record_evidence(sys, r))
+            }
+        }
+    };
+    let text = format!(
+        "{}{} B",
+        if approx { "≈" } else { "" },
+        fmt::thousands(value)
+    );
+    Some(Cell {
+        value: value as f64,
+        text,
+        evidence,
+    })
+}
+
+fn is_recommended(site: &SiteData, cand: &str, label: &str) -> bool {
+    site.side.notes.iter().any(|(id, re, note)| {
+        id == cand
+            && note.contains("used in ordered measurements")
+            && regex::Regex::new(re).is_ok_and(|r| r.is_match(label))
+    })
+}
+
+/// Rank one category at one target on one system.
+pub fn rank_category(
+    site: &SiteData,
+    sys: &SystemData,
+    cat: Category,
+    target: u32,
+) -> CategoryRanking {
+    let ms = metrics(cat);
+    // Eligible reference instances at this target with every metric present.
+    let mut labels: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for ((cand, label), b) in &sys.build {
+        if b.variant == "reference" {
+            labels.entry(cand.clone()).or_default().push(label.clone());
+        }
+    }
+    for r in &sys.records {
+        if r.variant == "reference" {
+            let v = labels.entry(r.candidate.clone()).or_default();
+            if !v.contains(&r.label) {
+                v.push(r.label.clone());
+            }
+        }
+    }
+    let mut pool: Vec<Entry> = Vec::new();
+    for (cand, ls) in &mut labels {
+        let Some(c) = site.candidate(cand) else {
+            continue;
+        };
+        if c.category != cat {
+            continue;
+        }
+        ls.sort_by(|a, b| natural_cmp(a, b));
+        for label in ls.iter() {
+            if security_target(&site.side, cand, label) != Some(target) {
+                continue;
+            }
+            let rule = share_rule(site, sys, cat, cand, label);
+            if rule == ShareRule::Omit {
+                continue;
+            }
+            let cells: Option<Vec<Cell>> = ms
+                .iter()
+                .map(|m| match m.kind {
+                    MetricKind::Cycles(op) => sys
+                        .record(cand, label, op)
+                        .and_then(|r| cycles_cell(site, sys, rule, r)),
+                    k => bytes_cell(site, sys, cand, label, k),
+                })
+                .collect();
+            if let Some(cells) = cells {
+                pool.push(Entry {
+                    candidate: cand.clone(),
+                    label: label.clone(),
+                    cells,
+                    ranks: Vec::new(),
+                    mean_rank: 0.0,
+                });
+            }
+        }
+    }
+    // One instance per candidate.
+    let cycle_cols: Vec<usize> = ms
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| matches!(m.kind, MetricKind::Cycles(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let mut cycle_mean = vec![0.0; pool.len()];
+    for &col in &cycle_cols {
+        let vals: Vec<f64> = pool.iter().map(|e| e.cells[col].value).collect();
+        for (i, r) in average_ranks(&vals).into_iter().enumerate() {
+            cycle_mean[i] += r / cycle_cols.len() as f64;
+        }
+    }
+    let mut chosen: HashMap<String, usize> = HashMap::new();
+    for (i, e) in pool.iter().enumerate() {
+        let rec = is_recommended(site, &e.candidate, &e.label);
+        match chosen.get(&e.candidate) {
+            None => {
+                chosen.insert(e.candidate.clone(), i);
+            }
+            Some(&j) => {
+                let rec_j = is_recommended(site, &pool[j].candidate, &pool[j].label);
+                let better = if rec != rec_j {
+                    rec
+                } else {
+                    cycle_mean[i] < cycle_mean[j]
+                };
+                if better {
+                    chosen.insert(e.candidate.clone(), i);
+                }
+            }
+        }
+    }
+    let mut keep: Vec<usize> = chosen.into_values().collect();
+    keep.sort();
+    let mut entries: Vec<Entry> = keep.into_iter().map(|i| pool[i].clone()).collect();
+    let n_metrics = ms.len();
+    for e in &mut entries {
+        e.ranks = vec![0.0; n_metrics];
+    }
+    let mut columns = Vec::new();
+    for col in 0..n_metrics {
+        let vals: Vec<f64> = entries.iter().map(|e| e.cells[col].value).collect();
+        for (i, r) in average_ranks(&vals).into_iter().enumerate() {
+            entries[i].ranks[col] = r;
+        }
+    }
+    for e in &mut entries {
+        e.mean_rank = e.ranks.iter().sum::<f64>() / n_metrics as f64;
+    }
+    entries.sort_by(|a, b| {
+        a.mean_rank
+            .total_cmp(&b.mean_rank)
+            .then_with(|| a.candidate.cmp(&b.candidate))
+    });
+    for col in 0..n_metrics {
+        let mut idx: Vec<usize> = (0..entries.len()).collect();
+        idx.sort_by(|&a, &b| {
+            entries[a].cells[col]
+                .value
+                .total_cmp(&entries[b].cells[col].value)
+                .then_with(|| entries[a].candidate.cmp(&entries[b].candidate))
+        });
+        columns.push(idx);
+    }
+    CategoryRanking {
+        category: cat,
+        metrics: ms,
+        entries,
+        columns,
+    }
+}
+
+/// All categories with at least one ranked instance at `target` on `sys`.
+pub fn rank_target(site: &SiteData, sys: &SystemData, target: u32) -> Vec<CategoryRanking> {
+    [Category::Sign, Category::Kem, Category::Kex, Category::Hash]
+        .into_iter()
+        .map(|c| rank_category(site, sys, c, target))
+        .filter(|r| !r.entries.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_share_average_rank() {
+        assert_eq!(
+            average_ranks(&[5.0, 1.0, 5.0, 3.0]),
+            vec![3.5, 1.0, 3.5, 2.0]
+        );
+        assert_eq!(average_ranks(&[2.0, 2.0, 2.0]), vec![2.0, 2.0, 2.0]);
+        assert!(average_ranks(&[]).is_empty());
+    }
+}
