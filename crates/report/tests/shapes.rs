@@ -406,3 +406,155 @@ fn bad_regex_is_reported_with_file_and_line() {
         "{err}"
     );
 }
+
+/// A key-exchange candidate from the DARTS records: `exchange` plus one step, raw message
+/// sizes from the API, bandwidth from kex_bandwidth.csv.
+#[test]
+fn kex_shaped_candidate() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/x86_1");
+    for (op, src) in [("exchange", "keygen"), ("init_a", "verify")] {
+        let mut r = read_json(&sys.join(format!("records/sign-08/DARTS128__{src}.json")));
+        r["candidate"] = json!("kex-90");
+        r["label"] = json!("KX1");
+        r["instance"] = json!("KX1");
+        r["operation"] = json!(op);
+        r["kat_log"] = Value::Null;
+        r["kat_log_sha256"] = Value::Null;
+        r["sizes"] = json!({"input_bytes": 0, "pk_bytes": 1000, "sk_bytes": 2000,
+            "msg2_bytes": 900, "msg1_bytes": 800, "ss_bytes": 32});
+        r["kex"] = json!({"kex_passes": 2});
+        write_json(&sys.join(format!("records/kex-90/KX1__{op}.json")), &r);
+    }
+    std::fs::write(
+        root.join("performance/kex_bandwidth.csv"),
+        "ID;Instance;PkABytes;PkBBytes;ProtocolMessageBytes\nkex-90;KX1;1000;0;1700\n",
+    )
+    .unwrap();
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "x86_1", "kex-90", Form::Harness).unwrap();
+    assert_has(
+        &page,
+        "- Category: public-key algorithm; function: key exchange",
+    );
+    assert_has(
+        &page,
+        "| `KX1` | 2 | 800 / 900 | 1700 | 1000 / 0 | 2700 | 2000 | 32 |",
+    );
+    // exchange before the single steps.
+    let ops: Vec<&str> = page
+        .lines()
+        .filter(|l| l.starts_with("| `KX1` | ") && l.ends_with(")) |") || l.contains(" (5 × "))
+        .map(|l| l.split(" | ").nth(1).unwrap())
+        .collect();
+    assert_eq!(ops, ["exchange", "init_a"]);
+    assert_has(
+        &page,
+        "[Survey](../performance/symmetric-survey.md) verdict: **not surveyed**",
+    );
+    let summary = summary_page(&ds, "x86_1", Form::Harness).unwrap();
+    assert_has(&summary, "## Key exchange");
+    assert_has(
+        &summary,
+        "| id | algorithm | instance performance report | exchange cycles (sym %) | bandwidth (bytes) | notes |",
+    );
+    assert_has(
+        &summary,
+        "| [kex-90](../kex-90/perf_x86_1.md) | kex-90 [PDF](https://github.com/ngcc-dev/ngcc-harness/blob/main/kex-90/kex-90-spec.pdf) | `KX1` | 953.3 k | 2700 | – |",
+    );
+}
+
+/// method.md §13.4 item 6: zero-placeholder rows of a non-ICCS-only candidate are omitted when
+/// another label uses the ICCS helpers, and shown with `??%` when none does.
+#[test]
+fn summary_non_iccs_rule() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/arm_1");
+    let zero = |label: &str| {
+        for op in ["keygen", "sign", "verify"] {
+            edit_json(&sys.join(format!("profile/{label}__{op}.json")), |p| {
+                p["hash_share"] = json!(0);
+                p["share"] = json!({"drng": 0.01});
+            });
+        }
+    };
+    // sign-06: one label without placeholder share, verdict bypass → that row is omitted.
+    zero("sign-06/COMPASS-SIG-256");
+    // sign-08: every label without placeholder share → rows kept with ??%.
+    for l in ["DARTS128", "DARTS256", "DARTS512"] {
+        zero(&format!("sign-08/{l}"));
+    }
+    let survey = root.join("performance/symmetric_survey.csv");
+    let text = std::fs::read_to_string(&survey)
+        .unwrap()
+        .replace("sign-06;ICCS-only;", "sign-06;bypass;")
+        .replace("sign-08;ICCS-only;", "sign-08;mixed;");
+    std::fs::write(&survey, text).unwrap();
+    let ds = Dataset::load(&root).unwrap();
+    let summary = summary_page(&ds, "arm_1", Form::Harness).unwrap();
+    assert!(!summary.contains("`COMPASS-SIG-256`"), "{summary}");
+    assert!(summary.contains("| `COMPASS-SIG-128` |"));
+    let darts = summary.lines().find(|l| l.contains("`DARTS128`")).unwrap();
+    assert!(
+        darts.ends_with("| `DARTS128` | 792.1 k (??%) | 42.56 M (??%) | 316.0 k (??%) | 1120 | 1449 | mixed own/ICCS primitives |"),
+        "{darts}"
+    );
+    let compass = summary
+        .lines()
+        .find(|l| l.contains("`COMPASS-SIG-128`"))
+        .unwrap();
+    assert!(
+        compass.ends_with("| own symmetric primitives; placeholder share unavailable |"),
+        "{compass}"
+    );
+    // The candidate page still shows every label, with 0.0% shares.
+    let page = candidate_page(&ds, "arm_1", "sign-06", Form::Harness).unwrap();
+    assert!(
+        page.contains("| `COMPASS-SIG-256` | keygen | 0.0% | 1.0% | "),
+        "{page}"
+    );
+}
+
+/// An `exclude` kat_issues row marks the instance `(not timed)` without the "timed anyway"
+/// sentence; two issues are numbered in order of first use.
+#[test]
+fn kat_footnotes_numbered_in_order_of_use() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let issues = root.join("performance/kat_issues.csv");
+    append(
+        &issues,
+        "sign-06;^COMPASS-SIG-512$;exclude;No reference source.",
+    );
+    append(
+        &issues,
+        "sign-06;^COMPASS-SIG-(128|256)$;measure;NOKAT: no vectors; with a; semicolon.",
+    );
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "arm_1", "sign-06", Form::Harness).unwrap();
+    let l = lines(&page);
+    let start = l
+        .iter()
+        .position(|x| *x == "| instance | build flags | KAT |")
+        .unwrap();
+    assert_eq!(
+        &l[start + 2..start + 12],
+        [
+            "| `COMPASS-SIG-128` | guide | PASS [1] |",
+            "| `COMPASS-SIG-256` | guide | PASS [1] |",
+            "| `COMPASS-SIG-384` | guide | PASS |",
+            "| `COMPASS-SIG-512` | guide | PASS [2] (not timed) |",
+            "",
+            "[1] NOKAT: no vectors; with a; semicolon. These instances are timed anyway; their output is not validated.",
+            "",
+            "[2] No reference source.",
+            "",
+            "## 4. Performance",
+        ]
+    );
+}
