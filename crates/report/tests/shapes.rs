@@ -558,3 +558,136 @@ fn kat_footnotes_numbered_in_order_of_use() {
         ]
     );
 }
+
+/// Hash rows against ICCS baseline records (`records/iccs/`): the helper table, the ratio to
+/// the same-width, same-length `pseudoXOF`, ` (ratio –)` without a baseline record, and a
+/// self-test mark.
+#[test]
+fn hash_rows_with_iccs_baseline() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/x86_1");
+    let base = read_json(&sys.join("records/sign-08/DARTS128__keygen.json"));
+    let mut add = |cand: &str, label: &str, len: u64, cycles: f64, digest: u64| {
+        let mut r = base.clone();
+        r["candidate"] = json!(cand);
+        r["label"] = json!(label);
+        r["instance"] = json!(label);
+        r["variant"] = json!(if cand == "iccs" {
+            "iccs-baseline"
+        } else {
+            "reference"
+        });
+        r["operation"] = json!("hash");
+        r["input_bytes"] = json!(len);
+        r["mean_cycles"] = json!(cycles);
+        r["sizes"] = json!({"input_bytes": len, "digest_bytes": digest});
+        r["kat_log"] = Value::Null;
+        write_json(
+            &sys.join(format!("records/{cand}/{label}__hash_{len}.json")),
+            &r,
+        );
+    };
+    add("hash-90", "HX256", 32, 4068.0, 32);
+    add("hash-90", "HX256", 1024, 23700.0, 32);
+    add("hash-90", "HX256", 65536, 1.4e6, 32);
+    add("iccs", "pseudoXOF-256", 32, 4530.0, 32);
+    add("iccs", "pseudoXOF-256", 65536, 1.3959e6, 32);
+    add("iccs", "sm3hash-256", 32, 1469.0, 32);
+    add("iccs", "pseudohash-512", 32, 9999.6, 64);
+    edit_json(&sys.join("build.json"), |b| {
+        let inst = b["instances"].as_object_mut().unwrap();
+        for (label, kat) in [
+            ("pseudoXOF-256", "PASS"),
+            ("sm3hash-256", "PASS"),
+            ("pseudohash-512", "MISMATCH"),
+        ] {
+            inst.insert(
+                format!("iccs/{label}"),
+                json!({"candidate": "iccs", "label": label, "instance": label,
+                       "variant": "iccs-baseline", "flags": "guide", "kat": kat}),
+            );
+        }
+    });
+    let ds = Dataset::load(&root).unwrap();
+    let summary = summary_page(&ds, "x86_1", Form::Harness).unwrap();
+    let l = lines(&summary);
+    let at = l.iter().position(|x| *x == "## ICCS hash helpers").unwrap();
+    assert_eq!(
+        &l[at + 4..at + 10],
+        [
+            "| ICCS helper | output bits | 32 B | 128 B | 512 B | 1 KiB | 4 KiB | 8 KiB | 16 KiB | 64 KiB | cycles/byte (64 KiB) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| `sm3hash` | 256 | 1469 | – | – | – | – | – | – | – | – |",
+            "| `pseudohash` ⚠ self-test MISMATCH | 512 | 10000 | – | – | – | – | – | – | – | – |",
+            "| `pseudoXOF` | 256 | 4530 | – | – | – | – | – | – | 1.40 M | 21.3 |",
+            "",
+        ]
+    );
+    assert_eq!(l[at + 10], "## Hash functions");
+    assert_has(
+        &summary,
+        "| id | algorithm | instance performance report | 32 B cycles (× pseudoXOF) | 1 KiB cycles (× pseudoXOF) | 64 KiB cycles (× pseudoXOF) | notes |",
+    );
+    assert_has(
+        &summary,
+        "| [hash-90](../hash-90/perf_x86_1.md) | hash-90 [PDF](https://github.com/ngcc-dev/ngcc-harness/blob/main/hash-90/hash-90-spec.pdf) | `HX256` | 4068 (0.90×) | 23.7 k (ratio –) | 1.40 M (1.00×) | – |",
+    );
+    assert!(summary.contains("([helper timings](#iccs-hash-helpers))"));
+    // The baseline is not a candidate: no page, no summary row.
+    assert!(!summary.contains("[iccs]"));
+    let pages = pqperf_report::all_pages(&ds, "x86_1", Form::Harness).unwrap();
+    assert!(!pages.iter().any(|(p, _)| p.starts_with("iccs/")));
+}
+
+/// Method page: records whose own environment deviates from the fixed host state are counted
+/// by kind; a firmware-clocked system gets the measured-clock text.
+#[test]
+fn method_deviations_and_firmware_clock() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/x86_1");
+    edit_json(&sys.join("records/sign-08/DARTS128__sign.json"), |r| {
+        r["environment"]["cpufreq_governor"] = json!("powersave");
+        r["environment"]["smt_control"] = json!("on");
+    });
+    edit_json(&sys.join("records/sign-08/DARTS256__sign.json"), |r| {
+        r["environment"]["intel_pstate_no_turbo"] = json!("0");
+    });
+    let ds = Dataset::load(&root).unwrap();
+    let m = pqperf_report::method_page(&ds, "x86_1", Form::Harness).unwrap();
+    assert!(
+        m.contains("`CLOCK_MONOTONIC_RAW`. Of 39 timing records, some deviate from the fixed host state: SMT on (1); governor powersave (1); turbo enabled (1).\n"),
+        "{m}"
+    );
+
+    // arm_1 as a firmware-clocked host: no cpufreq driver in any environment.
+    let arm = root.join("performance/data/arm_1");
+    for e in std::fs::read_dir(arm.join("records")).unwrap() {
+        for f in std::fs::read_dir(e.unwrap().path()).unwrap() {
+            edit_json(&f.unwrap().path(), |r| {
+                let env = &mut r["environment"];
+                for k in [
+                    "cpufreq_governor",
+                    "cpufreq_driver",
+                    "cpufreq_min_khz",
+                    "cpufreq_max_khz",
+                ] {
+                    env[k] = Value::Null;
+                }
+                env["core_clock_mhz"] = json!(3400);
+            });
+        }
+    }
+    let ds = Dataset::load(&root).unwrap();
+    let m = pqperf_report::method_page(&ds, "arm_1", Form::Harness).unwrap();
+    assert!(m.contains("- One Qualcomm Oryon core (CPU 2; measured 3.40 GHz, set by firmware (no OS frequency scaling or boost), SMT none). "), "{m}");
+    assert!(m.contains("All 30 timing records were taken in this state (no cpufreq driver; the firmware-set clock, measured on the timing core with the cycle counter before each phase, was steady at 3.40 GHz; SMT none; hardware cycle counter available), as stored in each record. A trial that ran below 95% of that clock was repeated, up to twice.\n"), "{m}");
+    let page = candidate_page(&ds, "arm_1", "sign-08", Form::Harness).unwrap();
+    assert_has(
+        &page,
+        "| clock | measured 3.40 GHz, set by firmware (no OS frequency scaling or boost), SMT none |",
+    );
+}
