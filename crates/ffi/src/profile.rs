@@ -156,20 +156,26 @@ impl Hashprof {
     /// Used buckets in order of first occurrence, and the number of calls that found no
     /// free slot.
     pub fn entries(&self) -> (Vec<HashprofEntry>, u64) {
-        let mut buf = vec![
-            RawEntry {
-                func: [0; 24],
-                in_bits: 0,
-                out_bits: 0,
-                calls: 0,
-                ticks: 0
-            };
-            8192
-        ];
+        let empty = RawEntry {
+            func: [0; 24],
+            in_bits: 0,
+            out_bits: 0,
+            calls: 0,
+            ticks: 0,
+        };
+        // Few shapes are usual: try a small buffer first, the table's full size if it fills.
+        let mut buf = vec![empty; 256];
         let mut overflow = 0u64;
-        // SAFETY: buf has room for buf.len() entries; the library writes at most that many
-        // and stores the overflow count through a valid pointer.
-        let n = unsafe { (self.entries)(buf.as_mut_ptr(), buf.len(), &mut overflow) };
+        let mut n = 0usize;
+        for cap in [256usize, 8192] {
+            buf.resize(cap, empty);
+            // SAFETY: buf has room for buf.len() entries; the library writes at most that
+            // many and stores the overflow count through a valid pointer.
+            n = unsafe { (self.entries)(buf.as_mut_ptr(), buf.len(), &mut overflow) };
+            if n < cap {
+                break;
+            }
+        }
         let out = buf[..n.min(buf.len())]
             .iter()
             .map(|r| {
