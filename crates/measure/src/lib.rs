@@ -1,2 +1,15 @@
-//! Stage measure: host checks, counters, the per-trial driver, calibration and planning, campaigns, sharding and publication of evidence.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
+//! Stage measure: host checks, the per-trial driver child, calibration and planning,
+//! campaigns with resumable phases, sharding and publication of the evidence.
+
+pub mod driver;
+pub mod error;
+pub mod host;
+pub mod plan;
+pub mod systems;
+
+pub use error::MeasureError;
+pub mod campaign;
+pub mod runner;
+pub mod shard;
+
+pub use regex::Regex;

@@ -1,32 +1,285 @@
 //! `pqperf check`, `pqperf campaign`, `pqperf demo` and the hidden driver child.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
-#[derive(clap::Args)]
-pub struct CheckArgs {}
+use anyhow::{Context, bail};
+use pqperf_measure::campaign::{self, CampaignOptions, Hooks, Phase};
+use pqperf_measure::host::{self, CheckOptions};
+use pqperf_measure::plan::Planning;
+use pqperf_measure::{Regex, driver, shard};
 
-pub fn run_check(_args: CheckArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+fn code(c: i32) -> ExitCode {
+    ExitCode::from(c.clamp(0, 255) as u8)
 }
 
+/// `pqperf check`: host problems (method §3.1) and the environment snapshot (§3.2).
 #[derive(clap::Args)]
-pub struct CampaignArgs {}
-
-pub fn run_campaign(_args: CampaignArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+pub struct CheckArgs {
+    /// Benchmark CPU (default: the last CPU this process may use).
+    #[arg(long)]
+    cpu: Option<usize>,
+    /// Also print the environment snapshot as JSON.
+    #[arg(long)]
+    env: bool,
 }
 
-#[derive(clap::Args)]
-pub struct DemoArgs {}
-
-pub fn run_demo(_args: DemoArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+pub fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
+    let cpu = a.cpu.unwrap_or_else(campaign::default_cpu);
+    let problems = host::host_problems(&CheckOptions::new(cpu));
+    for p in &problems {
+        println!("HOST: {p}");
+    }
+    if problems.is_empty() {
+        println!("host ready");
+    } else {
+        println!("{} problem(s)", problems.len());
+    }
+    let kind = host::counter_kind();
+    let probe = host::clock_probe(cpu, 21, 50);
+    let info = host::counter_info(kind, probe.as_ref());
+    println!(
+        "counter: {} at {} Hz{}",
+        info["counter"].as_str().unwrap_or("?"),
+        info["counter_hz"],
+        if kind == pqperf_ffi::counters::CounterKind::Cycles {
+            " (user-mode core cycles)"
+        } else {
+            " (reference ticks, not core cycles: no hardware PMU reachable)"
+        }
+    );
+    if a.env {
+        let env = host::environment(cpu, probe.as_ref());
+        print!("{}", pqperf_model::pyjson::value_to_string(&env));
+    }
+    Ok(code(i32::from(!problems.is_empty())))
 }
 
-#[derive(clap::Args)]
-pub struct DriverArgs {}
+/// Options shared by `campaign` and `demo`.
+#[derive(clap::Args, Clone)]
+pub struct CampaignCommon {
+    /// Run directory (default: runs/<hostname>-campaign-<UTC stamp>).
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Benchmark CPU (default: the last CPU this process may use).
+    #[arg(long)]
+    cpu: Option<usize>,
+    /// Regex searched in candidate ids.
+    #[arg(long)]
+    only: Option<String>,
+    /// Skip instances whose cand/label matches (bare flag: the reference's slow instances).
+    #[arg(long, num_args = 0..=1, default_missing_value = campaign::DEFAULT_DEFER)]
+    defer: Option<String>,
+    /// Process only the deferred instances.
+    #[arg(long)]
+    deferred_only: bool,
+    /// System id (must be registered in systems.csv).
+    #[arg(long)]
+    system: Option<String>,
+    /// Register this machine in systems.csv with this description when it is not registered.
+    #[arg(long)]
+    register: Option<String>,
+    /// The systems registry (default: systems.csv beside the run directory).
+    #[arg(long)]
+    systems: Option<PathBuf>,
+    /// Only shard K of N (calibrate/measure/profile).
+    #[arg(long)]
+    shard: Option<String>,
+    /// Seconds of timed work aimed at per trial.
+    #[arg(long, default_value_t = 1.0)]
+    trial_target: f64,
+    /// Seconds per operation above which fewer calls are timed.
+    #[arg(long, default_value_t = 900.0)]
+    op_budget: f64,
+    /// Measure although host checks fail (records and pages name the problems).
+    #[arg(long)]
+    allow_unfixed_host: bool,
+    /// Published datasets (performance/data) giving prior run times for sharding.
+    #[arg(long)]
+    prior_data: Option<PathBuf>,
+    /// Hard timeout of a calibration run, seconds (reference: 6 h).
+    #[arg(long, default_value_t = 21600.0)]
+    calibration_timeout: f64,
+    /// Dataset root written by `publish` (default: <run-dir>/dataset).
+    #[arg(long)]
+    publish_to: Option<PathBuf>,
+    /// Do not record per-call samples.
+    #[arg(long)]
+    no_samples: bool,
+    /// Clock-probe attempts of the host check (5 s apart).
+    #[arg(long, default_value_t = 3)]
+    probe_attempts: usize,
+}
 
-pub fn run_driver(_args: DriverArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+impl CampaignCommon {
+    fn options(&self) -> anyhow::Result<CampaignOptions> {
+        let run = match &self.run_dir {
+            Some(r) => r.clone(),
+            None => {
+                let host = pqperf_ffi::procinfo::uname().nodename;
+                let stamp = campaign::utc_now()
+                    .chars()
+                    .filter(|c| c.is_ascii_digit() || *c == 'T')
+                    .take(15)
+                    .collect::<String>();
+                PathBuf::from("runs").join(format!("{host}-campaign-{stamp}Z"))
+            }
+        };
+        std::fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
+        let mut o = CampaignOptions::new(&run)?;
+        if let Some(c) = self.cpu {
+            o.cpu = c;
+        }
+        let re = |s: &str| Regex::new(s).with_context(|| format!("bad regex {s:?}"));
+        o.only = self.only.as_deref().map(re).transpose()?;
+        o.defer = self.defer.as_deref().map(re).transpose()?;
+        o.deferred_only = self.deferred_only;
+        o.system = self.system.clone();
+        o.register = self.register.clone();
+        if let Some(s) = &self.systems {
+            o.systems_csv = s.clone();
+        }
+        if let Some(s) = &self.shard {
+            let (k, n) = s
+                .split_once('/')
+                .and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?)))
+                .filter(|(k, n)| *k >= 1 && k <= n)
+                .with_context(|| format!("--shard must be K/N with 1 <= K <= N, got {s}"))?;
+            o.shard = Some((k, n));
+        }
+        o.planning = Planning::new(self.trial_target, self.op_budget);
+        o.allow_unfixed_host = self.allow_unfixed_host;
+        o.prior_data = self.prior_data.clone();
+        o.calibration_timeout = Duration::from_secs_f64(self.calibration_timeout.max(1.0));
+        o.publish_to = self.publish_to.clone();
+        o.samples = !self.no_samples;
+        o.probe_attempts = self.probe_attempts;
+        Ok(o)
+    }
+}
+
+/// `pqperf campaign <phase>`.
+#[derive(clap::Args)]
+pub struct CampaignArgs {
+    /// check, build, kat, baseline, calibrate, measure, profile, hashcost, all, plan, publish,
+    /// or parallel (one shard per --cpus entry plus --deferred-cpu).
+    phase: String,
+    #[command(flatten)]
+    common: Box<CampaignCommon>,
+    /// parallel: benchmark CPUs, one shard each (comma or space separated).
+    #[arg(long)]
+    cpus: Option<String>,
+    /// parallel: CPU of the deferred instances.
+    #[arg(long)]
+    deferred_cpu: Option<usize>,
+}
+
+/// The hooks through which other stages provide their phases.
+pub fn hooks() -> Hooks {
+    Hooks::default()
+}
+
+pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
+    if a.phase == "parallel" {
+        let run = a
+            .common
+            .run_dir
+            .clone()
+            .context("parallel needs --run-dir")?;
+        let cpus: Vec<usize> = a
+            .cpus
+            .as_deref()
+            .context("parallel needs --cpus")?
+            .split([',', ' '])
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<usize>().with_context(|| format!("bad CPU {s}")))
+            .collect::<anyhow::Result<_>>()?;
+        let mut extra = vec![
+            "--trial-target".to_string(),
+            a.common.trial_target.to_string(),
+            "--op-budget".into(),
+            a.common.op_budget.to_string(),
+            "--calibration-timeout".into(),
+            a.common.calibration_timeout.to_string(),
+            "--probe-attempts".into(),
+            a.common.probe_attempts.to_string(),
+        ];
+        if a.common.allow_unfixed_host {
+            extra.push("--allow-unfixed-host".into());
+        }
+        if let Some(s) = &a.common.system {
+            extra.extend(["--system".into(), s.clone()]);
+        }
+        if let Some(s) = &a.common.systems {
+            extra.extend(["--systems".into(), s.to_string_lossy().into_owned()]);
+        }
+        if let Some(s) = &a.common.prior_data {
+            extra.extend(["--prior-data".into(), s.to_string_lossy().into_owned()]);
+        }
+        if let Some(s) = &a.common.only {
+            extra.extend(["--only".into(), s.clone()]);
+        }
+        if a.common.no_samples {
+            extra.push("--no-samples".into());
+        }
+        let exe = std::env::current_exe()?;
+        let c = shard::launch(
+            &exe,
+            &run,
+            &cpus,
+            a.deferred_cpu,
+            &["calibrate", "measure", "profile"],
+            &extra,
+        )?;
+        return Ok(code(c));
+    }
+    let Some(phase) = Phase::parse(&a.phase) else {
+        bail!("unknown phase {:?}", a.phase);
+    };
+    if phase == Phase::Publish && a.common.run_dir.is_none() {
+        bail!("publish needs --run-dir");
+    }
+    let opts = a.common.options()?;
+    let out = campaign::run_phase(phase, &opts, &hooks())?;
+    Ok(code(out.code))
+}
+
+/// `pqperf demo`: see [`run_demo`].
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Run directory (default: runs/demo).
+    #[arg(long, default_value = "runs/demo")]
+    run_dir: PathBuf,
+    /// Seconds of timed work per trial (short: this is a demo).
+    #[arg(long, default_value_t = 0.05)]
+    trial_target: f64,
+    /// Benchmark CPU (default: the last CPU this process may use).
+    #[arg(long)]
+    cpu: Option<usize>,
+}
+
+pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
+    crate::cmd::demo::run(&a.run_dir, a.trial_target, a.cpu)
+}
+
+/// The hidden driver child: `pqperf driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] …`.
+#[derive(clap::Args)]
+pub struct DriverArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+pub fn run_driver(a: DriverArgs) -> anyhow::Result<ExitCode> {
+    let args = match driver::DriverArgs::parse(&a.args) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(code(2));
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let c = driver::run(&args, &mut out, &mut std::io::stderr());
+    Ok(code(c))
 }
