@@ -176,14 +176,22 @@ pub(crate) fn split_field(outer: &str, msg: &str) -> (String, String) {
             let (inner2, rest2) = split_field(inner, rest);
             (join_path(outer, &inner2), rest2)
         }
-        None => (outer.to_string(), msg.to_string()),
+        None => (clean_path(outer), msg.to_string()),
     }
+}
+
+/// A field path without serde_path_to_error's unknown segments (`?`).
+fn clean_path(p: &str) -> String {
+    p.split('.')
+        .filter(|s| *s != "?")
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// `a` + `b` as a field path (`a.b`, `a[0]`).
 pub(crate) fn join_path(a: &str, b: &str) -> String {
-    let a = if a == "?" { "" } else { a };
-    let b = if b == "?" { "" } else { b };
+    let (a, b) = (clean_path(a), clean_path(b));
+    let (a, b) = (a.as_str(), b.as_str());
     if a.is_empty() {
         b.to_string()
     } else if b.is_empty() {
