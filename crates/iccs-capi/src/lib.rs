@@ -135,14 +135,17 @@ pub fn write_provider(dir: &Path) -> io::Result<Provider> {
     })
 }
 
-/// Write via a temporary file and rename (readers never see a half-written archive); skip
-/// identical contents so that make-style timestamps stay put.
+/// Write via a unique temporary file and rename (readers never see a half-written archive,
+/// concurrent writers of the same provider directory do not clash); skip identical contents
+/// so that make-style timestamps stay put.
 fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<()> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }
     let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = path.with_file_name(format!(".{file_name}.tmp{}", std::process::id()));
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_file_name(format!(".{file_name}.tmp{}-{seq}", std::process::id()));
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)
 }
@@ -250,6 +253,34 @@ mod tests {
         assert_eq!(labels[11], "pseudoXOF-2048");
         assert!(HashInstance::new(Helper::Pseudohash, 256).is_none());
         assert!(HashInstance::new(Helper::PseudoXof, 12).is_none());
+    }
+
+    #[test]
+    fn write_provider_is_idempotent_and_thread_safe() {
+        let dir = std::env::temp_dir().join(format!("pqperf-iccs-capi-{}", std::process::id()));
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let d = dir.clone();
+                std::thread::spawn(move || write_provider(&d).unwrap())
+            })
+            .collect();
+        let provs: Vec<Provider> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        assert!(provs.windows(2).all(|w| w[0] == w[1]));
+        let p = &provs[0];
+        assert_eq!(std::fs::read(&p.static_lib).unwrap(), STATIC_LIB_BYTES);
+        for (name, text) in INCLUDE_FILES {
+            assert_eq!(
+                std::fs::read_to_string(p.include_dir.join(name)).unwrap(),
+                *text
+            );
+        }
+        let leftovers = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+            .count();
+        assert_eq!(leftovers, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
