@@ -25,6 +25,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub mod selftest;
+
 /// The static library bytes (built by `build.rs`).
 pub const STATIC_LIB_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libpqperf_iccs.a"));
 
