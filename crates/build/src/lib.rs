@@ -1,2 +1,422 @@
-//! Stage build: candidate import (PQClean, ICCS submissions) and gcc builds of one shared library per instance, recorded in build.json.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
+//! Stage build: candidate import (PQClean, ICCS submissions) and gcc builds of one shared
+//! library per instance, recorded in build.json.
+//!
+//! Library API used by the CLI and the campaign orchestrator:
+//! * [`import_pqclean`] / [`import_iccs`] → catalog entries in `<run>/catalog.toml`;
+//! * [`build`] → `lib/<id>/lib<label>.so` per instance, `build/<id>.log` with every command
+//!   (`$ <shell-quoted argv>`), `build.json`;
+//! * [`build_instance`] builds one instance with a given flag set (the KAT stage uses it for
+//!   the harness-default fallback).
+//!
+//! Submitted Makefiles, CMake files and scripts are never run: sources are selected from the
+//! catalog and compiled with gcc directly, in a fresh copy of the sources.
+
+pub mod compile;
+pub mod flags;
+pub mod iccs_import;
+pub mod pqclean;
+pub mod shim;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use pqperf_model::catalog::{Catalog, CatalogError};
+use pqperf_model::{BuildEntry, BuildJson};
+
+pub use compile::{InstanceBuild, build_instance, elf_load_bytes, sha256_file};
+pub use flags::FlagSet;
+pub use iccs_import::{IccsImportOptions, import_iccs};
+
+/// Errors of the build stage.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The catalog is malformed (names file and line).
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// Evidence could not be read or written.
+    #[error(transparent)]
+    Model(#[from] pqperf_model::ModelError),
+    /// Bad input (submission layout, META.yml, option).
+    #[error("{0}")]
+    Input(String),
+    /// An external tool (cargo, gcc) failed to run.
+    #[error("{0}")]
+    Tool(String),
+}
+
+impl BuildError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> BuildError {
+        BuildError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Default run directory (relative to the current directory).
+pub const DEFAULT_RUN_DIR: &str = "runs/default";
+
+/// `<run>/catalog.toml` unless given.
+pub fn catalog_path(run_dir: &Path, catalog: Option<&Path>) -> PathBuf {
+    catalog
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| run_dir.join("catalog.toml"))
+}
+
+/// Load the catalog, or an empty one when the file does not exist.
+pub fn load_or_empty(path: &Path) -> Result<Catalog, BuildError> {
+    if path.exists() {
+        Ok(Catalog::load(path)?)
+    } else {
+        Ok(Catalog::default())
+    }
+}
+
+/// Options of `pqperf import pqclean`.
+#[derive(Debug, Clone)]
+pub struct PqcleanImportOptions {
+    pub run_dir: PathBuf,
+    /// Catalog file (default `<run>/catalog.toml`).
+    pub catalog: Option<PathBuf>,
+    /// Use this PQClean tree instead of locating the pinned crate through cargo.
+    pub tree: Option<PathBuf>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone)]
+pub struct ImportSummary {
+    pub catalog: PathBuf,
+    /// Candidate ids written (replaced or added).
+    pub candidates: Vec<String>,
+    /// Number of instances written.
+    pub instances: usize,
+    /// Human-readable notes (skipped implementations, ignored folders).
+    pub notes: Vec<String>,
+}
+
+/// `pqperf import pqclean`: every implementation of every META.yml scheme this CPU can run.
+pub fn import_pqclean(opts: &PqcleanImportOptions) -> Result<ImportSummary, BuildError> {
+    let tree = match &opts.tree {
+        Some(t) => t.clone(),
+        None => pqclean::locate_tree(&opts.run_dir.join(".pqclean-locator"))?,
+    };
+    let tree = std::fs::canonicalize(&tree).map_err(|e| BuildError::io(&tree, e))?;
+    let imported = pqclean::read_tree(&tree, &pqclean::cpu_flags())?;
+    let cat_path = catalog_path(&opts.run_dir, opts.catalog.as_deref());
+    let mut cat = load_or_empty(&cat_path)?;
+    let mut ids = Vec::new();
+    let mut n = 0;
+    for c in imported.candidates {
+        n += c.instances.len();
+        ids.push(c.id.clone());
+        cat.upsert(c);
+    }
+    cat.validate()?;
+    cat.save(&cat_path)
+        .map_err(|e| BuildError::io(&cat_path, e))?;
+    let mut notes: Vec<String> = imported
+        .skipped
+        .iter()
+        .map(|s| format!("skipped {}/{}: {}", s.scheme, s.implementation, s.reason))
+        .collect();
+    notes.extend(
+        imported
+            .ignored_folders
+            .iter()
+            .map(|f| format!("ignored {f}: no META.yml")),
+    );
+    notes.insert(0, format!("PQClean tree: {}", tree.display()));
+    Ok(ImportSummary {
+        catalog: cat_path,
+        candidates: ids,
+        instances: n,
+        notes,
+    })
+}
+
+/// Options of `pqperf build`.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub run_dir: PathBuf,
+    /// Catalog file (default `<run>/catalog.toml`).
+    pub catalog: Option<PathBuf>,
+    /// Regex searched in `<id>/<label>`: only matching instances are built.
+    pub only: Option<String>,
+    /// Instances built concurrently.
+    pub jobs: usize,
+    /// Print one progress line per instance on stderr.
+    pub progress: bool,
+}
+
+impl BuildOptions {
+    /// Defaults for a run directory.
+    pub fn new(run_dir: impl Into<PathBuf>) -> BuildOptions {
+        BuildOptions {
+            run_dir: run_dir.into(),
+            catalog: None,
+            only: None,
+            jobs: 2,
+            progress: false,
+        }
+    }
+}
+
+/// What a build did.
+#[derive(Debug, Clone)]
+pub struct BuildSummary {
+    /// `<id>/<label>` keys built successfully, in catalog order.
+    pub built: Vec<String>,
+    /// Keys that failed with every flag set (BUILDFAIL).
+    pub failed: Vec<String>,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// build.json path.
+    pub build_json: PathBuf,
+}
+
+/// The run's build.json path.
+pub fn build_json_path(run_dir: &Path) -> PathBuf {
+    run_dir.join("build.json")
+}
+
+/// Read `<run>/build.json` (empty when absent).
+pub fn read_build_json(run_dir: &Path) -> Result<BuildJson, BuildError> {
+    let p = build_json_path(run_dir);
+    if !p.exists() {
+        return Ok(BuildJson::default());
+    }
+    Ok(pqperf_model::pyjson::read::<BuildJson>(
+        &p,
+        Path::new("build.json"),
+    )?)
+}
+
+/// Write `<run>/build.json` atomically in the reference serialisation.
+pub fn write_build_json(run_dir: &Path, bj: &BuildJson) -> Result<(), BuildError> {
+    let p = build_json_path(run_dir);
+    let text = pqperf_model::pyjson::to_string(bj)
+        .map_err(|e| BuildError::Input(format!("build.json: {e}")))?;
+    pqperf_model::fsutil::write_atomic(&p, text.as_bytes()).map_err(|e| BuildError::io(&p, e))
+}
+
+/// Compile `--only` (searched in `<id>/<label>`).
+pub fn only_regex(only: Option<&str>) -> Result<Option<regex::Regex>, BuildError> {
+    only.map(|o| regex::Regex::new(o).map_err(|e| BuildError::Input(format!("--only {o:?}: {e}"))))
+        .transpose()
+}
+
+/// The shared build context (provider, compiler, folders).
+#[derive(Debug, Clone)]
+pub struct BuildCtx {
+    pub run_dir: PathBuf,
+    pub catalog_dir: PathBuf,
+    /// ICCS provider static library (absolute).
+    pub provider_lib: PathBuf,
+    /// ICCS provider headers (absolute).
+    pub provider_include: PathBuf,
+    /// `x86_64`, `aarch64`.
+    pub arch: String,
+    /// `gcc 12.2.0`.
+    pub compiler: String,
+}
+
+impl BuildCtx {
+    /// Write the ICCS provider into `<run>/provider/` and probe the compiler.
+    pub fn new(run_dir: &Path, catalog_file: &Path) -> Result<BuildCtx, BuildError> {
+        std::fs::create_dir_all(run_dir).map_err(|e| BuildError::io(run_dir, e))?;
+        let run_abs = std::fs::canonicalize(run_dir).map_err(|e| BuildError::io(run_dir, e))?;
+        let pdir = run_abs.join("provider");
+        let provider = pqperf_iccs_capi::write_provider(&pdir).map_err(|e| {
+            BuildError::Tool(format!(
+                "writing the ICCS provider to {}: {e}",
+                pdir.display()
+            ))
+        })?;
+        let catalog_dir = catalog_file
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let catalog_dir =
+            std::fs::canonicalize(catalog_dir).map_err(|e| BuildError::io(catalog_dir, e))?;
+        Ok(BuildCtx {
+            run_dir: run_abs,
+            catalog_dir,
+            provider_lib: provider.static_lib,
+            provider_include: provider.include_dir,
+            arch: pqclean::machine_arch().to_string(),
+            compiler: compile::compiler_version("gcc"),
+        })
+    }
+}
+
+/// Turn an instance build into its build.json entry (KAT fields unset: `kat` = `NOLOG`
+/// for a built library, `BUILDFAIL` otherwise).
+pub fn entry_for(b: &InstanceBuild, guide_result: Option<String>) -> BuildEntry {
+    let mut e = BuildEntry {
+        candidate: b.candidate.clone(),
+        label: b.label.clone(),
+        instance: b.instance.clone(),
+        variant: b.variant.clone(),
+        flags: b.flags.name().to_string(),
+        kat: if b.ok {
+            "NOLOG".into()
+        } else {
+            "BUILDFAIL".into()
+        },
+        guide_result,
+        ..Default::default()
+    };
+    if b.ok {
+        e.library = Some(b.library_rel.clone());
+        e.library_sha256 = b.library_sha256.clone();
+        e.elf_load_bytes = b.elf_load_bytes;
+    }
+    let x = &mut e.extra;
+    x.insert("api".into(), b.api.to_string().into());
+    x.insert("build_flags".into(), b.flag_string.clone().into());
+    x.insert("compiler".into(), b.compiler.clone().into());
+    x.insert("build_log".into(), b.log_rel.clone().into());
+    x.insert(
+        "build_seconds".into(),
+        serde_json::json!((b.seconds * 1000.0).round() / 1000.0),
+    );
+    e
+}
+
+/// Append an instance's log text to `build/<id>.log` (serialised by `lock`).
+pub fn append_log(run_dir: &Path, b: &InstanceBuild, lock: &Mutex<()>) -> Result<(), BuildError> {
+    use std::io::Write;
+    let _g = lock.lock().unwrap_or_else(|p| p.into_inner());
+    let p = run_dir.join(&b.log_rel);
+    if let Some(d) = p.parent() {
+        std::fs::create_dir_all(d).map_err(|e| BuildError::io(d, e))?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&p)
+        .map_err(|e| BuildError::io(&p, e))?;
+    f.write_all(b.log.as_bytes())
+        .map_err(|e| BuildError::io(&p, e))
+}
+
+/// Build one instance with its first flag set and, if that fails, with the harness
+/// defaults. Returns the final build and the first result when the fallback was used.
+pub fn build_with_fallback(
+    ctx: &BuildCtx,
+    cat: &Catalog,
+    cand_idx: usize,
+    inst_idx: usize,
+) -> (InstanceBuild, Option<InstanceBuild>) {
+    let cand = &cat.candidates[cand_idx];
+    let inst = &cand.instances[inst_idx];
+    let first = build_instance(ctx, cand, inst, FlagSet::for_variant(&inst.variant));
+    if first.ok {
+        return (first, None);
+    }
+    let second = build_instance(ctx, cand, inst, FlagSet::HarnessDefault);
+    (second, Some(first))
+}
+
+/// `pqperf build`: one library per selected instance, in parallel over instances; build.json
+/// updated after each instance (entries of other instances are kept).
+pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
+    let t0 = Instant::now();
+    let cat_path = catalog_path(&opts.run_dir, opts.catalog.as_deref());
+    let cat = Catalog::load(&cat_path)?;
+    let only = only_regex(opts.only.as_deref())?;
+    let ctx = BuildCtx::new(&opts.run_dir, &cat_path)?;
+    let mut todo = Vec::new();
+    for (ci, c) in cat.candidates.iter().enumerate() {
+        for (ii, i) in c.instances.iter().enumerate() {
+            let key = i.key(c);
+            if only.as_ref().is_none_or(|r| r.is_match(&key)) {
+                todo.push((ci, ii, key));
+            }
+        }
+    }
+    // Fresh logs for the candidates being built.
+    let mut cands: Vec<&str> = todo
+        .iter()
+        .map(|(ci, _, _)| cat.candidates[*ci].id.as_str())
+        .collect();
+    cands.dedup();
+    for id in cands {
+        let p = ctx.run_dir.join("build").join(format!("{id}.log"));
+        let _ = std::fs::remove_file(&p);
+    }
+    let bj = Mutex::new(read_build_json(&opts.run_dir)?);
+    let log_lock = Mutex::new(());
+    let results: Mutex<Vec<(usize, String, bool)>> = Mutex::new(Vec::new());
+    let first_err: Mutex<Option<BuildError>> = Mutex::new(None);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs.max(1))
+        .build()
+        .map_err(|e| BuildError::Tool(format!("thread pool: {e}")))?;
+    let total = todo.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    pool.scope(|s| {
+        for (order, (ci, ii, key)) in todo.iter().enumerate() {
+            let (ctx, cat, bj, log_lock, results, first_err, done) =
+                (&ctx, &cat, &bj, &log_lock, &results, &first_err, &done);
+            s.spawn(move |_| {
+                let (b, first) = build_with_fallback(ctx, cat, *ci, *ii);
+                let mut res = append_log(&ctx.run_dir, first.as_ref().unwrap_or(&b), log_lock);
+                if first.is_some() && res.is_ok() {
+                    res = append_log(&ctx.run_dir, &b, log_lock);
+                }
+                let entry = entry_for(&b, first.as_ref().map(|_| "BUILDFAIL".to_string()));
+                {
+                    let mut g = bj.lock().unwrap_or_else(|p| p.into_inner());
+                    g.instances.insert(key.clone(), entry);
+                    if let Err(e) = write_build_json(&ctx.run_dir, &g).and(res) {
+                        first_err.lock().unwrap().get_or_insert(e);
+                    }
+                }
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                if opts.progress {
+                    eprintln!(
+                        "build [{n}/{total}] {key}: {} ({}, {:.1} s)",
+                        if b.ok { "ok" } else { "BUILDFAIL" },
+                        b.flags.name(),
+                        b.seconds
+                    );
+                }
+                results.lock().unwrap().push((order, key.clone(), b.ok));
+            });
+        }
+    });
+    if let Some(e) = first_err.into_inner().unwrap() {
+        return Err(e);
+    }
+    let mut res = results.into_inner().unwrap();
+    res.sort_by_key(|r| r.0);
+    // Keep build.json in catalog order for the keys of this catalog.
+    let mut bj = bj.into_inner().unwrap();
+    let mut ordered = indexmap::IndexMap::new();
+    for (c, i) in cat.instances() {
+        let k = i.key(c);
+        if let Some(e) = bj.instances.shift_remove(&k) {
+            ordered.insert(k, e);
+        }
+    }
+    for (k, e) in bj.instances.drain(..) {
+        ordered.insert(k, e);
+    }
+    bj.instances = ordered;
+    write_build_json(&opts.run_dir, &bj)?;
+    Ok(BuildSummary {
+        built: res.iter().filter(|r| r.2).map(|r| r.1.clone()).collect(),
+        failed: res.iter().filter(|r| !r.2).map(|r| r.1.clone()).collect(),
+        seconds: t0.elapsed().as_secs_f64(),
+        build_json: build_json_path(&opts.run_dir),
+    })
+}

@@ -697,7 +697,8 @@ impl KexApi {
             });
         }
         let mut tl = st_len;
-        let mut ml = self.sizes.total_msg;
+        // Message lengths start at 0 (official KAT_KEX driver; candidates must write them).
+        let mut ml = 0;
         let rc = if k == 1 {
             (self.pass1)(
                 sk.as_mut_ptr(),

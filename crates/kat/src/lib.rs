@@ -1,2 +1,790 @@
-//! Stage kat: regenerate known-answer vectors per instance in a child process and compare with the SHA-256 manifests.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
+//! Stage kat: regenerate known-answer vectors per instance in a child process and compare
+//! with the SHA-256 manifests.
+//!
+//! [`run`] (the parent, `pqperf kat`) walks the catalog instances recorded in build.json and
+//! starts one child per instance (`<pqperf> kat-child <job.json>`, i.e. pqperf re-executing
+//! itself) with a timeout. The child ([`child_main`]) dlopens the library, runs the official
+//! ICCS procedure of its type or PQClean's `nistkat`, writes the generated text under
+//! `kat/<id>/<label>/`, compares it and writes the KAT log (evidence-formats.md §6) ending
+//! in `RESULT <id> <instance> <STATUS>`. The parent adds TIMEOUT/CRASH results when the child
+//! does not finish, rebuilds a failing instance with the harness-default flags once (the
+//! reference build policy), and records `kat`, `kat_log`, `kat_log_sha256` in build.json.
+//!
+//! Statuses: PASS, MISMATCH, NOKAT, PARTIAL (hash: some files unverifiable), CRYPTOFAIL,
+//! TIMEOUT, OVERFLOW, BUILDFAIL, plus LOADFAIL/CRASH for libraries that cannot be driven.
+
+pub mod compare;
+pub mod procs;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use pqperf_build::{BuildCtx, FlagSet, build_instance, entry_for};
+use pqperf_ffi::dl::{Library, NistKemSizes, NistSignSizes};
+use pqperf_model::catalog::{ApiKind, Candidate, CandidateType, Catalog, Instance, Kat};
+use pqperf_model::katlog::{KatManifest, sha256_hex};
+use serde::{Deserialize, Serialize};
+
+/// Errors of the KAT stage (per-instance problems become statuses, not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum KatError {
+    #[error(transparent)]
+    Build(#[from] pqperf_build::BuildError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Input(String),
+}
+
+fn io_err(path: &Path, source: std::io::Error) -> KatError {
+    KatError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Severity order used to combine statuses (worst wins).
+pub fn severity(status: &str) -> u8 {
+    match status {
+        "PASS" => 0,
+        "NOKAT" => 1,
+        "PARTIAL" => 2,
+        "MISMATCH" => 3,
+        "CRYPTOFAIL" => 4,
+        "OVERFLOW" => 5,
+        "LOADFAIL" => 6,
+        "TIMEOUT" => 7,
+        "CRASH" => 8,
+        _ => 9,
+    }
+}
+
+/// Everything the child needs (written by the parent as JSON).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct KatJob {
+    pub id: String,
+    pub label: String,
+    pub instance: String,
+    pub kind: CandidateType,
+    pub algorithm: String,
+    pub variant: String,
+    pub source_dir: String,
+    pub compiler: String,
+    pub build_flags: String,
+    /// Absolute path of the library.
+    pub library: PathBuf,
+    /// Absolute candidate root (manifest and reference files are relative to it).
+    pub root: PathBuf,
+    pub api: ApiKind,
+    pub nist: Option<pqperf_model::catalog::NistApi>,
+    pub kat: Kat,
+    /// Absolute folder for the generated KAT text (`<run>/kat/<id>/<label>`).
+    pub out_dir: PathBuf,
+    /// Run-relative form of `out_dir`, for the log.
+    pub out_rel: String,
+    /// Absolute path of the log the child writes.
+    pub log: PathBuf,
+    /// Hash: also generate KAT_Loop (and KAT_2_33 with `full`).
+    pub hash_loop: bool,
+    pub hash_full: bool,
+}
+
+fn type_word(kind: CandidateType) -> &'static str {
+    kind.meta_word()
+}
+
+/// Child writer: every line is flushed at once so a killed child leaves its log so far.
+struct LogFile(std::fs::File);
+
+impl LogFile {
+    fn line(&mut self, s: &str) {
+        let _ = writeln!(self.0, "{s}");
+        let _ = self.0.flush();
+    }
+}
+
+/// `key         = value` (key left-aligned in 11 characters).
+fn kv(key: &str, value: impl std::fmt::Display) -> String {
+    format!("{key:<11} = {value}")
+}
+
+/// First 127 characters (as the reference metadata block).
+fn cut127(s: &str) -> String {
+    s.chars().take(127).collect()
+}
+
+/// The child process: run the job, write the log, return the exit code (0 PASS, 1
+/// MISMATCH, 2 NOKAT, 3 CRYPTOFAIL, 4 OVERFLOW, 5 LOADFAIL, 8 PARTIAL).
+pub fn child_main(job_path: &Path) -> i32 {
+    let job: KatJob = match std::fs::read_to_string(job_path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+    {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("kat-child: {}: {e}", job_path.display());
+            return 5;
+        }
+    };
+    let f = match std::fs::File::create(&job.log) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("kat-child: {}: {e}", job.log.display());
+            return 5;
+        }
+    };
+    let mut log = LogFile(f);
+    let (status, detail) = run_job(&job, &mut log);
+    // As the reference: `RESULT <id> <instance> <STATUS> <detail>` (a PASS without detail
+    // keeps its trailing space).
+    log.line(&format!(
+        "RESULT {} {} {status} {detail}",
+        job.id, job.instance
+    ));
+    match status {
+        "PASS" => 0,
+        "MISMATCH" => 1,
+        "NOKAT" => 2,
+        "CRYPTOFAIL" => 3,
+        "OVERFLOW" => 4,
+        "PARTIAL" => 8,
+        _ => 5,
+    }
+}
+
+fn run_job(job: &KatJob, log: &mut LogFile) -> (&'static str, String) {
+    log.line(&kv("library", format!("lib/lib{}.so", job.label)));
+    log.line(&kv("id", &job.id));
+    log.line(&kv("type", type_word(job.kind)));
+    log.line(&kv("algorithm", &job.algorithm));
+    log.line(&kv("instance", &job.instance));
+    let variant = if job.variant == "reference" {
+        "Reference_Implementation"
+    } else {
+        "Optimized_Implementation"
+    };
+    log.line(&kv("variant", variant));
+    log.line(&kv("source_dir", &job.source_dir));
+    log.line(&kv("compiler", &job.compiler));
+    log.line(&kv("build_flags", cut127(&job.build_flags)));
+    log.line(&kv("api", job.api));
+    let lib = match Library::open(&job.library) {
+        Ok(l) => l,
+        Err(e) => return ("LOADFAIL", e.to_string()),
+    };
+    if let Err(e) = std::fs::create_dir_all(&job.out_dir) {
+        return ("LOADFAIL", format!("{}: {e}", job.out_dir.display()));
+    }
+    match job.api {
+        ApiKind::Nist => run_nist(job, &lib, log),
+        ApiKind::Iccs => run_iccs(job, &lib, log),
+    }
+}
+
+fn write_text(job: &KatJob, file: &str, text: &str, log: &mut LogFile) {
+    let p = job.out_dir.join(file);
+    if std::fs::write(&p, text).is_ok() {
+        log.line(&format!(
+            "wrote  {}/{file} ({} bytes)",
+            job.out_rel,
+            text.len()
+        ));
+    }
+}
+
+fn run_nist(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, String) {
+    let Some(n) = &job.nist else {
+        return ("LOADFAIL", "nist API without sizes".into());
+    };
+    log.line(&kv("pk_len", n.pk_bytes));
+    log.line(&kv("sk_len", n.sk_bytes));
+    let mut text = String::new();
+    let mut t = procs::Timing::default();
+    let r = match job.kind {
+        CandidateType::Sign => {
+            log.line(&kv("sn_len", n.sig_bytes.unwrap_or(0)));
+            let sizes = NistSignSizes {
+                pk: n.pk_bytes as usize,
+                sk: n.sk_bytes as usize,
+                sig: n.sig_bytes.unwrap_or(0) as usize,
+            };
+            procs::nist_sign(lib, &n.namespace, sizes, n.ctx, &mut text, &mut t)
+        }
+        CandidateType::Kem => {
+            log.line(&kv("ct_len", n.ct_bytes.unwrap_or(0)));
+            log.line(&kv("ss_len", n.ss_bytes.unwrap_or(0)));
+            let sizes = NistKemSizes {
+                pk: n.pk_bytes as usize,
+                sk: n.sk_bytes as usize,
+                ct: n.ct_bytes.unwrap_or(0) as usize,
+                ss: n.ss_bytes.unwrap_or(0) as usize,
+            };
+            procs::nist_kem(lib, &n.namespace, sizes, &mut text, &mut t)
+        }
+        other => return ("LOADFAIL", format!("no NIST API for type {other}")),
+    };
+    if let Some(l) = t.line() {
+        log.line(&format!("timing  {l}"));
+    }
+    let file = "nistkat.txt";
+    write_text(job, file, &text, log);
+    if let Err(f) = r {
+        return (f.status, f.detail);
+    }
+    let got = sha256_hex(text.as_bytes());
+    log.line(&format!("manifest {got} nistkat {file}"));
+    match &job.kat {
+        Kat::Nistkat { sha256, .. } => {
+            if &got == sha256 {
+                ("PASS", String::new())
+            } else {
+                (
+                    "MISMATCH",
+                    format!("{file}: sha256 {got} != META.yml nistkat-sha256 {sha256}"),
+                )
+            }
+        }
+        _ => ("NOKAT", format!("{file}: no nistkat-sha256 in the catalog")),
+    }
+}
+
+fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, String) {
+    let (manifest_rel, reference_dir, kat_name, count) = match &job.kat {
+        Kat::Manifest {
+            manifest,
+            reference_dir,
+            kat_name,
+            count,
+        } => (
+            manifest.clone(),
+            reference_dir.clone(),
+            kat_name.clone(),
+            *count,
+        ),
+        _ => (None, None, None, None),
+    };
+    let name = kat_name.unwrap_or_else(|| job.instance.clone());
+    let count_n = count.unwrap_or(10);
+    let manifest = match &manifest_rel {
+        Some(m) => {
+            let p = job.root.join(m);
+            match std::fs::read_to_string(&p) {
+                Ok(t) => match KatManifest::parse(Path::new(m), &t) {
+                    Ok(k) => Some(k),
+                    Err(e) => return ("LOADFAIL", e.to_string()),
+                },
+                Err(_) => None,
+            }
+        }
+        None => None,
+    };
+    let reference = |file: &str| -> Option<String> {
+        let dir = job.root.join(reference_dir.as_ref()?);
+        [
+            dir.join(file),
+            dir.join(&job.label).join(file),
+            dir.join(&job.instance).join(file),
+            dir.join(&name).join(file),
+        ]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+    };
+    // Sizes into the header.
+    let sizes: Vec<(&str, u64)> = match job.kind {
+        CandidateType::Sign => match pqperf_ffi::dl::SigApi::new(lib) {
+            Ok(a) => vec![
+                ("pk_len", a.sizes.pk),
+                ("sk_len", a.sizes.sk),
+                ("sn_len", a.sizes.sn),
+            ],
+            Err(e) => return ("LOADFAIL", e.to_string()),
+        },
+        CandidateType::Kem => match pqperf_ffi::dl::KemApi::new(lib) {
+            Ok(a) => vec![
+                ("pk_len", a.sizes.pk),
+                ("sk_len", a.sizes.sk),
+                ("ct_len", a.sizes.ct),
+                ("ss_len", a.sizes.ss),
+            ],
+            Err(e) => return ("LOADFAIL", e.to_string()),
+        },
+        CandidateType::Kex => match pqperf_ffi::dl::KexApi::new(lib) {
+            Ok(a) => vec![
+                ("passes", a.sizes.passes),
+                ("pk_len", a.sizes.pk),
+                ("sk_len", a.sizes.sk),
+                ("sta_len", a.sizes.sta),
+                ("stb_len", a.sizes.stb),
+                ("ss_len", a.sizes.ss),
+                ("total_msg_len", a.sizes.total_msg),
+            ],
+            Err(e) => return ("LOADFAIL", e.to_string()),
+        },
+        CandidateType::Hash => {
+            let bits = lib
+                .meta()
+                .ok()
+                .and_then(|m| m.sizes.first().copied())
+                .unwrap_or(0);
+            vec![("digest_bits", bits), ("digest_len", bits / 8)]
+        }
+    };
+    for (k, v) in &sizes {
+        log.line(&kv(k, v));
+    }
+    let mut t = procs::Timing::default();
+    if job.kind == CandidateType::Hash {
+        let d = sizes[0].1 as u32;
+        let mut files = vec![procs::HashFile::K2_12, procs::HashFile::K2_23];
+        if job.hash_full {
+            files.push(procs::HashFile::K2_33);
+        }
+        if job.hash_loop || job.hash_full {
+            files.push(procs::HashFile::Loop);
+        }
+        let mut worst: (&'static str, String) = ("PASS", String::new());
+        let (mut passed, mut nokat) = (0, 0);
+        for f in files {
+            let file = format!("{}_{name}.txt", f.word());
+            let mut text = String::new();
+            let t0 = Instant::now();
+            let r = procs::kat_hash(lib, d, f, &mut text, &mut t);
+            log.line(&format!(
+                "timing  {} {:.3} s",
+                f.word(),
+                t0.elapsed().as_secs_f64()
+            ));
+            write_text(job, &file, &text, log);
+            if let Err(fail) = r {
+                return (fail.status, fail.detail);
+            }
+            let c = compare::check_file(
+                &job.label,
+                &file,
+                &text,
+                manifest.as_ref(),
+                reference(&file).as_deref(),
+                None,
+                0,
+            );
+            log.line(&c.manifest_line);
+            match c.status {
+                "PASS" => passed += 1,
+                "NOKAT" => nokat += 1,
+                _ => {}
+            }
+            if severity(c.status) > severity(worst.0) {
+                worst = (c.status, c.detail);
+            }
+        }
+        if worst.0 == "NOKAT" && passed > 0 {
+            return (
+                "PARTIAL",
+                format!("({passed} file(s) verified, {nokat} without reference)"),
+            );
+        }
+        return worst;
+    }
+    let prefix = match job.kind {
+        CandidateType::Sign => "KAT_SIG",
+        CandidateType::Kem => "KAT_KEM",
+        _ => "KAT_KEX",
+    };
+    let mut text = String::new();
+    let r = match job.kind {
+        CandidateType::Sign => procs::kat_sig(lib, count_n, &mut text, &mut t),
+        CandidateType::Kem => procs::kat_kem(lib, count_n, &mut text, &mut t),
+        _ => procs::kat_kex(lib, count_n, &mut text, &mut t),
+    };
+    if let Some(l) = t.line() {
+        log.line(&format!("timing  {l}"));
+    }
+    let file = format!("{prefix}_{name}.txt");
+    write_text(job, &file, &text, log);
+    if let Err(f) = r {
+        return (f.status, f.detail);
+    }
+    let c = compare::check_file(
+        &job.label,
+        &file,
+        &text,
+        manifest.as_ref(),
+        reference(&file).as_deref(),
+        count.map(u64::from),
+        10,
+    );
+    log.line(&c.manifest_line);
+    (c.status, c.detail)
+}
+
+/// Options of `pqperf kat`.
+#[derive(Debug, Clone)]
+pub struct KatOptions {
+    pub run_dir: PathBuf,
+    pub catalog: Option<PathBuf>,
+    /// Regex searched in `<id>/<label>`.
+    pub only: Option<String>,
+    /// Per-instance child timeout.
+    pub timeout: Duration,
+    /// Executable re-executed as `<exe> kat-child <job>` (default: the current executable).
+    pub child_exe: Option<PathBuf>,
+    /// Children run concurrently.
+    pub jobs: usize,
+    /// Rebuild a non-passing instance with the harness defaults and re-test it.
+    pub fallback: bool,
+    /// Hash candidates: also KAT_Loop / KAT_2_33.
+    pub hash_loop: bool,
+    pub hash_full: bool,
+    /// Print a progress line per instance on stderr.
+    pub progress: bool,
+}
+
+impl KatOptions {
+    pub fn new(run_dir: impl Into<PathBuf>) -> KatOptions {
+        KatOptions {
+            run_dir: run_dir.into(),
+            catalog: None,
+            only: None,
+            timeout: Duration::from_secs(900),
+            child_exe: None,
+            jobs: 1,
+            fallback: true,
+            hash_loop: false,
+            hash_full: false,
+            progress: false,
+        }
+    }
+}
+
+/// Result of one instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstanceKat {
+    /// `<id>/<label>`.
+    pub key: String,
+    pub status: String,
+    /// The RESULT line.
+    pub result_line: String,
+    /// Flag set of the final library.
+    pub flags: String,
+    /// Status with the first flag set when the fallback was used.
+    pub guide_result: Option<String>,
+}
+
+/// Summary of `pqperf kat`.
+#[derive(Debug, Clone)]
+pub struct KatSummary {
+    pub instances: Vec<InstanceKat>,
+    pub seconds: f64,
+}
+
+impl KatSummary {
+    /// Number of instances with `status`.
+    pub fn count(&self, status: &str) -> usize {
+        self.instances.iter().filter(|i| i.status == status).count()
+    }
+}
+
+/// Outcome of one child run.
+struct ChildRun {
+    status: String,
+    result_line: String,
+}
+
+/// Run the child for one instance with a timeout; the log ends with a RESULT line.
+fn run_child(
+    exe: &Path,
+    job: &KatJob,
+    job_path: &Path,
+    timeout: Duration,
+) -> Result<ChildRun, KatError> {
+    let text = serde_json::to_string_pretty(job).map_err(|e| KatError::Input(e.to_string()))?;
+    std::fs::write(job_path, text).map_err(|e| io_err(job_path, e))?;
+    let out_path = job.log.with_extension("child.out");
+    let out = std::fs::File::create(&out_path).map_err(|e| io_err(&out_path, e))?;
+    let err = out.try_clone().map_err(|e| io_err(&out_path, e))?;
+    let _ = std::fs::remove_file(&job.log);
+    let mut child = Command::new(exe)
+        .arg("kat-child")
+        .arg(job_path)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| io_err(exe, e))?;
+    let t0 = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().map_err(|e| io_err(exe, e))? {
+            break s;
+        }
+        if t0.elapsed() >= timeout {
+            let _ = child.kill();
+            timed_out = true;
+            break child.wait().map_err(|e| io_err(exe, e))?;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut log = std::fs::read_to_string(&job.log).unwrap_or_default();
+    let last_result = log
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("RESULT "))
+        .map(str::to_string);
+    let result_line = if timed_out {
+        format!(
+            "RESULT {} {} TIMEOUT after {} s",
+            job.id,
+            job.instance,
+            timeout.as_secs_f64()
+        )
+    } else if let Some(l) = last_result {
+        let _ = std::fs::remove_file(&out_path);
+        return Ok(ChildRun {
+            status: l.split(' ').nth(3).unwrap_or("CRASH").to_string(),
+            result_line: l,
+        });
+    } else {
+        use std::os::unix::process::ExitStatusExt;
+        match status.signal() {
+            Some(sig) => format!("RESULT {} {} CRASH signal={sig}", job.id, job.instance),
+            None => format!(
+                "RESULT {} {} CRASH exit={}",
+                job.id,
+                job.instance,
+                status.code().unwrap_or(-1)
+            ),
+        }
+    };
+    let extra = std::fs::read_to_string(&out_path).unwrap_or_default();
+    if !extra.trim().is_empty() {
+        for l in extra.lines().take(20) {
+            log.push_str(&format!("child: {l}\n"));
+        }
+    }
+    if !log.is_empty() && !log.ends_with('\n') {
+        log.push('\n');
+    }
+    log.push_str(&result_line);
+    log.push('\n');
+    std::fs::write(&job.log, &log).map_err(|e| io_err(&job.log, e))?;
+    let _ = std::fs::remove_file(&out_path);
+    Ok(ChildRun {
+        status: result_line.split(' ').nth(3).unwrap_or("CRASH").to_string(),
+        result_line,
+    })
+}
+
+/// Log of an instance whose library could not be built.
+fn buildfail_log(cand: &Candidate, inst: &Instance, entry: &pqperf_model::BuildEntry) -> String {
+    let mut s = String::new();
+    for (k, v) in [
+        ("library", format!("lib/lib{}.so", inst.label)),
+        ("id", cand.id.clone()),
+        ("type", cand.kind.meta_word().to_string()),
+        ("algorithm", cand.algorithm.clone()),
+        ("instance", inst.instance.clone()),
+        ("source_dir", inst.source_dir.clone()),
+    ] {
+        s.push_str(&kv(k, v));
+        s.push('\n');
+    }
+    let log = entry
+        .extra
+        .get("build_log")
+        .and_then(|v| v.as_str())
+        .unwrap_or("build/")
+        .to_string();
+    s.push_str(&format!("build failed with every flag set; see {log}\n"));
+    s.push_str(&format!("RESULT {} {} BUILDFAIL\n", cand.id, inst.instance));
+    s
+}
+
+/// `pqperf kat`: KAT-check every selected instance of build.json; updates build.json.
+pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
+    let t0 = Instant::now();
+    let cat_path = pqperf_build::catalog_path(&opts.run_dir, opts.catalog.as_deref());
+    let cat = Catalog::load(&cat_path).map_err(pqperf_build::BuildError::from)?;
+    let only = pqperf_build::only_regex(opts.only.as_deref())?;
+    let exe = match &opts.child_exe {
+        Some(e) => e.clone(),
+        None => std::env::current_exe().map_err(|e| io_err(Path::new("current_exe"), e))?,
+    };
+    let ctx = BuildCtx::new(&opts.run_dir, &cat_path)?;
+    let bj = Mutex::new(pqperf_build::read_build_json(&opts.run_dir)?);
+    let mut todo = Vec::new();
+    for (ci, c) in cat.candidates.iter().enumerate() {
+        for (ii, i) in c.instances.iter().enumerate() {
+            let key = i.key(c);
+            if only.as_ref().is_none_or(|r| r.is_match(&key))
+                && bj.lock().unwrap().instances.contains_key(&key)
+            {
+                todo.push((ci, ii, key));
+            }
+        }
+    }
+    let results: Mutex<Vec<(usize, InstanceKat)>> = Mutex::new(Vec::new());
+    let first_err: Mutex<Option<KatError>> = Mutex::new(None);
+    let log_lock = Mutex::new(());
+    let total = todo.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs.max(1))
+        .build()
+        .map_err(|e| KatError::Input(format!("thread pool: {e}")))?;
+    pool.scope(|s| {
+        for (order, (ci, ii, key)) in todo.iter().enumerate() {
+            let (cat, ctx, bj, results, first_err, exe, log_lock, done) = (
+                &cat, &ctx, &bj, &results, &first_err, &exe, &log_lock, &done,
+            );
+            s.spawn(move |_| {
+                let cand = &cat.candidates[*ci];
+                let inst = &cand.instances[*ii];
+                match kat_one(opts, ctx, cand, inst, key, exe, bj, log_lock) {
+                    Ok(r) => {
+                        let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                        if opts.progress {
+                            eprintln!("kat [{n}/{total}] {key}: {}", r.result_line);
+                        }
+                        results.lock().unwrap().push((order, r));
+                    }
+                    Err(e) => {
+                        first_err.lock().unwrap().get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = first_err.into_inner().unwrap() {
+        return Err(e);
+    }
+    let mut r = results.into_inner().unwrap();
+    r.sort_by_key(|x| x.0);
+    Ok(KatSummary {
+        instances: r.into_iter().map(|x| x.1).collect(),
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn kat_one(
+    opts: &KatOptions,
+    ctx: &BuildCtx,
+    cand: &Candidate,
+    inst: &Instance,
+    key: &str,
+    exe: &Path,
+    bj: &Mutex<pqperf_model::BuildJson>,
+    log_lock: &Mutex<()>,
+) -> Result<InstanceKat, KatError> {
+    let run_dir = &ctx.run_dir;
+    let log_rel = format!("kat/{}/{}.log", cand.id, inst.label);
+    let log_path = run_dir.join(&log_rel);
+    let dir = log_path.parent().unwrap();
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    let entry = bj
+        .lock()
+        .unwrap()
+        .instances
+        .get(key)
+        .cloned()
+        .unwrap_or_default();
+    let save = |mut e: pqperf_model::BuildEntry, status: &str| -> Result<(), KatError> {
+        let bytes = std::fs::read(&log_path).map_err(|er| io_err(&log_path, er))?;
+        e.kat = status.to_string();
+        e.kat_log = Some(log_rel.clone());
+        e.kat_log_sha256 = Some(sha256_hex(&bytes));
+        let mut g = bj.lock().unwrap();
+        g.instances.insert(key.to_string(), e);
+        pqperf_build::write_build_json(run_dir, &g)?;
+        Ok(())
+    };
+    if entry.library.is_none() {
+        std::fs::write(&log_path, buildfail_log(cand, inst, &entry))
+            .map_err(|e| io_err(&log_path, e))?;
+        save(entry.clone(), "BUILDFAIL")?;
+        return Ok(InstanceKat {
+            key: key.to_string(),
+            status: "BUILDFAIL".into(),
+            result_line: format!("RESULT {} {} BUILDFAIL", cand.id, inst.instance),
+            flags: entry.flags.clone(),
+            guide_result: entry.guide_result.clone(),
+        });
+    }
+    let job_for = |e: &pqperf_model::BuildEntry| KatJob {
+        id: cand.id.clone(),
+        label: inst.label.clone(),
+        instance: inst.instance.clone(),
+        kind: cand.kind,
+        algorithm: cand.algorithm.clone(),
+        variant: inst.variant.clone(),
+        source_dir: inst.source_dir.clone(),
+        compiler: e
+            .extra
+            .get("compiler")
+            .and_then(|v| v.as_str())
+            .unwrap_or("gcc")
+            .to_string(),
+        build_flags: e
+            .extra
+            .get("build_flags")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string(),
+        library: run_dir.join(e.library.as_deref().unwrap_or("")),
+        root: cand.root_path(&ctx.catalog_dir),
+        api: inst.api,
+        nist: inst.nist.clone(),
+        kat: inst.kat.clone(),
+        out_dir: run_dir.join("kat").join(&cand.id).join(&inst.label),
+        out_rel: format!("kat/{}/{}", cand.id, inst.label),
+        log: log_path.clone(),
+        hash_loop: opts.hash_loop,
+        hash_full: opts.hash_full,
+    };
+    let job_path = run_dir.join(format!("kat/{}/{}.job.json", cand.id, inst.label));
+    let first = run_child(exe, &job_for(&entry), &job_path, opts.timeout)?;
+    let already_default = entry.flags == FlagSet::HarnessDefault.name();
+    if first.status == "PASS" || !opts.fallback || already_default {
+        save(entry.clone(), &first.status)?;
+        let _ = std::fs::remove_file(&job_path);
+        return Ok(InstanceKat {
+            key: key.to_string(),
+            status: first.status,
+            result_line: first.result_line,
+            flags: entry.flags.clone(),
+            guide_result: entry.guide_result.clone(),
+        });
+    }
+    // Reference policy: rebuild with the harness defaults and re-test; keep the first verdict.
+    let b = build_instance(ctx, cand, inst, FlagSet::HarnessDefault);
+    pqperf_build::append_log(run_dir, &b, log_lock)?;
+    let mut e2 = entry_for(&b, Some(first.status.clone()));
+    let (status, line) = if b.ok {
+        let second = run_child(exe, &job_for(&e2), &job_path, opts.timeout)?;
+        (second.status, second.result_line)
+    } else {
+        std::fs::write(&log_path, buildfail_log(cand, inst, &e2))
+            .map_err(|e| io_err(&log_path, e))?;
+        (
+            "BUILDFAIL".to_string(),
+            format!("RESULT {} {} BUILDFAIL", cand.id, inst.instance),
+        )
+    };
+    e2.guide_result = Some(first.status.clone());
+    save(e2.clone(), &status)?;
+    let _ = std::fs::remove_file(&job_path);
+    Ok(InstanceKat {
+        key: key.to_string(),
+        status,
+        result_line: line,
+        flags: e2.flags.clone(),
+        guide_result: e2.guide_result.clone(),
+    })
+}

@@ -306,7 +306,11 @@ impl std::error::Error for CatalogError {}
 
 /// 1-based line of a byte offset.
 fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// Line of the first `key = "value"` assignment in `text` (best effort, for semantic errors).
@@ -414,7 +418,10 @@ impl Catalog {
                 return Err(err(
                     "id",
                     &c.id,
-                    format!("candidate {} has type {} (id prefix disagrees)", c.id, c.kind),
+                    format!(
+                        "candidate {} has type {} (id prefix disagrees)",
+                        c.id, c.kind
+                    ),
                 ));
             }
             if !ids.insert(c.id.clone()) {
@@ -436,14 +443,20 @@ impl Catalog {
                     return Err(err(
                         "instance",
                         &i.instance,
-                        format!("bad instance name {:?} (only [A-Za-z0-9_-], ≤ 64)", i.instance),
+                        format!(
+                            "bad instance name {:?} (only [A-Za-z0-9_-], ≤ 64)",
+                            i.instance
+                        ),
                     ));
                 }
                 if i.variant != "reference" && !i.variant.starts_with("optimized-") {
                     return Err(err(
                         "variant",
                         &i.variant,
-                        format!("variant {:?} is neither reference nor optimized-*", i.variant),
+                        format!(
+                            "variant {:?} is neither reference nor optimized-*",
+                            i.variant
+                        ),
                     ));
                 }
                 match (i.api, &i.nist) {
@@ -451,7 +464,10 @@ impl Catalog {
                         return Err(err(
                             "label",
                             &i.label,
-                            format!("instance {} has api = \"nist\" but no [nist] table", i.label),
+                            format!(
+                                "instance {} has api = \"nist\" but no [nist] table",
+                                i.label
+                            ),
                         ));
                     }
                     (ApiKind::Nist, Some(n)) => {
@@ -473,12 +489,17 @@ impl Catalog {
                     }
                     _ => {}
                 }
-                if let Kat::Nistkat { sha256, .. } = &i.kat {
-                    if sha256.len() != 64 || !sha256.chars().all(|c| c.is_ascii_hexdigit()) {
-                        return Err(err("sha256", sha256, format!("bad sha256 {sha256:?}")));
-                    }
+                if let Kat::Nistkat { sha256, .. } = &i.kat
+                    && (sha256.len() != 64 || !sha256.chars().all(|c| c.is_ascii_hexdigit()))
+                {
+                    return Err(err("sha256", sha256, format!("bad sha256 {sha256:?}")));
                 }
-                for p in i.files.iter().chain(&i.include_dirs).chain(std::iter::once(&i.source_dir)) {
+                for p in i
+                    .files
+                    .iter()
+                    .chain(&i.include_dirs)
+                    .chain(std::iter::once(&i.source_dir))
+                {
                     if Path::new(p).is_absolute() && p != &i.source_dir {
                         return Err(err(
                             "label",
@@ -588,7 +609,13 @@ kat = { kind = "manifest", manifest = "kat.sha256", reference_dir = "KAT" }
         assert_eq!(inst.key(cand), "ml-dsa-44/ml-dsa-44_clean");
         assert_eq!(inst.variant, "reference");
         assert_eq!(inst.api, ApiKind::Nist);
-        assert!(matches!(inst.kat, Kat::Nistkat { rng: NistRng::Nist, .. }));
+        assert!(matches!(
+            inst.kat,
+            Kat::Nistkat {
+                rng: NistRng::Nist,
+                ..
+            }
+        ));
         assert!(inst.nist.as_ref().unwrap().ctx);
         let text = c.to_toml_string();
         let back = Catalog::parse(&text, Path::new("x.toml")).unwrap();
@@ -602,7 +629,9 @@ kat = { kind = "manifest", manifest = "kat.sha256", reference_dir = "KAT" }
 
     #[test]
     fn syntax_error_names_file_and_line() {
-        let bad = SAMPLE.replace("variant", "x").replace("algorithm = \"WOTS-PXOF\"", "algorithm = ");
+        let bad = SAMPLE
+            .replace("variant", "x")
+            .replace("algorithm = \"WOTS-PXOF\"", "algorithm = ");
         let e = Catalog::parse(&bad, Path::new("runs/x/catalog.toml")).unwrap_err();
         let s = e.to_string();
         assert!(s.starts_with("runs/x/catalog.toml:21:"), "{s}");
@@ -621,7 +650,8 @@ kat = { kind = "manifest", manifest = "kat.sha256", reference_dir = "KAT" }
         let bad = SAMPLE.replace("id = \"sign-99\"", "id = \"kem-99\"");
         let e = Catalog::parse(&bad, Path::new("c.toml")).unwrap_err();
         assert_eq!(e.line, Some(19), "{e}");
-        let bad = SAMPLE.replace("label = \"WOTS-PXOF-128\"", "label = \"ml-dsa-44_clean\"")
+        let bad = SAMPLE
+            .replace("label = \"WOTS-PXOF-128\"", "label = \"ml-dsa-44_clean\"")
             .replace("id = \"sign-99\"", "id = \"ml-dsa-44\"");
         let e = Catalog::parse(&bad, Path::new("c.toml")).unwrap_err();
         assert!(e.message.contains("duplicate candidate id"), "{e}");

@@ -31,6 +31,9 @@ enum Command {
     Build(cmd::build::BuildArgs),
     /// Regenerate known-answer vectors per instance and compare with the manifests.
     Kat(cmd::build::KatArgs),
+    /// Internal: one KAT child process (pqperf re-executes itself per instance).
+    #[command(hide = true)]
+    KatChild(cmd::build::KatChildArgs),
     /// Report host problems and the environment snapshot for a benchmark CPU.
     Check(cmd::measure::CheckArgs),
     /// Run campaign phases in a run directory (check, build, kat, calibrate, measure, profile,
@@ -55,6 +58,7 @@ fn main() -> std::process::ExitCode {
         Command::Import(a) => cmd::build::run_import(a),
         Command::Build(a) => cmd::build::run_build(a),
         Command::Kat(a) => cmd::build::run_kat(a),
+        Command::KatChild(a) => cmd::build::run_kat_child(a),
         Command::Check(a) => cmd::measure::run_check(a),
         Command::Campaign(a) => cmd::measure::run_campaign(a),
         Command::Demo(a) => cmd::measure::run_demo(a),

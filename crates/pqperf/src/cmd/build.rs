@@ -1,25 +1,196 @@
-//! `pqperf import`, `pqperf build`, `pqperf kat`.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
+//! `pqperf import`, `pqperf build`, `pqperf kat` (and the hidden `kat-child`).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
-pub struct ImportArgs {}
+use anyhow::Context;
 
-pub fn run_import(_args: ImportArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+#[derive(clap::Args)]
+pub struct ImportArgs {
+    #[command(subcommand)]
+    what: ImportWhat,
+}
+
+#[derive(clap::Subcommand)]
+enum ImportWhat {
+    /// The PQClean corpus vendored in the pinned crate pqcrypto-mldsa =0.1.2 (located
+    /// through cargo): every implementation with a META.yml that this CPU can run.
+    Pqclean {
+        /// Use this PQClean tree instead of locating the pinned crate through cargo.
+        #[arg(long)]
+        tree: Option<PathBuf>,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// An ICCS-API submission (folder or .zip): Reference_Implementation/<instance>/ with
+    /// SIG_/KEM_/KEX_AlgorithmInstance.h or CryptHash_AlgorithmInstance.h, KAT files and an
+    /// optional kat.sha256. Nothing of the submission is executed.
+    Iccs {
+        /// Submission folder or .zip archive.
+        submission: PathBuf,
+        /// Candidate id: sign-NN, kem-NN, kex-NN or hash-NN.
+        #[arg(long)]
+        id: String,
+        /// Algorithm name (default: derived from the instance names).
+        #[arg(long)]
+        algorithm: Option<String>,
+        /// Submission page URL.
+        #[arg(long)]
+        page: Option<String>,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+}
+
+#[derive(clap::Args, Clone)]
+struct RunArgs {
+    /// Run directory.
+    #[arg(long, default_value = pqperf_build::DEFAULT_RUN_DIR)]
+    run_dir: PathBuf,
+    /// Catalog file (default: <run-dir>/catalog.toml).
+    #[arg(long)]
+    catalog: Option<PathBuf>,
+}
+
+pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
+    let summary = match args.what {
+        ImportWhat::Pqclean { tree, run } => {
+            pqperf_build::import_pqclean(&pqperf_build::PqcleanImportOptions {
+                run_dir: run.run_dir,
+                catalog: run.catalog,
+                tree,
+            })?
+        }
+        ImportWhat::Iccs {
+            submission,
+            id,
+            algorithm,
+            page,
+            run,
+        } => pqperf_build::import_iccs(&pqperf_build::IccsImportOptions {
+            run_dir: run.run_dir,
+            catalog: run.catalog,
+            submission,
+            id,
+            algorithm,
+            page,
+        })?,
+    };
+    for n in &summary.notes {
+        eprintln!("import: {n}");
+    }
+    println!(
+        "imported {} candidate(s), {} instance(s) into {}",
+        summary.candidates.len(),
+        summary.instances,
+        summary.catalog.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(clap::Args)]
-pub struct BuildArgs {}
+pub struct BuildArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Only instances whose <id>/<label> matches this regex (searched).
+    #[arg(long)]
+    only: Option<String>,
+    /// Instances built concurrently.
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+}
 
-pub fn run_build(_args: BuildArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    let opts = pqperf_build::BuildOptions {
+        run_dir: args.run.run_dir,
+        catalog: args.run.catalog,
+        only: args.only,
+        jobs: args.jobs,
+        progress: true,
+    };
+    let s = pqperf_build::build(&opts).context("build")?;
+    println!(
+        "built {} librar{}, {} BUILDFAIL, in {:.1} s; {}",
+        s.built.len(),
+        if s.built.len() == 1 { "y" } else { "ies" },
+        s.failed.len(),
+        s.seconds,
+        s.build_json.display()
+    );
+    for f in &s.failed {
+        println!("BUILDFAIL {f}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(clap::Args)]
-pub struct KatArgs {}
+pub struct KatArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Only instances whose <id>/<label> matches this regex (searched).
+    #[arg(long)]
+    only: Option<String>,
+    /// Per-instance timeout of the KAT child, seconds.
+    #[arg(long, default_value_t = 900.0)]
+    timeout: f64,
+    /// KAT children run concurrently.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Do not rebuild non-passing instances with the harness-default flags.
+    #[arg(long)]
+    no_fallback: bool,
+    /// Hash candidates: also generate KAT_Loop (1,000,000 chained hashes).
+    #[arg(long)]
+    hash_loop: bool,
+    /// Hash candidates: also KAT_2_33 (1 GiB message) and KAT_Loop.
+    #[arg(long)]
+    hash_full: bool,
+}
 
-pub fn run_kat(_args: KatArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("not implemented yet")
+pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(args.timeout > 0.0, "--timeout must be positive");
+    let mut opts = pqperf_kat::KatOptions::new(args.run.run_dir);
+    opts.catalog = args.run.catalog;
+    opts.only = args.only;
+    opts.timeout = std::time::Duration::from_secs_f64(args.timeout);
+    opts.jobs = args.jobs;
+    opts.fallback = !args.no_fallback;
+    opts.hash_loop = args.hash_loop;
+    opts.hash_full = args.hash_full;
+    opts.progress = true;
+    let s = pqperf_kat::run(&opts).context("kat")?;
+    for i in &s.instances {
+        println!("{}", i.result_line);
+    }
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for i in &s.instances {
+        match counts.iter_mut().find(|c| c.0 == i.status) {
+            Some(c) => c.1 += 1,
+            None => counts.push((i.status.clone(), 1)),
+        }
+    }
+    let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    println!(
+        "kat: {} instance(s) in {:.1} s: {}",
+        s.instances.len(),
+        s.seconds,
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Hidden: one KAT child process (pqperf re-executes itself per instance).
+#[derive(clap::Args)]
+pub struct KatChildArgs {
+    /// Job file written by the parent.
+    job: PathBuf,
+}
+
+pub fn run_kat_child(args: KatChildArgs) -> anyhow::Result<ExitCode> {
+    let code = pqperf_kat::child_main(&args.job);
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }

@@ -1,0 +1,516 @@
+//! Building one instance: fresh copy of the sources, gcc per source file, the shim, the link
+//! into `lib/<id>/lib<label>.so` with the version script, and the library's digest and ELF
+//! load size. Every command is logged as `$ <shell-quoted argv>` followed by its output.
+
+use std::path::{Component, Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use pqperf_model::catalog::{ApiKind, Candidate, Instance, Kat, NistRng};
+use sha2::{Digest, Sha256};
+
+use crate::flags::{FlagSet, log_command};
+use crate::shim::{ShimInfo, exported_symbols, shim_source, version_script};
+use crate::{BuildCtx, BuildError};
+
+/// Result of building one instance with one flag set.
+#[derive(Debug, Clone)]
+pub struct InstanceBuild {
+    pub candidate: String,
+    pub label: String,
+    pub instance: String,
+    pub variant: String,
+    pub api: ApiKind,
+    pub flags: FlagSet,
+    /// The full C flag string used (set + instance flags), with a trailing space as in the
+    /// reference records.
+    pub flag_string: String,
+    pub compiler: String,
+    /// True when the library was produced.
+    pub ok: bool,
+    /// Absolute library path.
+    pub library: PathBuf,
+    /// Run-relative library path (`lib/<id>/lib<label>.so`).
+    pub library_rel: String,
+    pub library_sha256: Option<String>,
+    pub elf_load_bytes: Option<u64>,
+    /// Log text (commands and compiler output).
+    pub log: String,
+    /// Run-relative build log (`build/<id>.log`).
+    pub log_rel: String,
+    /// First error, if any.
+    pub error: Option<String>,
+    pub seconds: f64,
+}
+
+/// `gcc 12.2.0` (from `gcc -dumpfullversion`), or `gcc` when that fails.
+pub fn compiler_version(cc: &str) -> String {
+    Command::new(cc)
+        .arg("-dumpfullversion")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| format!("{cc} {}", String::from_utf8_lossy(&o.stdout).trim()))
+        .unwrap_or_else(|| cc.to_string())
+}
+
+/// sha256 of a file as lower-case hex.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let data = std::fs::read(path)?;
+    Ok(hex::encode(Sha256::digest(&data)))
+}
+
+/// Sum of the memory sizes of the PT_LOAD segments of an ELF file ("ELF image").
+pub fn elf_load_bytes(path: &Path) -> Result<u64, BuildError> {
+    use object::{Object, ObjectSegment};
+    let data = std::fs::read(path).map_err(|e| BuildError::io(path, e))?;
+    let f = object::File::parse(&*data)
+        .map_err(|e| BuildError::Input(format!("{}: not an object file: {e}", path.display())))?;
+    Ok(f.segments().map(|s| s.size()).sum())
+}
+
+/// Lexically normalise a relative path (`a/b/../c` → `a/c`); `None` if it leaves its base.
+pub fn normalize_rel(p: &Path) -> Option<PathBuf> {
+    let mut out: Vec<std::ffi::OsString> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop()?;
+            }
+            Component::Normal(s) => out.push(s.to_os_string()),
+            _ => return None,
+        }
+    }
+    Some(out.iter().collect())
+}
+
+/// Basenames the ICCS default selection drops (spec §5.2).
+pub fn default_excluded(basename: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"^(KAT_|PQCgenKAT|main|test|bench|speed|cpucycles|osfreq|run_bench|selftest|self_test|example|demo|kat\.c|kat_)|(_test|test_|_bench|bench_|_main|_kat)\.",
+        )
+        .unwrap()
+    })
+    .is_match(basename)
+}
+
+fn is_source(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("c" | "cpp" | "cc" | "S")
+    )
+}
+
+fn is_cxx(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("cpp" | "cc"))
+}
+
+/// Object files, archives and binaries left in source trees: never copied.
+fn is_debris(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("o" | "a" | "so" | "dylib" | "obj" | "lib" | "exe" | "dll" | "gch")
+    )
+}
+
+/// Select the sources of an instance: paths relative to the candidate root, sorted and
+/// de-duplicated in pattern order.
+pub fn select_sources(root: &Path, inst: &Instance) -> Result<Vec<PathBuf>, String> {
+    let src_rel = normalize_rel(Path::new(&inst.source_dir))
+        .ok_or_else(|| format!("source_dir {:?} leaves the candidate root", inst.source_dir))?;
+    let src = root.join(&src_rel);
+    if !src.is_dir() {
+        return Err(format!(
+            "source directory {} does not exist",
+            inst.source_dir
+        ));
+    }
+    let excluded = |rel: &Path| -> bool {
+        let base = rel
+            .file_name()
+            .map(|b| b.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        inst.exclude.iter().any(|x| {
+            glob::Pattern::new(x)
+                .is_ok_and(|p| p.matches(&base) || p.matches(&rel.to_string_lossy()))
+        })
+    };
+    let mut out: Vec<PathBuf> = Vec::new();
+    if inst.files.is_empty() {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&src)
+            .map_err(|e| format!("{}: {e}", inst.source_dir))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && is_source(p))
+            .filter(|p| !default_excluded(&p.file_name().unwrap().to_string_lossy()))
+            .map(|p| src_rel.join(p.file_name().unwrap()))
+            .collect();
+        v.sort();
+        out = v;
+    } else {
+        for pat in &inst.files {
+            let rel = normalize_rel(&src_rel.join(pat))
+                .ok_or_else(|| format!("file pattern {pat:?} leaves the candidate root"))?;
+            let escaped_root = glob::Pattern::escape(&root.to_string_lossy());
+            let g = format!("{escaped_root}/{}", rel.to_string_lossy());
+            let mut hits: Vec<PathBuf> = Vec::new();
+            for p in glob::glob(&g)
+                .map_err(|e| format!("bad pattern {pat:?}: {e}"))?
+                .flatten()
+            {
+                if p.is_file()
+                    && let Ok(r) = p.strip_prefix(root)
+                {
+                    hits.push(r.to_path_buf());
+                }
+            }
+            if hits.is_empty() {
+                return Err(format!(
+                    "file pattern {pat:?} matched nothing in {}",
+                    inst.source_dir
+                ));
+            }
+            hits.sort();
+            for h in hits {
+                if !out.contains(&h) {
+                    out.push(h);
+                }
+            }
+        }
+    }
+    out.retain(|p| !excluded(p));
+    if out.is_empty() {
+        return Err(format!("no source files selected in {}", inst.source_dir));
+    }
+    Ok(out)
+}
+
+/// Copy `src` (a directory, recursively) to `dst`, skipping build debris.
+fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
+    for entry in walkdir::WalkDir::new(src).follow_links(true) {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let rel = entry.path().strip_prefix(src).unwrap();
+        let target = dst.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if entry.file_type().is_file() && !is_debris(entry.path()) {
+            if let Some(d) = target.parent() {
+                std::fs::create_dir_all(d)?;
+            }
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Run a command in `cwd`, appending `$ argv` and its output to `log`. Returns success.
+fn run_logged(cwd: &Path, argv: &[String], log: &mut String) -> bool {
+    log.push_str(&log_command(argv));
+    log.push('\n');
+    match Command::new(&argv[0])
+        .args(&argv[1..])
+        .current_dir(cwd)
+        .output()
+    {
+        Ok(o) => {
+            log.push_str(&String::from_utf8_lossy(&o.stdout));
+            log.push_str(&String::from_utf8_lossy(&o.stderr));
+            if !o.status.success() {
+                log.push_str(&format!("# exit status {}\n", o.status));
+            }
+            o.status.success()
+        }
+        Err(e) => {
+            log.push_str(&format!("# cannot run {}: {e}\n", argv[0]));
+            false
+        }
+    }
+}
+
+/// Build one instance with `set`. Never fails as a Rust error: problems are recorded in
+/// the result (`ok = false`, `error`, and the log).
+pub fn build_instance(
+    ctx: &BuildCtx,
+    cand: &Candidate,
+    inst: &Instance,
+    set: FlagSet,
+) -> InstanceBuild {
+    let t0 = Instant::now();
+    let id = &cand.id;
+    let library_rel = format!("lib/{id}/lib{}.so", inst.label);
+    let mut b = InstanceBuild {
+        candidate: id.clone(),
+        label: inst.label.clone(),
+        instance: inst.instance.clone(),
+        variant: inst.variant.clone(),
+        api: inst.api,
+        flags: set,
+        flag_string: String::new(),
+        compiler: ctx.compiler.clone(),
+        ok: false,
+        library: ctx.run_dir.join(&library_rel),
+        library_rel,
+        library_sha256: None,
+        elf_load_bytes: None,
+        log: format!(
+            "# {id}/{} ({}, flags {})\n",
+            inst.label,
+            inst.variant,
+            set.name()
+        ),
+        log_rel: format!("build/{id}.log"),
+        error: None,
+        seconds: 0.0,
+    };
+    let r = build_inner(ctx, cand, inst, set, &mut b);
+    if let Err(e) = r {
+        b.log.push_str(&format!("# BUILDFAIL: {e}\n"));
+        b.error = Some(e);
+        b.ok = false;
+        let _ = std::fs::remove_file(&b.library);
+    }
+    b.log.push('\n');
+    b.seconds = t0.elapsed().as_secs_f64();
+    b
+}
+
+fn build_inner(
+    ctx: &BuildCtx,
+    cand: &Candidate,
+    inst: &Instance,
+    set: FlagSet,
+    b: &mut InstanceBuild,
+) -> Result<(), String> {
+    let mut cflags = set.cflags(&ctx.arch).ok_or_else(|| {
+        format!(
+            "architecture {} has no guide configuration for {}",
+            ctx.arch,
+            set.name()
+        )
+    })?;
+    for f in &inst.cflags {
+        if !cflags.contains(f) {
+            cflags.push(f.clone());
+        }
+    }
+    b.flag_string = format!("{} ", cflags.join(" "));
+    let root = cand.root_path(&ctx.catalog_dir);
+    let sources = select_sources(&root, inst)?;
+    let src_rel = normalize_rel(Path::new(&inst.source_dir)).unwrap();
+    // Folders to copy: the source dir, include dirs and the folders of listed files.
+    let mut dirs: Vec<PathBuf> = vec![src_rel.clone()];
+    let mut inc_rel = Vec::new();
+    for d in &inst.include_dirs {
+        let r = normalize_rel(&src_rel.join(d))
+            .ok_or_else(|| format!("include dir {d:?} leaves the candidate root"))?;
+        inc_rel.push(r.clone());
+        dirs.push(r);
+    }
+    for s in &sources {
+        if let Some(p) = s.parent() {
+            dirs.push(p.to_path_buf());
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    // Drop folders inside another copied folder.
+    let tops: Vec<PathBuf> = dirs
+        .iter()
+        .filter(|d| !dirs.iter().any(|o| o != *d && d.starts_with(o)))
+        .cloned()
+        .collect();
+    let work = ctx
+        .run_dir
+        .join("build")
+        .join("src")
+        .join(&cand.id)
+        .join(&inst.label);
+    if work.exists() {
+        std::fs::remove_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    }
+    for t in &tops {
+        let from = root.join(t);
+        if !from.is_dir() {
+            return Err(format!(
+                "folder {} does not exist under the candidate root",
+                t.display()
+            ));
+        }
+        copy_tree(&from, &work.join(t)).map_err(|e| format!("copying {}: {e}", t.display()))?;
+    }
+    let obj_dir = work.join(".pqperf-obj");
+    std::fs::create_dir_all(&obj_dir).map_err(|e| format!("{}: {e}", obj_dir.display()))?;
+    let lib_dir = b.library.parent().unwrap().to_path_buf();
+    std::fs::create_dir_all(&lib_dir).map_err(|e| format!("{}: {e}", lib_dir.display()))?;
+    let _ = std::fs::remove_file(&b.library);
+
+    // Include order: the source dir first, then the API (provider) folder, then extra -I.
+    let mut common: Vec<String> = vec![format!("-I{}", src_rel.display())];
+    if inst.api == ApiKind::Iccs {
+        common.push(format!("-I{}", ctx.provider_include.display()));
+    }
+    for r in &inc_rel {
+        common.push(format!("-I{}", r.display()));
+    }
+    for d in &inst.defines {
+        common.push(format!("-D{d}"));
+    }
+    let any_cxx = sources.iter().any(|s| is_cxx(s));
+    let mut objects: Vec<String> = Vec::new();
+    let mut failed = None;
+    for s in &sources {
+        let obj = format!(".pqperf-obj/{}.o", s.to_string_lossy().replace('/', "__"));
+        let (cc, flags) = if is_cxx(s) {
+            let f: Vec<String> = cflags
+                .iter()
+                .map(|f| {
+                    if f.starts_with("-std=") {
+                        "-std=gnu++17".to_string()
+                    } else {
+                        f.clone()
+                    }
+                })
+                .collect();
+            ("g++", f)
+        } else {
+            ("gcc", cflags.clone())
+        };
+        let mut argv = vec![cc.to_string()];
+        argv.extend(flags);
+        argv.extend(common.iter().cloned());
+        argv.extend([
+            "-c".into(),
+            s.to_string_lossy().into_owned(),
+            "-o".into(),
+            obj.clone(),
+        ]);
+        if !run_logged(&work, &argv, &mut b.log) {
+            failed.get_or_insert_with(|| format!("compiling {} failed", s.display()));
+            break;
+        }
+        objects.push(obj);
+    }
+    if let Some(f) = failed {
+        return Err(f);
+    }
+    // Shim.
+    let rng = match &inst.kat {
+        Kat::Nistkat { rng, .. } => *rng,
+        _ => NistRng::Nist,
+    };
+    let variant_word = if inst.variant == "reference" {
+        "Reference_Implementation"
+    } else {
+        "Optimized_Implementation"
+    };
+    let shim = shim_source(&ShimInfo {
+        kind: cand.kind,
+        api: inst.api,
+        id: &cand.id,
+        algorithm: &cand.algorithm,
+        instance: &inst.instance,
+        variant: variant_word,
+        source_dir: &inst.source_dir,
+        compiler: &ctx.compiler,
+        build_flags: &b.flag_string,
+        no_drng: inst.no_drng,
+        rng,
+    });
+    std::fs::write(work.join(".pqperf-shim.c"), shim).map_err(|e| format!("writing shim: {e}"))?;
+    let mut argv = vec!["gcc".to_string()];
+    argv.extend(cflags.iter().cloned());
+    argv.extend(common.iter().cloned());
+    argv.extend([
+        "-c".into(),
+        ".pqperf-shim.c".into(),
+        "-o".into(),
+        ".pqperf-obj/.pqperf-shim.o".into(),
+    ]);
+    if !run_logged(&work, &argv, &mut b.log) {
+        return Err("compiling the harness shim failed".into());
+    }
+    objects.push(".pqperf-obj/.pqperf-shim.o".into());
+    // Version script and link.
+    let ns = inst.nist.as_ref().map(|n| n.namespace.as_str());
+    let vs = version_script(&exported_symbols(cand.kind, inst.api, ns));
+    std::fs::write(work.join(".pqperf-exports.map"), vs)
+        .map_err(|e| format!("writing version script: {e}"))?;
+    let mut argv = vec![
+        if any_cxx { "g++" } else { "gcc" }.to_string(),
+        "-shared".into(),
+    ];
+    if set.lto() {
+        argv.extend(
+            cflags
+                .iter()
+                .filter(|f| !f.starts_with("-W") && !f.starts_with("-std="))
+                .cloned(),
+        );
+    } else {
+        argv.push("-fPIC".into());
+    }
+    argv.extend(objects);
+    argv.push(ctx.provider_lib.to_string_lossy().into_owned());
+    argv.extend([
+        "-Wl,--version-script=.pqperf-exports.map".to_string(),
+        "-Wl,-Bsymbolic".into(),
+        "-Wl,--no-undefined".into(),
+        "-Wl,-z,noexecstack".into(),
+        "-Wl,-z,relro".into(),
+        "-o".into(),
+        b.library.to_string_lossy().into_owned(),
+    ]);
+    argv.extend(inst.libs.iter().cloned());
+    argv.push("-lm".into());
+    if !run_logged(&work, &argv, &mut b.log) {
+        return Err("link failed".into());
+    }
+    b.library_sha256 =
+        Some(sha256_file(&b.library).map_err(|e| format!("{}: {e}", b.library.display()))?);
+    b.elf_load_bytes = Some(elf_load_bytes(&b.library).map_err(|e| e.to_string())?);
+    b.ok = true;
+    b.log.push_str(&format!(
+        "# ok: {} sha256 {} elf_load_bytes {}\n",
+        b.library_rel,
+        b.library_sha256.as_deref().unwrap_or(""),
+        b.elf_load_bytes.unwrap_or(0)
+    ));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize() {
+        assert_eq!(
+            normalize_rel(Path::new("crypto_sign/x/clean/../../../common/fips202.c")).unwrap(),
+            PathBuf::from("common/fips202.c")
+        );
+        assert!(normalize_rel(Path::new("../x")).is_none());
+        assert!(normalize_rel(Path::new("/abs")).is_none());
+    }
+
+    #[test]
+    fn default_exclusions() {
+        for b in [
+            "KAT_SIG.c",
+            "PQCgenKAT_sign.c",
+            "main.c",
+            "test.c",
+            "bench_x.c",
+            "foo_test.c",
+            "kat.c",
+            "sig_main.c",
+        ] {
+            assert!(default_excluded(b), "{b}");
+        }
+        for b in ["sig.c", "poly.c", "drng.c", "latest.c", "attest.c"] {
+            assert!(!default_excluded(b), "{b}");
+        }
+    }
+}

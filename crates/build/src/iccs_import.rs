@@ -1,0 +1,397 @@
+//! Import of an ICCS-API submission (folder or `.zip`): recognises the layout and writes
+//! catalog entries. Nothing of the submission is executed (Makefiles, CMake files and
+//! scripts are never run).
+//!
+//! Recognised layout (case-insensitive folder names, possibly one level down, e.g. under
+//! `Implementations/`):
+//! * `Reference_Implementation/<instance dir>/` and `Optimized_Implementation/<instance dir>/`
+//!   holding one of `SIG_/KEM_/KEX_AlgorithmInstance.h` or `CryptHash_AlgorithmInstance.h`
+//!   (its `ALGORITHM_INSTANCE` names the instance; `DIGEST_BIT_LENGTH` for hashes);
+//! * `KAT/`, `Test_Vectors/` or `Test_Vector/` with the submitted KAT files (flat or in
+//!   per-instance folders);
+//! * an optional `kat.sha256` manifest at the top.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use pqperf_model::catalog::{
+    ApiKind, Candidate, CandidateType, Instance, Kat, is_submission_id, valid_instance_name,
+    valid_label,
+};
+
+use crate::{BuildError, ImportSummary, catalog_path, load_or_empty};
+
+/// Options of `pqperf import iccs`.
+#[derive(Debug, Clone)]
+pub struct IccsImportOptions {
+    pub run_dir: PathBuf,
+    pub catalog: Option<PathBuf>,
+    /// Submission folder or `.zip` archive.
+    pub submission: PathBuf,
+    /// Candidate id (`sign-NN`, `kem-NN`, `kex-NN`, `hash-NN`).
+    pub id: String,
+    /// Algorithm name (default: derived from the instance names).
+    pub algorithm: Option<String>,
+    /// Submission page.
+    pub page: Option<String>,
+}
+
+/// `#define NAME value` of a header (first occurrence), value without quotes.
+pub fn header_define(text: &str, name: &str) -> Option<String> {
+    for line in text.lines() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let Some(rest) = rest.strip_prefix("define") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let Some(rest) = rest.strip_prefix(name) else {
+            continue;
+        };
+        if !rest.starts_with([' ', '\t']) {
+            continue;
+        }
+        let v = rest.trim();
+        let v = v
+            .split("//")
+            .next()
+            .unwrap_or(v)
+            .split("/*")
+            .next()
+            .unwrap_or(v)
+            .trim();
+        let v = v.trim_start_matches('(').trim_end_matches(')').trim();
+        return Some(v.trim_matches('"').to_string());
+    }
+    None
+}
+
+/// Find a child folder of `dir` whose name matches one of `names` case-insensitively.
+fn child_ci(dir: &Path, names: &[&str]) -> Option<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().to_lowercase();
+            names.iter().any(|w| n == w.to_lowercase())
+        })
+        .collect();
+    v.sort();
+    v.into_iter().next()
+}
+
+/// The folder holding `Reference_Implementation` (the submission root or one level down).
+fn find_impl_base(root: &Path) -> Option<PathBuf> {
+    if child_ci(root, &["Reference_Implementation"]).is_some() {
+        return Some(root.to_path_buf());
+    }
+    let mut subs: Vec<PathBuf> = std::fs::read_dir(root)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    subs.sort();
+    subs.into_iter()
+        .find(|s| child_ci(s, &["Reference_Implementation"]).is_some())
+}
+
+/// Extract a zip archive into `dest` (entries with unsafe paths are refused).
+pub fn extract_zip(zip_path: &Path, dest: &Path) -> Result<(), BuildError> {
+    let f = std::fs::File::open(zip_path).map_err(|e| BuildError::io(zip_path, e))?;
+    let mut z = zip::ZipArchive::new(f).map_err(|e| {
+        BuildError::Input(format!("{}: not a zip archive: {e}", zip_path.display()))
+    })?;
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).map_err(|e| BuildError::io(dest, e))?;
+    }
+    for i in 0..z.len() {
+        let mut entry = z
+            .by_index(i)
+            .map_err(|e| BuildError::Input(format!("{}: entry {i}: {e}", zip_path.display())))?;
+        let Some(rel) = entry.enclosed_name() else {
+            return Err(BuildError::Input(format!(
+                "{}: unsafe entry name {:?}",
+                zip_path.display(),
+                entry.name()
+            )));
+        };
+        let out = dest.join(rel);
+        if entry.is_dir() {
+            std::fs::create_dir_all(&out).map_err(|e| BuildError::io(&out, e))?;
+        } else {
+            if let Some(d) = out.parent() {
+                std::fs::create_dir_all(d).map_err(|e| BuildError::io(d, e))?;
+            }
+            let mut buf = Vec::new();
+            entry
+                .read_to_end(&mut buf)
+                .map_err(|e| BuildError::io(&out, e))?;
+            std::fs::write(&out, buf).map_err(|e| BuildError::io(&out, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The ICCS instance header in `dir`: (type, header file name).
+fn instance_header(dir: &Path) -> Option<(CandidateType, String)> {
+    for (t, h) in [
+        (CandidateType::Sign, "SIG_AlgorithmInstance.h"),
+        (CandidateType::Kem, "KEM_AlgorithmInstance.h"),
+        (CandidateType::Kex, "KEX_AlgorithmInstance.h"),
+        (CandidateType::Hash, "CryptHash_AlgorithmInstance.h"),
+    ] {
+        if dir.join(h).is_file() {
+            return Some((t, h.to_string()));
+        }
+    }
+    None
+}
+
+/// Recognise a submission folder and produce its catalog candidate (root = `root`).
+pub fn read_submission(
+    root: &Path,
+    id: &str,
+    algorithm: Option<&str>,
+    page: Option<&str>,
+) -> Result<Candidate, BuildError> {
+    if !is_submission_id(id) {
+        return Err(BuildError::Input(format!(
+            "--id {id:?}: expected sign-NN, kem-NN, kex-NN or hash-NN"
+        )));
+    }
+    let want = CandidateType::parse(id.split('-').next().unwrap()).unwrap();
+    let base = find_impl_base(root).ok_or_else(|| {
+        BuildError::Input(format!(
+            "{}: no Reference_Implementation folder (ICCS layout not recognised)",
+            root.display()
+        ))
+    })?;
+    let kat_dir = child_ci(root, &["KAT", "Test_Vectors", "Test_Vector"])
+        .or_else(|| child_ci(&base, &["KAT", "Test_Vectors", "Test_Vector"]));
+    let manifest = root.join("kat.sha256");
+    let rel = |p: &Path| -> String {
+        p.strip_prefix(root)
+            .map(|r| r.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| p.to_string_lossy().into_owned())
+    };
+    let mut instances = Vec::new();
+    for (folder, variant_kind) in [
+        ("Reference_Implementation", "reference"),
+        ("Optimized_Implementation", "optimized"),
+        ("Additional_Implementation", "optimized"),
+    ] {
+        let Some(dir) = child_ci(&base, &[folder]) else {
+            continue;
+        };
+        let mut subs: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| BuildError::io(&dir, e))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        subs.sort();
+        // A folder holding the header directly is a single instance.
+        if instance_header(&dir).is_some() {
+            subs = vec![dir.clone()];
+        }
+        for sdir in subs {
+            let Some((kind, header)) = instance_header(&sdir) else {
+                continue;
+            };
+            if kind != want {
+                return Err(BuildError::Input(format!(
+                    "{}: {header} is a {kind} header but the id is {id}",
+                    sdir.display()
+                )));
+            }
+            let htext = std::fs::read_to_string(sdir.join(&header))
+                .map_err(|e| BuildError::io(&sdir.join(&header), e))?;
+            let dirname = sdir.file_name().unwrap().to_string_lossy().into_owned();
+            let instance =
+                header_define(&htext, "ALGORITHM_INSTANCE").unwrap_or_else(|| dirname.clone());
+            if !valid_instance_name(&instance) {
+                return Err(BuildError::Input(format!(
+                    "{}: ALGORITHM_INSTANCE {instance:?} is not [A-Za-z0-9_-]{{1,64}}",
+                    sdir.join(&header).display()
+                )));
+            }
+            let mut label: String = dirname
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "._+-".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let variant = if variant_kind == "reference" {
+                "reference".to_string()
+            } else if dirname.to_lowercase().contains("avx") {
+                "optimized-avx2".to_string()
+            } else {
+                "optimized-c".to_string()
+            };
+            if variant != "reference"
+                && !label.to_lowercase().contains("avx")
+                && !label.ends_with("-opt")
+            {
+                label.push_str("-opt");
+            }
+            if !valid_label(&label) {
+                return Err(BuildError::Input(format!(
+                    "{}: cannot derive a label",
+                    sdir.display()
+                )));
+            }
+            let no_drng = defines_drng(&sdir);
+            let kat = Kat::Manifest {
+                manifest: manifest.is_file().then(|| "kat.sha256".to_string()),
+                reference_dir: kat_dir.as_ref().map(|k| rel(k)),
+                kat_name: None,
+                count: None,
+            };
+            instances.push(Instance {
+                label,
+                instance,
+                variant,
+                source_dir: rel(&sdir),
+                files: Vec::new(),
+                exclude: Vec::new(),
+                defines: Vec::new(),
+                include_dirs: Vec::new(),
+                cflags: Vec::new(),
+                libs: Vec::new(),
+                cpu_flags: Vec::new(),
+                api: ApiKind::Iccs,
+                header: (header != want.iccs_header()).then_some(header),
+                no_drng,
+                nist: None,
+                kat,
+            });
+        }
+    }
+    if instances.is_empty() {
+        return Err(BuildError::Input(format!(
+            "{}: no instance folder with a {} found",
+            base.display(),
+            want.iccs_header()
+        )));
+    }
+    let algorithm = algorithm.map(str::to_string).unwrap_or_else(|| {
+        let first = &instances[0].instance;
+        first
+            .rsplit_once(['-', '_'])
+            .map(|(a, _)| a.to_string())
+            .unwrap_or_else(|| first.clone())
+    });
+    Ok(Candidate {
+        id: id.to_string(),
+        kind: want,
+        algorithm,
+        page: page.map(str::to_string),
+        origin: Some("ICCS submission".into()),
+        root: root.to_string_lossy().into_owned(),
+        instances,
+    })
+}
+
+/// True if a source in `dir` defines `drng_algorithm` at file scope (the shim must not).
+fn defines_drng(dir: &Path) -> bool {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    rd.filter_map(|e| e.ok()).any(|e| {
+        let p = e.path();
+        if p.extension().and_then(|x| x.to_str()) != Some("c") {
+            return false;
+        }
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        text.lines().any(|l| {
+            let t = l.trim();
+            t.starts_with("DRNG_ctx") && t.contains("drng_algorithm") && !t.contains('(')
+        })
+    })
+}
+
+/// `pqperf import iccs`: recognise the submission and upsert its candidate into the catalog.
+/// A `.zip` is extracted into `<run>/sources/<id>/`.
+pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError> {
+    let sub = &opts.submission;
+    let root = if sub.is_file()
+        && sub
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+    {
+        let dest = opts.run_dir.join("sources").join(&opts.id);
+        extract_zip(sub, &dest)?;
+        dest
+    } else if sub.is_dir() {
+        sub.clone()
+    } else {
+        return Err(BuildError::Input(format!(
+            "{}: neither a folder nor a .zip archive",
+            sub.display()
+        )));
+    };
+    let root = std::fs::canonicalize(&root).map_err(|e| BuildError::io(&root, e))?;
+    let cand = read_submission(
+        &root,
+        &opts.id,
+        opts.algorithm.as_deref(),
+        opts.page.as_deref(),
+    )?;
+    let n = cand.instances.len();
+    let notes = cand
+        .instances
+        .iter()
+        .map(|i| {
+            format!(
+                "{}: instance {} ({}) from {}",
+                i.label, i.instance, i.variant, i.source_dir
+            )
+        })
+        .collect();
+    let cat_path = catalog_path(&opts.run_dir, opts.catalog.as_deref());
+    let mut cat = load_or_empty(&cat_path)?;
+    cat.upsert(cand);
+    cat.validate()?;
+    cat.save(&cat_path)
+        .map_err(|e| BuildError::io(&cat_path, e))?;
+    Ok(ImportSummary {
+        catalog: cat_path,
+        candidates: vec![opts.id.clone()],
+        instances: n,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defines() {
+        let h = "#ifndef X\n#define OUTPUT_BLANK_TEST_VECTORS 0\n#define ALGORITHM_INSTANCE \"WOTS-PXOF-128\" // name\n#define DIGEST_BIT_LENGTH (256)\n";
+        assert_eq!(
+            header_define(h, "ALGORITHM_INSTANCE").as_deref(),
+            Some("WOTS-PXOF-128")
+        );
+        assert_eq!(
+            header_define(h, "DIGEST_BIT_LENGTH").as_deref(),
+            Some("256")
+        );
+        assert_eq!(
+            header_define(h, "OUTPUT_BLANK_TEST_VECTORS").as_deref(),
+            Some("0")
+        );
+        assert_eq!(header_define(h, "ALGORITHM"), None);
+    }
+}
