@@ -87,16 +87,30 @@ fn main() {
             .args(["-C", "relocation-model=pic"])
             .arg("-C")
             .arg(format!("metadata=pqperf-iccs-{m}"))
-            .args(["-D", "warnings", "-A", "dead_code", "-A", "unused_imports"])
+            .args(["-A", "dead_code", "-A", "unused_imports"])
             .arg(&src));
         objects.push(obj);
     }
 
-    let lib = out_dir.join("libpqperf_iccs.a");
+    archive(&ar, &out_dir, "libpqperf_iccs.a", &objects);
+    let core: Vec<PathBuf> = objects
+        .iter()
+        .filter(|o| CORE_MEMBERS.iter().any(|m| o.ends_with(format!("{m}.o"))))
+        .cloned()
+        .collect();
+    archive(&ar, &out_dir, "libpqperf_iccs_core.a", &core);
+}
+
+/// Members of the ICCS-only archive (no `randombytes`, so that a candidate that lost its own
+/// `randombytes` wrapper still fails to link instead of silently getting the NIST DRBG).
+const CORE_MEMBERS: &[&str] = &["iccs_aux", "iccs_drng", "iccs_drng_ctx"];
+
+fn archive(ar: &str, out_dir: &Path, name: &str, objects: &[PathBuf]) {
+    let lib = out_dir.join(name);
     let _ = std::fs::remove_file(&lib);
-    run(Command::new(&ar)
+    run(Command::new(ar)
         .arg("crsD")
         .arg(&lib)
         .args(objects.iter().map(|p| p.as_path()))
-        .current_dir(Path::new(&out_dir)));
+        .current_dir(out_dir));
 }

@@ -1,6 +1,7 @@
 //! The C ABI artifact of `pqperf-iccs`, for gcc builds of candidate libraries.
 //!
-//! [`write_provider`] writes `libpqperf_iccs.a` (built by `build.rs` from the very same
+//! [`write_provider`] writes `libpqperf_iccs.a` and the ICCS-only subset
+//! `libpqperf_iccs_core.a` (built by `build.rs` from the very same
 //! primitive sources as `pqperf-iccs`; `no_std`, `panic=abort`, no Rust runtime: its only
 //! undefined symbols are libc's `memcpy` and `write`) plus an `include/` directory with
 //! `auxfunc.h`, `drng.h`, `rng.h`, `pqperf_iccs.h` and the ICCS-baseline hash-instance
@@ -32,6 +33,14 @@ pub const STATIC_LIB_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/li
 
 /// File name of the static library written by [`write_provider`].
 pub const STATIC_LIB_NAME: &str = "libpqperf_iccs.a";
+
+/// The ICCS-only static library bytes: members `iccs_aux.o`, `iccs_drng.o`,
+/// `iccs_drng_ctx.o` (no `randombytes`, no PQClean/HQC generators).
+pub const CORE_LIB_BYTES: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/libpqperf_iccs_core.a"));
+
+/// File name of the ICCS-only static library.
+pub const CORE_LIB_NAME: &str = "libpqperf_iccs_core.a";
 
 /// Name for `-l` (`-lpqperf_iccs`).
 pub const LINK_NAME: &str = "pqperf_iccs";
@@ -82,8 +91,13 @@ pub const UNDEFINED_LIBC_SYMBOLS: &[&str] = &["memcpy", "write"];
 /// What [`write_provider`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Provider {
-    /// `<dir>/libpqperf_iccs.a`.
+    /// `<dir>/libpqperf_iccs.a`: every symbol (ICCS, NIST, HQC, PQClean).
     pub static_lib: PathBuf,
+    /// `<dir>/libpqperf_iccs_core.a`: the ICCS symbols only ([`ICCS_SYMBOLS`]). Recommended
+    /// for ICCS candidates: a candidate that references `randombytes` without defining it
+    /// then fails to link (as with the official files) instead of silently getting the NIST
+    /// DRBG of the full library.
+    pub iccs_core_lib: PathBuf,
     /// `<dir>/include` (pass as `-I`; put it after the candidate's own include directory so
     /// that a candidate's `drng.h`/`auxfunc.h` shadow these).
     pub include_dir: PathBuf,
@@ -102,7 +116,7 @@ impl Provider {
 
     /// gcc arguments (no compiler, no optimisation flags, no `-o`) that build the shared
     /// library of one ICCS-baseline hash instance: `-shared -fPIC -I<include> -D...
-    /// <iccs_crypthash.c> <libpqperf_iccs.a>`. Append your flags and `-o lib<label>.so`.
+    /// <iccs_crypthash.c> <libpqperf_iccs_core.a>`. Append your flags and `-o lib<label>.so`.
     pub fn hash_instance_args(&self, inst: &HashInstance) -> Vec<String> {
         let mut v = vec![
             "-shared".to_string(),
@@ -115,7 +129,7 @@ impl Provider {
                 .map(|(k, val)| format!("-D{k}={val}")),
         );
         v.push(self.crypthash_source().display().to_string());
-        v.push(self.static_lib.display().to_string());
+        v.push(self.iccs_core_lib.display().to_string());
         v
     }
 }
@@ -128,11 +142,14 @@ pub fn write_provider(dir: &Path) -> io::Result<Provider> {
     std::fs::create_dir_all(&include_dir)?;
     let static_lib = dir.join(STATIC_LIB_NAME);
     write_if_changed(&static_lib, STATIC_LIB_BYTES)?;
+    let iccs_core_lib = dir.join(CORE_LIB_NAME);
+    write_if_changed(&iccs_core_lib, CORE_LIB_BYTES)?;
     for (name, text) in INCLUDE_FILES {
         write_if_changed(&include_dir.join(name), text.as_bytes())?;
     }
     Ok(Provider {
         static_lib,
+        iccs_core_lib,
         include_dir,
     })
 }
@@ -270,6 +287,7 @@ mod tests {
         assert!(provs.windows(2).all(|w| w[0] == w[1]));
         let p = &provs[0];
         assert_eq!(std::fs::read(&p.static_lib).unwrap(), STATIC_LIB_BYTES);
+        assert_eq!(std::fs::read(&p.iccs_core_lib).unwrap(), CORE_LIB_BYTES);
         for (name, text) in INCLUDE_FILES {
             assert_eq!(
                 std::fs::read_to_string(p.include_dir.join(name)).unwrap(),

@@ -209,6 +209,44 @@ fn candidate_definitions_of_randombytes_and_drng_algorithm_win() {
     );
 }
 
+/// The ICCS-only archive leaves a missing `randombytes` undefined (link error), while the
+/// full archive resolves it with the NIST DRBG.
+#[test]
+fn core_archive_has_no_randombytes() {
+    let (dir, p) = provider();
+    let src = dir.path().join("uses_randombytes.c");
+    std::fs::write(
+        &src,
+        "#include \"auxfunc.h\"\nint randombytes(unsigned char *x, unsigned long long n);\n\
+         int main(void) { unsigned char d[32]; randombytes(d, 32); \
+         return sm3hash(256, d, 256, d); }\n",
+    )
+    .unwrap();
+    let link = |lib: &Path| {
+        Command::new(cc())
+            .arg(format!("-I{}", p.include_dir.display()))
+            .arg(&src)
+            .arg(lib)
+            .arg("-o")
+            .arg(dir.path().join("a.out"))
+            .output()
+            .unwrap()
+    };
+    let core = link(&p.iccs_core_lib);
+    assert!(!core.status.success());
+    assert!(String::from_utf8_lossy(&core.stderr).contains("randombytes"));
+    assert!(link(&p.static_lib).status.success());
+    let defined = nm(&["--defined-only", "-g"], &p.iccs_core_lib);
+    let names: std::collections::BTreeSet<&str> = defined
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|n| !n.starts_with("_ZN") && !n.starts_with("_R"))
+        .collect();
+    let want: std::collections::BTreeSet<&str> =
+        pqperf_iccs_capi::ICCS_SYMBOLS.iter().copied().collect();
+    assert_eq!(names, want);
+}
+
 fn nm(args: &[&str], file: &Path) -> String {
     let out = run_ok(Command::new("nm").args(args).arg(file));
     String::from_utf8(out.stdout).unwrap()
