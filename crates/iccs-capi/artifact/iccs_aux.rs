@@ -2,7 +2,9 @@
 //! `pseudoXOF` with the official C prototypes (auxfunc.h), on `crates/iccs/src/auxfunc.rs`.
 //!
 //! Pointer rules: a null pointer is accepted only with a zero length; otherwise −1 (the
-//! official code would crash). Unsupported digest widths return −4 and print the official
+//! official code would crash). Outputs may overlap the message: the result is that of the
+//! message as it was at entry (the reference hashes copies), so in-place seed expansion such
+//! as `pseudoXOF(512, buf, 256, buf)` reproduces the reference. Unsupported digest widths return −4 and print the official
 //! stderr line, before any pointer is looked at.
 
 #![no_std]
@@ -16,6 +18,8 @@ use auxfunc::{ICCS_ERR_DIGEST_LEN, ICCS_ERR_INVALID, bytes_for_bits};
 
 unsafe extern "C" {
     fn write(fd: i32, buf: *const u8, count: usize) -> isize;
+    fn malloc(size: usize) -> *mut u8;
+    fn free(ptr: *mut u8);
 }
 
 fn digest_len_error() -> i32 {
@@ -64,9 +68,12 @@ pub unsafe extern "C" fn sm3hash(
     if digest.is_null() {
         return ICCS_ERR_INVALID;
     }
-    // SAFETY: `digest` points to 32 writable bytes (caller contract), alignment 1.
-    let out = unsafe { &mut *(digest as *mut [u8; 32]) };
-    auxfunc::sm3hash_core(digest_len, m, msg_len, out)
+    // Compute into a local buffer first: `digest` may overlap `msg`.
+    let mut d = [0u8; 32];
+    let rc = auxfunc::sm3hash_core(digest_len, m, msg_len, &mut d);
+    // SAFETY: `digest` points to 32 writable bytes (caller contract); `d` is local.
+    unsafe { core::ptr::copy_nonoverlapping(d.as_ptr(), digest, 32) };
+    rc
 }
 
 /// `int pseudohash(int digest_len, const unsigned char *msg, unsigned long long msg_len,
@@ -92,9 +99,12 @@ pub unsafe extern "C" fn pseudohash(
     if digest.is_null() {
         return ICCS_ERR_INVALID;
     }
-    // SAFETY: `digest` points to `n` writable bytes (caller contract).
-    let out = unsafe { core::slice::from_raw_parts_mut(digest, n) };
-    auxfunc::pseudohash_core(digest_len, m, msg_len, out)
+    // Compute into a local buffer first: `digest` may overlap `msg`.
+    let mut d = [0u8; 128];
+    let rc = auxfunc::pseudohash_core(digest_len, m, msg_len, &mut d);
+    // SAFETY: `digest` points to `n` ≤ 128 writable bytes (caller contract); `d` is local.
+    unsafe { core::ptr::copy_nonoverlapping(d.as_ptr(), digest, n) };
+    rc
 }
 
 /// `int pseudoXOF(unsigned long long output_len, const unsigned char *msg,
@@ -115,13 +125,36 @@ pub unsafe extern "C" fn pseudoXOF(
     if n == 0 {
         return auxfunc::ICCS_OK;
     }
-    // SAFETY: caller contract.
+    let n_in = bytes_for_bits(msg_len) as usize;
+    if (msg.is_null() && n_in != 0) || output.is_null() {
+        return ICCS_ERR_INVALID;
+    }
+    let (lo, hi) = (msg as usize, msg as usize + n_in);
+    let (olo, ohi) = (output as usize, output as usize + n);
+    if n_in != 0 && lo < ohi && olo < hi {
+        // Output overlaps the message (e.g. expanding a seed in place). The reference hashes
+        // a copy of the message taken at entry, so do the same (−2 if that copy fails).
+        // SAFETY: plain libc allocation of n_in > 0 bytes.
+        let copy = unsafe { malloc(n_in) };
+        if copy.is_null() {
+            return auxfunc::ICCS_ERR_ALLOC;
+        }
+        // SAFETY: `msg` has n_in readable bytes; `copy` is a fresh, disjoint allocation.
+        unsafe { core::ptr::copy_nonoverlapping(msg, copy, n_in) };
+        // SAFETY: `copy` (n_in bytes, ours) and `output` (n bytes) are disjoint.
+        let rc = unsafe {
+            let m = core::slice::from_raw_parts(copy as *const u8, n_in);
+            let out = core::slice::from_raw_parts_mut(output, n);
+            auxfunc::pseudoxof_core(output_len, m, msg_len, out)
+        };
+        // SAFETY: allocated above.
+        unsafe { free(copy) };
+        return rc;
+    }
+    // SAFETY: caller contract; the two ranges are disjoint (checked above).
     let Some(m) = (unsafe { msg_slice(msg, msg_len) }) else {
         return ICCS_ERR_INVALID;
     };
-    if output.is_null() {
-        return ICCS_ERR_INVALID;
-    }
     // SAFETY: `output` points to `n` writable bytes (caller contract).
     let out = unsafe { core::slice::from_raw_parts_mut(output, n) };
     auxfunc::pseudoxof_core(output_len, m, msg_len, out)

@@ -3,7 +3,7 @@
 //! [`write_provider`] writes `libpqperf_iccs.a` and the ICCS-only subset
 //! `libpqperf_iccs_core.a` (built by `build.rs` from the very same
 //! primitive sources as `pqperf-iccs`; `no_std`, `panic=abort`, no Rust runtime: its only
-//! undefined symbols are libc's `memcpy` and `write`) plus an `include/` directory with
+//! undefined symbols are libc's `memcpy`, `write`, `malloc`, `free`) plus an `include/` directory with
 //! `auxfunc.h`, `drng.h`, `rng.h`, `pqperf_iccs.h` and the ICCS-baseline hash-instance
 //! source `iccs_crypthash.c` / `iccs_crypthash.h`.
 //!
@@ -86,7 +86,7 @@ pub fn exported_symbols() -> Vec<&'static str> {
 }
 
 /// libc symbols the static library needs from the final link.
-pub const UNDEFINED_LIBC_SYMBOLS: &[&str] = &["memcpy", "write"];
+pub const UNDEFINED_LIBC_SYMBOLS: &[&str] = &["memcpy", "write", "malloc", "free"];
 
 /// What [`write_provider`] wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -164,7 +164,16 @@ fn c_program_prints_the_rust_values_and_error_codes() {
         ("randombytes-null-0", 0),
         ("pqclean-null-0", 0),
         ("hqc-null", -2),
+        ("alias-xof", 0),
     ];
+    for flag in [
+        "alias-xof-same 1",
+        "alias-xof-shifted-same 1",
+        "alias-ph-same 1",
+        "alias-sm3-same 1",
+    ] {
+        assert!(lines.contains(&flag), "{flag}");
+    }
     for (k, v) in expect_rc {
         assert_eq!(rc.get(k), Some(&v), "return code of {k}");
     }
