@@ -144,6 +144,33 @@ proptest! {
         prop_assert_eq!(&out[..], &want[..]);
     }
 
+    /// Non-aligned messages: pseudoXOF and pseudohash equal their definitions written with
+    /// hand-built bit strings (counter / domain word spliced at bit offset L).
+    #[test]
+    fn non_aligned_helpers_match_bit_string_definitions(
+        msg in proptest::collection::vec(any::<u8>(), 1..120), cut in 1u64..8) {
+        let l = 8 * msg.len() as u64 - cut;
+        let mut out = [0u8; 64];
+        pseudoxof(512, &msg, l, &mut out).unwrap();
+        for i in 1u32..=2 {
+            let (s, n) = concat_bits(&msg, l, &i.to_be_bytes(), 32);
+            prop_assert_eq!(&out[32 * (i as usize - 1)..32 * i as usize], &sm3_bits(&s, n)[..]);
+        }
+        let dom = [2u8, 0];
+        let (md, mdn) = concat_bits(&msg, l, &dom, 16);
+        let (dm, dmn) = concat_bits(&dom, 16, &msg, l);
+        let h1 = sm3_bits(&md, mdn);
+        let key = pqperf_iccs::HMAC_KEY;
+        let ipad: Vec<u8> = key.iter().map(|k| k ^ 0x36).collect();
+        let opad: Vec<u8> = key.iter().map(|k| k ^ 0x5C).collect();
+        let (inner, inn) = concat_bits(&ipad, 512, &dm, dmn);
+        let k1 = reference_sm3(&[&opad[..], &sm3_bits(&inner, inn)].concat());
+        let h2 = reference_sm3(&[k1, h1].concat());
+        let mut ph = [0u8; 64];
+        pseudohash(512, &msg, l, &mut ph).unwrap();
+        prop_assert_eq!(&ph[..], &[h1, h2].concat()[..]);
+    }
+
     #[test]
     fn soft_aes_matches_aes_crate(key in any::<[u8; 32]>(), block in any::<[u8; 16]>()) {
         prop_assert_eq!(SoftAes256::with_key(&key).encrypt_block(&block),
