@@ -183,7 +183,7 @@ pub(crate) fn split_field(outer: &str, msg: &str) -> (String, String) {
 /// A field path without serde_path_to_error's unknown segments (`?`).
 fn clean_path(p: &str) -> String {
     p.split('.')
-        .filter(|s| *s != "?")
+        .filter(|s| *s != "?" && !s.is_empty())
         .collect::<Vec<_>>()
         .join(".")
 }

@@ -206,20 +206,21 @@ fn check_system(rep: &mut Report, ds: &Dataset, sys: &SystemData, root: &Path) {
         ));
     }
     match &sys.campaign {
-        Some(c) => {
-            if c.value.system_id.as_deref() != Some(sys.id.as_str()) && !dir.as_os_str().is_empty()
-            {
-                rep.problems.push(Problem::new(
-                    &c.shown,
-                    "system_id",
-                    format!(
-                        "{} but the dataset directory is '{}'",
-                        show_opt(c.value.system_id.as_deref()),
-                        sys.id
-                    ),
-                ));
-            }
+        Some(c)
+            if c.value.system_id.as_deref() != Some(sys.id.as_str())
+                && !dir.as_os_str().is_empty() =>
+        {
+            rep.problems.push(Problem::new(
+                &c.shown,
+                "system_id",
+                format!(
+                    "{} but the dataset directory is '{}'",
+                    show_opt(c.value.system_id.as_deref()),
+                    sys.id
+                ),
+            ));
         }
+        Some(_) => {}
         None if !has_error_for(rep, &dir.join("campaign.json")) => {
             rep.problems
                 .push(Problem::new(dir.join("campaign.json"), "", "missing"));
