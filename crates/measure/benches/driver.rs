@@ -1,0 +1,157 @@
+//! Driver-overhead benchmark (`cargo bench -p pqperf-measure --bench driver`).
+//!
+//! Builds a tiny C signature library whose operations return at once (gcc), then prints:
+//! * ticks per call in batch mode (the reference loop, no per-call reads) and in per-call mode
+//!   (one counter read after every call; batch total and the median per-call delta);
+//! * the campaign efficiency (Σ timed seconds ÷ wall seconds of the calibrate + measure
+//!   phases) of a demo-sized campaign (trial target 0.05 s) over that library and a toy one.
+//!
+//! The benchmark binary is its own driver child: `driver.rs driver …` runs the driver.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use pqperf_measure::campaign::{self, CampaignOptions, Hooks, Phase};
+use pqperf_measure::driver::{self, ApiSpec, DriverArgs};
+use pqperf_measure::plan::Planning;
+use pqperf_measure::runner::{self, DriverExe};
+use pqperf_model::buildjson::{BuildEntry, BuildJson};
+
+const TOY: &str = include_str!("../../pqperf/tests/measure/toy_sig.c");
+
+fn gcc(dir: &Path, name: &str, defines: &[&str]) -> String {
+    let src = dir.join("toy_sig.c");
+    std::fs::write(&src, TOY).unwrap();
+    let rel = format!("lib/bench/lib{name}.so");
+    let out = dir.join(&rel);
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let mut c = Command::new("gcc");
+    c.args(["-O2", "-fPIC", "-shared", "-o"])
+        .arg(&out)
+        .arg(&src);
+    for d in defines {
+        c.arg(format!("-D{d}"));
+    }
+    assert!(c.status().expect("gcc").success());
+    rel
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("driver") {
+        let a = DriverArgs::parse(&argv[1..]).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        });
+        let code = driver::run(&a, &mut std::io::stdout().lock(), &mut std::io::stderr());
+        std::process::exit(code);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let noop = gcc(dir, "noop", &["TOY_NOOP"]);
+    let toy = gcc(dir, "toy", &[]);
+    let cpu = campaign::default_cpu();
+    campaign::keep_off_cpu(cpu);
+    let exe = DriverExe {
+        exe: std::env::current_exe().unwrap(),
+        cwd: dir.to_path_buf(),
+    };
+    let hz = pqperf_ffi::counters::ticks_hz(50).unwrap_or(0) as f64;
+    println!(
+        "counter: {} at {hz:.0} Hz; benchmark CPU {cpu}",
+        pqperf_measure::host::counter_info(pqperf_measure::host::counter_kind(), None)["counter"]
+    );
+    let iters = 20_000u64;
+    for op in ["keygen", "sign", "verify"] {
+        for samples in [false, true] {
+            let mut per_call_batch = Vec::new();
+            let mut per_call_median = Vec::new();
+            for _ in 0..5 {
+                let a = DriverArgs {
+                    lib: noop.clone().into(),
+                    op: op.into(),
+                    bytes: 0,
+                    trials: 5,
+                    iters,
+                    warmups: 3,
+                    cpu: Some(cpu),
+                    samples,
+                    force_ticks: true,
+                    api: ApiSpec::Iccs,
+                };
+                let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
+                assert!(r.complete(), "{:?}", r.process);
+                for t in &r.process.trials {
+                    per_call_batch.push(t.cycles.unwrap_or(0) as f64 / t.measurements as f64);
+                }
+                if samples {
+                    per_call_median.push(median(r.samples.iter().map(|&s| s as f64).collect()));
+                }
+            }
+            if samples {
+                println!(
+                    "no-op {op:6}  per-call mode: {:7.1} ticks/call (batch total), median per-call delta {:7.1} ticks",
+                    median(per_call_batch),
+                    median(per_call_median)
+                );
+            } else {
+                println!(
+                    "no-op {op:6}  batch mode:    {:7.1} ticks/call (median of 25 trials of {iters} calls)",
+                    median(per_call_batch)
+                );
+            }
+        }
+    }
+    // Campaign efficiency at the demo's trial target.
+    let run = dir.to_path_buf();
+    let mut bj = BuildJson::default();
+    for (label, rel) in [("noop", &noop), ("toy", &toy)] {
+        bj.instances.insert(
+            format!("sign-99/{label}"),
+            BuildEntry {
+                candidate: "sign-99".into(),
+                label: label.into(),
+                instance: label.into(),
+                variant: "reference".into(),
+                flags: "guide".into(),
+                kat: "PASS".into(),
+                library: Some(rel.clone()),
+                ..Default::default()
+            },
+        );
+    }
+    std::fs::write(
+        run.join("build.json"),
+        pqperf_model::pyjson::to_string(&bj).unwrap(),
+    )
+    .unwrap();
+    let mut o = CampaignOptions::new(&run).unwrap();
+    o.driver = exe.clone();
+    o.cpu = cpu;
+    o.planning = Planning::new(0.05, 900.0);
+    o.allow_unfixed_host = true;
+    o.probe_attempts = 1;
+    o.systems_csv = dir.join("systems.csv");
+    o.register = Some("benchmark".into());
+    o.echo = false;
+    let t0 = Instant::now();
+    let c = campaign::run_phase(Phase::Calibrate, &o, &Hooks::default()).unwrap();
+    assert_eq!(c.code, 0);
+    let m = campaign::run_phase(Phase::Measure, &o, &Hooks::default()).unwrap();
+    let wall = t0.elapsed().as_secs_f64();
+    println!(
+        "campaign (2 instances x 3 ops, trial target 0.05 s): {} records, timed {:.2} s, driver processes {:.2} s, wall {:.2} s (calibrate+measure) -> efficiency {:.1} % (measure phase alone {:.1} %)",
+        m.totals.records,
+        m.totals.timed_s,
+        m.totals.process_s,
+        wall,
+        100.0 * m.totals.timed_s / wall,
+        100.0 * m.totals.timed_s / m.wall_s
+    );
+}
