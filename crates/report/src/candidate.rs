@@ -201,6 +201,9 @@ fn site_crumb(v: &SystemView, cand: &str, me: &Page) -> String {
     for other in systems {
         if other == sys {
             parts.push(format!("<strong>{sys}</strong>"));
+        } else if !v.side.has_page(other, cand) {
+            // No evidence of this candidate on that system: no page to link to.
+            parts.push(other.to_string());
         } else {
             let target = Page::Candidate {
                 sys: other.into(),

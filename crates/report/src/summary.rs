@@ -402,6 +402,8 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
             .map(|s| {
                 if *s == sys {
                     format!("<strong>{s}</strong>")
+                } else if !v.side.has_system(s) {
+                    s.to_string()
                 } else {
                     format!(
                         "<a href=\"{}\">{s}</a>",

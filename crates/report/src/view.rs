@@ -104,12 +104,25 @@ pub struct Side {
     pub kex_bandwidth: BTreeMap<(String, String), KexBandwidth>,
     /// `symmetric_survey.csv` rows in file order.
     pub survey: Vec<SurveyRow>,
+    /// Candidates with evidence (records or build entries), per system present in the
+    /// dataset; used to link only to pages that exist.
+    pub present: BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 impl Side {
     /// The systems.csv row of `id`.
     pub fn system(&self, id: &str) -> Option<&SystemRow> {
         self.systems.iter().find(|s| s.id == id)
+    }
+
+    /// True when `system` is in the dataset and has evidence for `cand` (so its page exists).
+    pub fn has_page(&self, system: &str, cand: &str) -> bool {
+        self.present.get(system).is_some_and(|c| c.contains(cand))
+    }
+
+    /// True when `system` is in the dataset (so its summary exists).
+    pub fn has_system(&self, system: &str) -> bool {
+        self.present.contains_key(system)
     }
 
     /// Survey row of a candidate.
@@ -445,6 +458,10 @@ impl Side {
                 verdict: s.verdict.clone(),
                 notes: s.notes.clone(),
             });
+        }
+        for sys in &ds.systems {
+            side.present
+                .insert(sys.id.clone(), sys.candidates().into_iter().collect());
         }
         Ok(side)
     }

@@ -691,3 +691,23 @@ fn method_deviations_and_firmware_clock() {
         "| clock | measured 3.40 GHz, set by firmware (no OS frequency scaling or boost), SMT none |",
     );
 }
+
+/// Site crumbs link only to pages that exist: a candidate measured on one system only names
+/// the other system without a link.
+#[test]
+fn site_crumb_without_page_on_other_system() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    make_kem(&root); // kem-90 exists on arm_1 only
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "arm_1", "kem-90", Form::Site).unwrap();
+    assert_eq!(
+        page.lines().nth(1).unwrap(),
+        "<p class=\"crumb\"><a href=\"../index.md\">Performance measurements</a> › <a href=\"index.md\">arm_1</a> › <code>kem-90</code> · system: x86_1 · <strong>arm_1</strong></p>"
+    );
+    let page = candidate_page(&ds, "arm_1", "sign-08", Form::Site).unwrap();
+    assert!(page.contains(
+        "· system: <a href=\"../x86_1/sign-08.md\">x86_1</a> · <strong>arm_1</strong></p>"
+    ));
+}
