@@ -711,3 +711,32 @@ fn site_crumb_without_page_on_other_system() {
         "· system: <a href=\"../x86_1/sign-08.md\">x86_1</a> · <strong>arm_1</strong></p>"
     ));
 }
+
+/// A candidate without any hash profile (e.g. only optimized builds measured) says so instead
+/// of printing an empty share table, and its evidence index has no profile rows.
+#[test]
+fn candidate_without_profiles() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    std::fs::remove_dir_all(root.join("performance/data/x86_1/profile/sign-06")).unwrap();
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "x86_1", "sign-06", Form::Harness).unwrap();
+    let l = lines(&page);
+    let at = l
+        .iter()
+        .position(|x| *x == "## Symmetric primitives")
+        .unwrap();
+    assert_eq!(
+        &l[at + 1..at + 6],
+        [
+            "",
+            "[Survey](../performance/symmetric-survey.md) verdict: **ICCS-only** — `shake*` names are shims over pseudoXOF",
+            "",
+            "No hash profile was recorded for this candidate on this system (profiles are measured on reference builds with link-time wrappers).",
+            "",
+        ]
+    );
+    assert_eq!(l[at + 6], "## 7. Raw evidence index");
+    assert!(!page.contains("| hash profile "));
+}
