@@ -106,14 +106,16 @@ pub fn is_keccak_fn(name: &str) -> bool {
 }
 
 /// Run `program args…` under callgrind with collection toggled on `toggle_fn` (the API
-/// function of the operation) and return the output file's text.
+/// function of the operation) in `cwd` and return the output file's text.
 pub fn run_callgrind(
     program: &Path,
     args: &[String],
     toggle_fn: &str,
     out_file: &Path,
+    cwd: &Path,
 ) -> Result<String, ProfileError> {
     let out = Command::new("valgrind")
+        .current_dir(cwd)
         .arg("--tool=callgrind")
         .arg(format!("--callgrind-out-file={}", out_file.display()))
         .arg("--compress-strings=no")

@@ -5,8 +5,14 @@
 //! * [`objscan`] / [`survey`]: object-file call graphs and the survey verdict per candidate;
 //! * [`callgrind`]: the independent valgrind cross-check of the shares.
 
+pub mod baseline;
 pub mod callgrind;
+pub mod driver;
+pub mod hashcost;
 pub mod objscan;
+pub mod phase;
+pub mod ratio;
+pub mod relink;
 pub mod survey;
 pub mod wrapc;
 

@@ -392,3 +392,57 @@ pub fn api_entries(objs: &[ObjInfo]) -> Vec<String> {
     }
     out.into_iter().collect()
 }
+
+/// Prefix of the notes of derived rows (rows without it are curated and never replaced).
+pub const DERIVED_PREFIX: &str = "derived from the call graph:";
+
+/// Read the run's derived candidate surveys (`survey/<id>.json`), in id order.
+pub fn read_run_surveys(run: &Path) -> Vec<CandidateSurvey> {
+    let mut out: Vec<CandidateSurvey> = std::fs::read_dir(run.join("survey"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|f| std::fs::read_to_string(f.path()).ok())
+        .filter_map(|t| serde_json::from_str(&t).ok())
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// Merge the run's derived verdicts into `<dataset>/performance/symmetric_survey.csv` for the
+/// pages: curated rows (notes not starting with [`DERIVED_PREFIX`]) win and stay as they
+/// are; derived rows are added or refreshed. Returns the number of rows written.
+pub fn write_dataset_survey(run: &Path, dataset_root: &Path) -> Result<usize, ProfileError> {
+    let path = dataset_root
+        .join("performance")
+        .join("symmetric_survey.csv");
+    let existing = if path.is_file() {
+        read_curated(&path)?
+    } else {
+        Vec::new()
+    };
+    let curated: Vec<CuratedRow> = existing
+        .into_iter()
+        .filter(|r| !r.notes.starts_with(DERIVED_PREFIX))
+        .collect();
+    let mut rows: Vec<CandidateSurvey> = Vec::new();
+    let derived = read_run_surveys(run);
+    for r in &curated {
+        let base = derived
+            .iter()
+            .find(|d| d.id == r.id)
+            .cloned()
+            .unwrap_or_else(|| combine(&r.id, Vec::new()));
+        rows.push(apply_curated(base, std::slice::from_ref(r)));
+    }
+    for d in derived {
+        if !curated.iter().any(|r| r.id == d.id) {
+            rows.push(d);
+        }
+    }
+    rows.sort_by(|a, b| a.id.cmp(&b.id));
+    let text = to_csv(&rows);
+    pqperf_model::fsutil::write_atomic(&path, text.as_bytes())
+        .map_err(|e| ProfileError::io(&path, e))?;
+    Ok(rows.len())
+}

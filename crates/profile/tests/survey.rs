@@ -163,3 +163,47 @@ fn golden_curated_csv_parses() {
             .any(|r| r.id == "kem-04" && r.verdict == Verdict::IccsOnly)
     );
 }
+
+#[test]
+fn dataset_survey_merges_curated_and_derived() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let ds = dir.path().join("ds");
+    std::fs::create_dir_all(run.join("survey")).unwrap();
+    std::fs::create_dir_all(ds.join("performance")).unwrap();
+    let inst = |l: &str, v: Verdict| survey::InstanceSurvey {
+        label: l.into(),
+        entries: vec![],
+        iccs_helpers: vec!["pseudoXOF".into()],
+        drng: true,
+        own_primitives: Default::default(),
+        named_symmetric: vec![],
+        verdict: v,
+    };
+    for (id, v) in [
+        ("sign-90", Verdict::IccsOnly),
+        ("ml-dsa-44", Verdict::Bypass),
+    ] {
+        let c = survey::combine(id, vec![inst("x", v)]);
+        std::fs::write(
+            run.join(format!("survey/{id}.json")),
+            serde_json::to_string(&c).unwrap(),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        ds.join("performance/symmetric_survey.csv"),
+        "ID;Verdict;Notes\nsign-90;mixed;hand-checked\nkem-04;ICCS-only;curated only\n",
+    )
+    .unwrap();
+    assert_eq!(survey::write_dataset_survey(&run, &ds).unwrap(), 3);
+    let rows = survey::read_curated(&ds.join("performance/symmetric_survey.csv")).unwrap();
+    let get = |id: &str| rows.iter().find(|r| r.id == id).unwrap().clone();
+    assert_eq!(get("sign-90").verdict, Verdict::Mixed);
+    assert_eq!(get("sign-90").notes, "hand-checked");
+    assert_eq!(get("kem-04").notes, "curated only");
+    assert_eq!(get("ml-dsa-44").verdict, Verdict::Bypass);
+    assert!(get("ml-dsa-44").notes.starts_with(survey::DERIVED_PREFIX));
+    // Idempotent: derived rows are refreshed, not frozen into curated ones.
+    assert_eq!(survey::write_dataset_survey(&run, &ds).unwrap(), 3);
+}
