@@ -174,7 +174,9 @@ pub fn read_submission(
     })?;
     let kat_dir = child_ci(root, &["KAT", "Test_Vectors", "Test_Vector"])
         .or_else(|| child_ci(&base, &["KAT", "Test_Vectors", "Test_Vector"]));
-    let manifest = root.join("kat.sha256");
+    let manifest = [root.join("kat.sha256"), base.join("kat.sha256")]
+        .into_iter()
+        .find(|p| p.is_file());
     let rel = |p: &Path| -> String {
         p.strip_prefix(root)
             .map(|r| r.to_string_lossy().into_owned())
@@ -252,7 +254,7 @@ pub fn read_submission(
             }
             let no_drng = defines_drng(&sdir);
             let kat = Kat::Manifest {
-                manifest: manifest.is_file().then(|| "kat.sha256".to_string()),
+                manifest: manifest.as_ref().map(|m| rel(m)),
                 reference_dir: kat_dir.as_ref().map(|k| rel(k)),
                 kat_name: None,
                 count: None,
@@ -393,5 +395,63 @@ mod tests {
             Some("0")
         );
         assert_eq!(header_define(h, "ALGORITHM"), None);
+    }
+
+    #[test]
+    fn imports_a_zip_submission() {
+        use std::io::Write;
+        let tmp = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/candidates/wots-pxof");
+        let zpath = tmp.path().join("sub.zip");
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&zpath).unwrap());
+        let opts = zip::write::SimpleFileOptions::default();
+        for e in walkdir::WalkDir::new(&src) {
+            let e = e.unwrap();
+            if e.file_type().is_file() {
+                let rel = e.path().strip_prefix(&src).unwrap();
+                z.start_file(format!("WOTS/{}", rel.to_string_lossy()), opts)
+                    .unwrap();
+                z.write_all(&std::fs::read(e.path()).unwrap()).unwrap();
+            }
+        }
+        z.finish().unwrap();
+        let run_dir = tmp.path().join("run");
+        let s = import_iccs(&IccsImportOptions {
+            run_dir: run_dir.clone(),
+            catalog: None,
+            submission: zpath,
+            id: "sign-90".into(),
+            algorithm: None,
+            page: Some("https://example.invalid/sign-90".into()),
+        })
+        .unwrap();
+        assert_eq!(s.instances, 1);
+        let cat = pqperf_model::catalog::Catalog::load(&run_dir.join("catalog.toml")).unwrap();
+        let c = cat.candidate("sign-90").unwrap();
+        assert_eq!(c.kind, CandidateType::Sign);
+        assert_eq!(c.algorithm, "WOTS-PXOF");
+        let i = &c.instances[0];
+        assert_eq!(
+            (i.label.as_str(), i.instance.as_str()),
+            ("WOTS-PXOF-128", "WOTS-PXOF-128")
+        );
+        assert_eq!(i.source_dir, "WOTS/Reference_Implementation/WOTS-PXOF-128");
+        assert_eq!(
+            i.kat,
+            Kat::Manifest {
+                manifest: Some("WOTS/kat.sha256".into()),
+                reference_dir: Some("WOTS/KAT".into()),
+                kat_name: None,
+                count: None
+            }
+        );
+        assert!(
+            run_dir
+                .join("sources/sign-90/WOTS/Reference_Implementation")
+                .is_dir()
+        );
+        // Wrong type for the id.
+        let e = read_submission(&src, "kem-90", None, None).unwrap_err();
+        assert!(e.to_string().contains("is a sign header"), "{e}");
     }
 }

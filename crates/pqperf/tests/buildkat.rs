@@ -1,0 +1,218 @@
+//! End-to-end tests of `pqperf import`, `pqperf build` and `pqperf kat` on real C code: the
+//! ICCS test candidates of `testdata/candidates/` (one run that goes on past every kind of
+//! failure) and a representative subset of the PQClean corpus.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pqperf_model::{BuildJson, KatLog};
+
+fn pqperf() -> &'static str {
+    env!("CARGO_BIN_EXE_pqperf")
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str]) -> String {
+    let out = Command::new(pqperf())
+        .args(args)
+        .output()
+        .expect("run pqperf");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "pqperf {args:?} failed:\n{text}");
+    text
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
+
+/// Read build.json and every KAT log through the model's evidence types; check the log
+/// digests and that each log's RESULT agrees with build.json. Returns key → status.
+fn statuses(run_dir: &Path) -> Vec<(String, String)> {
+    let bj: BuildJson =
+        pqperf_model::pyjson::read(&run_dir.join("build.json"), Path::new("build.json")).unwrap();
+    let mut v = Vec::new();
+    for (key, e) in &bj.instances {
+        let log_rel = e
+            .kat_log
+            .as_ref()
+            .unwrap_or_else(|| panic!("{key}: no kat_log"));
+        let log = KatLog::read(&run_dir.join(log_rel), Path::new(log_rel)).unwrap();
+        assert_eq!(
+            Some(&log.sha256),
+            e.kat_log_sha256.as_ref(),
+            "{key}: kat_log_sha256"
+        );
+        let r = log
+            .result
+            .as_ref()
+            .unwrap_or_else(|| panic!("{key}: no RESULT line"));
+        assert_eq!(r.status, e.kat, "{key}: RESULT vs build.json");
+        assert_eq!(r.id, e.candidate);
+        assert_eq!(r.instance, e.instance);
+        if e.kat != "BUILDFAIL" {
+            assert_eq!(log.get("id"), Some(e.candidate.as_str()));
+            let lib = run_dir.join(e.library.as_ref().unwrap());
+            assert!(lib.is_file(), "{key}: library");
+            assert!(e.elf_load_bytes.unwrap() > 1000);
+            assert_eq!(
+                e.library_sha256.as_deref().unwrap(),
+                pqperf_build::sha256_file(&lib).unwrap()
+            );
+        } else {
+            assert!(e.library.is_none());
+        }
+        v.push((key.clone(), e.kat.clone()));
+    }
+    v
+}
+
+#[test]
+fn iccs_candidates_every_status_in_one_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run_dir = tmp.path().join("run");
+    let rd = run_dir.to_str().unwrap();
+    let cands = repo().join("testdata/candidates");
+    // The good candidate, a copy of it with one source byte flipped, and three broken ones.
+    let good = tmp.path().join("wots-pxof");
+    copy_dir(&cands.join("wots-pxof"), &good);
+    let mutant = tmp.path().join("wots-mutant");
+    copy_dir(&cands.join("wots-pxof"), &mutant);
+    let src = mutant.join("Reference_Implementation/WOTS-PXOF-128/wots.c");
+    let mut bytes = std::fs::read(&src).unwrap();
+    let pos = bytes
+        .windows(14)
+        .position(|w| w == b"buf[0] = 0x01;")
+        .expect("chain domain tag");
+    bytes[pos + 12] = b'5'; // 0x01 -> 0x05: one byte, still a consistent scheme
+    std::fs::write(&src, bytes).unwrap();
+    for (dir, id) in [
+        (good.clone(), "sign-90"),
+        (mutant.clone(), "sign-91"),
+        (cands.join("overflow-sig"), "sign-92"),
+        (cands.join("loop-sig"), "sign-93"),
+        (cands.join("broken-sig"), "sign-94"),
+    ] {
+        run(&[
+            "import",
+            "iccs",
+            dir.to_str().unwrap(),
+            "--id",
+            id,
+            "--run-dir",
+            rd,
+        ]);
+    }
+    let out = run(&["build", "--run-dir", rd]);
+    assert!(out.contains("BUILDFAIL sign-94/BROKEN-SIG"), "{out}");
+    let out = run(&["kat", "--run-dir", rd, "--timeout", "4"]);
+    assert!(out.contains("kat: 5 instance(s)"), "{out}");
+    let got = statuses(&run_dir);
+    let want = [
+        ("sign-90/WOTS-PXOF-128", "PASS"),
+        ("sign-91/WOTS-PXOF-128", "MISMATCH"),
+        ("sign-92/OVF-SIG", "OVERFLOW"),
+        ("sign-93/LOOP-SIG", "TIMEOUT"),
+        ("sign-94/BROKEN-SIG", "BUILDFAIL"),
+    ];
+    for (k, s) in want {
+        assert!(
+            got.iter().any(|(gk, gs)| gk == k && gs == s),
+            "{k} should be {s}; got {got:?}"
+        );
+    }
+    // The PASS log has the reference shape.
+    let log = std::fs::read_to_string(run_dir.join("kat/sign-90/WOTS-PXOF-128.log")).unwrap();
+    assert!(log.starts_with("library     = lib/libWOTS-PXOF-128.so\nid          = sign-90\n"));
+    assert!(
+        log.ends_with("RESULT sign-90 WOTS-PXOF-128 PASS \n"),
+        "{log}"
+    );
+    assert!(log.contains("manifest f681be541cec64ccc35368bf6a411266e3f0fce30b9b899adf060b677597cbe4 strict KAT_SIG_WOTS-PXOF-128.txt"));
+    let mism = std::fs::read_to_string(run_dir.join("kat/sign-91/WOTS-PXOF-128.log")).unwrap();
+    assert!(mism.contains("!= manifest f681be54"), "{mism}");
+    // Failing instances were retried with the harness defaults, keeping the first verdict.
+    let bj: BuildJson =
+        pqperf_model::pyjson::read(&run_dir.join("build.json"), Path::new("build.json")).unwrap();
+    let ovf = &bj.instances["sign-92/OVF-SIG"];
+    assert_eq!(
+        (ovf.flags.as_str(), ovf.guide_result.as_deref()),
+        ("harness-default", Some("OVERFLOW"))
+    );
+    assert_eq!(bj.instances["sign-90/WOTS-PXOF-128"].flags, "guide");
+    // Build logs carry every command; submitted Makefiles never ran.
+    let blog = std::fs::read_to_string(run_dir.join("build/sign-90.log")).unwrap();
+    assert!(
+        blog.contains("$ gcc -std=c99 -Wpedantic -Wall -Wextra -O2 -fPIC"),
+        "{blog}"
+    );
+    assert!(!good.join("MAKEFILE_WAS_RUN").exists());
+    // Only the API is exported.
+    let nm = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(run_dir.join("lib/sign-90/libWOTS-PXOF-128.so"))
+        .output()
+        .unwrap();
+    let syms = String::from_utf8_lossy(&nm.stdout);
+    assert!(
+        syms.contains(" sig_sign") && syms.contains(" ngcc_seed"),
+        "{syms}"
+    );
+    assert!(
+        !syms.contains("wots_chain") && !syms.contains("pseudoXOF"),
+        "{syms}"
+    );
+}
+
+/// One implementation of each PQClean family (clean, plus avx2 where it builds quickly),
+/// McEliece's smallest; all must reproduce META.yml's nistkat-sha256.
+#[test]
+fn pqclean_subset_builds_and_passes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rd = tmp.path().join("run");
+    let rd = rd.to_str().unwrap();
+    let out = run(&["import", "pqclean", "--run-dir", rd]);
+    assert!(
+        out.contains("imported 35 candidate(s), 67 instance(s)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ignored crypto_kem/kyber512: no META.yml"),
+        "{out}"
+    );
+    let only = "^(ml-dsa-44/ml-dsa-44(-avx2)?|falcon-512/falcon-512|sphincs-shake-128f-simple/sphincs-shake-128f-simple|ml-kem-512/ml-kem-512(-avx2)?|hqc-128/hqc-128|mceliece348864/mceliece348864)$";
+    let out = run(&["build", "--run-dir", rd, "--only", only]);
+    assert!(out.contains("built 8 libraries, 0 BUILDFAIL"), "{out}");
+    let out = run(&["kat", "--run-dir", rd, "--only", only, "--jobs", "2"]);
+    assert!(
+        out.contains("kat: 8 instance(s)") && out.contains(": 8 PASS"),
+        "{out}"
+    );
+    let got = statuses(Path::new(rd));
+    assert_eq!(got.len(), 8);
+    assert!(got.iter().all(|(_, s)| s == "PASS"), "{got:?}");
+    let bj: BuildJson =
+        pqperf_model::pyjson::read(&Path::new(rd).join("build.json"), Path::new("build.json"))
+            .unwrap();
+    let avx = &bj.instances["ml-kem-512/ml-kem-512-avx2"];
+    assert_eq!(
+        (avx.variant.as_str(), avx.flags.as_str()),
+        ("optimized-avx2", "guide-performance")
+    );
+}
