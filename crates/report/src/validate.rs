@@ -25,7 +25,10 @@
 //!   (method.md §8): counts exactly, floats within relative 1e-9 (min/max/median included);
 //!   `disturbed_retries` and RSS maxima from the processes;
 //! * **profiles**: each `share` and `hash_share` recomputed from `calls` and `total`
-//!   (relative 1e-9).
+//!   (relative 1e-9);
+//! * **pages** (on by default): the harness-form pages regenerated from the evidence must equal
+//!   the page files present under the root (`<id>/perf_<sys>.md`, …), first differing line
+//!   reported.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -97,6 +100,8 @@ pub struct Report {
     pub kat_logs: usize,
     /// Files scanned for absolute paths.
     pub files_scanned: usize,
+    /// Pages regenerated and compared with the files on disk.
+    pub pages: usize,
 }
 
 impl Report {
@@ -108,21 +113,54 @@ impl Report {
     /// The closing summary line.
     pub fn summary(&self) -> String {
         format!(
-            "validate: {} system(s) [{}], {} timing record(s), {} profile(s), {} KAT log(s), {} file(s) scanned: {} problem(s)",
+            "validate: {} system(s) [{}], {} timing record(s), {} profile(s), {} KAT log(s), {} file(s) scanned, {} page(s) regenerated: {} problem(s)",
             self.systems.len(),
             self.systems.join(", "),
             self.records,
             self.profiles,
             self.kat_logs,
             self.files_scanned,
+            self.pages,
             self.problems.len()
         )
     }
 }
 
-/// Validate the dataset at `root`; with `system`, only that system (side files are always
-/// checked). Never writes anything.
+/// Options of [`validate_with`].
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Only this system (side files are always checked).
+    pub system: Option<String>,
+    /// Regenerate the harness-form pages of each checked system and compare them with the
+    /// page files present under the root (`<id>/perf_<sys>.md`, `performance/summary_<sys>.md`,
+    /// …); pages not on disk are not required.
+    pub pages: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            system: None,
+            pages: true,
+        }
+    }
+}
+
+/// Validate the dataset at `root` with default options (pages compared where present); with
+/// `system`, only that system. Never writes anything.
 pub fn validate(root: &Path, system: Option<&str>) -> Report {
+    validate_with(
+        root,
+        &Options {
+            system: system.map(str::to_string),
+            ..Default::default()
+        },
+    )
+}
+
+/// Validate the dataset at `root` (see the module docs). Never writes anything.
+pub fn validate_with(root: &Path, opts: &Options) -> Report {
+    let system = opts.system.as_deref();
     let (ds, errors) = Dataset::load_lenient(root);
     let mut rep = Report::default();
     let in_scope = |p: &Path| match system {
@@ -183,8 +221,78 @@ pub fn validate(root: &Path, system: Option<&str>) -> Report {
         }
         rep.systems.push(sys.id.clone());
         check_system(&mut rep, &ds, sys, root);
+        if opts.pages {
+            check_pages(&mut rep, &ds, &sys.id, root);
+        }
     }
     rep
+}
+
+/// Compare the pages regenerated from the evidence with those on disk (where present).
+fn check_pages(rep: &mut Report, ds: &Dataset, system: &str, root: &Path) {
+    let pages = match crate::render_pages(ds, system, crate::Form::Harness) {
+        Ok(p) => p,
+        Err(e) => {
+            // Only a problem when there are pages on disk to compare with.
+            let any_on_disk = ds
+                .systems
+                .iter()
+                .find(|s| s.id == system)
+                .map(|s| {
+                    s.candidates()
+                        .iter()
+                        .any(|id| root.join(format!("{id}/perf_{system}.md")).is_file())
+                })
+                .unwrap_or(false);
+            if any_on_disk {
+                rep.problems.push(Problem::new(
+                    format!("performance/data/{system}"),
+                    "",
+                    format!("pages cannot be regenerated: {e}"),
+                ));
+            }
+            return;
+        }
+    };
+    for (_, rel, text) in pages {
+        let Ok(on_disk) = std::fs::read(root.join(&rel)) else {
+            continue;
+        };
+        rep.pages += 1;
+        if on_disk == text.as_bytes() {
+            continue;
+        }
+        let old = String::from_utf8_lossy(&on_disk);
+        let (n, a, b) = old
+            .split('\n')
+            .zip(text.split('\n'))
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .map(|(i, (a, b))| (i + 1, a.to_string(), b.to_string()))
+            .unwrap_or_else(|| {
+                let n = old.split('\n').count().min(text.split('\n').count());
+                (n, "<end of file>".into(), "<end of file>".into())
+            });
+        rep.problems.push(Problem::new(
+            format!("{rel}:{n}"),
+            "",
+            format!(
+                "page differs from the one regenerated from the evidence: on disk {:?}, regenerated {:?}",
+                clip(&a),
+                clip(&b)
+            ),
+        ));
+    }
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 80 {
+        let mut c: String = s.chars().take(80).collect();
+        c.push('…');
+        c
+    } else {
+        s.to_string()
+    }
 }
 
 fn check_system(rep: &mut Report, ds: &Dataset, sys: &SystemData, root: &Path) {

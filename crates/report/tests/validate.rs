@@ -82,6 +82,10 @@ fn golden_dataset_passes_and_nothing_is_written() {
     assert_eq!(rep.systems, ["x86_1", "arm_1"]);
     assert_eq!(rep.records, 69);
     assert_eq!(rep.profiles, 60);
+    assert_eq!(
+        rep.pages, 6,
+        "the six harness candidate pages are regenerated and compared"
+    );
     assert!(rep.kat_logs >= 20, "{}", rep.kat_logs);
     assert!(
         rep.summary().ends_with(": 0 problem(s)"),
@@ -287,4 +291,31 @@ fn stray_files_newer_schema_and_stats_flags() {
         "{}",
         show(p)
     );
+}
+
+#[test]
+fn page_that_differs_from_the_evidence_is_reported() {
+    let Some((_d, root)) = golden_copy() else {
+        return;
+    };
+    let page = "sign-08/perf_arm_1.md";
+    edit(&root, page, |t| t.replacen("DARTS", "DARTZ", 1));
+    let rep = validate(&root, None);
+    let p = &rep.problems;
+    eprintln!("{}{}", show(p), rep.summary());
+    assert_eq!(p.len(), 1, "{}", show(p));
+    assert!(
+        p[0].file.starts_with("sign-08/perf_arm_1.md:"),
+        "{}",
+        show(p)
+    );
+    assert!(p[0].message.contains("regenerated"), "{}", show(p));
+    let off = pqperf_report::validate::validate_with(
+        &root,
+        &pqperf_report::validate::Options {
+            system: None,
+            pages: false,
+        },
+    );
+    assert!(off.ok() && off.pages == 0);
 }

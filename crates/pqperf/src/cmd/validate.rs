@@ -8,14 +8,32 @@ use std::process::ExitCode;
 /// (relative 1e-9) and every profile's shares, check each KAT log against its sha256 in
 /// build.json and the records, check library digests between records and build.json, reject
 /// absolute machine paths (/home/, /root/, /Users/, /tmp/, /work/, or any /-rooted library,
-/// kat_log or command value), stray files and malformed or truncated JSON/CSV.
+/// kat_log or command value), stray files and malformed or truncated JSON/CSV, and compare
+/// the harness pages present under the root with pages regenerated from the evidence.
 ///
 /// Prints one line per problem as `path: field: message` (malformed files as
 /// `path:line:col: …`), then a summary line. Exit status: 0 when no problem was found, 1
 /// when there were problems, 2 on usage errors. Nothing is written.
+const LONG_HELP: &str = "What is checked (read-only; nothing is written):
+Recomputes every timing record's statistics from its raw trials (method.md §8, relative \
+tolerance 1e-9) and every profile's share/hash_share from its calls; checks each KAT log's \
+sha256 and RESULT status against build.json and the records, library digests between records \
+and build.json, and the KAT manifests; rejects absolute machine paths (/home/, /root/, \
+/Users/, /tmp/, /work/, or any /-rooted library, kat_log or command value), stray files and \
+malformed or truncated JSON/CSV; regenerates the harness pages found under the root and \
+compares them.
+
+Prints one line per problem as `path: field: message` (malformed files as \
+`path:line:col: field: message`), then a summary line. Exit status: 0 when no problem was \
+found, 1 when there were problems, other non-zero values on usage errors.
+
+Examples:
+  pqperf validate ../shared/golden/harness
+  pqperf validate runs/demo/dataset --system x86_1";
+
 #[derive(clap::Args)]
 #[command(
-    long_about = None,
+    after_long_help = LONG_HELP,
     after_help = "Examples:\n  pqperf validate ../shared/golden/harness\n  pqperf validate runs/demo/dataset --system x86_1"
 )]
 pub struct ValidateArgs {
@@ -28,6 +46,11 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "ID")]
     pub system: Option<String>,
 
+    /// Do not regenerate the harness pages (`<id>/perf_<sys>.md`, …) found under the root and
+    /// compare them with the evidence (done by default where such pages exist).
+    #[arg(long)]
+    pub no_pages: bool,
+
     /// Print only the summary line (problems are still counted).
     #[arg(long, short)]
     pub quiet: bool,
@@ -37,7 +60,11 @@ pub fn run_validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     if !args.root.is_dir() {
         anyhow::bail!("{}: not a directory", args.root.display());
     }
-    let report = pqperf_report::validate::validate(&args.root, args.system.as_deref());
+    let opts = pqperf_report::validate::Options {
+        system: args.system.clone(),
+        pages: !args.no_pages,
+    };
+    let report = pqperf_report::validate::validate_with(&args.root, &opts);
     if !args.quiet {
         for p in &report.problems {
             println!("{p}");
