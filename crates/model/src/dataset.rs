@@ -111,6 +111,32 @@ pub fn is_candidate_id(name: &str) -> bool {
         && num.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// Entries of a run directory that are never published (method.md §1.4): logs, locks,
+/// libraries, calibration runs, hash-cost tables, worker output, RELINK profiles, the catalog.
+pub fn is_run_dir_only(rel: &Path) -> bool {
+    let mut comps = rel.components();
+    let first = comps
+        .next()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = rel
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    matches!(
+        first.as_str(),
+        "campaign.log"
+            | ".campaign.lock"
+            | "build"
+            | "lib"
+            | "calibrate"
+            | "hashcost"
+            | "catalog.toml"
+            | "deferred.out"
+    ) || (first.starts_with("shard-") && first.ends_with(".out"))
+        || (first == "profile" && name.contains("RELINK"))
+}
+
 fn sorted_entries(dir: &Path) -> Vec<std::fs::DirEntry> {
     let mut v: Vec<_> = match std::fs::read_dir(dir) {
         Ok(rd) => rd.filter_map(Result::ok).collect(),
@@ -386,6 +412,8 @@ impl Dataset {
                 .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .unwrap_or_default();
             let mut sys = SystemData::load(&id, root, Path::new(""), &mut errors);
+            // Working files of a run directory (method.md §1.4) are not stray there.
+            sys.stray.retain(|p| !is_run_dir_only(p));
             if let Some(sid) = sys
                 .campaign
                 .as_ref()

@@ -34,10 +34,30 @@ pub fn py_sum(xs: &[f64]) -> f64 {
     f
 }
 
-/// Python `a / b` for non-negative integers (true division). Exact inputs below 2^53 give the
-/// correctly rounded quotient, as Python does; beyond that the inputs are rounded first.
+/// Python `a / b` for non-negative integers (true division): the correctly rounded quotient
+/// (round half to even), also when `a` or `b` exceed 2^53. `b` = 0 gives infinity (or NaN for
+/// 0/0); callers check first, as Python would raise.
 pub fn int_div(a: u128, b: u128) -> f64 {
-    a as f64 / b as f64
+    const EXACT: u128 = 1 << 53;
+    if (a < EXACT && b < EXACT) || b == 0 || a == 0 {
+        return a as f64 / b as f64;
+    }
+    let bits = |x: u128| 128 - x.leading_zeros() as i32;
+    // Scale so that the integer quotient has 55 or 56 bits, then fold the remainder into a
+    // sticky bit below the rounding position; the u128 → f64 conversion rounds half to even.
+    let s = bits(b) - bits(a) + 55;
+    let (num, den) = if s >= 0 {
+        if bits(a) + s > 127 {
+            return a as f64 / b as f64; // beyond u64-sized inputs: rounded inputs
+        }
+        (a << s, b)
+    } else {
+        (a, b << -s)
+    };
+    let q = num / den;
+    let sticky = (num % den != 0) as u128;
+    let f = (q | sticky) as f64;
+    f * 2f64.powi(-s)
 }
 
 /// Median as Python computes it: middle value, or mean of the two middle values.
@@ -264,6 +284,25 @@ mod tests {
         assert_eq!(py_sum(&[0.1; 10]), 1.0);
         assert_eq!(py_sum(&[1e100, 1.0, -1e100]), 1.0);
         assert_eq!(py_sum(&[]), 0.0);
+    }
+
+    #[test]
+    fn int_div_is_correctly_rounded_beyond_2_53() {
+        assert_eq!(int_div(7, 2), 3.5);
+        // (2^60 + 1) / 1 is not representable: ties to even gives 2^60.
+        assert_eq!(int_div((1 << 60) + 1, 1), (1u64 << 60) as f64);
+        // 2^54 + 3 → nearest representable (multiples of 4): 2^54 + 4.
+        assert_eq!(int_div((1 << 54) + 3, 1), ((1u64 << 54) + 4) as f64);
+        // Python: (10**17 + 1) / 3 == 3.3333333333333332e+16
+        assert_eq!(
+            int_div(100_000_000_000_000_001, 3),
+            3.333_333_333_333_333_2e16
+        );
+        // Python: 12345678901234567891 / 1000 == 1.2345678901234568e+16
+        assert_eq!(
+            int_div(12_345_678_901_234_567_891, 1000),
+            1.2345678901234568e16
+        );
     }
 
     #[test]

@@ -319,3 +319,26 @@ fn page_that_differs_from_the_evidence_is_reported() {
     );
     assert!(off.ok() && off.pages == 0);
 }
+
+#[test]
+fn single_system_or_run_directory_validates() {
+    let Some((_d, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/x86_1");
+    // Working files of a run directory are not stray; anything else is.
+    std::fs::write(sys.join("campaign.log"), "2026-09-28 10:00:00 start\n").unwrap();
+    std::fs::create_dir_all(sys.join("calibrate/sign-02")).unwrap();
+    std::fs::write(sys.join("calibrate/sign-02/BiT-128__sign.json"), "{}\n").unwrap();
+    let rep = validate(&sys, None);
+    assert!(rep.ok(), "{}", show(&rep.problems));
+    assert_eq!(rep.systems, ["x86_1"]);
+    assert_eq!(rep.records, 39);
+    std::fs::write(sys.join("notes.txt"), "x\n").unwrap();
+    let rep = validate(&sys, None);
+    assert!(
+        has(&rep.problems, "notes.txt", "", "stray"),
+        "{}",
+        show(&rep.problems)
+    );
+}
