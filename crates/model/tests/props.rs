@@ -138,7 +138,7 @@ fn float_repr_equals_cpython_repr() {
     };
     assert!(out.status.success());
     let mut xs: Vec<f64> = vec![
-        1.00864410400390625,
+        1.008_644_104_003_906_2,
         1e16,
         9999999999999998.0,
         1e-4,
