@@ -569,7 +569,7 @@ fn hash_rows_with_iccs_baseline() {
     };
     let sys = root.join("performance/data/x86_1");
     let base = read_json(&sys.join("records/sign-08/DARTS128__keygen.json"));
-    let mut add = |cand: &str, label: &str, len: u64, cycles: f64, digest: u64| {
+    let add = |cand: &str, label: &str, len: u64, cycles: f64, digest: u64| {
         let mut r = base.clone();
         r["candidate"] = json!(cand);
         r["label"] = json!(label);
