@@ -418,6 +418,7 @@ fn build_inner(
         build_flags: &b.flag_string,
         no_drng: inst.no_drng,
         rng,
+        header: Some(inst.header.as_deref().unwrap_or(cand.kind.iccs_header())),
     });
     std::fs::write(work.join(".pqperf-shim.c"), shim).map_err(|e| format!("writing shim: {e}"))?;
     let mut argv = vec!["gcc".to_string()];

@@ -22,6 +22,8 @@ pub struct ShimInfo<'a> {
     pub build_flags: &'a str,
     pub no_drng: bool,
     pub rng: NistRng,
+    /// ICCS instance header included by the shim of hash instances (`DIGEST_BIT_LENGTH`).
+    pub header: Option<&'a str>,
 }
 
 /// A C string literal (ASCII-escaped).
@@ -101,6 +103,9 @@ pub fn shim_source(info: &ShimInfo<'_>) -> String {
             s.push_str("int pqperf_nist_random(uint8_t *out, size_t n) { return PQCLEAN_randombytes(out, n); }\n");
         }
         ApiKind::Iccs => {
+            if let (CandidateType::Hash, Some(h)) = (info.kind, info.header) {
+                s.push_str(&format!("#include {}\n", c_string(h)));
+            }
             s.push_str("#include \"drng.h\"\n");
             if info.no_drng {
                 s.push_str("extern DRNG_ctx drng_algorithm;\n");

@@ -216,3 +216,91 @@ fn pqclean_subset_builds_and_passes() {
         ("optimized-avx2", "guide-performance")
     );
 }
+
+/// KEM, KEX and hash procedures on toy ICCS candidates (no reference vectors: NOKAT), with
+/// the generated text checked against the spec's derived values (seed and message draws).
+#[test]
+fn iccs_kem_kex_hash_procedures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run_dir = tmp.path().join("run");
+    let rd = run_dir.to_str().unwrap();
+    let cands = repo().join("testdata/candidates");
+    for (dir, id) in [
+        ("toy-kem", "kem-90"),
+        ("toy-kex", "kex-90"),
+        ("toy-hash", "hash-90"),
+    ] {
+        run(&[
+            "import",
+            "iccs",
+            cands.join(dir).to_str().unwrap(),
+            "--id",
+            id,
+            "--run-dir",
+            rd,
+        ]);
+    }
+    let out = run(&["build", "--run-dir", rd]);
+    assert!(out.contains("built 3 libraries, 0 BUILDFAIL"), "{out}");
+    let out = run(&["kat", "--run-dir", rd, "--no-fallback", "--timeout", "120"]);
+    assert!(
+        out.contains("kat: 3 instance(s)") && out.contains("3 NOKAT"),
+        "{out}"
+    );
+    statuses(&run_dir);
+    let seed0 = "Seed = 927F06B594798A4DDFAA4F03F92AAAF04E1D453F6ED1DE19B86D3AADE048A65483DF4754049B5CD3F586406CF2C64875C51EDB576DF342B5A970F40EABC15D3C\n";
+    let kem =
+        std::fs::read_to_string(run_dir.join("kat/kem-90/TOY-KEM/KAT_KEM_TOY-KEM.txt")).unwrap();
+    assert!(
+        kem.starts_with(&format!("Count = 0\nSeed_Len = 64\n{seed0}PK_Len = 32\n")),
+        "{kem}"
+    );
+    assert_eq!(kem.matches("Count = ").count(), 10);
+    assert!(kem.contains("CT_Len = 32\nCT = ") && kem.contains("SS_Len = 32\nSS = "));
+    let kex =
+        std::fs::read_to_string(run_dir.join("kat/kex-90/TOY-KEX/KAT_KEX_TOY-KEX.txt")).unwrap();
+    assert!(
+        kex.starts_with(&format!(
+            "Count = 0\nSeed_Len = 64\n{seed0}Pass_Num = 2\nPKa_Len = 32\n"
+        )),
+        "{kex}"
+    );
+    assert!(kex.contains("Pass1_Sta_Len = 64\n") && kex.contains("Pass2_Stb_Len = 96\n"));
+    assert!(!kex.contains("Pass3_"), "pass 2 finished the exchange");
+    assert_eq!(kex.matches("SS_Len = 32\n").count(), 10);
+    // KAT_2_12 messages for b = 1…17 (spec §4.3) and the KAT_2_23 third record.
+    let h12 =
+        std::fs::read_to_string(run_dir.join("kat/hash-90/TOY-HASH-256/KAT_2_12_TOY-HASH-256.txt"))
+            .unwrap();
+    assert_eq!(h12.matches("Msg_Len = ").count(), 4097);
+    assert!(
+        h12.starts_with("Msg_Len = 0\nMsg = \nDst_Len = 256\nDst = "),
+        "{}",
+        &h12[..200]
+    );
+    let msgs: Vec<&str> = h12
+        .lines()
+        .filter_map(|l| l.strip_prefix("Msg = "))
+        .skip(1)
+        .take(17)
+        .collect();
+    assert_eq!(
+        msgs,
+        [
+            "80", "40", "A0", "90", "C0", "A8", "50", "3D", "0E00", "0A00", "AC20", "58C0", "1250",
+            "21BC", "10B2", "408D", "7A8B80"
+        ]
+    );
+    let h23 =
+        std::fs::read_to_string(run_dir.join("kat/hash-90/TOY-HASH-256/KAT_2_23_TOY-HASH-256.txt"))
+            .unwrap();
+    assert!(
+        h23.contains(&format!(
+            "Msg_Seed = {}\nMsg_Exp = B6E2C825BE0E7D79 .... 70B7D148BC6FCCEC\n",
+            "4B41545F325F3233".repeat(8)
+        )),
+        "{h23}"
+    );
+    assert!(h23.contains("Msg_Exp = 0000000000000000 .... 0000000000000000\n"));
+    assert!(h23.contains("Msg_Exp = FFFFFFFFFFFFFFFF .... FFFFFFFFFFFFFFFF\n"));
+}
