@@ -142,8 +142,11 @@ pub fn import_pqclean(opts: &PqcleanImportOptions) -> Result<ImportSummary, Buil
     })
 }
 
+/// Progress callback: `(done, total, line)` after each instance (called from worker threads).
+pub type Progress = std::sync::Arc<dyn Fn(usize, usize, &str) + Send + Sync>;
+
 /// Options of `pqperf build`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct BuildOptions {
     pub run_dir: PathBuf,
     /// Catalog file (default `<run>/catalog.toml`).
@@ -154,6 +157,20 @@ pub struct BuildOptions {
     pub jobs: usize,
     /// Print one progress line per instance on stderr.
     pub progress: bool,
+    /// Called after each instance (e.g. to drive a progress bar).
+    pub on_progress: Option<Progress>,
+}
+
+impl std::fmt::Debug for BuildOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuildOptions")
+            .field("run_dir", &self.run_dir)
+            .field("catalog", &self.catalog)
+            .field("only", &self.only)
+            .field("jobs", &self.jobs)
+            .field("progress", &self.progress)
+            .finish_non_exhaustive()
+    }
 }
 
 impl BuildOptions {
@@ -165,6 +182,7 @@ impl BuildOptions {
             only: None,
             jobs: 2,
             progress: false,
+            on_progress: None,
         }
     }
 }
@@ -382,13 +400,17 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
                     }
                 }
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                let line = format!(
+                    "build [{n}/{total}] {key}: {} ({}, {:.1} s)",
+                    if b.ok { "ok" } else { "BUILDFAIL" },
+                    b.flags.name(),
+                    b.seconds
+                );
                 if opts.progress {
-                    eprintln!(
-                        "build [{n}/{total}] {key}: {} ({}, {:.1} s)",
-                        if b.ok { "ok" } else { "BUILDFAIL" },
-                        b.flags.name(),
-                        b.seconds
-                    );
+                    eprintln!("{line}");
+                }
+                if let Some(cb) = &opts.on_progress {
+                    cb(n, total, &line);
                 }
                 results.lock().unwrap().push((order, key.clone(), b.ok));
             });

@@ -425,7 +425,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
 }
 
 /// Options of `pqperf kat`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct KatOptions {
     pub run_dir: PathBuf,
     pub catalog: Option<PathBuf>,
@@ -444,6 +444,20 @@ pub struct KatOptions {
     pub hash_full: bool,
     /// Print a progress line per instance on stderr.
     pub progress: bool,
+    /// Called after each instance with `(done, total, RESULT line)`.
+    pub on_progress: Option<pqperf_build::Progress>,
+}
+
+impl std::fmt::Debug for KatOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KatOptions")
+            .field("run_dir", &self.run_dir)
+            .field("only", &self.only)
+            .field("timeout", &self.timeout)
+            .field("jobs", &self.jobs)
+            .field("fallback", &self.fallback)
+            .finish_non_exhaustive()
+    }
 }
 
 impl KatOptions {
@@ -459,6 +473,7 @@ impl KatOptions {
             hash_loop: false,
             hash_full: false,
             progress: false,
+            on_progress: None,
         }
     }
 }
@@ -651,6 +666,9 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
                         let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                         if opts.progress {
                             eprintln!("kat [{n}/{total}] {key}: {}", r.result_line);
+                        }
+                        if let Some(cb) = &opts.on_progress {
+                            cb(n, total, &r.result_line);
                         }
                         results.lock().unwrap().push((order, r));
                     }

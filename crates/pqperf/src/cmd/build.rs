@@ -107,6 +107,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         only: args.only,
         jobs: args.jobs,
         progress: true,
+        on_progress: None,
     };
     let s = pqperf_build::build(&opts).context("build")?;
     println!(
