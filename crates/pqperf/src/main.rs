@@ -47,6 +47,9 @@ enum Command {
     /// Internal: one measurement child process (pqperf re-executes itself).
     #[command(hide = true)]
     Driver(cmd::measure::DriverArgs),
+    /// Internal: one hash-profiling child process (pqperf re-executes itself).
+    #[command(hide = true)]
+    Hashprof(cmd::profile::HashprofArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -64,6 +67,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo(a) => cmd::measure::run_demo(a),
         Command::Site(a) => cmd::site::run(a),
         Command::Driver(a) => cmd::measure::run_driver(a),
+        Command::Hashprof(a) => cmd::profile::run_hashprof(a),
     };
     match result {
         Ok(code) => code,

@@ -412,14 +412,18 @@ pub fn profile_instances(
             continue;
         }
         let relinked = link.and_then(|l| relink::relink(&l, kind, &scratch, &run.join(&rel_lib)));
+        let failed_path = run
+            .join("profile")
+            .join(&e.candidate)
+            .join(format!("{}__RELINK_FAILED.json", e.label));
         let relinked = match relinked {
-            Ok(r) => r,
+            Ok(r) => {
+                let _ = std::fs::remove_file(&failed_path);
+                r
+            }
             Err(err) => {
                 sum.relink_failed += 1;
-                let p = run
-                    .join("profile")
-                    .join(&e.candidate)
-                    .join(format!("{}__RELINK_FAILED.json", e.label));
+                let p = failed_path;
                 let v = json!({"stderr": tail(&err.to_string(), 2000)});
                 write_atomic(&p, pyjson::value_to_string(&v).as_bytes())
                     .map_err(|x| ProfileError::io(&p, x))?;

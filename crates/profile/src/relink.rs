@@ -201,6 +201,10 @@ pub fn relink(
     scratch: &Path,
     out_lib: &Path,
 ) -> Result<Relinked, ProfileError> {
+    // The link runs in the instance's work folder: every path we add must be absolute.
+    std::fs::create_dir_all(scratch).map_err(|e| ProfileError::io(scratch, e))?;
+    let scratch = &std::fs::canonicalize(scratch).map_err(|e| ProfileError::io(scratch, e))?;
+    let out_lib = &absolute(out_lib)?;
     let inputs = link.inputs();
     let objs = objscan::read_inputs(&inputs)?;
     let candidates: Vec<&str> = match kind {
@@ -273,6 +277,14 @@ pub fn relink(
         argv,
         inputs,
     })
+}
+
+fn absolute(p: &Path) -> Result<PathBuf, ProfileError> {
+    if p.is_absolute() {
+        return Ok(p.to_path_buf());
+    }
+    let cwd = std::env::current_dir().map_err(|e| ProfileError::io(p, e))?;
+    Ok(cwd.join(p))
 }
 
 /// Insert the control exports after the `global:` line of a version script.

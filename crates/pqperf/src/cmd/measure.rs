@@ -177,7 +177,9 @@ pub struct CampaignArgs {
 
 /// The hooks through which other stages provide their phases.
 pub fn hooks() -> Hooks {
-    Hooks::default()
+    let mut h = Hooks::default();
+    super::profile::add_hooks(&mut h);
+    h
 }
 
 pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
@@ -242,6 +244,9 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
     }
     let opts = a.common.options()?;
     let out = campaign::run_phase(phase, &opts, &hooks())?;
+    if phase == Phase::Publish && out.code == 0 {
+        super::profile::publish_survey(&opts)?;
+    }
     Ok(code(out.code))
 }
 

@@ -5,6 +5,7 @@ pub mod build;
 pub mod demo;
 pub mod iccs;
 pub mod measure;
+pub mod profile;
 pub mod report;
 pub mod site;
 pub mod validate;

@@ -1,0 +1,45 @@
+//! Hidden `pqperf hashprof …`: the hash-profiling driver child of the `profile` phase
+//! (pqperf re-executes itself, like the timing driver). Arguments are the timing driver's,
+//! optionally preceded by `--plain`; see `pqperf_profile::driver`.
+
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct HashprofArgs {
+    /// Driver arguments: `[--plain] LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--nist SPEC]`.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+}
+
+pub fn run_hashprof(a: HashprofArgs) -> anyhow::Result<ExitCode> {
+    let code = pqperf_profile::driver::child_main(
+        &a.args,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    );
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`.
+pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
+    h.profile = Some(Box::new(|ctx| {
+        let child = pqperf_profile::phase::ChildExe::current_pqperf().map_err(|e| e.to_string())?;
+        pqperf_profile::phase::run_profile_phase(ctx, &child)
+    }));
+    h.baseline = Some(Box::new(pqperf_profile::phase::run_baseline_phase));
+    h.hashcost = Some(Box::new(pqperf_profile::phase::run_hashcost_phase));
+}
+
+/// After `campaign publish`: merge the run's derived survey verdicts into the dataset's
+/// `performance/symmetric_survey.csv` (curated rows win).
+pub fn publish_survey(opts: &pqperf_measure::campaign::CampaignOptions) -> anyhow::Result<()> {
+    let dest = opts
+        .publish_to
+        .clone()
+        .unwrap_or_else(|| opts.run_dir.join("dataset"));
+    if !pqperf_profile::survey::read_run_surveys(&opts.run_dir).is_empty() {
+        let n = pqperf_profile::survey::write_dataset_survey(&opts.run_dir, &dest)?;
+        eprintln!("publish: symmetric_survey.csv with {n} candidate(s)");
+    }
+    Ok(())
+}
