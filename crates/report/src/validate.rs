@@ -6,6 +6,8 @@
 //! * unreadable or malformed files (`path:line:col: field: message`, from the model loader),
 //!   records/profiles with a newer schema, files outside the layout (stray), `*.json` directly
 //!   in `performance/data/`;
+//! * security_targets.csv (when present): a row for every built non-`iccs` instance, no stale
+//!   rows;
 //! * each system: registered in systems.csv (when present), campaign.json with `system_id` =
 //!   directory name, build.json present;
 //! * **absolute machine paths**: any string (JSON) or line (text) containing `/home/`,
@@ -215,6 +217,9 @@ pub fn validate_with(root: &Path, opts: &Options) -> Report {
         scan_text_file(&mut rep, &root.join(&m.path), &m.shown);
     }
 
+    if system.is_none() {
+        check_security_targets(&mut rep, &ds);
+    }
     for sys in &ds.systems {
         if system.is_some_and(|s| s != sys.id) {
             continue;
@@ -292,6 +297,46 @@ fn clip(s: &str) -> String {
         c
     } else {
         s.to_string()
+    }
+}
+
+/// security_targets.csv (when present): every non-`iccs` build.json instance of every system
+/// has a row (`missing`), and every row names a built instance (`stale`) (method.md §15.2).
+fn check_security_targets(rep: &mut Report, ds: &Dataset) {
+    let Some(rows) = &ds.security_targets else {
+        return;
+    };
+    let file = "performance/security_targets.csv";
+    let mut built = std::collections::BTreeSet::new();
+    for sys in &ds.systems {
+        if let Some(b) = &sys.build {
+            for e in b.value.instances.values() {
+                if e.candidate != "iccs" {
+                    built.insert((e.candidate.clone(), e.label.clone(), sys.id.clone()));
+                }
+            }
+        }
+    }
+    for (cand, label, sys) in &built {
+        if !rows.iter().any(|r| &r.id == cand && &r.instance == label) {
+            rep.problems.push(Problem::new(
+                file,
+                "Instance",
+                format!("missing {cand};{label} (built on {sys})"),
+            ));
+        }
+    }
+    for r in rows {
+        if !built.iter().any(|(c, l, _)| *c == r.id && *l == r.instance) {
+            rep.problems.push(Problem::new(
+                format!("{file}:{}", r.line),
+                "Instance",
+                format!(
+                    "stale {};{}: no system built this instance",
+                    r.id, r.instance
+                ),
+            ));
+        }
     }
 }
 

@@ -342,3 +342,55 @@ fn single_system_or_run_directory_validates() {
         show(&rep.problems)
     );
 }
+
+#[test]
+fn security_targets_missing_and_stale_rows() {
+    let Some((_d, root)) = golden_copy() else {
+        return;
+    };
+    let ds = pqperf_model::Dataset::load(&root).unwrap();
+    let mut rows = String::from("# targets\nID;Instance;TargetBits\n");
+    let mut seen = std::collections::BTreeSet::new();
+    for sys in &ds.systems {
+        for e in sys.build.as_ref().unwrap().value.instances.values() {
+            if e.label != "DARTS512" && seen.insert(e.label.clone()) {
+                rows.push_str(&format!("{};{};128\n", e.candidate, e.label));
+            }
+        }
+    }
+    rows.push_str("sign-99;Ghost-1;256\n");
+    std::fs::write(root.join("performance/security_targets.csv"), &rows).unwrap();
+    let rep = validate(&root, None);
+    let p = &rep.problems;
+    assert_eq!(p.len(), 3, "{}", show(p));
+    assert!(
+        has(
+            p,
+            "performance/security_targets.csv",
+            "Instance",
+            "missing sign-08;DARTS512 (built on x86_1)"
+        ),
+        "{}",
+        show(p)
+    );
+    assert!(
+        has(
+            p,
+            "performance/security_targets.csv",
+            "Instance",
+            "missing sign-08;DARTS512 (built on arm_1)"
+        ),
+        "{}",
+        show(p)
+    );
+    assert!(
+        has(
+            p,
+            "performance/security_targets.csv:",
+            "Instance",
+            "stale sign-99;Ghost-1"
+        ),
+        "{}",
+        show(p)
+    );
+}
