@@ -142,6 +142,21 @@ pub fn import_pqclean(opts: &PqcleanImportOptions) -> Result<ImportSummary, Buil
     })
 }
 
+/// A progress bar on stderr when it is a terminal (None otherwise: plain lines are printed).
+pub fn stderr_bar(total: usize, what: &str) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(total as u64);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+        "{what} {{bar:30}} {{pos}}/{{len}} [{{elapsed_precise}}<{{eta_precise}}] {{msg}}"
+    )) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
 /// Progress callback: `(done, total, line)` after each instance (called from worker threads).
 pub type Progress = std::sync::Arc<dyn Fn(usize, usize, &str) + Send + Sync>;
 
@@ -381,6 +396,12 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
         .map_err(|e| BuildError::Tool(format!("thread pool: {e}")))?;
     let total = todo.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let bar = if opts.progress {
+        stderr_bar(total, "build")
+    } else {
+        None
+    };
+    let bar = &bar;
     pool.scope(|s| {
         for (order, (ci, ii, key)) in todo.iter().enumerate() {
             let (ctx, cat, bj, log_lock, results, first_err, done) =
@@ -406,8 +427,16 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
                     b.flags.name(),
                     b.seconds
                 );
-                if opts.progress {
-                    eprintln!("{line}");
+                match bar {
+                    Some(bar) => {
+                        if !b.ok {
+                            bar.println(&line);
+                        }
+                        bar.set_message(key.clone());
+                        bar.inc(1);
+                    }
+                    None if opts.progress => eprintln!("{line}"),
+                    None => {}
                 }
                 if let Some(cb) = &opts.on_progress {
                     cb(n, total, &line);
@@ -416,6 +445,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
             });
         }
     });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     if let Some(e) = first_err.into_inner().unwrap() {
         return Err(e);
     }

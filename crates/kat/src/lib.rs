@@ -653,6 +653,12 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
         .num_threads(opts.jobs.max(1))
         .build()
         .map_err(|e| KatError::Input(format!("thread pool: {e}")))?;
+    let bar = if opts.progress {
+        pqperf_build::stderr_bar(total, "kat")
+    } else {
+        None
+    };
+    let bar = &bar;
     pool.scope(|s| {
         for (order, (ci, ii, key)) in todo.iter().enumerate() {
             let (cat, ctx, bj, results, first_err, exe, log_lock, done) = (
@@ -664,8 +670,18 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
                 match kat_one(opts, ctx, cand, inst, key, exe, bj, log_lock) {
                     Ok(r) => {
                         let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                        if opts.progress {
-                            eprintln!("kat [{n}/{total}] {key}: {}", r.result_line);
+                        match bar {
+                            Some(bar) => {
+                                if r.status != "PASS" {
+                                    bar.println(format!("kat {key}: {}", r.result_line));
+                                }
+                                bar.set_message(key.to_string());
+                                bar.inc(1);
+                            }
+                            None if opts.progress => {
+                                eprintln!("kat [{n}/{total}] {key}: {}", r.result_line)
+                            }
+                            None => {}
                         }
                         if let Some(cb) = &opts.on_progress {
                             cb(n, total, &r.result_line);
@@ -679,6 +695,9 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
             });
         }
     });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     if let Some(e) = first_err.into_inner().unwrap() {
         return Err(e);
     }
