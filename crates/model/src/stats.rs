@@ -219,6 +219,44 @@ impl ProcessTotals {
     }
 }
 
+/// Record fields taken from the first process's driver `meta` (method.md §7.2).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MetaDerived {
+    /// Every meta key ending in `_bytes` with an all-digit value, except `baseline_rss_bytes`
+    /// and `peak_rss_bytes`, as integers, in meta order.
+    pub sizes: indexmap::IndexMap<String, u64>,
+    /// Meta keys starting with `kex_` with all-digit values.
+    pub kex: indexmap::IndexMap<String, u64>,
+    /// `build_flags` of the meta.
+    pub build_flags: Option<String>,
+    /// `timing_scope` of the meta.
+    pub timing_scope: Option<String>,
+}
+
+impl MetaDerived {
+    /// Derive from the first of `processes` (None without processes).
+    pub fn of(processes: &[Process]) -> Option<MetaDerived> {
+        let meta = &processes.first()?.meta;
+        let mut d = MetaDerived {
+            build_flags: meta.str("build_flags").map(str::to_string),
+            timing_scope: meta.str("timing_scope").map(str::to_string),
+            ..Default::default()
+        };
+        for (k, _) in meta.iter() {
+            let Some(n) = meta.str(k).and_then(|_| meta.u64(k)) else {
+                continue;
+            };
+            if k.ends_with("_bytes") && k != "baseline_rss_bytes" && k != "peak_rss_bytes" {
+                d.sizes.insert(k.to_string(), n);
+            }
+            if k.starts_with("kex_") {
+                d.kex.insert(k.to_string(), n);
+            }
+        }
+        Some(d)
+    }
+}
+
 /// Quantiles of per-call samples (pqperf addition; stored under `pqperf` in records).
 ///
 /// Method: sort the samples, then linear interpolation between closest ranks — for

@@ -196,6 +196,19 @@ fn statistics_recomputed_from_trials_match_every_record() {
                 all_exact &= got == want;
             }
             exact += all_exact as usize;
+            let md = pqperf_model::stats::MetaDerived::of(&r.processes).unwrap();
+            assert_eq!(md.sizes, r.sizes, "{p}: sizes");
+            assert_eq!(md.kex, r.kex, "{p}: kex");
+            assert_eq!(
+                md.build_flags.as_deref(),
+                Some(r.build_flags.as_str()),
+                "{p}"
+            );
+            assert_eq!(
+                md.timing_scope.as_deref(),
+                Some(r.timing_scope.as_str()),
+                "{p}"
+            );
             let pt = ProcessTotals::of(&r.processes);
             assert_eq!(
                 pt.trials, r.trials,

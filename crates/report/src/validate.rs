@@ -25,7 +25,8 @@
 //!   digest; `kat_not_passed` = (kat ≠ PASS); `trials` = the concatenation of the processes'
 //!   trials; if complete, `len(trials)` = `plan.trials`; statistics recomputed from the trials
 //!   (method.md §8): counts exactly, floats within relative 1e-9 (min/max/median included);
-//!   `disturbed_retries` and RSS maxima from the processes;
+//!   `disturbed_retries` and RSS maxima from the processes; `sizes`, `kex`, `build_flags`,
+//!   `timing_scope` from the first process's meta;
 //! * **profiles**: each `share` and `hash_share` recomputed from `calls` and `total`
 //!   (relative 1e-9);
 //! * **pages** (on by default): the harness-form pages regenerated from the evidence must equal
@@ -825,6 +826,31 @@ fn check_record(rep: &mut Report, sys: &SystemData, build: Option<&BuildJson>, l
                         show_num(want)
                     ),
                 ));
+            }
+        }
+    }
+    if let Some(md) = pqperf_model::stats::MetaDerived::of(&r.processes) {
+        if md.sizes != r.sizes {
+            rep.problems.push(p(
+                "sizes",
+                format!("{:?} != {:?} from processes[0].meta", r.sizes, md.sizes),
+            ));
+        }
+        if md.kex != r.kex {
+            rep.problems.push(p(
+                "kex",
+                format!("{:?} != {:?} from processes[0].meta", r.kex, md.kex),
+            ));
+        }
+        for (f, got, want) in [
+            ("build_flags", &r.build_flags, &md.build_flags),
+            ("timing_scope", &r.timing_scope, &md.timing_scope),
+        ] {
+            if let Some(want) = want
+                && got != want
+            {
+                rep.problems
+                    .push(p(f, format!("{got:?} != processes[0].meta.{f} {want:?}")));
             }
         }
     }
