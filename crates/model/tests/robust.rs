@@ -193,3 +193,43 @@ fn type_error_in_a_typed_map_names_field_and_line() {
     );
     assert_eq!(e.field(), Some("sizes.pk_bytes"));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Truncated or corrupted evidence never panics; the error names the file and a line.
+    #[test]
+    fn corrupted_json_gives_located_errors(cut in 0usize..20000, pos in 0usize..20000, byte in prop::sample::select(vec![b'{', b'}', b'"', b',', b'x', b'0', b'\n', b':'])) {
+        let Some(text) = golden_text(REC) else { return Ok(()) };
+        let cut = cut % (text.len() - 1); // dropping only the final newline would still be valid
+        let truncated = &text[..cut];
+        match pqperf_model::dataset::record_from_str(Path::new(REC), truncated) {
+            Ok(_) => prop_assert!(false, "truncated record at {cut} parsed"),
+            Err(e) => {
+                let msg = e.to_string();
+                prop_assert!(msg.starts_with(&format!("{REC}:")), "{}", msg);
+                prop_assert!(msg[REC.len() + 1..].split(':').next().unwrap().parse::<usize>().is_ok(), "no line: {}", msg);
+            }
+        }
+        let mut bytes = text.clone().into_bytes();
+        let pos = pos % bytes.len();
+        bytes[pos] = byte;
+        if let Ok(corrupt) = String::from_utf8(bytes) {
+            if let Err(e) = pqperf_model::dataset::record_from_str(Path::new(REC), &corrupt) {
+                prop_assert!(e.to_string().starts_with(&format!("{REC}:")), "{}", e);
+            }
+        }
+    }
+
+    #[test]
+    fn arbitrary_csv_and_logs_never_panic(text in "[a-z;\"#\n\r 0-9=]{0,200}") {
+        let _ = pqperf_model::CsvTable::parse(Path::new("x.csv"), &text).map(|t| {
+            let _ = t.external_sizes();
+            let _ = t.kat_issues();
+            let _ = t.security_targets();
+            t.to_text()
+        });
+        let _ = pqperf_model::KatLog::parse(Path::new("x.log"), &text);
+        let _ = pqperf_model::KatManifest::parse(Path::new("kat.sha256"), &text);
+    }
+}
