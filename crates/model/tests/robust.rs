@@ -214,10 +214,10 @@ proptest! {
         let mut bytes = text.clone().into_bytes();
         let pos = pos % bytes.len();
         bytes[pos] = byte;
-        if let Ok(corrupt) = String::from_utf8(bytes) {
-            if let Err(e) = pqperf_model::dataset::record_from_str(Path::new(REC), &corrupt) {
-                prop_assert!(e.to_string().starts_with(&format!("{REC}:")), "{}", e);
-            }
+        if let Ok(corrupt) = String::from_utf8(bytes)
+            && let Err(e) = pqperf_model::dataset::record_from_str(Path::new(REC), &corrupt)
+        {
+            prop_assert!(e.to_string().starts_with(&format!("{REC}:")), "{}", e);
         }
     }
 
