@@ -506,8 +506,20 @@ impl KemApi {
     /// `kem_dec(sk, sk.len(), ct, ct.len(), ss, &ss_len)`: 0 ok, −1 decapsulation failure.
     /// Returns (status, returned secret length).
     pub fn dec(&self, sk: &mut [u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(i32, u64), DlError> {
+        self.dec_len(sk, ct, ss, self.sizes.ss)
+    }
+
+    /// `kem_dec` with the in/out secret length starting at `ss_len_in` (≤ the claimed size;
+    /// the KAT harness starts it at the length `kem_enc` returned).
+    pub fn dec_len(
+        &self,
+        sk: &mut [u8],
+        ct: &mut [u8],
+        ss: &mut [u8],
+        ss_len_in: u64,
+    ) -> Result<(i32, u64), DlError> {
         need("ss", ss, self.sizes.ss)?;
-        let mut sl = self.sizes.ss;
+        let mut sl = ss_len_in.min(self.sizes.ss);
         let rc = (self.dec)(
             sk.as_mut_ptr(),
             ull(sk.len()),

@@ -241,7 +241,12 @@ pub fn kat_kem(lib: &Library, count: u32, out: &mut String, t: &mut Timing) -> R
         hex_line(out, "SS", &ss.as_slice()[..ssl]);
         let mut ss2 = GuardedBuf::new(s.ss as usize);
         let (rc, l2) = timed(t, "dec", || {
-            api.dec(sk.prefix_mut(sl), ct.prefix_mut(cl), ss2.as_mut_slice())
+            api.dec_len(
+                sk.prefix_mut(sl),
+                ct.prefix_mut(cl),
+                ss2.as_mut_slice(),
+                ssl as u64,
+            )
         })
         .map_err(|e| loadfail(e.to_string()))?;
         guards("kem_dec", &[("sk", &sk), ("ct", &ct), ("ss", &ss2)])?;
