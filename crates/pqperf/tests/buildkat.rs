@@ -217,8 +217,9 @@ fn pqclean_subset_builds_and_passes() {
     );
 }
 
-/// KEM, KEX and hash procedures on toy ICCS candidates (no reference vectors: NOKAT), with
-/// the generated text checked against the spec's derived values (seed and message draws).
+/// KEM, KEX and hash procedures on toy ICCS candidates (manifests: KEM and KEX full, hash
+/// KAT_2_12 only → PARTIAL), with the generated text checked against the spec's derived
+/// values (seed and message draws).
 #[test]
 fn iccs_kem_kex_hash_procedures() {
     let tmp = tempfile::tempdir().unwrap();
@@ -243,11 +244,19 @@ fn iccs_kem_kex_hash_procedures() {
     let out = run(&["build", "--run-dir", rd]);
     assert!(out.contains("built 3 libraries, 0 BUILDFAIL"), "{out}");
     let out = run(&["kat", "--run-dir", rd, "--no-fallback", "--timeout", "120"]);
-    assert!(
-        out.contains("kat: 3 instance(s)") && out.contains("3 NOKAT"),
-        "{out}"
-    );
-    statuses(&run_dir);
+    assert!(out.contains("kat: 3 instance(s)"), "{out}");
+    let got = statuses(&run_dir);
+    let want = [
+        ("kem-90/TOY-KEM", "PASS"),
+        ("kex-90/TOY-KEX", "PASS"),
+        ("hash-90/TOY-HASH-256", "PARTIAL"),
+    ];
+    for (k, st) in want {
+        assert!(
+            got.iter().any(|(gk, gs)| gk == k && gs == st),
+            "{k} should be {st}: {got:?}"
+        );
+    }
     let seed0 = "Seed = 927F06B594798A4DDFAA4F03F92AAAF04E1D453F6ED1DE19B86D3AADE048A65483DF4754049B5CD3F586406CF2C64875C51EDB576DF342B5A970F40EABC15D3C\n";
     let kem =
         std::fs::read_to_string(run_dir.join("kat/kem-90/TOY-KEM/KAT_KEM_TOY-KEM.txt")).unwrap();
