@@ -87,6 +87,8 @@ pub fn locate_tree(work: &Path) -> Result<PathBuf, BuildError> {
     let lib = work.join("src/lib.rs");
     std::fs::write(&lib, "").map_err(|e| BuildError::io(&lib, e))?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // Online first; if the registry cannot be reached, the crate may already be cached.
+    let mut offline = false;
     let fetch = Command::new(&cargo)
         .arg("fetch")
         .arg("--manifest-path")
@@ -94,13 +96,26 @@ pub fn locate_tree(work: &Path) -> Result<PathBuf, BuildError> {
         .output()
         .map_err(|e| BuildError::Tool(format!("cannot run cargo: {e}")))?;
     if !fetch.status.success() {
-        return Err(BuildError::Tool(format!(
-            "cargo fetch for {PQCLEAN_CRATE} ={PQCLEAN_CRATE_VERSION} failed: {}",
-            String::from_utf8_lossy(&fetch.stderr).trim()
-        )));
+        let retry = Command::new(&cargo)
+            .args(["fetch", "--offline", "--manifest-path"])
+            .arg(&manifest)
+            .output()
+            .map_err(|e| BuildError::Tool(format!("cannot run cargo: {e}")))?;
+        if !retry.status.success() {
+            return Err(BuildError::Tool(format!(
+                "cargo fetch for {PQCLEAN_CRATE} ={PQCLEAN_CRATE_VERSION} failed: {}",
+                String::from_utf8_lossy(&fetch.stderr).trim()
+            )));
+        }
+        offline = true;
     }
-    let meta = Command::new(&cargo)
-        .args(["metadata", "--format-version", "1", "--manifest-path"])
+    let mut cmd = Command::new(&cargo);
+    cmd.args(["metadata", "--format-version", "1"]);
+    if offline {
+        cmd.arg("--offline");
+    }
+    let meta = cmd
+        .arg("--manifest-path")
         .arg(&manifest)
         .output()
         .map_err(|e| BuildError::Tool(format!("cannot run cargo: {e}")))?;
