@@ -93,7 +93,7 @@ pub fn catalog_toml(insts: &[HashInstance]) -> String {
             .collect();
         s.push_str(&format!(
             "\n[[candidate.instance]]\nlabel = \"{l}\"\ninstance = \"{l}\"\nvariant = \"reference\"\n\
-             source_dir = \"src\"\nfiles = [\"iccs_crypthash.c\"]\ndefines = [{}]\napi = \"iccs\"\n",
+             source_dir = \"src\"\nfiles = [\"iccs_crypthash.c\"]\ndefines = [{}]\napi = \"iccs\"\nheader = \"iccs_crypthash.h\"\n",
             defs.join(", "),
             l = i.label
         ));

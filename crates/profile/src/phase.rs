@@ -605,6 +605,13 @@ fn is_provider_or_shim(p: &Path) -> bool {
 /// The `profile` campaign phase as a hook of the measure stage's orchestrator.
 pub fn run_profile_phase(ctx: &PhaseCtx, child: &ChildExe) -> Result<i32, String> {
     let opts: &CampaignOptions = ctx.opts;
+    // One profiler per shard (method.md §2.3).
+    let lock_name = match opts.shard {
+        Some((k, n)) => format!(".profile-{k}of{n}.lock"),
+        None => ".profile.lock".to_string(),
+    };
+    let _lock = pqperf_ffi::procinfo::lock_exclusive(&lock_dir(opts).join(lock_name))
+        .map_err(|e| format!("profile lock: {e}"))?;
     let insts = campaign::selected(opts, campaign::measurable(opts).map_err(|e| e.to_string())?);
     let popts = ProfileOptions {
         run_dir: opts.run_dir.clone(),
@@ -619,6 +626,16 @@ pub fn run_profile_phase(ctx: &PhaseCtx, child: &ChildExe) -> Result<i32, String
         s.written, s.skipped, s.failed, s.relink_failed
     ));
     Ok(0)
+}
+
+/// Folder of the global lock files (the run directory's parent unless set).
+fn lock_dir(opts: &CampaignOptions) -> PathBuf {
+    opts.lock_dir.clone().unwrap_or_else(|| {
+        opts.run_dir
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_path_buf()
+    })
 }
 
 /// The `baseline` campaign phase as a hook: build and self-test the ICCS helper instances
@@ -649,6 +666,8 @@ pub fn run_baseline_phase(ctx: &PhaseCtx) -> Result<i32, String> {
 
 /// The `hashcost` campaign phase as a hook.
 pub fn run_hashcost_phase(ctx: &PhaseCtx) -> Result<i32, String> {
+    let _lock = pqperf_ffi::procinfo::lock_exclusive(&lock_dir(ctx.opts).join(".hashcost.lock"))
+        .map_err(|e| format!("hashcost lock: {e}"))?;
     let log = |m: String| ctx.log.log(m);
     crate::hashcost::run_hashcost(&ctx.opts.run_dir, Some(ctx.opts.cpu), &log)
         .map_err(|e| e.to_string())?;

@@ -40,4 +40,42 @@ fn baseline_builds_and_selftests() {
     let lib = run.join(e.library.as_ref().unwrap());
     let (text, status) = baseline::selftest(&lib, "x", &wrong);
     assert_eq!(status, "MISMATCH", "{text}");
+
+    // hashcost prices a hash candidate's CryptHash at every profiled input length (and +32).
+    let mut bj = pqperf_build::read_build_json(&run).unwrap();
+    let mut h = bj.instances["iccs/pseudoXOF-256"].clone();
+    h.candidate = "hash-99".into();
+    h.label = "X-256".into();
+    h.variant = "reference".into();
+    bj.instances.insert("hash-99/X-256".into(), h);
+    pqperf_build::write_build_json(&run, &bj).unwrap();
+    std::fs::create_dir_all(run.join("records/hash-99")).unwrap();
+    std::fs::write(
+        run.join("records/hash-99/X-256__hash_32.json"),
+        r#"{"sizes": {"digest_bytes": 32}}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(run.join("profile/sign-99")).unwrap();
+    std::fs::write(
+        run.join("profile/sign-99/S__keygen.json"),
+        r#"{"schema": 2, "candidate": "sign-99", "label": "S", "operation": "keygen",
+            "input_bytes": 0, "status": "complete", "command": [], "stderr": "", "meta": {},
+            "total": {"operations": 1, "ticks": 100},
+            "calls": [{"fn": "pseudoXOF", "in_bits": 584, "out_bits": 256, "calls": 3, "ticks": 50},
+                      {"fn": "drng", "in_bits": 0, "out_bits": 256, "calls": 1, "ticks": 5}],
+            "share": {"pseudoXOF": 0.5, "drng": 0.05}, "hash_share": 0.5}"#,
+    )
+    .unwrap();
+    let hc = pqperf_profile::hashcost::run_hashcost(&run, None, &|_| {}).unwrap();
+    assert_eq!(hc.iccs_priced, 2);
+    assert_eq!(hc.candidates.get("hash-99/X-256"), Some(&2));
+    let tsv = std::fs::read_to_string(run.join("hashcost/hash-99/X-256.tsv")).unwrap();
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert_eq!(lines[0], "#unit\tticks");
+    assert!(
+        lines[1].starts_with("256\t584\t") && lines[2].starts_with("256\t616\t"),
+        "{tsv}"
+    );
+    let cost: f64 = lines[1].split('\t').nth(2).unwrap().parse().unwrap();
+    assert!(cost > 0.0);
 }
