@@ -1,8 +1,177 @@
-//! `pqperf demo`: the README's main command (filled in as the stages land).
+//! `pqperf demo`: the README's main command. On a fresh machine: import the PQClean corpus
+//! (pinned crate, through cargo), build and KAT-check a representative set, calibrate and
+//! measure it with a short trial target, publish the dataset, validate it, render the pages
+//! and the site, and say where everything is — and that the host is not fixed.
 
-use std::path::Path;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
 
-pub fn run(_run_dir: &Path, _trial_target: f64, _cpu: Option<usize>) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("demo: not wired yet")
+use anyhow::{Context, bail};
+use pqperf_measure::campaign::{self, CampaignOptions, Phase};
+use pqperf_measure::plan::Planning;
+
+/// The representative set: `<id>/<label>` of ML-DSA-44/65/87, Falcon-512,
+/// SPHINCS+-SHAKE-128f-simple and ML-KEM-512/768/1024 (clean), plus ML-DSA-44 AVX2.
+pub const DEMO_SET: &str = r"^(ml-dsa-(44|65|87)/ml-dsa-(44|65|87)|falcon-512/falcon-512|sphincs-shake-128f-simple/sphincs-shake-128f-simple|ml-kem-(512|768|1024)/ml-kem-(512|768|1024)|ml-dsa-44/ml-dsa-44-avx2)$";
+
+fn step(name: &str, t0: Instant) {
+    eprintln!("demo: [{:6.1} s] {name}", t0.elapsed().as_secs_f64());
+}
+
+fn pqperf(args: &[&str]) -> anyhow::Result<()> {
+    let exe = std::env::current_exe()?;
+    let st = Command::new(&exe)
+        .args(args)
+        .status()
+        .with_context(|| format!("running pqperf {}", args.join(" ")))?;
+    if !st.success() {
+        bail!("pqperf {} failed ({st})", args.join(" "));
+    }
+    Ok(())
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// Runs the demo in `run_dir` (resumable: finished steps are skipped by their own rules).
+pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Result<ExitCode> {
+    let t0 = Instant::now();
+    std::fs::create_dir_all(run_dir)?;
+    let run = s(run_dir);
+    let built: Vec<String> = campaign::load_build(run_dir)
+        .map(|b| {
+            b.instances
+                .values()
+                .filter(|e| e.kat != "NOLOG" && e.kat != "BUILDFAIL")
+                .map(|e| format!("{}/{}", e.candidate, e.label))
+                .collect()
+        })
+        .unwrap_or_default();
+    let re = regex_lite(DEMO_SET);
+    if built.iter().filter(|k| re(k)).count() < 9 {
+        step(
+            "import the PQClean corpus (pinned pqcrypto-mldsa =0.1.2, via cargo)",
+            t0,
+        );
+        pqperf(&["import", "pqclean", "--run-dir", &run])?;
+        step("build the representative set (gcc, guide flags)", t0);
+        pqperf(&["build", "--run-dir", &run, "--only", DEMO_SET])?;
+        step("KAT gate (PQClean nistkat-sha256)", t0);
+        pqperf(&["kat", "--run-dir", &run, "--only", DEMO_SET])?;
+    } else {
+        step("build and KAT already done in this run directory", t0);
+    }
+    let mut o = CampaignOptions::new(run_dir)?;
+    if let Some(c) = cpu {
+        o.cpu = c;
+    }
+    o.planning = Planning::new(trial_target, 900.0);
+    o.allow_unfixed_host = true;
+    o.probe_attempts = 1;
+    o.calibration_timeout = std::time::Duration::from_secs(600);
+    o.register = Some(format!(
+        "{} (demo registration: host not fixed)",
+        pqperf_measure::host::environment(o.cpu, None)["cpu_model"]
+            .as_str()
+            .unwrap_or("unknown CPU")
+    ));
+    o.publish_to = Some(run_dir.join("dataset"));
+    let hooks = crate::cmd::measure::hooks();
+    step(
+        "calibrate (one call per operation, fresh pinned process)",
+        t0,
+    );
+    let cal = campaign::run_phase(Phase::Calibrate, &o, &hooks)?;
+    if cal.code != 0 {
+        bail!("calibrate failed ({})", cal.code);
+    }
+    step(
+        &format!("measure (5 trials per operation, trial target {trial_target} s)"),
+        t0,
+    );
+    let m = campaign::run_phase(Phase::Measure, &o, &hooks)?;
+    if m.code != 0 {
+        bail!("measure failed ({})", m.code);
+    }
+    step("profile (symmetric-primitive shares)", t0);
+    let _ = campaign::run_phase(Phase::Profile, &o, &hooks)?;
+    step("publish", t0);
+    let p = campaign::run_phase(Phase::Publish, &o, &hooks)?;
+    if p.code != 0 {
+        bail!("publish failed ({})", p.code);
+    }
+    let ds: PathBuf = run_dir.join("dataset");
+    let dss = s(&ds);
+    step("validate the published dataset", t0);
+    pqperf(&["validate", &dss])?;
+    step("render the pages", t0);
+    pqperf(&["report", &dss])?;
+    let site = run_dir.join("site");
+    step("render the site", t0);
+    let site_ok = pqperf(&["site", &dss, "--out", &s(&site)]).is_ok();
+    let wall = t0.elapsed().as_secs_f64();
+    println!();
+    println!("pqperf demo finished in {wall:.0} s.");
+    println!("  dataset: {}", ds.join("performance/data").display());
+    println!(
+        "  pages:   {} (summary), {}/<id>/perf_<system>.md",
+        ds.join("performance").display(),
+        ds.display()
+    );
+    if site_ok {
+        println!("  site:    {}", site.join("index.html").display());
+    } else {
+        println!("  site:    not rendered (see the error above)");
+    }
+    println!(
+        "  counter: {}",
+        describe_counter(&o.run_dir).unwrap_or_else(|| "unknown".into())
+    );
+    println!(
+        "  measure phase: {} records ({} kept from before), {:.1} s timed in {:.1} s of driver processes, phase wall {:.1} s: efficiency {:.1} % (timed / wall)",
+        m.totals.records,
+        m.totals.skipped,
+        m.totals.timed_s,
+        m.totals.process_s,
+        m.wall_s,
+        if m.wall_s > 0.0 {
+            100.0 * m.totals.timed_s / m.wall_s
+        } else {
+            0.0
+        }
+    );
+    if m.host_problems.is_empty() {
+        println!("  host: no host problem found.");
+    } else {
+        println!(
+            "  THE HOST IS NOT FIXED: these numbers come from an unprepared machine and are not comparable with a fixed-clock system:"
+        );
+        for p in &m.host_problems {
+            println!("    - {p}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn describe_counter(run: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(run.join("campaign.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let c = &v["pqperf"];
+    let name = c["counter"].as_str()?;
+    Some(if c["cycles_are_core_cycles"].as_bool() == Some(true) {
+        format!("{name} (user-mode core cycles)")
+    } else {
+        format!(
+            "{name} at {} Hz: reference ticks, NOT core cycles (no hardware PMU here); the pages' cycle columns are tick counts",
+            c["counter_hz"]
+        )
+    })
+}
+
+/// `regex` through the measure crate (keeps the CLI free of a direct regex dependency).
+fn regex_lite(re: &str) -> impl Fn(&str) -> bool {
+    let r = pqperf_measure::Regex::new(re).expect("demo regex");
+    move |s| r.is_match(s)
 }
