@@ -120,6 +120,15 @@ pub struct SystemData {
     pub profiles: HashMap<(String, String, String), Prof>,
     /// Keyed by (candidate, label).
     pub build: BTreeMap<(String, String), BuildFact>,
+    /// Lookup index over `records`, built on first use (do not push records after a lookup).
+    pub index: std::sync::OnceLock<RecIndex>,
+}
+
+/// Record positions by (candidate, label, opkey) and by (candidate, label).
+#[derive(Clone, Debug, Default)]
+pub struct RecIndex {
+    by_op: HashMap<(String, String, String), usize>,
+    by_instance: HashMap<(String, String), Vec<usize>>,
 }
 
 impl SystemData {
@@ -133,9 +142,48 @@ impl SystemData {
             "decaps" => "dec",
             o => o,
         };
-        self.records.iter().find(|r| {
-            r.candidate == cand && r.label == label && (r.opkey == opkey || r.opkey == alias)
+        let idx = self.index();
+        let key = |op: &str| (cand.to_string(), label.to_string(), op.to_string());
+        idx.by_op
+            .get(&key(opkey))
+            .or_else(|| idx.by_op.get(&key(alias)))
+            .map(|&i| &self.records[i])
+    }
+
+    fn index(&self) -> &RecIndex {
+        self.index.get_or_init(|| {
+            let mut idx = RecIndex::default();
+            for (i, r) in self.records.iter().enumerate() {
+                idx.by_op
+                    .entry((r.candidate.clone(), r.label.clone(), r.opkey.clone()))
+                    .or_insert(i);
+                idx.by_instance
+                    .entry((r.candidate.clone(), r.label.clone()))
+                    .or_default()
+                    .push(i);
+            }
+            idx
         })
+    }
+
+    /// Records of one instance, in load order.
+    pub fn instance_records(&self, cand: &str, label: &str) -> Vec<&Rec> {
+        self.index()
+            .by_instance
+            .get(&(cand.to_string(), label.to_string()))
+            .map(|v| v.iter().map(|&i| &self.records[i]).collect())
+            .unwrap_or_default()
+    }
+
+    /// The first record (by path) of an instance that carries API sizes.
+    pub fn sized_record(&self, cand: &str, label: &str) -> Option<&Rec> {
+        let mut v: Vec<&Rec> = self
+            .instance_records(cand, label)
+            .into_iter()
+            .filter(|r| !r.sizes.is_empty())
+            .collect();
+        v.sort_by(|a, b| a.path.cmp(&b.path));
+        v.into_iter().next()
     }
 }
 

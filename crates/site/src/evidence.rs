@@ -78,13 +78,7 @@ impl EvidenceLinker<'_> {
     }
 
     fn sized_record(&self, sys: &SystemData, cand: &str, label: &str) -> Option<String> {
-        let mut recs: Vec<_> = sys
-            .records
-            .iter()
-            .filter(|r| r.candidate == cand && r.label == label && !r.sizes.is_empty())
-            .collect();
-        recs.sort_by(|a, b| a.path.cmp(&b.path));
-        recs.first().map(|r| self.ev(sys, &r.path))
+        sys.sized_record(cand, label).map(|r| self.ev(sys, &r.path))
     }
 
     fn side(&self, name: &str, cand: &str, label: &str) -> Option<String> {
@@ -166,10 +160,10 @@ impl EvidenceLinker<'_> {
                 *o = rec.clone();
             }
         } else if let Some(k) = col("kat") {
-            if let Some(f) = col("build flags") {
-                if f < n {
-                    out[f] = Some(self.ev(sys, "build.json"));
-                }
+            if let Some(f) = col("build flags")
+                && f < n
+            {
+                out[f] = Some(self.ev(sys, "build.json"));
             }
             let log = sys
                 .build
@@ -184,10 +178,10 @@ impl EvidenceLinker<'_> {
             if let Some(path) = row.get(f).and_then(|c| c.code.clone()) {
                 out[f] = Some(self.ev(sys, &path));
             }
-            if let Some(item) = row.get(1) {
-                if item.text.starts_with("KAT log") {
-                    out[1] = out[f].clone();
-                }
+            if let Some(item) = row.get(1)
+                && item.text.starts_with("KAT log")
+            {
+                out[1] = out[f].clone();
             }
         } else {
             for i in 1..n {
@@ -280,7 +274,7 @@ pub fn infer_category(id: &str, ops: &[&str]) -> Category {
     }
     if ops.iter().any(|o| *o == "sign" || *o == "verify") {
         Category::Sign
-    } else if ops.iter().any(|o| *o == "exchange") {
+    } else if ops.contains(&"exchange") {
         Category::Kex
     } else if ops.iter().any(|o| o.starts_with("hash")) {
         Category::Hash

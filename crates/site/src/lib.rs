@@ -101,11 +101,11 @@ pub fn evidence_files(site: &SiteData) -> Vec<(PathBuf, String)> {
                     let Ok(ft) = e.file_type() else { continue };
                     if ft.is_dir() {
                         stack.push(p);
-                    } else if ft.is_file() {
-                        if let Ok(rel) = p.strip_prefix(&sys.data_dir) {
-                            let rel = rel.to_string_lossy().replace('\\', "/");
-                            out.push((p.clone(), format!("evidence/{}/{}", sys.id, rel)));
-                        }
+                    } else if ft.is_file()
+                        && let Ok(rel) = p.strip_prefix(&sys.data_dir)
+                    {
+                        let rel = rel.to_string_lossy().replace('\\', "/");
+                        out.push((p.clone(), format!("evidence/{}/{}", sys.id, rel)));
                     }
                 }
             }
@@ -145,34 +145,109 @@ pub fn build_site(site: &SiteData, out: &Path) -> Result<Built, SiteError> {
     let generated = pages::generated_paths(site);
     known.extend(generated.iter().cloned());
 
-    let mut outs: Vec<PageOut> = Vec::new();
-    for (md_path, md) in &site.pages {
-        outs.push(pages::markdown_page(site, &systems, md_path, md, &known));
-    }
-    outs.extend(pages::generated_pages(site, &known));
-
-    // Template once; render every page.
+    std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
+    let css = out.join("style.css");
+    std::fs::write(&css, STYLE).map_err(|e| SiteError::io(&css, e))?;
     let mut env = minijinja::Environment::new();
     env.add_template("page.html", TEMPLATE)
         .map_err(|e| SiteError::Template(e.to_string()))?;
+    let env = &env;
+    let known = &known;
+    let systems = &systems;
+    // Three workers on the machine's cores: evidence links, and the pages in two halves
+    // (Markdown → HTML → template → file). Output does not depend on the split.
+    let (written, ()) = std::thread::scope(|scope| -> Result<(Vec<String>, ()), SiteError> {
+        let ev = scope.spawn(|| {
+            let t = std::time::Instant::now();
+            let r = copy_evidence(&evidence, out);
+            if std::env::var_os("PQPERF_SITE_TIMING").is_some() {
+                eprintln!(
+                    "site timing: evidence copy {:.3} s",
+                    t.elapsed().as_secs_f64()
+                );
+            }
+            r
+        });
+        let gen_h = scope.spawn(|| pages::generated_pages(site, known));
+        let half = site.pages.len() / 2;
+        let (first, second) = site.pages.split_at(half);
+        let md_h = scope.spawn(move || -> Result<Vec<String>, SiteError> {
+            let outs: Vec<PageOut> = second
+                .iter()
+                .map(|(p, md)| pages::markdown_page(site, systems, p, md, known))
+                .collect();
+            write_pages(site, env, systems, known, &outs, out)
+        });
+        let t = std::time::Instant::now();
+        let outs: Vec<PageOut> = first
+            .iter()
+            .map(|(p, md)| pages::markdown_page(site, systems, p, md, known))
+            .collect();
+        let t_md = t.elapsed();
+        let mut written = write_pages(site, env, systems, known, &outs, out)?;
+        if std::env::var_os("PQPERF_SITE_TIMING").is_some() {
+            eprintln!(
+                "site timing: {} markdown pages {:.3} s, templated and written {:.3} s",
+                outs.len(),
+                t_md.as_secs_f64(),
+                (t.elapsed() - t_md).as_secs_f64()
+            );
+        }
+        let generated = gen_h
+            .join()
+            .map_err(|_| SiteError::Input("page worker panicked".into()))?;
+        written.extend(write_pages(site, env, systems, known, &generated, out)?);
+        written.extend(
+            md_h.join()
+                .map_err(|_| SiteError::Input("page worker panicked".into()))??,
+        );
+        ev.join()
+            .map_err(|_| SiteError::Input("evidence worker panicked".into()))??;
+        Ok((written, ()))
+    })?;
+    let mut written = written;
+    written.sort();
+    Ok(Built {
+        pages: written,
+        evidence_files: evidence.len(),
+        out: out.to_path_buf(),
+    })
+}
+
+fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteError> {
+    let mut dirs: HashSet<PathBuf> = HashSet::new();
+    for (src, dest) in evidence {
+        let d = out.join(dest);
+        if let Some(parent) = d.parent()
+            && dirs.insert(parent.to_path_buf())
+        {
+            std::fs::create_dir_all(parent).map_err(|e| SiteError::io(parent, e))?;
+        }
+        let _ = std::fs::remove_file(&d);
+        if std::fs::hard_link(src, &d).is_err() {
+            std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
+        }
+    }
+    Ok(())
+}
+
+fn write_pages(
+    site: &SiteData,
+    env: &minijinja::Environment,
+    systems: &[String],
+    known: &HashSet<String>,
+    outs: &[PageOut],
+    out: &Path,
+) -> Result<Vec<String>, SiteError> {
     let tmpl = env
         .get_template("page.html")
         .map_err(|e| SiteError::Template(e.to_string()))?;
-    std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
     let mut dirs: HashSet<PathBuf> = HashSet::new();
-    let mut ensure_dir = |p: &Path| -> Result<(), SiteError> {
-        if let Some(d) = p.parent() {
-            if dirs.insert(d.to_path_buf()) {
-                std::fs::create_dir_all(d).map_err(|e| SiteError::io(d, e))?;
-            }
-        }
-        Ok(())
-    };
-    let mut written = Vec::new();
-    for p in &outs {
+    let mut written = Vec::with_capacity(outs.len());
+    for p in outs {
         let root = root_prefix(&p.path);
-        let nav = nav_items(site, &p.path, &root, &known);
-        let switch = switch_items(&systems, &p.path, &known, p.joint.as_deref());
+        let nav = nav_items(site, &p.path, &root, known);
+        let switch = switch_items(systems, &p.path, known, p.joint.as_deref());
         let html = tmpl
             .render(minijinja::context! {
                 title => p.title.as_str(),
@@ -185,26 +260,15 @@ pub fn build_site(site: &SiteData, out: &Path) -> Result<Built, SiteError> {
             })
             .map_err(|e| SiteError::Template(format!("{}: {e}", p.path)))?;
         let dest = out.join(&p.path);
-        ensure_dir(&dest)?;
+        if let Some(parent) = dest.parent()
+            && dirs.insert(parent.to_path_buf())
+        {
+            std::fs::create_dir_all(parent).map_err(|e| SiteError::io(parent, e))?;
+        }
         std::fs::write(&dest, html).map_err(|e| SiteError::io(&dest, e))?;
         written.push(p.path.clone());
     }
-    let css = out.join("style.css");
-    std::fs::write(&css, STYLE).map_err(|e| SiteError::io(&css, e))?;
-    for (src, dest) in &evidence {
-        let d = out.join(dest);
-        ensure_dir(&d)?;
-        let _ = std::fs::remove_file(&d);
-        if std::fs::hard_link(src, &d).is_err() {
-            std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
-        }
-    }
-    written.sort();
-    Ok(Built {
-        pages: written,
-        evidence_files: evidence.len(),
-        out: out.to_path_buf(),
-    })
+    Ok(written)
 }
 
 #[derive(serde::Serialize)]
@@ -298,11 +362,35 @@ const SITE_PREFIX: &str = "content/performance/";
 pub fn report_pages(root: &Path, systems: &[String]) -> Result<Vec<(String, String)>, SiteError> {
     let ds =
         pqperf_model::dataset::Dataset::load(root).map_err(|e| SiteError::Input(e.to_string()))?;
+    pages_of(&ds, systems)
+}
+
+/// Site-form pages of `systems`, one thread per system.
+fn pages_of(
+    ds: &pqperf_model::dataset::Dataset,
+    systems: &[String],
+) -> Result<Vec<(String, String)>, SiteError> {
+    let per_system: Vec<Result<Vec<(String, String)>, SiteError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = systems
+            .iter()
+            .map(|sys| {
+                scope.spawn(move || {
+                    pqperf_report::all_pages(ds, sys, pqperf_report::Form::Site)
+                        .map_err(|e| SiteError::Input(format!("report pages of {sys}: {e}")))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(SiteError::Input("report worker panicked".into())))
+            })
+            .collect()
+    });
     let mut pages = Vec::new();
-    for sys in systems {
-        let ps = pqperf_report::all_pages(&ds, sys, pqperf_report::Form::Site)
-            .map_err(|e| SiteError::Input(format!("report pages of {sys}: {e}")))?;
-        for (path, md) in ps {
+    for r in per_system {
+        for (path, md) in r? {
             let rel = path.strip_prefix(SITE_PREFIX).unwrap_or(&path).to_string();
             pages.push((rel, md));
         }
@@ -310,12 +398,38 @@ pub fn report_pages(root: &Path, systems: &[String]) -> Result<Vec<(String, Stri
     Ok(pages)
 }
 
-/// Load a dataset root and its report pages, then render the site into `out`.
+/// Load a dataset root and its report pages, then render the site into `out`. The evidence
+/// model (for the report pages) and the site's facts load in parallel.
+/// Phase times are printed to stderr when `PQPERF_SITE_TIMING` is set.
 pub fn build_from_dataset(root: &Path, systems: &[String], out: &Path) -> Result<Built, SiteError> {
-    let mut site = load::load(root, systems)?;
+    let timing = std::env::var_os("PQPERF_SITE_TIMING").is_some();
+    let t = std::time::Instant::now();
+    let (site, ds) = std::thread::scope(|scope| {
+        let ds_h = scope.spawn(|| {
+            pqperf_model::dataset::Dataset::load(root).map_err(|e| SiteError::Input(e.to_string()))
+        });
+        let site = load::load(root, systems);
+        let ds = ds_h
+            .join()
+            .unwrap_or_else(|_| Err(SiteError::Input("dataset loader panicked".into())));
+        (site, ds)
+    });
+    let (mut site, ds) = (site?, ds?);
+    let t_load = t.elapsed();
     let ids: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
-    site.pages = report_pages(root, &ids)?;
-    build_site(&site, out)
+    site.pages = pages_of(&ds, &ids)?;
+    drop(ds);
+    let t_pages = t.elapsed();
+    let built = build_site(&site, out)?;
+    if timing {
+        eprintln!(
+            "site timing: loads {:.3} s, report pages {:.3} s, html {:.3} s",
+            t_load.as_secs_f64(),
+            (t_pages - t_load).as_secs_f64(),
+            (t.elapsed() - t_pages).as_secs_f64()
+        );
+    }
+    Ok(built)
 }
 
 /// Pages by kind, for callers that want to point at one (e.g. the demo's printed path).

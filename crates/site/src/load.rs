@@ -191,16 +191,16 @@ fn clock(env: &serde_json::Map<String, serde_json::Value>) -> (String, Option<f6
     let min_khz = s("cpufreq_min_khz").and_then(|v| v.parse::<f64>().ok());
     let gov = s("cpufreq_governor").unwrap_or_else(|| "unknown".into());
     let arch = s("architecture").unwrap_or_default();
-    if s("cpufreq_driver").is_none() {
-        if let Some(m) = mhz.or(hz.map(|h| h / 1e6)) {
-            return (
-                format!(
-                    "measured {:.2} GHz, set by firmware (no OS frequency scaling or boost), SMT {smt}",
-                    m / 1000.0
-                ),
-                Some(m / 1000.0),
-            );
-        }
+    if s("cpufreq_driver").is_none()
+        && let Some(m) = mhz.or(hz.map(|h| h / 1e6))
+    {
+        return (
+            format!(
+                "measured {:.2} GHz, set by firmware (no OS frequency scaling or boost), SMT {smt}",
+                m / 1000.0
+            ),
+            Some(m / 1000.0),
+        );
     }
     match max_khz {
         Some(max) if arch == "aarch64" && min_khz == Some(max) => (

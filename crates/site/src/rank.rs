@@ -174,10 +174,10 @@ fn cycles_cell(site: &SiteData, sys: &SystemData, rule: ShareRule, rec: &Rec) ->
     if rec.opkey.starts_with("hash_") {
         let width = rec.sizes.get("digest_bytes").map(|b| b * 8);
         let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &rec.opkey));
-        if let Some(b) = base.filter(|b| b.complete).and_then(|b| b.mean_cycles) {
-            if b > 0.0 {
-                text.push_str(&format!(" ({})", fmt::ratio(value / b)));
-            }
+        if let Some(b) = base.filter(|b| b.complete).and_then(|b| b.mean_cycles)
+            && b > 0.0
+        {
+            text.push_str(&format!(" ({})", fmt::ratio(value / b)));
         }
     } else {
         let prof = sys
@@ -207,15 +207,7 @@ fn bytes_cell(
     kind: MetricKind,
 ) -> Option<Cell> {
     let key = (cand.to_string(), label.to_string());
-    let first_sized = || {
-        let mut recs: Vec<&Rec> = sys
-            .records
-            .iter()
-            .filter(|r| r.candidate == cand && r.label == label && !r.sizes.is_empty())
-            .collect();
-        recs.sort_by(|a, b| a.path.cmp(&b.path));
-        recs.into_iter().next()
-    };
+    let first_sized = || sys.sized_record(cand, label);
     let side_file = |name: &str| {
         if site.side.files.contains_key(name) {
             format!("evidence/side/{name}")

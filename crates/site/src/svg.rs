@@ -76,9 +76,9 @@ fn open(out: &mut String, h: f64, title: &str, class: &str) {
 }
 
 fn close(out: &mut String, caption: &str) {
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "</svg><figcaption>{}</figcaption></figure>\n",
+        "</svg><figcaption>{}</figcaption></figure>",
         escape(caption)
     );
 }

@@ -47,10 +47,10 @@ pub fn copy_tree(src: &Path, dst: &Path) {
 }
 
 fn set(v: &mut serde_json::Value, key: &str, val: serde_json::Value) {
-    if let Some(o) = v.as_object_mut() {
-        if o.contains_key(key) {
-            o.insert(key.to_string(), val);
-        }
+    if let Some(o) = v.as_object_mut()
+        && o.contains_key(key)
+    {
+        o.insert(key.to_string(), val);
     }
 }
 
@@ -149,13 +149,14 @@ pub fn synth_dataset(
                     set(&mut v, "label", tl.clone().into());
                     set(&mut v, "operation", new_op.clone().into());
                     set(&mut v, "kat_log", format!("kat/{tc}/{tl}.log").into());
-                    if kind == "records" && per_call {
-                        if let Some(c) = v.get("mean_cycles").and_then(|c| c.as_f64()) {
-                            v.as_object_mut().unwrap().insert(
+                    if kind == "records"
+                        && per_call
+                        && let Some(c) = v.get("mean_cycles").and_then(|c| c.as_f64())
+                    {
+                        v.as_object_mut().unwrap().insert(
                                 "pqperf".into(),
                                 serde_json::json!({"per_call_cycles": {"samples": 1000, "method": "linear", "min": c * 0.9, "p50": c * 0.98, "p90": c * 1.1, "p99": c * 1.6, "max": c * 3.0}}),
                             );
-                        }
                     }
                     write_json(
                         &ds.join(kind).join(tc).join(format!("{tl}__{new_op}.json")),

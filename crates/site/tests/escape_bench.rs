@@ -1,0 +1,172 @@
+//! Escaping of hostile names and notes, and the 119 × 2 rendering benchmark against
+//! `python3 -c` loading the same JSON files.
+
+mod common;
+
+use std::path::Path;
+use std::time::Instant;
+
+use common::*;
+
+fn relabel(to_c: &str, to_l: &str, from_c: &str, from_l: &str) -> Relabel {
+    Relabel {
+        from: (from_c.into(), from_l.into()),
+        to: (to_c.into(), to_l.into()),
+        ops: Vec::new(),
+    }
+}
+
+fn html_files(out: &Path) -> Vec<(String, String)> {
+    pqperf_site::check::site_files(out)
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.ends_with(".html"))
+        .map(|f| {
+            let t = std::fs::read_to_string(out.join(&f)).unwrap();
+            (f, t)
+        })
+        .collect()
+}
+
+#[test]
+fn hostile_names_and_notes_are_escaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let evil =
+        r#"Evil <script>alert("x")</script> "Quoted" & 'single' <img src=x onerror=alert(1)>"#;
+    let map = vec![
+        relabel("sign-02", "BiT-128", "sign-02", "BiT-128"),
+        relabel("sign-08", "DARTS128", "sign-08", "DARTS128"),
+    ];
+    let downloads = vec![
+        ("sign-02".to_string(), evil.to_string()),
+        ("sign-08".to_string(), "DARTS".to_string()),
+    ];
+    synth_dataset(&data, &["x86_1", "arm_1"], &map, &downloads, false);
+    std::fs::write(
+        data.join("performance/summary_notes.csv"),
+        "ID;Label;Note\nsign-02;.*;note <script>alert('n')</script> \"q\"\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("site");
+    pqperf_site::build_from_dataset(&data, &[], &out).expect("site");
+    let pages = html_files(&out);
+    assert!(pages.len() > 8);
+    for (f, t) in &pages {
+        let lower = t.to_ascii_lowercase();
+        assert!(!lower.contains("<script"), "{f} contains a script tag");
+        assert!(!lower.contains("<img"), "{f} contains an img tag");
+        assert!(
+            !lower.contains(" onerror=alert(1)>"),
+            "{f} carries an event handler"
+        );
+    }
+    // The names are shown, escaped, on the candidate, ranking and joint pages.
+    for f in [
+        "x86_1/sign-02.html",
+        "x86_1/ranking-128.html",
+        "joint/sign-02.html",
+    ] {
+        let t = &pages
+            .iter()
+            .find(|(p, _)| p == f)
+            .unwrap_or_else(|| panic!("no {f}"))
+            .1;
+        assert!(t.contains("&lt;script&gt;"), "{f}: escaped name missing");
+    }
+    let summary = &pages
+        .iter()
+        .find(|(p, _)| p == "x86_1/index.html")
+        .unwrap()
+        .1;
+    assert!(
+        summary.contains("note &lt;script&gt;"),
+        "note not shown escaped on the summary"
+    );
+    // Titles go through the template's autoescape.
+    let cand = &pages
+        .iter()
+        .find(|(p, _)| p == "x86_1/sign-02.html")
+        .unwrap()
+        .1;
+    let title = &cand[cand.find("<title>").unwrap()..cand.find("</title>").unwrap()];
+    assert!(
+        !title.contains('<') || title == "<title>" || !title[7..].contains('<'),
+        "{title}"
+    );
+}
+
+/// 119 candidates × 2 systems made by replicating the golden records under new ids; prints
+/// the site rendering time and the time `python3 -c` needs to load the same JSON files.
+/// Run: `cargo test --release -p pqperf-site --test escape_bench -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_119_candidates_two_systems() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let golden: [(&str, &[&str]); 3] = [
+        ("sign-02", &["BiT-128", "BiT-256", "BiT-512"]),
+        (
+            "sign-06",
+            &[
+                "COMPASS-SIG-128",
+                "COMPASS-SIG-256",
+                "COMPASS-SIG-384",
+                "COMPASS-SIG-512",
+            ],
+        ),
+        ("sign-08", &["DARTS128", "DARTS256", "DARTS512"]),
+    ];
+    let mut map = Vec::new();
+    let mut downloads = Vec::new();
+    for i in 0..119 {
+        let id = if i < 100 {
+            format!("sign-{i:02}")
+        } else {
+            format!("sigx-{:02}", i - 100)
+        };
+        let (gc, labels) = golden[i % 3];
+        for l in labels {
+            map.push(relabel(&id, l, gc, l));
+        }
+        downloads.push((id.clone(), format!("Synthetic {id}")));
+    }
+    synth_dataset(&data, &["x86_1", "arm_1"], &map, &downloads, true);
+    let n_json = pqperf_site::check::site_files(&data)
+        .unwrap()
+        .iter()
+        .filter(|f| f.ends_with(".json"))
+        .count();
+    let out = tmp.path().join("site");
+    let t = Instant::now();
+    let built = pqperf_site::build_from_dataset(&data, &[], &out).expect("site");
+    let rust = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let py = std::process::Command::new("python3")
+        .arg("-c")
+        .arg("import json,glob,sys\nfs=sorted(glob.glob(sys.argv[1]+'/**/*.json',recursive=True))\nfor f in fs:\n  json.load(open(f))\nprint(len(fs))")
+        .arg(&data)
+        .output()
+        .expect("python3");
+    let python = t.elapsed().as_secs_f64();
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
+    let loaded: usize = String::from_utf8_lossy(&py.stdout).trim().parse().unwrap();
+    assert_eq!(loaded, n_json);
+    println!(
+        "bench: 119 candidates x 2 systems, {n_json} JSON files: pqperf site {rust:.3} s ({} pages, {} evidence files); python3 json load {python:.3} s",
+        built.pages.len(),
+        built.evidence_files
+    );
+    assert_eq!(
+        built
+            .pages
+            .iter()
+            .filter(|p| p.starts_with("joint/"))
+            .count(),
+        120
+    );
+}
