@@ -85,7 +85,8 @@ pub fn profile_loop(
         r.map_err(|e| format!("measured operation failed: {e}"))?;
         let (now, overflow) = snapshot(hp);
         res.overflow_calls = overflow;
-        let disturbed = c0.is_none() || c0 != c1;
+        // Without getrusage nothing can be told apart: keep every iteration.
+        let disturbed = matches!((c0, c1), (Some(a), Some(b)) if a != b);
         let remaining = iters - res.operations;
         let must_keep = attempts + remaining > budget;
         if !disturbed || must_keep {
