@@ -201,7 +201,16 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
                     .clock_ghz
                     .map(|g| format!("{g:.2} GHz"))
                     .unwrap_or_else(|| "–".into());
-                let _ = writeln!(b, "<td class=\"num\">{g}</td>");
+                let campaign = format!("evidence/{}/campaign.json", s.id);
+                let cell = if known.contains(&campaign) {
+                    format!(
+                        "<a class=\"ev\" href=\"{}\">{g}</a>",
+                        escape(&relative(&path, &campaign))
+                    )
+                } else {
+                    g
+                };
+                let _ = writeln!(b, "<td class=\"num\">{cell}</td>");
             }
             b.push_str("</tr>\n");
         }
