@@ -260,12 +260,16 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     ra.len().cmp(&rb.len())
 }
 
-/// Security target of an instance: the curated `security_targets.csv` row wins; otherwise
-/// the NIST level of a known PQClean baseline scheme (level 1/2 → 128, 5 → 256; level 3 has
-/// no page target); otherwise a `128`, `256` or `512` digit run in the label.
+/// Security target of an instance. A curated `security_targets.csv` value wins. Without
+/// one, a known PQClean scheme gets its NIST level (1–2 → 128, 5 → 256; level 3 has no page
+/// target) — also when its curated TargetBits is empty, as the demo's catalog leaves it.
+/// Instances without a curated row finally take a `128`, `256` or `512` digit run of the
+/// label (`BiT-128`, `DARTS512`); a curated empty TargetBits of an NGCC instance means no
+/// claimed target (method.md §14).
 pub fn security_target(side: &Side, cand: &str, label: &str) -> Option<u32> {
-    if let Some(t) = side.targets.get(&(cand.to_string(), label.to_string())) {
-        return *t;
+    let curated = side.targets.get(&(cand.to_string(), label.to_string()));
+    if let Some(Some(t)) = curated {
+        return Some(*t);
     }
     if let Some(level) = nist_level(label).or_else(|| nist_level(cand)) {
         return match level {
@@ -273,6 +277,9 @@ pub fn security_target(side: &Side, cand: &str, label: &str) -> Option<u32> {
             5 => Some(256),
             _ => None,
         };
+    }
+    if curated.is_some() {
+        return None;
     }
     label
         .split(|c: char| !c.is_ascii_digit())
@@ -354,5 +361,8 @@ mod tests {
             Some(256)
         );
         assert_eq!(security_target(&side, "sign-08", "DARTS512"), None);
+        side.targets
+            .insert(("ml-dsa-44".into(), "clean".into()), None);
+        assert_eq!(security_target(&side, "ml-dsa-44", "clean"), Some(128));
     }
 }

@@ -449,6 +449,8 @@ pub fn load(root: &Path, only: &[String]) -> Result<SiteData, SiteError> {
                     .map(|s| s.trim().to_string())
                     .unwrap_or_default()
             };
+            // Empty TargetBits: no claimed target (data::security_target still applies the
+            // NIST level of a known PQClean scheme).
             let bits = get(t);
             let bits = if bits.is_empty() {
                 None

@@ -447,7 +447,7 @@ pub fn ranking_page(
     b.push_str("</p>\n<ul>\n<li><strong>Order:</strong> each metric is ranked separately; overall is their mean rank. Lower is better, and ties share the average position.</li>\n");
     let _ = writeln!(
         b,
-        "<li><strong>Scope:</strong> eligible reference instances at the {target}-bit target (curated <code>security_targets.csv</code>; otherwise the NIST level of a PQClean scheme, level 1–2 → 128 and 5 → 256, or a 128/256/512 in the instance label). The recommended set represents a candidate; otherwise the fastest eligible set by mean cycle rank does. Key generation and secret-key size are excluded.</li>"
+        "<li><strong>Scope:</strong> eligible reference instances at the {target}-bit target (curated <code>security_targets.csv</code>; a PQClean scheme without a curated value takes its NIST level, 1–2 → 128 and 5 → 256; an instance without a curated row takes a 128, 256 or 512 in its label). The recommended set represents a candidate; otherwise the fastest eligible set by mean cycle rank does. Key generation and secret-key size are excluded.</li>"
     );
     b.push_str("<li><strong>Cycles:</strong> <code>(hash %)</code> is time in ICCS placeholder hashes; <code>(??%)</code> means no ICCS-facing backend was measured. Hash <code>×</code> values compare with the matching <code>pseudoXOF</code>.</li>\n<li><strong>Bytes:</strong> KEX bandwidth includes exchanged public keys. <code>≈</code> marks a nominal variable-length signature.</li>\n<li><strong>Evidence:</strong> every value links to the record or size catalog it came from.</li>\n</ul>\n");
     let cats = rank::rank_target(site, sys, target);

@@ -228,13 +228,20 @@ pub fn scatter_log(title: &str, x_label: &str, y_label: &str, points: &[Point]) 
     for p in points {
         let x = left + xa.frac(p.x) * pw;
         let y = top + (1.0 - ya.frac(p.y)) * ph;
+        // Labels of points in the right half go to their left, so they stay in the chart.
+        let right_half = x > left + pw * 0.6;
         mark_open(&mut out, &p.href);
         let _ = write!(
             out,
-            "<circle class=\"pt\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\"><title>{}</title></circle><text class=\"pt-label\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            "<circle class=\"pt\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4\"><title>{}</title></circle><text class=\"pt-label\" x=\"{:.1}\" y=\"{:.1}\"{}>{}</text>",
             escape(&p.title),
-            x + 6.0,
+            if right_half { x - 6.0 } else { x + 6.0 },
             y - 5.0,
+            if right_half {
+                " text-anchor=\"end\""
+            } else {
+                ""
+            },
             escape(&p.label)
         );
         mark_close(&mut out, &p.href);

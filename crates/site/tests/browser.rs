@@ -151,6 +151,12 @@ fn demo_like_site_in_chromium() {
         .map(|s| (s.to_string(), s.to_uppercase()))
         .collect();
     synth_dataset(&data, &["x86_1"], &map, &downloads, true);
+    // Curated targets: an empty TargetBits of a PQClean scheme falls back to its NIST level.
+    std::fs::write(
+        data.join("performance/security_targets.csv"),
+        "ID;Instance;TargetBits\nml-dsa-44;clean;\nsign-99;x;\nml-dsa-87;clean;256\n",
+    )
+    .unwrap();
     let out = tmp.path().join("site");
     let built =
         pqperf_site::build_from_dataset(&data, &[], &out).expect("site from demo-like dataset");
