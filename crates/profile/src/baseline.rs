@@ -45,7 +45,8 @@ pub fn selftest(lib_path: &Path, lib_shown: &str, inst: &HashInstance) -> (Strin
 }
 
 /// Baseline instances for this run: the reference's twelve plus pseudoXOF at every other
-/// digest width found in `records/hash-*/…__hash_32.json` (`sizes.digest_bytes`).
+/// digest width of a hash candidate, from `records/hash-*/…__hash_32.json`
+/// (`sizes.digest_bytes`) or the built library's metadata.
 pub fn instances_for_run(run: &Path) -> Vec<HashInstance> {
     let mut v = pqperf_iccs_capi::hash_instances();
     let mut widths: BTreeSet<u32> = BTreeSet::new();
@@ -64,6 +65,23 @@ pub fn instances_for_run(run: &Path) -> Vec<HashInstance> {
                 if let Some(b) = v.as_ref().and_then(|v| v["sizes"]["digest_bytes"].as_u64()) {
                     widths.insert((8 * b) as u32);
                 }
+            }
+        }
+    }
+    // Built hash candidates (a fresh `campaign all` has no hash records yet): the digest
+    // width from the library's harness metadata.
+    if let Ok(bj) = pqperf_build::read_build_json(run) {
+        for e in bj.instances.values() {
+            if !e.candidate.starts_with("hash-") {
+                continue;
+            }
+            let Some(lib) = &e.library else { continue };
+            if let Ok(m) = Library::open(&run.join(lib)).and_then(|l| l.meta())
+                && m.kind == 4
+                && let Some(&bits) = m.sizes.first()
+                && bits > 0
+            {
+                widths.insert(bits as u32);
             }
         }
     }

@@ -41,6 +41,31 @@ fn baseline_builds_and_selftests() {
     let (text, status) = baseline::selftest(&lib, "x", &wrong);
     assert_eq!(status, "MISMATCH", "{text}");
 
+    // A hash candidate with a width outside the reference list (1536 bits) adds
+    // pseudoXOF-1536 to the baseline, found from its built library's metadata.
+    let cat = run.join("hash98.toml");
+    std::fs::write(
+        &cat,
+        "[[candidate]]\nid = \"hash-98\"\ntype = \"hash\"\nalgorithm = \"Y\"\nroot = \"iccs-baseline\"\n\n\
+         [[candidate.instance]]\nlabel = \"Y-1536\"\ninstance = \"Y-1536\"\nsource_dir = \"src\"\n\
+         files = [\"iccs_crypthash.c\"]\ndefines = [\"ICCS_HELPER=ICCS_HELPER_PSEUDOXOF\", \"DIGEST_BIT_LENGTH=1536\", \"ALGORITHM_INSTANCE=\\\"Y-1536\\\"\"]\n\
+         api = \"iccs\"\nheader = \"iccs_crypthash.h\"\n",
+    )
+    .unwrap();
+    let mut bo = pqperf_build::BuildOptions::new(&run);
+    bo.catalog = Some(cat);
+    assert_eq!(pqperf_build::build(&bo).unwrap().built.len(), 1);
+    let labels: Vec<String> = baseline::instances_for_run(&run)
+        .into_iter()
+        .map(|i| i.label)
+        .collect();
+    assert_eq!(labels.len(), 13);
+    assert_eq!(labels[12], "pseudoXOF-1536");
+    let more = baseline::build_baseline(&run, &|_| {}).unwrap();
+    assert!(
+        more.passed.contains(&"pseudoXOF-1536".to_string()),
+        "{more:?}"
+    );
     // hashcost prices a hash candidate's CryptHash at every profiled input length (and +32).
     let mut bj = pqperf_build::read_build_json(&run).unwrap();
     let mut h = bj.instances["iccs/pseudoXOF-256"].clone();
