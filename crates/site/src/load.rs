@@ -111,7 +111,10 @@ pub fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), SiteErro
     let split = |l: &str| -> Vec<String> {
         let mut out = Vec::new();
         let mut cur = String::new();
+        // Python csv semantics: a quote opens quoting only at the start of a field; inside,
+        // `""` is a quote and a lone `"` closes; elsewhere quotes are literal.
         let mut quoted = false;
+        let mut at_start = true;
         let mut chars = l.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
@@ -119,10 +122,16 @@ pub fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), SiteErro
                     cur.push('"');
                     chars.next();
                 }
-                '"' => quoted = !quoted,
-                ';' if !quoted => out.push(std::mem::take(&mut cur)),
+                '"' if quoted => quoted = false,
+                '"' if at_start => quoted = true,
+                ';' if !quoted => {
+                    out.push(std::mem::take(&mut cur));
+                    at_start = true;
+                    continue;
+                }
                 c => cur.push(c),
             }
+            at_start = false;
         }
         out.push(cur);
         out
@@ -582,4 +591,24 @@ pub fn load(root: &Path, only: &[String]) -> Result<SiteData, SiteError> {
         });
     }
     Ok(site)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_follow_python() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.csv");
+        std::fs::write(
+            &p,
+            "# comment\nID;Notes\nkem-04;\"a; b \"\"c\"\"\"\nsign-02;x \"q\" y\n",
+        )
+        .unwrap();
+        let (h, rows) = read_csv(&p).unwrap();
+        assert_eq!(h, ["ID", "Notes"]);
+        assert_eq!(rows[0], ["kem-04", "a; b \"c\""]);
+        assert_eq!(rows[1], ["sign-02", "x \"q\" y"]);
+    }
 }

@@ -74,6 +74,16 @@ fn hostile_names_and_notes_are_escaped() {
             .1;
         assert!(t.contains("&lt;script&gt;"), "{f}: escaped name missing");
     }
+    let ranking = &pages
+        .iter()
+        .find(|(p, _)| p == "x86_1/ranking-128.html")
+        .unwrap()
+        .1;
+    assert!(
+        ranking.contains("&quot;Quoted&quot; &amp; &#39;single&#39;"),
+        "quotes not escaped: {}",
+        &ranking[ranking.find("Evil").unwrap_or(0)..][..200]
+    );
     let summary = &pages
         .iter()
         .find(|(p, _)| p == "x86_1/index.html")
