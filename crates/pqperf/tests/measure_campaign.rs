@@ -339,3 +339,71 @@ fn two_shards_produce_exactly_the_records_of_an_unsharded_run() {
             .unwrap();
     assert_eq!(camp["shards"], 2);
 }
+
+#[test]
+fn key_exchange_steps_and_hash_lengths_are_measured() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(run.join("lib/kex-90")).unwrap();
+    std::fs::create_dir_all(run.join("lib/hash-90")).unwrap();
+    let src = run.join("toy_kex_hash.c");
+    std::fs::write(&src, include_str!("measure/toy_kex_hash.c")).unwrap();
+    let mut bj = BuildJson::default();
+    for (cand, label, def) in [
+        ("kex-90", "toykex", None),
+        ("hash-90", "toyhash", Some("-DTOY_HASH")),
+    ] {
+        let rel = format!("lib/{cand}/lib{label}.so");
+        let mut c = Command::new("gcc");
+        c.args(["-O2", "-fPIC", "-shared", "-o"])
+            .arg(run.join(&rel))
+            .arg(&src);
+        c.args(def);
+        assert!(c.status().unwrap().success());
+        bj.instances.insert(
+            format!("{cand}/{label}"),
+            BuildEntry {
+                candidate: cand.into(),
+                label: label.into(),
+                instance: label.into(),
+                variant: "reference".into(),
+                flags: "guide".into(),
+                kat: "NOKAT".into(),
+                library: Some(rel),
+                ..Default::default()
+            },
+        );
+    }
+    std::fs::write(
+        run.join("build.json"),
+        pqperf_model::pyjson::to_string(&bj).unwrap(),
+    )
+    .unwrap();
+    let cpu = last_cpu().to_string();
+    let common = ["--cpu", cpu.as_str(), "--trial-target", "0.001"];
+    ok(campaign(&run, "calibrate", &common));
+    ok(campaign(&run, "measure", &common));
+    for op in [
+        "exchange", "init_a", "init_b", "pass1", "pass2", "derive_a", "derive_b",
+    ] {
+        let r = record(&run, "kex-90", "toykex", op);
+        assert_eq!(r["status"], "complete", "{op}: {r}");
+        assert_eq!(r["kat_not_passed"], true);
+        assert_eq!(r["kex"]["kex_passes"], 2);
+        assert_eq!(r["kex"]["kex_passes_run"], 2);
+        assert_eq!(r["sizes"]["total_msg_bytes"], 32);
+        let scope = if op == "exchange" {
+            "loop"
+        } else {
+            "per_call_step"
+        };
+        assert_eq!(r["timing_scope"], scope, "{op}");
+    }
+    for n in [32, 128, 512, 1024, 4096, 8192, 16384, 65536] {
+        let r = record(&run, "hash-90", "toyhash", &format!("hash_{n}"));
+        assert_eq!(r["status"], "complete");
+        assert_eq!(r["input_bytes"], n);
+        assert_eq!(r["sizes"]["digest_bytes"], 32);
+        assert!(r["throughput_MB_per_second"].as_f64().unwrap() > 0.0);
+    }
+}
