@@ -91,7 +91,7 @@ fn mldsa44_verify_median_agrees_with_an_in_process_measurement() {
         "--only",
         "^ml-dsa-44$",
         "--trial-target",
-        "0.05",
+        "0.2",
         "--allow-unfixed-host",
         "--probe-attempts",
         "1",
