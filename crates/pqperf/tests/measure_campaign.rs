@@ -102,6 +102,12 @@ fn record_files(run: &Path) -> BTreeSet<String> {
     };
     for c in cands.flatten() {
         for f in std::fs::read_dir(c.path()).unwrap().flatten() {
+            // Only finished records: a campaign killed mid-write may leave a hidden
+            // `.<name>.<pid>.tmp` file, which the resumed campaign removes.
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || !name.ends_with(".json") {
+                continue;
+            }
             out.insert(format!(
                 "{}/{}",
                 c.file_name().to_string_lossy(),
