@@ -166,15 +166,29 @@ pub fn read_record(path: &Path, shown: &Path) -> Result<Record, ModelError> {
 
 /// Parse a timing record (see [`read_record`]).
 pub fn record_from_str(shown: &Path, text: &str) -> Result<Record, ModelError> {
-    peek_schema(shown, text)?;
-    crate::pyjson::from_str(shown, text)
+    let r: Record = typed_with_schema(shown, text)?;
+    check_schema(shown, r.schema)?;
+    Ok(r)
 }
 
 /// Read a profile file (same schema rule as records).
 pub fn read_profile(path: &Path, shown: &Path) -> Result<Profile, ModelError> {
     let text = crate::error::read_text(path, shown)?;
-    peek_schema(shown, &text)?;
-    crate::pyjson::from_str(shown, &text)
+    let p: Profile = typed_with_schema(shown, &text)?;
+    check_schema(shown, p.schema)?;
+    Ok(p)
+}
+
+/// Parse typed in one pass; only when that fails is the text looked at again for a newer
+/// `schema`, which then takes precedence over the shape error.
+fn typed_with_schema<T: serde::de::DeserializeOwned>(
+    shown: &Path,
+    text: &str,
+) -> Result<T, ModelError> {
+    crate::pyjson::from_str(shown, text).map_err(|e| match peek_schema(shown, text) {
+        Err(newer) => newer,
+        Ok(()) => e,
+    })
 }
 
 fn peek_schema(shown: &Path, text: &str) -> Result<(), ModelError> {

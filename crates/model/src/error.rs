@@ -154,7 +154,9 @@ impl ModelError {
             column: (line > 0).then_some(column),
             field: (!field.is_empty()).then_some(field.clone()),
         };
-        if loc.line.is_none()
+        // A value of the wrong shape is pointed at by its field (the key's line and column),
+        // whether serde_json reported it while streaming or it was found after parsing.
+        if (loc.line.is_none() || err.classify() == serde_json::error::Category::Data)
             && !field.is_empty()
             && let Some((l, c)) = crate::locate::locate(text, &field)
         {

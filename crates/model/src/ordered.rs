@@ -12,13 +12,23 @@
 //! still `None` are not written; keys that were `null` stay `null`; keys new since reading are
 //! appended. Values built in code (empty `key_order`) are written in declaration order, then
 //! `extra`.
+//!
+//! Reading is a single streaming pass (a hand-written `visit_map`, no `#[serde(flatten)]`):
+//! known keys go straight into their typed fields, unknown ones into `extra`, so nothing is
+//! buffered and `serde_path_to_error` sees every nested field path.
 
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Visitor};
+use serde::ser::{self, Impossible, Serialize};
 use serde_json::{Map, Value};
 
 /// Key order of an object as read from a file (formatting metadata).
 #[derive(Debug, Clone, Default)]
 pub struct KeyOrder {
-    keys: Vec<(String, bool)>,
+    keys: Vec<(Cow<'static, str>, bool)>,
 }
 
 impl PartialEq for KeyOrder {
@@ -31,7 +41,10 @@ impl KeyOrder {
     /// Capture the order (and null-ness) of `map`'s keys.
     pub fn of(map: &Map<String, Value>) -> Self {
         KeyOrder {
-            keys: map.iter().map(|(k, v)| (k.clone(), v.is_null())).collect(),
+            keys: map
+                .iter()
+                .map(|(k, v)| (Cow::Owned(k.clone()), v.is_null()))
+                .collect(),
         }
     }
 
@@ -42,7 +55,18 @@ impl KeyOrder {
 
     /// Keys in the order read.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.keys.iter().map(|(k, _)| k.as_str())
+        self.keys.iter().map(|(k, _)| k.as_ref())
+    }
+
+    /// Record a key as read (used by [`evidence_struct!`]'s reader). A repeated key keeps its
+    /// first position and takes the null-ness of its last value, as a JSON map would.
+    #[doc(hidden)]
+    pub fn push(&mut self, key: Cow<'static, str>, was_null: bool) {
+        if let Some(e) = self.keys.iter_mut().find(|(k, _)| *k == key) {
+            e.1 = was_null;
+        } else {
+            self.keys.push((key, was_null));
+        }
     }
 
     /// Reorder a freshly serialised object to the order read (see the module docs).
@@ -52,10 +76,10 @@ impl KeyOrder {
         }
         let mut out = Map::new();
         for (k, was_null) in &self.keys {
-            if let Some(v) = map.shift_remove(k) {
-                out.insert(k.clone(), v);
+            if let Some(v) = map.shift_remove(k.as_ref()) {
+                out.insert(k.to_string(), v);
             } else if *was_null {
-                out.insert(k.clone(), Value::Null);
+                out.insert(k.to_string(), Value::Null);
             }
         }
         for (k, v) in map {
@@ -68,21 +92,218 @@ impl KeyOrder {
     }
 }
 
-/// Turn a serde_path_to_error error into a custom error message carrying the field path.
-pub(crate) fn nested_error<E: serde::de::Error>(
-    e: serde_path_to_error::Error<serde_json::Error>,
-) -> E {
-    let path = e.path().to_string();
-    let inner = e.into_inner().to_string();
-    if path.is_empty() || path == "?" {
-        E::custom(inner)
-    } else {
-        E::custom(format!("{path}{}{inner}", crate::error::FIELD_SEP))
+/// A key of an evidence object: the index of a known field, or an unknown key.
+#[doc(hidden)]
+pub enum Key {
+    /// Index into the known keys.
+    Known(usize),
+    /// A key the struct does not declare.
+    Other(String),
+}
+
+/// Reads an object key and matches it against the known keys without allocating for them.
+#[doc(hidden)]
+pub struct KeySeed(pub &'static [&'static str]);
+
+impl KeySeed {
+    fn lookup(&self, s: &str) -> Option<Key> {
+        self.0.iter().position(|k| *k == s).map(Key::Known)
     }
 }
 
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Key, E> {
+        Ok(self.lookup(s).unwrap_or_else(|| Key::Other(s.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Key, E> {
+        Ok(self.lookup(&s).unwrap_or(Key::Other(s)))
+    }
+}
+
+/// Deserializer for a key that is absent: `Option` fields become `None`, every other type
+/// fails with "missing field" (what `#[derive(Deserialize)]` does).
+#[doc(hidden)]
+pub struct Missing<E>(pub &'static str, pub PhantomData<E>);
+
+impl<'de, E: de::Error> de::Deserializer<'de> for Missing<E> {
+    type Error = E;
+    fn deserialize_any<V: Visitor<'de>>(self, _v: V) -> Result<V::Value, E> {
+        Err(E::missing_field(self.0))
+    }
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, E> {
+        v.visit_none()
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// Deserialize an absent field (see [`Missing`]).
+#[doc(hidden)]
+pub fn missing<'de, T: de::Deserialize<'de>, E: de::Error>(key: &'static str) -> Result<T, E> {
+    T::deserialize(Missing(key, PhantomData))
+}
+
+/// Stop signal of [`is_null`]'s probe serializer.
+#[derive(Debug)]
+struct NotNull;
+
+impl fmt::Display for NotNull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not null")
+    }
+}
+
+impl std::error::Error for NotNull {}
+
+impl ser::Error for NotNull {
+    fn custom<T: fmt::Display>(_msg: T) -> Self {
+        NotNull
+    }
+}
+
+/// Probe serializer: answers whether a value serialises to JSON `null`, stopping at the
+/// first call (no recursion into sequences or maps).
+struct NullProbe;
+
+macro_rules! not_null {
+    ($($m:ident($t:ty)),* $(,)?) => {
+        $(fn $m(self, _v: $t) -> Result<bool, NotNull> { Ok(false) })*
+    };
+}
+
+impl ser::Serializer for NullProbe {
+    type Ok = bool;
+    type Error = NotNull;
+    type SerializeSeq = Impossible<bool, NotNull>;
+    type SerializeTuple = Impossible<bool, NotNull>;
+    type SerializeTupleStruct = Impossible<bool, NotNull>;
+    type SerializeTupleVariant = Impossible<bool, NotNull>;
+    type SerializeMap = Impossible<bool, NotNull>;
+    type SerializeStruct = Impossible<bool, NotNull>;
+    type SerializeStructVariant = Impossible<bool, NotNull>;
+    not_null! {
+        serialize_bool(bool), serialize_i8(i8), serialize_i16(i16), serialize_i32(i32),
+        serialize_i64(i64), serialize_i128(i128), serialize_u8(u8), serialize_u16(u16),
+        serialize_u32(u32), serialize_u64(u64), serialize_u128(u128), serialize_f32(f32),
+        serialize_f64(f64), serialize_char(char), serialize_str(&str), serialize_bytes(&[u8]),
+    }
+    fn serialize_none(self) -> Result<bool, NotNull> {
+        Ok(true)
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> Result<bool, NotNull> {
+        v.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<bool, NotNull> {
+        Ok(true)
+    }
+    fn serialize_unit_struct(self, _n: &'static str) -> Result<bool, NotNull> {
+        Ok(true)
+    }
+    fn serialize_unit_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+    ) -> Result<bool, NotNull> {
+        Ok(false)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _n: &'static str,
+        v: &T,
+    ) -> Result<bool, NotNull> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _var: &'static str,
+        _v: &T,
+    ) -> Result<bool, NotNull> {
+        Ok(false)
+    }
+    fn serialize_seq(self, _l: Option<usize>) -> Result<Self::SerializeSeq, NotNull> {
+        Err(NotNull)
+    }
+    fn serialize_tuple(self, _l: usize) -> Result<Self::SerializeTuple, NotNull> {
+        Err(NotNull)
+    }
+    fn serialize_tuple_struct(
+        self,
+        _n: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeTupleStruct, NotNull> {
+        Err(NotNull)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeTupleVariant, NotNull> {
+        Err(NotNull)
+    }
+    fn serialize_map(self, _l: Option<usize>) -> Result<Self::SerializeMap, NotNull> {
+        Err(NotNull)
+    }
+    fn serialize_struct(
+        self,
+        _n: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeStruct, NotNull> {
+        Err(NotNull)
+    }
+    fn serialize_struct_variant(
+        self,
+        _n: &'static str,
+        _i: u32,
+        _v: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeStructVariant, NotNull> {
+        Err(NotNull)
+    }
+}
+
+/// True when `v` serialises to JSON `null` (checked without serialising its content).
+#[doc(hidden)]
+pub fn is_null<T: ?Sized + Serialize>(v: &T) -> bool {
+    v.serialize(NullProbe).unwrap_or(false)
+}
+
+/// The JSON key of a field: its `#[serde(rename = "...")]`, else its name (internal).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __evidence_key {
+    ($f:ident ;) => {
+        stringify!($f)
+    };
+    ($f:ident ; rename = $r:literal $($rest:tt)*) => {
+        $r
+    };
+    ($f:ident ; $skip:tt $($rest:tt)*) => {
+        $crate::__evidence_key!($f ; $($rest)*)
+    };
+}
+
 /// Declare an evidence struct (see the module docs). Each field takes doc comments, then
-/// optional `#[serde(...)]` attributes (in that order).
+/// optional `#[serde(...)]` attributes (in that order); `rename` and `skip_serializing_if`
+/// are understood.
 #[macro_export]
 macro_rules! evidence_struct {
     (
@@ -106,7 +327,7 @@ macro_rules! evidence_struct {
         }
 
         const _: () = {
-            #[derive(::serde::Serialize, ::serde::Deserialize)]
+            #[derive(::serde::Serialize)]
             #[allow(non_snake_case)]
             struct Repr {
                 $( $(#[serde($($sattr)*)])* $field: $ty, )*
@@ -129,17 +350,67 @@ macro_rules! evidence_struct {
                 }
             }
 
-            impl<'de> ::serde::Deserialize<'de> for $name {
-                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                    let m = <::serde_json::Map<String, ::serde_json::Value> as ::serde::Deserialize>::deserialize(d)?;
-                    let key_order = $crate::ordered::KeyOrder::of(&m);
-                    let repr: Repr = ::serde_path_to_error::deserialize(::serde_json::Value::Object(m))
-                        .map_err($crate::ordered::nested_error::<D::Error>)?;
+            #[allow(non_camel_case_types)]
+            #[derive(Clone, Copy)]
+            enum Field { $( $field, )* }
+            const FIELDS: &[Field] = &[ $( Field::$field, )* ];
+            const KEYS: &[&str] = &[ $( $crate::__evidence_key!($field ; $($($sattr)*)*), )* ];
+
+            struct V;
+
+            impl<'de> ::serde::de::Visitor<'de> for V {
+                type Value = $name;
+                fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.write_str("a map")
+                }
+                #[allow(non_snake_case)]
+                fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<$name, A::Error> {
+                    use $crate::ordered::Key;
+                    $( let mut $field: Option<$ty> = None; )*
+                    let mut extra = ::serde_json::Map::new();
+                    let mut key_order = $crate::ordered::KeyOrder::default();
+                    while let Some(key) = map.next_key_seed($crate::ordered::KeySeed(KEYS))? {
+                        match key {
+                            Key::Known(i) => match FIELDS[i] {
+                                $(
+                                    Field::$field => {
+                                        let v: $ty = map.next_value()?;
+                                        key_order.push(
+                                            ::std::borrow::Cow::Borrowed(KEYS[i]),
+                                            $crate::ordered::is_null(&v),
+                                        );
+                                        $field = Some(v);
+                                    }
+                                )*
+                            },
+                            Key::Other(k) => {
+                                let v: ::serde_json::Value = map.next_value()?;
+                                key_order.push(::std::borrow::Cow::Owned(k.clone()), v.is_null());
+                                extra.insert(k, v);
+                            }
+                        }
+                    }
                     Ok($name {
-                        $( $field: repr.$field, )*
-                        extra: repr.extra,
+                        $(
+                            $field: match $field {
+                                Some(v) => v,
+                                None => $crate::ordered::missing(
+                                    $crate::__evidence_key!($field ; $($($sattr)*)*),
+                                )?,
+                            },
+                        )*
+                        extra,
                         key_order,
                     })
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    d.deserialize_map(V)
                 }
             }
         };
