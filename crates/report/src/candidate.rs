@@ -1,7 +1,7 @@
 //! The candidate page (`<id>/perf_<sys>.md`, site: `performance/<sys>/<id>.md`),
 //! method.md §13.2 and site-pages.md.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Form;
 use crate::common::{code, environment_table};
@@ -120,6 +120,11 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     out.push(String::new());
     out.extend(environment_table(v));
     out.push(String::new());
+    let ticks = crate::counter::tick_counter(v);
+    if let Some(t) = &ticks {
+        out.push(t.sentence());
+        out.push(String::new());
+    }
 
     // 3. Functional testing
     out.extend(kat_section(v, cand, &labels));
@@ -127,8 +132,17 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     // 4. Performance
     out.push("## 4. Performance".into());
     out.push(String::new());
-    out.extend(performance_table(v, cand, &labels, cat));
+    out.extend(performance_table(v, cand, &labels, cat, ticks.as_ref()));
     out.push(String::new());
+    if let Some(t) = &ticks {
+        out.push(format!(
+            "The `mean {}` column counts {} ticks at {}, not core cycles.",
+            t.unit(),
+            t.name(),
+            t.freq()
+        ));
+        out.push(String::new());
+    }
 
     // 5. Resource consumption
     out.push("## 5. Resource consumption".into());
@@ -305,15 +319,25 @@ fn n_cell(r: &RecordRef) -> String {
     s
 }
 
-fn performance_table(v: &SystemView, cand: &str, labels: &[String], cat: Category) -> Vec<String> {
+fn performance_table(
+    v: &SystemView,
+    cand: &str,
+    labels: &[String],
+    cat: Category,
+    ticks: Option<&crate::counter::TickCounter>,
+) -> Vec<String> {
     let mut out = Vec::new();
+    let (mean, per_byte) = match ticks {
+        Some(t) => (format!("mean {}", t.unit()), "ticks/byte".to_string()),
+        None => ("mean cycles".to_string(), "cycles/byte".to_string()),
+    };
     if cat == Category::Hash {
-        out.push(
-            "| instance | message | mean cycles | cycles/byte | mean time | MB/s | n |".into(),
-        );
+        out.push(format!(
+            "| instance | message | {mean} | {per_byte} | mean time | MB/s | n |"
+        ));
         out.push("|---|---|---|---|---|---|---|".into());
     } else {
-        out.push("| instance | operation | mean cycles | mean time | ops/s | median trial | n (trials × iters) |".into());
+        out.push(format!("| instance | operation | {mean} | mean time | ops/s | median trial | n (trials × iters) |"));
         out.push("|---|---|---|---|---|---|---|".into());
     }
     for label in labels {
@@ -557,22 +581,95 @@ fn symmetric_section(
         out.push(String::new());
         return out;
     }
-    out.push("Share of each operation spent in the ICCS placeholder hash functions and in the ICCS DRNG (reference build, measured in the same run with link-time wrappers):".into());
+    let own = own_primitives(&rows);
+    let overhead = rows.iter().any(|p| wrapper_overhead(p).is_some());
+    match &own {
+        None => out.push("Share of each operation spent in the ICCS placeholder hash functions and in the ICCS DRNG (reference build, measured in the same run with link-time wrappers):".into()),
+        Some(fams) => out.push(format!(
+            "This candidate does not call the ICCS placeholders. Share of each operation spent in its own symmetric primitives ({}, the scheme's common code) and in its random-byte generator (reference build, measured in the same run with link-time wrappers):",
+            fams.iter().map(|f| code(f)).collect::<Vec<_>>().join(", ")
+        )),
+    }
     out.push(String::new());
-    out.push("| instance | operation | pseudohash/XOF/sm3 | DRNG | calls per operation |".into());
-    out.push("|---|---|---|---|---|".into());
+    if overhead {
+        out.push("Wrapper overhead per wrapped call is shown as ticks added to the operation total (outer) and ticks charged to the wrapped function itself (inner); it is not subtracted from the shares.".into());
+        out.push(String::new());
+    }
+    let (sym_col, drng_col) = match &own {
+        None => ("pseudohash/XOF/sm3", "DRNG"),
+        Some(_) => ("own SHAKE/SHA-3/SHA-2/AES", "randombytes"),
+    };
+    let mut header =
+        format!("| instance | operation | {sym_col} | {drng_col} | calls per operation |");
+    let mut rule = "|---|---|---|---|---|".to_string();
+    if overhead {
+        header.push_str(" wrapper overhead per call |");
+        rule.push_str("---|");
+    }
+    out.push(header);
+    out.push(rule);
     for p in rows {
-        out.push(format!(
+        let mut row = format!(
             "| {} | {} | {} | {} | {} |",
             code(&p.prof.label),
             p.opkey(),
             pct(Some(p.prof.hash_share_f64())),
             pct(Some(p.prof.share_of("drng"))),
             calls_per_operation(&p)
-        ));
+        );
+        if overhead {
+            row.push_str(&format!(
+                " {} |",
+                wrapper_overhead(&p).unwrap_or_else(|| DASH.into())
+            ));
+        }
+        out.push(row);
     }
     out.push(String::new());
     out
+}
+
+/// ICCS placeholder functions (`calls[].fn` of ICCS profiles).
+const ICCS_FNS: &[&str] = &["pseudohash", "pseudoXOF", "sm3hash"];
+
+/// For profiles of non-ICCS (e.g. PQClean `nist`) instances: the sorted hash-function
+/// families they called. `None` when any profile called an ICCS placeholder, or when no
+/// profile called anything but the DRNG (the ICCS titles apply).
+fn own_primitives(rows: &[ProfileRef]) -> Option<Vec<String>> {
+    let mut fams: BTreeSet<String> = BTreeSet::new();
+    for p in rows {
+        for c in &p.prof.calls {
+            if ICCS_FNS.contains(&c.func.as_str()) {
+                return None;
+            }
+            if c.func != "drng" {
+                fams.insert(c.func.clone());
+            }
+        }
+    }
+    if fams.is_empty() {
+        None
+    } else {
+        Some(fams.into_iter().collect())
+    }
+}
+
+/// `outer 31, inner 12 ticks` from the profile's `pqperf.wrapper_overhead`, when recorded.
+fn wrapper_overhead(p: &ProfileRef) -> Option<String> {
+    let w = p.prof.extra.get("pqperf")?.get("wrapper_overhead")?;
+    let outer = w
+        .get("outer_ticks_per_call")
+        .and_then(serde_json::Value::as_f64);
+    let inner = w
+        .get("inner_ticks_per_call")
+        .and_then(serde_json::Value::as_f64);
+    match (outer, inner) {
+        (None, None) => None,
+        (o, i) => {
+            let f = |x: Option<f64>| x.map(|x| fmt_g(x, 3)).unwrap_or_else(|| DASH.into());
+            Some(format!("outer {}, inner {} ticks", f(o), f(i)))
+        }
+    }
 }
 
 fn evidence_rows(v: &SystemView, cand: &str, label: &str) -> Vec<String> {

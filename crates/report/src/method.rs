@@ -208,13 +208,27 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     out.push(String::new());
     out.push("## Measurement".into());
     out.push(String::new());
-    out.push(format!(
-        "- One {} core (CPU {}; {}). Cycles come from the hardware counter (`perf_event_open`, user mode); time from `CLOCK_MONOTONIC_RAW`. {}",
-        env.str("cpu_model").unwrap_or(DASH),
-        cpu_str(env),
-        clock_text(env),
-        host_state_sentence(v)
-    ));
+    let ticks = crate::counter::tick_counter(v);
+    match &ticks {
+        None => out.push(format!(
+            "- One {} core (CPU {}; {}). Cycles come from the hardware counter (`perf_event_open`, user mode); time from `CLOCK_MONOTONIC_RAW`. {}",
+            env.str("cpu_model").unwrap_or(DASH),
+            cpu_str(env),
+            clock_text(env),
+            host_state_sentence(v)
+        )),
+        Some(t) => out.push(format!(
+            "- One {} core (CPU {}; {}). {} Time comes from `CLOCK_MONOTONIC_RAW`. {}",
+            env.str("cpu_model").unwrap_or(DASH),
+            cpu_str(env),
+            clock_text(env),
+            t.sentence(),
+            host_state_sentence(v).replace(
+                "hardware cycle counter available",
+                &format!("no hardware cycle counter, {} ticks instead", t.name())
+            )
+        )),
+    }
     let (reference, additions) = match (&v.campaign.arch_config, &v.campaign.harness_additions) {
         (Some(a), Some(h)) => (a.reference.clone(), h.clone()),
         (Some(a), None) => (a.reference.clone(), DEFAULT_ADDITIONS.to_string()),
@@ -240,7 +254,11 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
         py_float_str(target),
         fmt_f(budget / 60.0, 0)
     ));
-    out.push("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
+    if ticks.is_some() {
+        out.push("- Reported ticks are the arithmetic mean over all timed calls (the guide's metric, with ticks in place of cycles); the median of the trial means is also recorded as a robustness check.".into());
+    } else {
+        out.push("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
+    }
     out.push("- Key exchange: `exchange` covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call.".into());
     out.push(String::new());
     out.push("## Share of the ICCS placeholder functions".into());

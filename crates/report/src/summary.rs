@@ -427,7 +427,15 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
         clock_text(env)
     ));
     out.push(String::new());
-    out.push("- **Cycles** are the mean of all timed calls in five trials, normally with each trial in a fresh process.".into());
+    let ticks = crate::counter::tick_counter(v);
+    let unit = if ticks.is_some() { "ticks" } else { "cycles" };
+    match &ticks {
+        None => out.push("- **Cycles** are the mean of all timed calls in five trials, normally with each trial in a fresh process.".into()),
+        Some(t) => out.push(format!(
+            "- **Ticks** are the mean of all timed calls in five trials, normally with each trial in a fresh process. {}",
+            t.sentence()
+        )),
+    }
     out.push(format!("- **Symmetric %** is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. `(??%)` means no ICCS-facing backend was measured. See the [symmetric survey]({}).", link(&me, &Page::Survey, form)));
     out.push("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.".into());
     out.push(format!("- See [method and limitations]({}). These are independent measurements, not submitter self-assessments or NICCS results.", link(&me, &Page::Method(sys.into()), form)));
@@ -450,7 +458,7 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
             out.push(String::new());
             out.push("The ICCS placeholder functions from `api/auxfunc.c`, built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). `pseudohash` exists only with 512-, 768- and 1024-bit output; `pseudoXOF` is given at every digest width of a hash candidate.".into());
             out.push(String::new());
-            out.push("| ICCS helper | output bits | 32 B | 128 B | 512 B | 1 KiB | 4 KiB | 8 KiB | 16 KiB | 64 KiB | cycles/byte (64 KiB) |".into());
+            out.push(format!("| ICCS helper | output bits | 32 B | 128 B | 512 B | 1 KiB | 4 KiB | 8 KiB | 16 KiB | 64 KiB | {unit}/byte (64 KiB) |"));
             out.push("|---|---|---|---|---|---|---|---|---|---|---|".into());
             out.extend(helper_rows(v));
             out.push(String::new());
@@ -468,27 +476,21 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
             .collect::<Vec<_>>();
         if cat == Category::Hash {
             if has_baseline {
-                header.extend(
-                    [
-                        "32 B cycles (× pseudoXOF)",
-                        "1 KiB cycles (× pseudoXOF)",
-                        "64 KiB cycles (× pseudoXOF)",
-                    ]
-                    .map(String::from),
-                );
+                header.extend([
+                    format!("32 B {unit} (× pseudoXOF)"),
+                    format!("1 KiB {unit} (× pseudoXOF)"),
+                    format!("64 KiB {unit} (× pseudoXOF)"),
+                ]);
             } else {
-                header.extend(
-                    [
-                        "32 B cycles (vs pseudoXOF)",
-                        "1 KiB cycles",
-                        "64 KiB cycles",
-                    ]
-                    .map(String::from),
-                );
+                header.extend([
+                    format!("32 B {unit} (vs pseudoXOF)"),
+                    format!("1 KiB {unit}"),
+                    format!("64 KiB {unit}"),
+                ]);
             }
         } else {
             for op in ops_of(cat) {
-                header.push(format!("{op} cycles (sym %)"));
+                header.push(format!("{op} {unit} (sym %)"));
             }
             header.extend(size_headers(cat).iter().map(|s| s.to_string()));
         }

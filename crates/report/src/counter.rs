@@ -1,0 +1,112 @@
+//! What the timing counter of a pqperf dataset really counts.
+//!
+//! Records written by pqperf carry `pqperf.counter` (`cycles`, `tsc`, `cntvct_el0`, …),
+//! `pqperf.counter_hz` and `pqperf.cycles_are_core_cycles`. When the counter is a constant-rate
+//! tick counter rather than core cycles, the pages must say "ticks" and name the counter and
+//! its frequency. Golden (reference) records have no `pqperf` key: [`tick_counter`] is `None`
+//! and the pages are unchanged.
+
+use serde_json::Value;
+
+use crate::view::SystemView;
+
+/// A non-cycle tick counter the records were taken with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TickCounter {
+    /// Counter id as recorded (`tsc`, `cntvct_el0`, …).
+    pub id: String,
+    /// Tick frequency (Hz), when recorded.
+    pub hz: Option<f64>,
+}
+
+impl TickCounter {
+    /// Display name: `TSC`, `CNTVCT_EL0`, else the id as recorded.
+    pub fn name(&self) -> String {
+        match self.id.as_str() {
+            "tsc" => "TSC".into(),
+            "cntvct_el0" => "CNTVCT_EL0".into(),
+            other => other.into(),
+        }
+    }
+
+    /// Short unit for column headers: `ticks (TSC)`.
+    pub fn unit(&self) -> String {
+        format!("ticks ({})", self.name())
+    }
+
+    /// `2.10 GHz` / `24.00 MHz` / `unknown frequency`.
+    pub fn freq(&self) -> String {
+        match self.hz {
+            Some(h) if h >= 1e9 => format!("{:.2} GHz", h / 1e9),
+            Some(h) if h > 0.0 => format!("{:.2} MHz", h / 1e6),
+            _ => "an unrecorded frequency".into(),
+        }
+    }
+
+    /// The sentence the pages show where they speak of cycles.
+    pub fn sentence(&self) -> String {
+        let kind = if self.id == "tsc" {
+            " (reference cycles)"
+        } else {
+            " (a constant-rate timer)"
+        };
+        format!(
+            "Cycle counts are {} ticks at {}{kind}, not core cycles: this host has no hardware cycle counter.",
+            self.name(),
+            self.freq()
+        )
+    }
+}
+
+/// True when a recorded counter id means core cycles.
+fn is_cycles(id: &str) -> bool {
+    matches!(id, "cycles" | "perf-cycles" | "perf_cycles" | "core-cycles")
+}
+
+/// The tick counter of a record's `pqperf` object, if it names a non-cycle counter.
+pub fn of_pqperf(ext: &serde_json::Map<String, Value>) -> Option<TickCounter> {
+    let id = ext.get("counter").and_then(Value::as_str)?;
+    let core = ext.get("cycles_are_core_cycles").and_then(Value::as_bool);
+    if core == Some(true) || (core.is_none() && is_cycles(id)) {
+        return None;
+    }
+    Some(TickCounter {
+        id: id.to_string(),
+        hz: ext.get("counter_hz").and_then(Value::as_f64),
+    })
+}
+
+/// The tick counter of the system's records: the first record (sorted path order) whose
+/// `pqperf` object names a non-cycle counter. `None` for golden records and cycle counters.
+pub fn tick_counter(v: &SystemView) -> Option<TickCounter> {
+    v.records
+        .iter()
+        .filter_map(|r| r.rec.pqperf.as_ref())
+        .find_map(|p| of_pqperf(&p.extra))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn counters() {
+        let m = |v: Value| v.as_object().cloned().unwrap();
+        assert_eq!(of_pqperf(&m(json!({"counter": "cycles"}))), None);
+        assert_eq!(
+            of_pqperf(&m(
+                json!({"counter": "tsc", "cycles_are_core_cycles": true})
+            )),
+            None
+        );
+        let t = of_pqperf(&m(json!({"counter": "tsc", "counter_hz": 2.1e9}))).unwrap();
+        assert_eq!(t.unit(), "ticks (TSC)");
+        assert_eq!(
+            t.sentence(),
+            "Cycle counts are TSC ticks at 2.10 GHz (reference cycles), not core cycles: this host has no hardware cycle counter."
+        );
+        let a = of_pqperf(&m(json!({"counter": "cntvct_el0", "counter_hz": 2.4e7}))).unwrap();
+        assert_eq!(a.freq(), "24.00 MHz");
+    }
+}
