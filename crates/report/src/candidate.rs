@@ -632,6 +632,12 @@ fn symmetric_section(
 /// ICCS placeholder functions (`calls[].fn` of ICCS profiles).
 const ICCS_FNS: &[&str] = &["pseudohash", "pseudoXOF", "sm3hash"];
 
+/// True for a profile of a non-ICCS (e.g. PQClean `nist`) instance: it called hash functions
+/// of its own and none of the ICCS placeholders, so its `hash_share` is not an ICCS share.
+pub fn own_primitive_profile(p: &ProfileRef) -> bool {
+    own_primitives(std::slice::from_ref(p)).is_some()
+}
+
 /// For profiles of non-ICCS (e.g. PQClean `nist`) instances: the sorted hash-function
 /// families they called. `None` when any profile called an ICCS placeholder, or when no
 /// profile called anything but the DRNG (the ICCS titles apply).

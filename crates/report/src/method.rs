@@ -264,8 +264,20 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     out.push("## Share of the ICCS placeholder functions".into());
     out.push(String::new());
     let mut share = "Each reference library is relinked with link-time wrappers (`-Wl,--wrap`) around `pseudohash`, `pseudoXOF`, `sm3hash` and the DRNG's `get_random_number`. Every call that crosses an object-file boundary is timed with the CPU tick counter and recorded with its input and output length; nested calls are not counted twice. The reported share is the time inside these functions divided by the time of the whole operation, measured in the same process on the same inputs as the benchmark. The wrappers cost a few tens of cycles per call.".to_string();
+    if ticks.is_some() {
+        share = share.replace(
+            "a few tens of cycles per call",
+            "a few tens of ticks per call",
+        );
+    }
     if let Some(t) = tick_text(v) {
         share.push_str(&t);
+    }
+    if v.profiles
+        .iter()
+        .any(|p| p.usable() && crate::candidate::own_primitive_profile(p))
+    {
+        share.push_str(" Instances that do not use the ICCS placeholders (PQClean `nist` builds) are wrapped around their own common SHAKE/SHA-3/SHA-2/AES functions and `PQCLEAN_randombytes` instead: their share is the time in the scheme's own symmetric primitives, shown on the candidate page with the measured wrapper overhead per call, and the summary gives no ICCS share for them.");
     }
     out.push(share);
     out.push(String::new());
@@ -273,6 +285,8 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     let tail = "This is a direct, self-contained relative measurement, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases.";
     if has_baseline {
         out.push(format!("The ICCS helpers `sm3hash`, `pseudohash` and `pseudoXOF` are also timed directly, as hash instances of `api/auxfunc.c` (`performance/iccs`, records under `iccs/`): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and `sm3hash` against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of `pseudoXOF` with the same output width and message length. {tail}"));
+    } else if let Some(t) = &ticks {
+        out.push(format!("This dataset has no direct timings of the ICCS helpers. For 32-byte messages the summary divides each hash candidate's {} ticks by the median per-call cost of `pseudoXOF` calls with a 256-bit input and the same output width, taken from the hash profiles and converted to the same ticks. {tail}", t.name()));
     } else {
         out.push(format!("This dataset has no direct timings of the ICCS helpers. For 32-byte messages the summary divides each hash candidate's cycles by the median per-call cost of `pseudoXOF` calls with a 256-bit input and the same output width, taken from the hash profiles and converted from ticks to core cycles. {tail}"));
     }

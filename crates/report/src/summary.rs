@@ -36,8 +36,15 @@ fn op_share(v: &SystemView, cand: &str, label: &str, op: &str) -> Option<f64> {
     };
     v.profile(cand, label, op)
         .or_else(|| v.profile(cand, label, alt))
-        .filter(|p| p.usable())
+        .filter(|p| p.usable() && !crate::candidate::own_primitive_profile(p))
         .map(|p| p.prof.hash_share_f64())
+}
+
+/// True when a profile of the label is of a non-ICCS instance (its own SHAKE/SHA-2/AES).
+fn own_primitive_label(v: &SystemView, cand: &str, label: &str) -> bool {
+    v.profiles_of(cand, label)
+        .iter()
+        .any(|p| p.usable() && crate::candidate::own_primitive_profile(p))
 }
 
 /// `cell(rec)` of method.md §13.1: `–`, `failed`, cycles or time, plus ` (n=…)`.
@@ -104,7 +111,12 @@ fn baseline<'a>(v: &SystemView<'a>) -> Vec<RecordRef<'a>> {
 /// Median per-call cost (in core cycles) of `pseudoXOF` calls with 256 input bits and
 /// `w` output bits over all profiles (the fallback baseline of method.md §11.1).
 fn profile_baseline(v: &SystemView, w: u64) -> Option<f64> {
-    let core_hz = v.env().f64("cpufreq_max_khz").map(|k| k * 1000.0);
+    // Records in core cycles: convert profile ticks at the core clock; records in ticks of a
+    // tick counter (pqperf on a host without cycle counter): convert to that counter's rate.
+    let core_hz = match crate::counter::tick_counter(v) {
+        Some(t) => t.hz,
+        None => v.env().f64("cpufreq_max_khz").map(|k| k * 1000.0),
+    };
     let mut obs = Vec::new();
     for p in &v.profiles {
         let tick_hz = p.prof.meta.f64("tick_hz");
@@ -168,6 +180,9 @@ fn notes(v: &SystemView, cand: &str, label: &str) -> String {
         && k != "PASS"
     {
         items.push("KAT/output caveat; see candidate page".into());
+    }
+    if own_primitive_label(v, cand, label) {
+        items.push("no ICCS placeholders; own SHAKE/SHA-2/AES share on candidate page".into());
     }
     for n in &v.side.summary_notes {
         if n.id == cand && n.label.is_match(label) {

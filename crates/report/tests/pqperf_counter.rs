@@ -201,4 +201,18 @@ fn nist_profiles_title_own_primitives_and_show_wrapper_overhead() {
         "{iccs}"
     );
     assert!(!iccs.contains("wrapper overhead"), "{iccs}");
+
+    // The summary gives no ICCS share for the own-primitive rows and says why.
+    let summary = summary_page(&ds, "x86_1", Form::Harness).unwrap();
+    let row = summary
+        .lines()
+        .find(|x| x.contains("| `COMPASS-SIG-128` |"))
+        .unwrap();
+    assert!(
+        row.ends_with("no ICCS placeholders; own SHAKE/SHA-2/AES share on candidate page |"),
+        "{row}"
+    );
+    assert!(!row.contains('%'), "{row}");
+    let m = method_page(&ds, "x86_1", Form::Harness).unwrap();
+    assert!(m.contains(" Instances that do not use the ICCS placeholders (PQClean `nist` builds) are wrapped around their own common SHAKE/SHA-3/SHA-2/AES functions and `PQCLEAN_randombytes` instead: their share is the time in the scheme's own symmetric primitives, shown on the candidate page with the measured wrapper overhead per call, and the summary gives no ICCS share for them.\n"), "{m}");
 }
