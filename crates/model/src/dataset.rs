@@ -201,6 +201,79 @@ fn peek_schema(shown: &Path, text: &str) -> Result<(), ModelError> {
     Ok(())
 }
 
+/// What an evidence file of a system tree is parsed as.
+#[derive(Clone, Copy)]
+enum JobKind {
+    Record,
+    Profile,
+    Kat,
+}
+
+/// One evidence file to parse.
+struct Job {
+    what: JobKind,
+    file: PathBuf,
+    shown: PathBuf,
+    rel: PathBuf,
+}
+
+/// A parsed evidence file.
+enum Parsed {
+    Record(Box<Record>),
+    Profile(Box<Profile>),
+    Kat(Box<KatLog>),
+}
+
+fn parse_job(job: &Job) -> Result<Parsed, ModelError> {
+    match job.what {
+        JobKind::Record => read_record(&job.file, &job.shown).map(|r| Parsed::Record(Box::new(r))),
+        JobKind::Profile => {
+            read_profile(&job.file, &job.shown).map(|p| Parsed::Profile(Box::new(p)))
+        }
+        JobKind::Kat => KatLog::read(&job.file, &job.shown).map(|k| Parsed::Kat(Box::new(k))),
+    }
+}
+
+/// Parse `jobs` on up to two threads (the reference machines have two cores), results in the
+/// order of `jobs`. Workers take small batches from a shared counter, so uneven file sizes
+/// balance out.
+fn parse_jobs(jobs: &[Job]) -> Vec<Result<Parsed, ModelError>> {
+    const BATCH: usize = 8;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(2);
+    if threads < 2 || jobs.len() < 2 * BATCH {
+        return jobs.iter().map(parse_job).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let from = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
+            if from >= jobs.len() {
+                return done;
+            }
+            let to = (from + BATCH).min(jobs.len());
+            done.extend((from..to).map(|i| (i, parse_job(&jobs[i]))));
+        }
+    };
+    let mut slots: Vec<Option<Result<Parsed, ModelError>>> = jobs.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let helper = scope.spawn(work);
+        let mine = work();
+        let theirs = helper
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        for (i, r) in mine.into_iter().chain(theirs) {
+            slots[i] = Some(r);
+        }
+    });
+    slots
+        .into_iter()
+        .map(|r| r.expect("every job index is taken by exactly one worker"))
+        .collect()
+}
+
 impl SystemData {
     /// Load a system directory. `dir` is on disk; `shown_dir` is how it is shown (relative to
     /// the dataset root). Errors are appended to `errors`; the rest still loads.
@@ -271,6 +344,9 @@ impl SystemData {
 
     fn load_tree(&mut self, kind: &str, dir: &Path, shown: &Path, errors: &mut Vec<ModelError>) {
         let rel_root = PathBuf::from(kind);
+        // List first (cheap, in order), then parse the files on up to two threads; results
+        // are kept in file order, so the outcome does not depend on the threads.
+        let mut jobs: Vec<Job> = Vec::new();
         for cand in sorted_entries(dir) {
             let cname = cand.file_name().to_string_lossy().into_owned();
             let cshown = shown.join(&cname);
@@ -287,46 +363,55 @@ impl SystemData {
                     self.stray.push(fshown);
                     continue;
                 }
-                match kind {
+                let what = match kind {
                     "records" | "profile"
                         if fname.ends_with(".json")
                             && fname.contains("__")
                             && !fname.starts_with('.') =>
                     {
                         if kind == "records" {
-                            match read_record(&fp, &fshown) {
-                                Ok(v) => self.records.push(Loaded {
-                                    path: rel,
-                                    shown: fshown,
-                                    value: v,
-                                }),
-                                Err(e) => errors.push(e),
-                            }
+                            JobKind::Record
                         } else if fname.contains("RELINK") {
                             self.stray.push(fshown);
+                            continue;
                         } else {
-                            match read_profile(&fp, &fshown) {
-                                Ok(v) => self.profiles.push(Loaded {
-                                    path: rel,
-                                    shown: fshown,
-                                    value: v,
-                                }),
-                                Err(e) => errors.push(e),
-                            }
+                            JobKind::Profile
                         }
                     }
-                    "kat" if fname.ends_with(".log") && !fname.starts_with('.') => {
-                        match KatLog::read(&fp, &fshown) {
-                            Ok(v) => self.kat_logs.push(Loaded {
-                                path: rel,
-                                shown: fshown,
-                                value: v,
-                            }),
-                            Err(e) => errors.push(e),
-                        }
+                    "kat" if fname.ends_with(".log") && !fname.starts_with('.') => JobKind::Kat,
+                    _ => {
+                        self.stray.push(fshown);
+                        continue;
                     }
-                    _ => self.stray.push(fshown),
-                }
+                };
+                jobs.push(Job {
+                    what,
+                    file: fp,
+                    shown: fshown,
+                    rel,
+                });
+            }
+        }
+        let parsed = parse_jobs(&jobs);
+        for (job, parsed) in jobs.into_iter().zip(parsed) {
+            let (path, shown) = (job.rel, job.shown);
+            match parsed {
+                Ok(Parsed::Record(value)) => self.records.push(Loaded {
+                    path,
+                    shown,
+                    value: *value,
+                }),
+                Ok(Parsed::Profile(value)) => self.profiles.push(Loaded {
+                    path,
+                    shown,
+                    value: *value,
+                }),
+                Ok(Parsed::Kat(value)) => self.kat_logs.push(Loaded {
+                    path,
+                    shown,
+                    value: *value,
+                }),
+                Err(e) => errors.push(e),
             }
         }
     }

@@ -58,11 +58,11 @@ impl KeyOrder {
         self.keys.iter().map(|(k, _)| k.as_ref())
     }
 
-    /// Record a key as read (used by [`evidence_struct!`]'s reader). A repeated key keeps its
-    /// first position and takes the null-ness of its last value, as a JSON map would.
+    /// Record a key as read (used by [`evidence_struct!`]'s reader). A `repeated` key keeps
+    /// its first position and takes the null-ness of its last value, as a JSON map would.
     #[doc(hidden)]
-    pub fn push(&mut self, key: Cow<'static, str>, was_null: bool) {
-        if let Some(e) = self.keys.iter_mut().find(|(k, _)| *k == key) {
+    pub fn push(&mut self, key: Cow<'static, str>, was_null: bool, repeated: bool) {
+        if repeated && let Some(e) = self.keys.iter_mut().find(|(k, _)| *k == key) {
             e.1 = was_null;
         } else {
             self.keys.push((key, was_null));
@@ -381,6 +381,7 @@ macro_rules! evidence_struct {
                                         key_order.push(
                                             ::std::borrow::Cow::Borrowed(KEYS[i]),
                                             $crate::ordered::is_null(&v),
+                                            $field.is_some(),
                                         );
                                         $field = Some(v);
                                     }
@@ -388,7 +389,12 @@ macro_rules! evidence_struct {
                             },
                             Key::Other(k) => {
                                 let v: ::serde_json::Value = map.next_value()?;
-                                key_order.push(::std::borrow::Cow::Owned(k.clone()), v.is_null());
+                                let repeated = extra.contains_key(&k);
+                                key_order.push(
+                                    ::std::borrow::Cow::Owned(k.clone()),
+                                    v.is_null(),
+                                    repeated,
+                                );
                                 extra.insert(k, v);
                             }
                         }
@@ -415,4 +421,44 @@ macro_rules! evidence_struct {
             }
         };
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::record::{PqperfRecordExt, Trial};
+
+    #[test]
+    fn repeated_keys_keep_first_position_and_last_value() {
+        let t: Trial = serde_json::from_str(
+            r#"{"x": 1, "seconds": 1.0, "measurements": 3, "x": null, "seconds": 2.5}"#,
+        )
+        .unwrap();
+        assert_eq!(t.seconds, 2.5);
+        assert_eq!(t.cycles, None);
+        assert_eq!(
+            t.key_order.keys().collect::<Vec<_>>(),
+            ["x", "seconds", "measurements"]
+        );
+        // `cycles` was absent and stays absent.
+        assert_eq!(
+            crate::pyjson::to_string(&t).unwrap(),
+            "{\n \"x\": null,\n \"seconds\": 2.5,\n \"measurements\": 3\n}\n"
+        );
+    }
+
+    #[test]
+    fn absent_and_null_optional_fields_differ_and_required_ones_are_named() {
+        let e: PqperfRecordExt = serde_json::from_str(r#"{"per_call_cycles": null}"#).unwrap();
+        assert_eq!(
+            crate::pyjson::to_string(&e).unwrap(),
+            "{\n \"per_call_cycles\": null\n}\n"
+        );
+        let err = serde_json::from_str::<Trial>(r#"{"seconds": 1.0}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("missing field `measurements`"),
+            "{err}"
+        );
+        let err = serde_json::from_str::<Trial>("[1]").unwrap_err();
+        assert!(err.to_string().contains("expected a map"), "{err}");
+    }
 }
