@@ -3,7 +3,6 @@
 //!
 //! Every `unsafe` block of the workspace lives in this crate, each with a comment stating the
 //! invariant it relies on. Other crates see only safe functions and types.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
 
 pub mod affinity;
 pub mod counters;

@@ -9,7 +9,6 @@
 //! * [`all_pages`]: every page of one system as `(relative path, markdown)`;
 //! * [`Form`]: the harness layout (`<id>/perf_<sys>.md`, `performance/summary_<sys>.md`, …) or
 //!   the site layout (`content/performance/<sys>/<id>.md`, …).
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
 
 pub mod candidate;
 pub mod check;

@@ -1,5 +1,4 @@
 //! Subcommand modules, one per stage: argument types and thin `run` functions.
-// ENGINEERS: read /work/main/DEVELOPING.md first (own target dir, git rules, deadline 11:25 UTC).
 
 pub mod build;
 pub mod demo;
