@@ -131,12 +131,23 @@ fn root_prefix(path: &str) -> String {
 
 /// Render the whole site into `out` (created if missing; existing files are overwritten).
 pub fn build_site(site: &SiteData, out: &Path) -> Result<Built, SiteError> {
-    let systems: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
     let evidence = evidence_files(site);
+    render_site(site, out, &evidence, true)
+}
+
+/// [`build_site`] with the evidence list given; the files are linked here only when
+/// `copy` is set (otherwise the caller links them, e.g. while the report pages are made).
+fn render_site(
+    site: &SiteData,
+    out: &Path,
+    evidence: &[(PathBuf, String)],
+    copy: bool,
+) -> Result<Built, SiteError> {
+    let systems: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
     // Every path that will exist, for link checks while rendering.
     let mut known: HashSet<String> = HashSet::new();
     known.insert("style.css".into());
-    for (_, dest) in &evidence {
+    for (_, dest) in evidence {
         known.insert(dest.clone());
     }
     for (p, _) in &site.pages {
@@ -158,15 +169,11 @@ pub fn build_site(site: &SiteData, out: &Path) -> Result<Built, SiteError> {
     // (Markdown → HTML → template → file). Output does not depend on the split.
     let (written, ()) = std::thread::scope(|scope| -> Result<(Vec<String>, ()), SiteError> {
         let ev = scope.spawn(|| {
-            let t = std::time::Instant::now();
-            let r = copy_evidence(&evidence, out);
-            if std::env::var_os("PQPERF_SITE_TIMING").is_some() {
-                eprintln!(
-                    "site timing: evidence copy {:.3} s",
-                    t.elapsed().as_secs_f64()
-                );
+            if copy {
+                copy_evidence_timed(evidence, out)
+            } else {
+                Ok(())
             }
-            r
         });
         let gen_h = scope.spawn(|| pages::generated_pages(site, known));
         let half = site.pages.len() / 2;
@@ -214,6 +221,18 @@ pub fn build_site(site: &SiteData, out: &Path) -> Result<Built, SiteError> {
     })
 }
 
+fn copy_evidence_timed(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteError> {
+    let t = std::time::Instant::now();
+    let r = copy_evidence(evidence, out);
+    if std::env::var_os("PQPERF_SITE_TIMING").is_some() {
+        eprintln!(
+            "site timing: evidence copy {:.3} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    r
+}
+
 fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteError> {
     let mut dirs: HashSet<PathBuf> = HashSet::new();
     for (src, dest) in evidence {
@@ -222,6 +241,10 @@ fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteE
             && dirs.insert(parent.to_path_buf())
         {
             std::fs::create_dir_all(parent).map_err(|e| SiteError::io(parent, e))?;
+        }
+        // Link first; only an existing destination (a rebuilt site) needs the removal.
+        if std::fs::hard_link(src, &d).is_ok() {
+            continue;
         }
         let _ = std::fs::remove_file(&d);
         if std::fs::hard_link(src, &d).is_err() {
@@ -417,10 +440,23 @@ pub fn build_from_dataset(root: &Path, systems: &[String], out: &Path) -> Result
     let (mut site, ds) = (site?, ds?);
     let t_load = t.elapsed();
     let ids: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
-    site.pages = pages_of(&ds, &ids)?;
-    drop(ds);
-    let t_pages = t.elapsed();
-    let built = build_site(&site, out)?;
+    // The evidence list does not depend on the pages: link the files while the report pages
+    // are made and rendered.
+    let evidence = evidence_files(&site);
+    std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
+    let mut t_pages = t_load;
+    let built = std::thread::scope(|scope| -> Result<Built, SiteError> {
+        let ev = scope.spawn(|| copy_evidence_timed(&evidence, out));
+        let pages = pages_of(&ds, &ids);
+        // Freeing the evidence model is pure bookkeeping: leave it to a detached thread.
+        std::thread::spawn(move || drop(ds));
+        site.pages = pages?;
+        t_pages = t.elapsed();
+        let built = render_site(&site, out, &evidence, false);
+        ev.join()
+            .map_err(|_| SiteError::Input("evidence worker panicked".into()))??;
+        built
+    })?;
     if timing {
         eprintln!(
             "site timing: loads {:.3} s, report pages {:.3} s, html {:.3} s",
