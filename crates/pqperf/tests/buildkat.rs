@@ -30,16 +30,7 @@ fn run(args: &[&str]) -> String {
 }
 
 fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
-    }
+    pqperf_model::fsutil::copy_tree(from, to).unwrap();
 }
 
 /// Read build.json and every KAT log through the model's evidence types; check the log

@@ -6,16 +6,7 @@ use std::process::Command;
 use pqperf_model::golden::golden_harness;
 
 fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_tree(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), &dst).unwrap();
-        }
-    }
+    pqperf_model::fsutil::copy_tree(from, to).unwrap();
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {

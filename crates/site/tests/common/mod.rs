@@ -34,16 +34,7 @@ pub fn artifacts_dir() -> PathBuf {
 }
 
 pub fn copy_tree(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to);
-        } else {
-            std::fs::copy(e.path(), &to).unwrap();
-        }
-    }
+    pqperf_model::fsutil::copy_tree(src, dst).unwrap();
 }
 
 fn set(v: &mut serde_json::Value, key: &str, val: serde_json::Value) {
