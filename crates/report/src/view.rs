@@ -2,7 +2,7 @@
 //! system: the model's records, profiles, build.json and campaign by reference, and the side
 //! CSV rows (kat issues with compiled regexes, external sizes, survey, notes).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use pqperf_model::buildjson::{BuildEntry, BuildJson};
 use pqperf_model::campaign::Campaign;
@@ -212,6 +212,62 @@ pub struct SystemView<'a> {
     pub profiles: Vec<ProfileRef<'a>>,
     /// The dataset directory relative to the dataset root (`performance/data/<id>`).
     pub run_dir: String,
+    /// Positions in `records` / `profiles` per candidate and per instance, so that the page
+    /// renderers' lookups do not scan every record of the system (119 candidates × ~20
+    /// records each made those scans the largest cost of a full site).
+    index: Index<'a>,
+}
+
+/// Record and profile positions of a [`SystemView`], by candidate and by instance.
+#[derive(Debug, Clone, Default)]
+struct Index<'a> {
+    /// candidate → record positions, in path order.
+    cand_records: HashMap<&'a str, Vec<usize>>,
+    /// (candidate, label) → record positions, in path order.
+    inst_records: HashMap<&'a str, HashMap<&'a str, Vec<usize>>>,
+    /// (candidate, label) → profile positions, in path order.
+    inst_profiles: HashMap<&'a str, HashMap<&'a str, Vec<usize>>>,
+    /// The environment the pages show, chosen once (see [`SystemView::env`]).
+    env: Option<&'a Fields>,
+}
+
+impl<'a> Index<'a> {
+    fn build(records: &[RecordRef<'a>], profiles: &[ProfileRef<'a>]) -> Index<'a> {
+        let mut ix = Index::default();
+        for (i, r) in records.iter().enumerate() {
+            let (c, l) = (r.rec.candidate.as_str(), r.rec.label.as_str());
+            ix.cand_records.entry(c).or_default().push(i);
+            ix.inst_records
+                .entry(c)
+                .or_default()
+                .entry(l)
+                .or_default()
+                .push(i);
+        }
+        for (i, p) in profiles.iter().enumerate() {
+            let (c, l) = (p.prof.candidate.as_str(), p.prof.label.as_str());
+            ix.inst_profiles
+                .entry(c)
+                .or_default()
+                .entry(l)
+                .or_default()
+                .push(i);
+        }
+        // method.md §3.3: environments of complete records, preferring CPU 2, first in
+        // sorted path order.
+        let mut complete = records
+            .iter()
+            .filter(|r| r.complete() && !r.rec.environment.is_empty());
+        let first = complete.clone().next();
+        ix.env = complete
+            .find(|r| cpu_str(&r.rec.environment) == "2")
+            .or(first)
+            .map(|r| {
+                let rec: &'a Record = r.rec;
+                &rec.environment
+            });
+        ix
+    }
 }
 
 impl<'a> SystemView<'a> {
@@ -244,14 +300,8 @@ impl<'a> SystemView<'a> {
     /// The environment the pages show (method.md §3.3): environments of complete records,
     /// preferring CPU 2, first in sorted path order; else campaign `environment_at_start`.
     pub fn env(&self) -> &'a Fields {
-        let complete: Vec<&RecordRef> = self
-            .records
-            .iter()
-            .filter(|r| r.complete() && !r.rec.environment.is_empty())
-            .collect();
-        let cpu2 = complete.iter().find(|r| cpu_str(&r.rec.environment) == "2");
-        if let Some(r) = cpu2.or(complete.first()) {
-            return &r.rec.environment;
+        if let Some(env) = self.index.env {
+            return env;
         }
         static EMPTY: std::sync::OnceLock<Fields> = std::sync::OnceLock::new();
         self.campaign
@@ -277,9 +327,7 @@ impl<'a> SystemView<'a> {
     /// Labels of a candidate (records ∪ build entries), in natural order.
     pub fn labels(&self, cand: &str) -> Vec<String> {
         let mut labels: Vec<String> = self
-            .records
-            .iter()
-            .filter(|r| r.rec.candidate == cand)
+            .cand_records(cand)
             .map(|r| r.rec.label.clone())
             .chain(self.build.of_candidate(cand).map(|e| e.label.clone()))
             .collect();
@@ -290,42 +338,54 @@ impl<'a> SystemView<'a> {
 
     /// Records of one instance in operation order.
     pub fn records_of(&self, cand: &str, label: &str) -> Vec<RecordRef<'a>> {
-        let mut v: Vec<RecordRef<'a>> = self
-            .records
-            .iter()
-            .filter(|r| r.rec.candidate == cand && r.rec.label == label)
-            .copied()
-            .collect();
+        let mut v: Vec<RecordRef<'a>> = self.inst_records(cand, label).collect();
         v.sort_by_key(|r| op_rank(&r.opkey()));
         v
     }
 
     /// The record of one instance and operation key.
     pub fn record(&self, cand: &str, label: &str, opkey: &str) -> Option<RecordRef<'a>> {
-        self.records
-            .iter()
-            .find(|r| r.rec.candidate == cand && r.rec.label == label && r.opkey() == opkey)
-            .copied()
+        self.inst_records(cand, label).find(|r| r.opkey() == opkey)
     }
 
     /// Profiles of one instance in operation order.
     pub fn profiles_of(&self, cand: &str, label: &str) -> Vec<ProfileRef<'a>> {
-        let mut v: Vec<ProfileRef<'a>> = self
-            .profiles
-            .iter()
-            .filter(|p| p.prof.candidate == cand && p.prof.label == label)
-            .copied()
-            .collect();
+        let mut v: Vec<ProfileRef<'a>> = self.inst_profiles(cand, label).collect();
         v.sort_by_key(|p| op_rank(&p.opkey()));
         v
     }
 
     /// The profile of one instance and operation key.
     pub fn profile(&self, cand: &str, label: &str, opkey: &str) -> Option<ProfileRef<'a>> {
-        self.profiles
-            .iter()
-            .find(|p| p.prof.candidate == cand && p.prof.label == label && p.opkey() == opkey)
-            .copied()
+        self.inst_profiles(cand, label).find(|p| p.opkey() == opkey)
+    }
+
+    /// Records of one candidate, in path order.
+    fn cand_records(&self, cand: &str) -> impl Iterator<Item = RecordRef<'a>> + '_ {
+        let ix = self.index.cand_records.get(cand).map(Vec::as_slice);
+        ix.unwrap_or_default().iter().map(|&i| self.records[i])
+    }
+
+    /// Records of one instance, in path order.
+    fn inst_records(&self, cand: &str, label: &str) -> impl Iterator<Item = RecordRef<'a>> + '_ {
+        let ix = self
+            .index
+            .inst_records
+            .get(cand)
+            .and_then(|m| m.get(label))
+            .map(Vec::as_slice);
+        ix.unwrap_or_default().iter().map(|&i| self.records[i])
+    }
+
+    /// Profiles of one instance, in path order.
+    fn inst_profiles(&self, cand: &str, label: &str) -> impl Iterator<Item = ProfileRef<'a>> + '_ {
+        let ix = self
+            .index
+            .inst_profiles
+            .get(cand)
+            .and_then(|m| m.get(label))
+            .map(Vec::as_slice);
+        ix.unwrap_or_default().iter().map(|&i| self.profiles[i])
     }
 
     /// build.json entry of an instance.
@@ -337,12 +397,7 @@ impl<'a> SystemView<'a> {
     pub fn category(&self, cand: &str) -> Category {
         Category::from_id(cand)
             .or_else(|| {
-                Category::from_operations(
-                    self.records
-                        .iter()
-                        .filter(|r| r.rec.candidate == cand)
-                        .map(|r| r.rec.operation.as_str()),
-                )
+                Category::from_operations(self.cand_records(cand).map(|r| r.rec.operation.as_str()))
             })
             .unwrap_or(Category::Sign)
     }
@@ -352,9 +407,8 @@ impl<'a> SystemView<'a> {
         if let Some(e) = self.entry(cand, label) {
             return Some(e.variant.clone());
         }
-        self.records
-            .iter()
-            .find(|r| r.rec.candidate == cand && r.rec.label == label)
+        self.inst_records(cand, label)
+            .next()
             .map(|r| r.rec.variant.clone())
     }
 
@@ -363,9 +417,8 @@ impl<'a> SystemView<'a> {
         if let Some(e) = self.entry(cand, label) {
             return Some(e.kat.clone());
         }
-        self.records
-            .iter()
-            .find(|r| r.rec.candidate == cand && r.rec.label == label)
+        self.inst_records(cand, label)
+            .next()
             .map(|r| r.rec.kat.clone())
     }
 
@@ -382,8 +435,14 @@ impl<'a> SystemView<'a> {
 
 /// `cpu_number` of an environment as a string (`"2"`).
 pub fn cpu_str(env: &Fields) -> String {
+    // Scalar accessors first: they read an unparsed environment without parsing it.
+    if let Some(s) = env.str("cpu_number") {
+        return s.to_string();
+    }
+    if let Some(n) = env.u64("cpu_number") {
+        return n.to_string();
+    }
     match env.get("cpu_number") {
-        Some(serde_json::Value::String(s)) => s.clone(),
         Some(serde_json::Value::Number(n)) => n.to_string(),
         _ => String::new(),
     }
@@ -502,29 +561,33 @@ impl<'a> SystemView<'a> {
                 .collect::<Vec<_>>()
                 .join("/")
         };
+        let records: Vec<RecordRef<'a>> = data
+            .records
+            .iter()
+            .map(|l| RecordRef {
+                path: &l.path,
+                rec: &l.value,
+            })
+            .collect();
+        let profiles: Vec<ProfileRef<'a>> = data
+            .profiles
+            .iter()
+            .filter(|l| !l.value.operation.is_empty())
+            .map(|l| ProfileRef {
+                path: &l.path,
+                prof: &l.value,
+            })
+            .collect();
+        let index = Index::build(&records, &profiles);
         Ok(SystemView {
             id: sys.to_string(),
             side,
             campaign,
             build,
-            records: data
-                .records
-                .iter()
-                .map(|l| RecordRef {
-                    path: &l.path,
-                    rec: &l.value,
-                })
-                .collect(),
-            profiles: data
-                .profiles
-                .iter()
-                .filter(|l| !l.value.operation.is_empty())
-                .map(|l| ProfileRef {
-                    path: &l.path,
-                    prof: &l.value,
-                })
-                .collect(),
+            records,
+            profiles,
             run_dir,
+            index,
         })
     }
 }
