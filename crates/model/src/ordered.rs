@@ -48,6 +48,14 @@ impl KeyOrder {
         }
     }
 
+    /// An empty order with room for `n` keys.
+    #[doc(hidden)]
+    pub fn with_capacity(n: usize) -> Self {
+        KeyOrder {
+            keys: Vec::with_capacity(n),
+        }
+    }
+
     /// True when nothing was read (value built in code).
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
@@ -280,6 +288,43 @@ impl ser::Serializer for NullProbe {
     }
 }
 
+/// Null check of a field value as read, chosen by type at the macro's expansion site
+/// (autoref dispatch): `Option` and `Value` answer directly, evidence structs are never
+/// null, and any other type is probed with [`is_null`]. Probing an evidence struct would
+/// serialise it whole, which made reading a record twice as slow.
+#[doc(hidden)]
+pub struct NullCheck<'a, T: ?Sized>(pub &'a T);
+
+/// Types whose null-ness is known without serialising (see [`NullCheck`]).
+#[doc(hidden)]
+pub trait NullKnown {
+    fn is_null_value(&self) -> bool;
+}
+
+impl<T> NullKnown for NullCheck<'_, Option<T>> {
+    fn is_null_value(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+impl NullKnown for NullCheck<'_, Value> {
+    fn is_null_value(&self) -> bool {
+        self.0.is_null()
+    }
+}
+
+/// Every other serialisable type: probed (see [`NullCheck`]).
+#[doc(hidden)]
+pub trait NullProbed {
+    fn is_null_value(&self) -> bool;
+}
+
+impl<T: ?Sized + Serialize> NullProbed for &NullCheck<'_, T> {
+    fn is_null_value(&self) -> bool {
+        is_null(self.0)
+    }
+}
+
 /// True when `v` serialises to JSON `null` (checked without serialising its content).
 #[doc(hidden)]
 pub fn is_null<T: ?Sized + Serialize>(v: &T) -> bool {
@@ -369,9 +414,11 @@ macro_rules! evidence_struct {
                     mut map: A,
                 ) -> Result<$name, A::Error> {
                     use $crate::ordered::Key;
+                    #[allow(unused_imports)]
+                    use $crate::ordered::{NullKnown as _, NullProbed as _};
                     $( let mut $field: Option<$ty> = None; )*
                     let mut extra = ::serde_json::Map::new();
-                    let mut key_order = $crate::ordered::KeyOrder::default();
+                    let mut key_order = $crate::ordered::KeyOrder::with_capacity(KEYS.len());
                     while let Some(key) = map.next_key_seed($crate::ordered::KeySeed(KEYS))? {
                         match key {
                             Key::Known(i) => match FIELDS[i] {
@@ -380,7 +427,7 @@ macro_rules! evidence_struct {
                                         let v: $ty = map.next_value()?;
                                         key_order.push(
                                             ::std::borrow::Cow::Borrowed(KEYS[i]),
-                                            $crate::ordered::is_null(&v),
+                                            (&$crate::ordered::NullCheck(&v)).is_null_value(),
                                             $field.is_some(),
                                         );
                                         $field = Some(v);
@@ -411,6 +458,12 @@ macro_rules! evidence_struct {
                         extra,
                         key_order,
                     })
+                }
+            }
+
+            impl $crate::ordered::NullKnown for $crate::ordered::NullCheck<'_, $name> {
+                fn is_null_value(&self) -> bool {
+                    false
                 }
             }
 
