@@ -965,7 +965,7 @@ fn measure_one(
         ended_utc: utc_now(),
         load_average_start: la_start.to_vec(),
         load_average_end: pqperf_ffi::procinfo::load_average().to_vec(),
-        environment: Fields(env.as_object().cloned().unwrap_or_default()),
+        environment: Fields::from(env.as_object().cloned().unwrap_or_default()),
         processes: processes.clone(),
         trials: totals_p.trials.clone(),
         sizes,

@@ -61,12 +61,7 @@ pub fn ratio_text(ratio: Option<f64>) -> String {
 pub fn fallback_baseline_cycles(profiles: &[Profile], w: u64, core_hz: Option<f64>) -> Option<f64> {
     let mut obs = Vec::new();
     for p in profiles {
-        let tick_hz = p
-            .meta
-            .0
-            .get("tick_hz")
-            .and_then(|v| v.as_str())
-            .and_then(|s| s.parse::<f64>().ok());
+        let tick_hz = p.meta.str("tick_hz").and_then(|s| s.parse::<f64>().ok());
         let factor = match (core_hz, tick_hz) {
             (Some(c), Some(t)) if t > 0.0 => c / t,
             _ => 1.0,
