@@ -421,23 +421,15 @@ fn pages_of(
     Ok(pages)
 }
 
-/// Load a dataset root and its report pages, then render the site into `out`. The evidence
-/// model (for the report pages) and the site's facts load in parallel.
+/// Load a dataset root (the evidence model, parsed once), make its report pages, then render
+/// the site into `out`.
 /// Phase times are printed to stderr when `PQPERF_SITE_TIMING` is set.
 pub fn build_from_dataset(root: &Path, systems: &[String], out: &Path) -> Result<Built, SiteError> {
     let timing = std::env::var_os("PQPERF_SITE_TIMING").is_some();
     let t = std::time::Instant::now();
-    let (site, ds) = std::thread::scope(|scope| {
-        let ds_h = scope.spawn(|| {
-            pqperf_model::dataset::Dataset::load(root).map_err(|e| SiteError::Input(e.to_string()))
-        });
-        let site = load::load(root, systems);
-        let ds = ds_h
-            .join()
-            .unwrap_or_else(|_| Err(SiteError::Input("dataset loader panicked".into())));
-        (site, ds)
-    });
-    let (mut site, ds) = (site?, ds?);
+    let ds =
+        pqperf_model::dataset::Dataset::load(root).map_err(|e| SiteError::Input(e.to_string()))?;
+    let mut site = load::load(&ds, systems)?;
     let t_load = t.elapsed();
     let ids: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
     // The evidence list does not depend on the pages: link the files while the report pages

@@ -1,105 +1,19 @@
-//! Read the site's facts from a published dataset root (`performance/data/<sys>/…`, side CSVs,
-//! `downloads.csv`): only the fields the site shows are deserialised (records, profiles,
-//! build.json, campaign.json clock), so loading stays fast. Markdown pages are not read
-//! here; the caller supplies them from the report stage.
+//! The site's facts from a loaded evidence model ([`pqperf_model::dataset::Dataset`]): records,
+//! profiles, build entries and the campaign clock are taken from the model (every JSON file
+//! is parsed once, by the model), the curated side CSVs and `downloads.csv` are read here.
+//! Markdown pages are not made here; the caller supplies them from the report stage.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use pqperf_model::dataset::{Dataset, SystemData as ModelSystem};
 
 use crate::SiteError;
 use crate::data::{BuildFact, Candidate, Category, ExtSize, Prof, Rec, Side, SiteData, SystemData};
 use crate::evidence::infer_category;
 
-#[derive(Deserialize)]
-struct RecordJson {
-    #[serde(default)]
-    status: String,
-    #[serde(default)]
-    candidate: String,
-    #[serde(default)]
-    label: String,
-    #[serde(default)]
-    variant: String,
-    #[serde(default)]
-    operation: String,
-    #[serde(default)]
-    input_bytes: u64,
-    #[serde(default)]
-    kat: Option<String>,
-    #[serde(default)]
-    measurements: Option<u64>,
-    #[serde(default)]
-    mean_seconds: Option<f64>,
-    #[serde(default)]
-    mean_cycles: Option<f64>,
-    #[serde(default)]
-    sizes: BTreeMap<String, serde_json::Value>,
-    #[serde(default)]
-    kex: BTreeMap<String, serde_json::Value>,
-    #[serde(default)]
-    pqperf: Option<PqperfJson>,
-}
-
-#[derive(Deserialize)]
-struct PqperfJson {
-    #[serde(default)]
-    per_call_cycles: Option<QuantilesJson>,
-}
-
-#[derive(Deserialize)]
-struct QuantilesJson {
-    p50: f64,
-    p90: f64,
-    p99: f64,
-}
-
-#[derive(Deserialize)]
-struct ProfileJson {
-    #[serde(default)]
-    candidate: String,
-    #[serde(default)]
-    label: String,
-    #[serde(default)]
-    operation: Option<String>,
-    #[serde(default)]
-    input_bytes: u64,
-    #[serde(default)]
-    status: String,
-    #[serde(default)]
-    hash_share: Option<f64>,
-}
-
-#[derive(Deserialize)]
-struct BuildJson {
-    #[serde(default)]
-    instances: BTreeMap<String, BuildEntryJson>,
-}
-
-#[derive(Deserialize)]
-struct BuildEntryJson {
-    #[serde(default)]
-    candidate: String,
-    #[serde(default)]
-    label: String,
-    #[serde(default)]
-    variant: String,
-    #[serde(default)]
-    kat: Option<String>,
-    #[serde(default)]
-    kat_log: Option<String>,
-    #[serde(default, rename = "type")]
-    kind: Option<String>,
-}
-
 fn read(path: &Path) -> Result<Vec<u8>, SiteError> {
     std::fs::read(path).map_err(|e| SiteError::io(path, e))
-}
-
-fn parse<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, SiteError> {
-    let bytes = read(path)?;
-    serde_json::from_slice(&bytes).map_err(|e| SiteError::Input(format!("{}: {e}", path.display())))
 }
 
 /// `;`-separated CSV without `#` lines: (header, rows). Fields may be double-quoted.
@@ -142,32 +56,6 @@ pub fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), SiteErro
 
 fn col(header: &[String], name: &str) -> Option<usize> {
     header.iter().position(|h| h == name)
-}
-
-fn num(v: &serde_json::Value) -> Option<u64> {
-    v.as_u64()
-        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-}
-
-fn walk_json(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        match e.file_type() {
-            Ok(t) if t.is_dir() => walk_json(&p, out),
-            Ok(t) if t.is_file() && p.extension().is_some_and(|x| x == "json") => out.push(p),
-            _ => {}
-        }
-    }
-}
-
-fn rel(base: &Path, p: &Path) -> String {
-    p.strip_prefix(base)
-        .unwrap_or(p)
-        .to_string_lossy()
-        .replace('\\', "/")
 }
 
 /// Clock text of an environment (`method.md` §13.3) and the clock in GHz.
@@ -233,140 +121,102 @@ fn clock(env: &serde_json::Map<String, serde_json::Value>) -> (String, Option<f6
     }
 }
 
-/// The dataset's system directories: `performance/data/<sys>/` under `root`, or `root`
-/// itself when it is one system's data directory (has `records/`).
-pub fn system_dirs(root: &Path) -> Vec<(String, PathBuf)> {
-    let data = root.join("performance").join("data");
-    let mut v = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(&data) {
-        for e in rd.flatten() {
-            if e.path().is_dir() {
-                v.push((e.file_name().to_string_lossy().into_owned(), e.path()));
-            }
-        }
-    }
-    if v.is_empty() && root.join("records").is_dir() {
-        let id = std::fs::read(root.join("campaign.json"))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-            .and_then(|c| {
-                c.get("system_id")
-                    .and_then(|s| s.as_str())
-                    .map(str::to_string)
-            })
-            .unwrap_or_else(|| {
-                root.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            });
-        v.push((id, root.to_path_buf()));
-    }
-    v.sort();
-    v
-}
-
-/// Load one system's facts from its data directory.
-pub fn load_system(id: &str, dir: &Path) -> Result<SystemData, SiteError> {
-    let mut sys = SystemData {
-        id: id.to_string(),
-        data_dir: dir.to_path_buf(),
+/// One system's facts from its loaded evidence; `data_dir` is the directory on disk.
+pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemData {
+    let mut out = SystemData {
+        id: sys.id.clone(),
+        data_dir: data_dir.to_path_buf(),
         ..Default::default()
     };
-    let campaign = dir.join("campaign.json");
-    if campaign.is_file() {
-        let c: serde_json::Value = parse(&campaign)?;
+    if let Some(c) = &sys.campaign {
+        let c = &c.value;
         let env = c
-            .get("environment_at_end")
-            .and_then(|v| v.as_object())
+            .environment_at_end
+            .as_ref()
             .filter(|e| {
                 e.get("cpufreq_max_khz").is_some_and(|v| !v.is_null())
                     || e.get("core_clock_hz").is_some()
             })
-            .or_else(|| c.get("environment_at_start").and_then(|v| v.as_object()));
+            .or(c.environment_at_start.as_ref());
         if let Some(env) = env {
-            let (text, ghz) = clock(env);
-            sys.clock_text = text;
-            sys.clock_ghz = ghz;
-            if let Some(a) = env.get("architecture").and_then(|v| v.as_str()) {
-                sys.arch = a.to_string();
+            let (text, ghz) = clock(env.as_map());
+            out.clock_text = text;
+            out.clock_ghz = ghz;
+            if let Some(a) = env.str("architecture") {
+                out.arch = a.to_string();
             }
         }
     }
-    let build = dir.join("build.json");
-    if build.is_file() {
-        let b: BuildJson = parse(&build)?;
-        for (_, e) in b.instances {
-            let _ = e.kind;
-            sys.build.insert(
-                (e.candidate, e.label),
+    if let Some(b) = &sys.build {
+        for e in b.value.instances.values() {
+            out.build.insert(
+                (e.candidate.clone(), e.label.clone()),
                 BuildFact {
-                    variant: e.variant,
-                    kat: e.kat,
-                    kat_log: e.kat_log,
+                    variant: e.variant.clone(),
+                    kat: Some(e.kat.clone()),
+                    kat_log: e.kat_log.clone(),
                 },
             );
         }
     }
-    let mut files = Vec::new();
-    walk_json(&dir.join("records"), &mut files);
-    files.sort();
-    for p in &files {
-        let r: RecordJson = parse(p)?;
-        let opkey = if r.input_bytes > 0 {
-            format!("{}_{}", r.operation, r.input_bytes)
-        } else {
-            r.operation.clone()
-        };
-        sys.records.push(Rec {
+    out.records.reserve(sys.records.len());
+    for l in &sys.records {
+        let r = &l.value;
+        out.records.push(Rec {
             complete: r.status == "complete",
-            candidate: r.candidate,
-            label: r.label,
-            variant: r.variant,
-            operation: r.operation,
-            opkey,
+            candidate: r.candidate.clone(),
+            label: r.label.clone(),
+            variant: r.variant.clone(),
+            operation: r.operation.clone(),
+            opkey: opkey(&r.operation, r.input_bytes),
             input_bytes: r.input_bytes,
-            kat: r.kat,
+            kat: Some(r.kat.clone()),
             mean_cycles: r.mean_cycles,
             mean_seconds: r.mean_seconds,
             measurements: r.measurements.unwrap_or(0),
-            sizes: r
-                .sizes
-                .iter()
-                .filter_map(|(k, v)| num(v).map(|n| (k.clone(), n)))
-                .collect(),
-            kex: r
-                .kex
-                .iter()
-                .filter_map(|(k, v)| num(v).map(|n| (k.clone(), n)))
-                .collect(),
-            path: rel(dir, p),
+            sizes: r.sizes.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            kex: r.kex.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            path: rel(&l.path),
             percentiles: r
                 .pqperf
-                .and_then(|x| x.per_call_cycles)
+                .as_ref()
+                .and_then(|x| x.per_call_cycles.as_ref())
                 .map(|q| [q.p50, q.p90, q.p99]),
         });
     }
-    let mut files = Vec::new();
-    walk_json(&dir.join("profile"), &mut files);
-    files.sort();
-    for p in &files {
-        let pr: ProfileJson = parse(p)?;
-        let Some(op) = pr.operation else { continue };
-        let opkey = if pr.input_bytes > 0 {
-            format!("{op}_{}", pr.input_bytes)
-        } else {
-            op
-        };
-        sys.profiles.insert(
-            (pr.candidate, pr.label, opkey),
+    for l in &sys.profiles {
+        let p = &l.value;
+        if p.operation.is_empty() {
+            continue;
+        }
+        out.profiles.insert(
+            (
+                p.candidate.clone(),
+                p.label.clone(),
+                opkey(&p.operation, p.input_bytes),
+            ),
             Prof {
-                hash_share: pr.hash_share,
-                complete: pr.status == "complete",
-                path: rel(dir, p),
+                hash_share: p.hash_share.as_f64(),
+                complete: p.status == "complete",
+                path: rel(&l.path),
             },
         );
     }
-    Ok(sys)
+    out
+}
+
+/// `operation`, or `<operation>_<input_bytes>` for hash records.
+fn opkey(operation: &str, input_bytes: u64) -> String {
+    if input_bytes > 0 {
+        format!("{operation}_{input_bytes}")
+    } else {
+        operation.to_string()
+    }
+}
+
+/// A system-relative path with `/` separators.
+fn rel(p: &Path) -> String {
+    p.to_string_lossy().replace('\\', "/")
 }
 
 /// Side files looked up next to `performance/` and at the root, with their site names.
@@ -380,8 +230,10 @@ const SIDE_FILES: [&str; 7] = [
     "performance/kat_issues.csv",
 ];
 
-/// Load a dataset root; `only` restricts to these system ids (in systems.csv order).
-pub fn load(root: &Path, only: &[String]) -> Result<SiteData, SiteError> {
+/// The site's facts of a loaded dataset; `only` restricts to these system ids (the model
+/// keeps systems.csv order, then the others by id).
+pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
+    let root = ds.root.as_path();
     let mut site = SiteData::default();
     let mut side = Side::default();
     let find = |rel: &str| -> Option<PathBuf> {
@@ -399,37 +251,17 @@ pub fn load(root: &Path, only: &[String]) -> Result<SiteData, SiteError> {
             side.files.insert(name, p);
         }
     }
-    // Systems in systems.csv order, then any others found.
-    let mut order: Vec<(String, String, String)> = Vec::new();
-    if let Some(p) = side.files.get("systems.csv") {
-        let (h, rows) = read_csv(p)?;
-        let (i, a, d) = (col(&h, "ID"), col(&h, "Arch"), col(&h, "Description"));
-        for r in rows {
-            let get = |c: Option<usize>| c.and_then(|c| r.get(c)).cloned().unwrap_or_default();
-            order.push((get(i), get(a), get(d)));
-        }
-    }
-    let dirs = system_dirs(root);
-    let mut ids: Vec<String> = order
-        .iter()
-        .map(|o| o.0.clone())
-        .filter(|id| dirs.iter().any(|d| &d.0 == id))
-        .collect();
-    for (id, _) in &dirs {
-        if !ids.contains(id) {
-            ids.push(id.clone());
+    let mut ids: Vec<&str> = ds.systems.iter().map(|s| s.id.as_str()).collect();
+    for o in only {
+        if !ids.contains(&o.as_str()) {
+            return Err(SiteError::Input(format!(
+                "{}: no system {o} in this dataset",
+                root.display()
+            )));
         }
     }
     if !only.is_empty() {
-        for o in only {
-            if !ids.contains(o) {
-                return Err(SiteError::Input(format!(
-                    "{}: no system {o} in this dataset",
-                    root.display()
-                )));
-            }
-        }
-        ids.retain(|i| only.contains(i));
+        ids.retain(|i| only.iter().any(|o| o == i));
     }
     if ids.is_empty() {
         return Err(SiteError::Input(format!(
@@ -437,16 +269,15 @@ pub fn load(root: &Path, only: &[String]) -> Result<SiteData, SiteError> {
             root.display()
         )));
     }
-    for id in &ids {
-        let dir = &dirs.iter().find(|d| &d.0 == id).expect("listed").1;
-        let mut sys = load_system(id, dir)?;
-        if let Some((_, arch, desc)) = order.iter().find(|o| &o.0 == id) {
-            if !arch.is_empty() {
-                sys.arch = arch.clone();
+    for sys in ds.systems.iter().filter(|s| ids.contains(&s.id.as_str())) {
+        let mut facts = from_system(sys, &root.join(&sys.dir));
+        if let Some(row) = ds.systems_csv.iter().flatten().find(|r| r.id == sys.id) {
+            if !row.arch.is_empty() {
+                facts.arch = row.arch.clone();
             }
-            sys.description = desc.clone();
+            facts.description = row.description.clone();
         }
-        site.systems.push(sys);
+        site.systems.push(facts);
     }
     // Curated tables.
     if let Some(p) = side.files.get("security_targets.csv").cloned() {
