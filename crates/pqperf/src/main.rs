@@ -5,6 +5,11 @@ mod cmd;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc: the evidence model is millions of small strings and maps; glibc malloc spent a
+/// quarter of `pqperf site`'s time in malloc/free (see `cargo bench -p pqperf --bench site`).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Reproducible, evidence-backed performance harness for post-quantum public-key cryptography.
 ///
 /// Pipeline: import → build → kat → check → calibrate → measure → profile → publish →

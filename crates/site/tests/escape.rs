@@ -1,10 +1,9 @@
-//! Escaping of hostile names and notes, and the 119 × 2 rendering benchmark against
-//! `python3 -c` loading the same JSON files.
+//! Escaping of hostile names and notes. (The 119 × 2 rendering benchmark against `python3`
+//! loading the same JSON files is `cargo bench -p pqperf --bench site`.)
 
 mod common;
 
 use std::path::Path;
-use std::time::Instant;
 
 use common::*;
 
@@ -103,80 +102,5 @@ fn hostile_names_and_notes_are_escaped() {
     assert!(
         !title.contains('<') || title == "<title>" || !title[7..].contains('<'),
         "{title}"
-    );
-}
-
-/// 119 candidates × 2 systems made by replicating the golden records under new ids; prints
-/// the site rendering time and the time `python3 -c` needs to load the same JSON files.
-/// Run: `cargo test --release -p pqperf-site --test escape_bench -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn bench_119_candidates_two_systems() {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    let golden: [(&str, &[&str]); 3] = [
-        ("sign-02", &["BiT-128", "BiT-256", "BiT-512"]),
-        (
-            "sign-06",
-            &[
-                "COMPASS-SIG-128",
-                "COMPASS-SIG-256",
-                "COMPASS-SIG-384",
-                "COMPASS-SIG-512",
-            ],
-        ),
-        ("sign-08", &["DARTS128", "DARTS256", "DARTS512"]),
-    ];
-    let mut map = Vec::new();
-    let mut downloads = Vec::new();
-    for i in 0..119 {
-        let id = if i < 100 {
-            format!("sign-{i:02}")
-        } else {
-            format!("sigx-{:02}", i - 100)
-        };
-        let (gc, labels) = golden[i % 3];
-        for l in labels {
-            map.push(relabel(&id, l, gc, l));
-        }
-        downloads.push((id.clone(), format!("Synthetic {id}")));
-    }
-    synth_dataset(&data, &["x86_1", "arm_1"], &map, &downloads, true);
-    let n_json = pqperf_site::check::site_files(&data)
-        .unwrap()
-        .iter()
-        .filter(|f| f.ends_with(".json"))
-        .count();
-    let out = tmp.path().join("site");
-    let t = Instant::now();
-    let built = pqperf_site::build_from_dataset(&data, &[], &out).expect("site");
-    let rust = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let py = std::process::Command::new("python3")
-        .arg("-c")
-        .arg("import json,glob,sys\nfs=sorted(glob.glob(sys.argv[1]+'/**/*.json',recursive=True))\nfor f in fs:\n  json.load(open(f))\nprint(len(fs))")
-        .arg(&data)
-        .output()
-        .expect("python3");
-    let python = t.elapsed().as_secs_f64();
-    assert!(
-        py.status.success(),
-        "{}",
-        String::from_utf8_lossy(&py.stderr)
-    );
-    let loaded: usize = String::from_utf8_lossy(&py.stdout).trim().parse().unwrap();
-    assert_eq!(loaded, n_json);
-    println!(
-        "bench: 119 candidates x 2 systems, {n_json} JSON files: pqperf site {rust:.3} s ({} pages, {} evidence files); python3 json load {python:.3} s",
-        built.pages.len(),
-        built.evidence_files
-    );
-    assert_eq!(
-        built
-            .pages
-            .iter()
-            .filter(|p| p.starts_with("joint/"))
-            .count(),
-        120
     );
 }
