@@ -46,19 +46,25 @@ pub fn dir_of(path: &str) -> &str {
 
 /// Relative href from the page at `from` (site-root-relative file) to `to` (site-root-relative).
 pub fn relative(from: &str, to: &str) -> String {
-    let from_dir: Vec<&str> = dir_of(from).split('/').filter(|s| !s.is_empty()).collect();
-    let to_parts: Vec<&str> = to.split('/').collect();
-    let common = from_dir
-        .iter()
-        .zip(to_parts.iter())
-        .take_while(|(a, b)| a == b)
-        .count()
-        .min(to_parts.len().saturating_sub(1));
-    let mut out = String::new();
-    for _ in common..from_dir.len() {
+    let from_dir = dir_of(from);
+    // Skip the directories both paths share (whole components only; never `to`'s file name).
+    let (mut f, mut t) = (from_dir, to);
+    while !f.is_empty() {
+        let (fh, fr) = f.split_once('/').unwrap_or((f, ""));
+        match t.split_once('/') {
+            Some((th, tr)) if th == fh => {
+                f = fr;
+                t = tr;
+            }
+            _ => break,
+        }
+    }
+    let ups = f.split('/').filter(|s| !s.is_empty()).count();
+    let mut out = String::with_capacity(3 * ups + t.len());
+    for _ in 0..ups {
         out.push_str("../");
     }
-    out.push_str(&to_parts[common..].join("/"));
+    out.push_str(t);
     out
 }
 
@@ -254,10 +260,29 @@ fn cell_info(events: &[Event]) -> CellInfo {
     info
 }
 
-fn cell_html(events: Vec<Event>) -> String {
-    let mut s = String::new();
-    pulldown_cmark::html::push_html(&mut s, events.into_iter());
-    s
+/// Append a table cell's HTML: plain text and code spans directly (escaped as pulldown-cmark
+/// escapes them), anything else through pulldown-cmark.
+fn push_cell_html(html: &mut String, events: Vec<Event>) {
+    let simple = events
+        .iter()
+        .all(|e| matches!(e, Event::Text(_) | Event::Code(_)));
+    if !simple {
+        pulldown_cmark::html::push_html(html, events.into_iter());
+        return;
+    }
+    for e in &events {
+        match e {
+            Event::Text(t) => {
+                let _ = pulldown_cmark_escape::escape_html_body_text(&mut *html, t);
+            }
+            Event::Code(t) => {
+                html.push_str("<code>");
+                let _ = pulldown_cmark_escape::escape_html_body_text(&mut *html, t);
+                html.push_str("</code>");
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Render a Markdown page living at site path `page` (e.g. `x86_1/sign-02.html`).
@@ -418,25 +443,25 @@ fn write_table(
     html.push_str(">\n<thead>\n<tr>\n");
     for c in header {
         html.push_str("<th>");
-        html.push_str(&cell_html(c.events));
+        push_cell_html(html, c.events);
         html.push_str("</th>\n");
     }
     html.push_str("</tr>\n</thead>\n<tbody>\n");
     for row in rows {
-        let infos: Vec<CellInfo> = row.iter().map(|c| c.info.clone()).collect();
+        let (infos, events): (Vec<CellInfo>, Vec<Vec<Event>>) =
+            row.into_iter().map(|c| (c.info, c.events)).unzip();
         let links = linker.link(&names, &infos);
         html.push_str("<tr>\n");
-        for (i, c) in row.into_iter().enumerate() {
-            let numeric = c.info.text.chars().any(|ch| ch.is_ascii_digit());
+        for (i, (info, events)) in infos.iter().zip(events).enumerate() {
+            let numeric = info.text.bytes().any(|b| b.is_ascii_digit());
             if Some(i) == kat_col {
-                let cls = if c.info.text.starts_with("PASS") {
-                    "st ok"
-                } else if c.info.text == "–" {
-                    "st"
+                html.push_str(if info.text.starts_with("PASS") {
+                    "<td class=\"st ok\">"
+                } else if info.text == "–" {
+                    "<td class=\"st\">"
                 } else {
-                    "st bad"
-                };
-                html.push_str(&format!("<td class=\"{cls}\">"));
+                    "<td class=\"st bad\">"
+                });
             } else if numeric && i > 0 {
                 html.push_str("<td class=\"num\">");
             } else {
@@ -444,19 +469,17 @@ fn write_table(
             }
             let href = links
                 .get(i)
-                .cloned()
-                .flatten()
-                .filter(|h| !c.info.has_link && known.contains(h));
-            let inner = cell_html(c.events);
+                .and_then(Option::as_deref)
+                .filter(|h| !info.has_link && known.contains(*h));
             match href {
                 Some(h) => {
                     html.push_str("<a class=\"ev\" href=\"");
-                    html.push_str(&escape(&relative(page, &h)));
+                    html.push_str(&escape(&relative(page, h)));
                     html.push_str("\">");
-                    html.push_str(&inner);
+                    push_cell_html(html, events);
                     html.push_str("</a>");
                 }
-                None => html.push_str(&inner),
+                None => push_cell_html(html, events),
             }
             html.push_str("</td>\n");
         }
@@ -485,6 +508,9 @@ mod tests {
             relative("x86_1/a.html", "evidence/x86_1/records/s/l__op.json"),
             "../evidence/x86_1/records/s/l__op.json"
         );
+        assert_eq!(relative("a/b/x.html", "a/b"), "../b");
+        assert_eq!(relative("a/b/x.html", "a/c/y.html"), "../c/y.html");
+        assert_eq!(relative("a/b/x.html", "index.html"), "../../index.html");
         assert_eq!(normalize("a/../b/./c").as_deref(), Some("b/c"));
         assert_eq!(normalize("../x"), None);
     }

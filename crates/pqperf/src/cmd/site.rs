@@ -22,7 +22,11 @@ pub struct SiteArgs {
 
 pub fn run(args: SiteArgs) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
-    let built = pqperf_site::build_from_dataset(&args.dataset, &args.systems, &args.out)?;
+    let model = pqperf_site::load_dataset(&args.dataset)?;
+    let built = pqperf_site::build_from_loaded(&model, &args.systems, &args.out)?;
+    // The command ends here: the OS takes the evidence model back at exit faster than
+    // freeing its objects one by one would (≈ 0.05 s of CPU for 119 candidates × 2 systems).
+    std::mem::forget(model);
     println!(
         "site: {} pages, {} evidence files in {} ({:.2} s); open {}",
         built.pages.len(),
