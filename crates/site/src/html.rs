@@ -10,7 +10,10 @@ use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// Escape text for HTML element content and attribute values.
 pub fn escape(s: &str) -> String {
-    if !s.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'')) {
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\''))
+    {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len() + 8);

@@ -81,16 +81,29 @@ const STYLE: &str = include_str!("style.css");
 
 /// Evidence files of the site: (source file, site-root-relative destination).
 pub fn evidence_files(site: &SiteData) -> Vec<(PathBuf, String)> {
+    let dirs: Vec<(String, PathBuf)> = site
+        .systems
+        .iter()
+        .map(|s| (s.id.clone(), s.data_dir.clone()))
+        .collect();
+    evidence_files_of(&dirs, &site.side.files)
+}
+
+/// [`evidence_files`] from the systems' (id, data directory) and the side files by site name.
+fn evidence_files_of(
+    systems: &[(String, PathBuf)],
+    side: &BTreeMap<String, PathBuf>,
+) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
-    for sys in &site.systems {
+    for (id, data_dir) in systems {
         for top in ["build.json", "campaign.json"] {
-            let p = sys.data_dir.join(top);
+            let p = data_dir.join(top);
             if p.is_file() {
-                out.push((p, format!("evidence/{}/{}", sys.id, top)));
+                out.push((p, format!("evidence/{id}/{top}")));
             }
         }
         for dir in ["records", "profile", "kat", "katcheck"] {
-            let base = sys.data_dir.join(dir);
+            let base = data_dir.join(dir);
             let mut stack = vec![base.clone()];
             while let Some(d) = stack.pop() {
                 let Ok(rd) = std::fs::read_dir(&d) else {
@@ -102,16 +115,16 @@ pub fn evidence_files(site: &SiteData) -> Vec<(PathBuf, String)> {
                     if ft.is_dir() {
                         stack.push(p);
                     } else if ft.is_file()
-                        && let Ok(rel) = p.strip_prefix(&sys.data_dir)
+                        && let Ok(rel) = p.strip_prefix(data_dir)
                     {
                         let rel = rel.to_string_lossy().replace('\\', "/");
-                        out.push((p.clone(), format!("evidence/{}/{}", sys.id, rel)));
+                        out.push((p.clone(), format!("evidence/{id}/{rel}")));
                     }
                 }
             }
         }
     }
-    for (name, src) in &site.side.files {
+    for (name, src) in side {
         out.push((src.clone(), format!("evidence/side/{name}")));
     }
     out.sort_by(|a, b| a.1.cmp(&b.1));
@@ -451,15 +464,30 @@ pub fn build_from_loaded(
     let t = std::time::Instant::now();
     let mut site = load::load(ds, systems)?;
     let ids: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
-    // The evidence list does not depend on the pages: link the files while the report pages
-    // are made and rendered.
-    let evidence = evidence_files(&site);
     std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
     let mut t_pages = t.elapsed();
     let built = std::thread::scope(|scope| -> Result<Built, SiteError> {
-        let ev = scope.spawn(|| copy_evidence_timed(&evidence, out));
-        site.pages = pages_of(ds, &ids)?;
+        // The evidence files do not depend on the pages: one worker lists them (the list is
+        // handed over for the link checks of the HTML) and links them while the report pages
+        // are made and rendered.
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let dirs: Vec<(String, PathBuf)> = site
+            .systems
+            .iter()
+            .map(|s| (s.id.clone(), s.data_dir.clone()))
+            .collect();
+        let side = site.side.files.clone();
+        let ev = scope.spawn(move || {
+            let evidence = evidence_files_of(&dirs, &side);
+            let _ = tx.send(evidence.clone());
+            copy_evidence_timed(&evidence, out)
+        });
+        let pages = pages_of(ds, &ids)?;
         t_pages = t.elapsed();
+        let evidence = rx
+            .recv()
+            .map_err(|_| SiteError::Input("evidence worker panicked".into()))?;
+        site.pages = pages;
         let built = render_site(&site, out, &evidence, false);
         ev.join()
             .map_err(|_| SiteError::Input("evidence worker panicked".into()))??;
