@@ -218,6 +218,18 @@ pub struct SystemView<'a> {
     index: Index<'a>,
 }
 
+/// Positions of one instance in a candidate → label → positions index (empty if absent).
+fn positions<'m>(
+    index: &'m HashMap<&str, HashMap<&str, Vec<usize>>>,
+    cand: &str,
+    label: &str,
+) -> &'m [usize] {
+    index
+        .get(cand)
+        .and_then(|m| m.get(label))
+        .map_or(&[], Vec::as_slice)
+}
+
 /// Record and profile positions of a [`SystemView`], by candidate and by instance.
 #[derive(Debug, Clone, Default)]
 struct Index<'a> {
@@ -368,24 +380,14 @@ impl<'a> SystemView<'a> {
 
     /// Records of one instance, in path order.
     fn inst_records(&self, cand: &str, label: &str) -> impl Iterator<Item = RecordRef<'a>> + '_ {
-        let ix = self
-            .index
-            .inst_records
-            .get(cand)
-            .and_then(|m| m.get(label))
-            .map(Vec::as_slice);
-        ix.unwrap_or_default().iter().map(|&i| self.records[i])
+        let ix = positions(&self.index.inst_records, cand, label);
+        ix.iter().map(|&i| self.records[i])
     }
 
     /// Profiles of one instance, in path order.
     fn inst_profiles(&self, cand: &str, label: &str) -> impl Iterator<Item = ProfileRef<'a>> + '_ {
-        let ix = self
-            .index
-            .inst_profiles
-            .get(cand)
-            .and_then(|m| m.get(label))
-            .map(Vec::as_slice);
-        ix.unwrap_or_default().iter().map(|&i| self.profiles[i])
+        let ix = positions(&self.index.inst_profiles, cand, label);
+        ix.iter().map(|&i| self.profiles[i])
     }
 
     /// build.json entry of an instance.
