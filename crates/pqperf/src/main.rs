@@ -5,10 +5,10 @@ mod cmd;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc: the evidence model is millions of small strings and maps; glibc malloc spent a
-/// quarter of `pqperf site`'s time in malloc/free (see `cargo bench -p pqperf --bench site`).
+/// mimalloc for pqperf's own work, the C library's malloc in the children that run candidate
+/// code (see `pqperf_ffi::alloc`).
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: pqperf_ffi::alloc::PqAlloc = pqperf_ffi::alloc::PqAlloc;
 
 /// Reproducible, evidence-backed performance harness for post-quantum public-key cryptography.
 ///
@@ -59,6 +59,13 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    // Children that run candidate code keep the C library's allocator: their RSS is evidence.
+    if !matches!(
+        cli.command,
+        Command::Driver(_) | Command::KatChild(_) | Command::Hashprof(_)
+    ) {
+        pqperf_ffi::alloc::use_mimalloc();
+    }
     let result = match cli.command {
         Command::Report(a) => cmd::report::run_report(a),
         Command::Validate(a) => cmd::validate::run_validate(a),
