@@ -1,10 +1,11 @@
 //! The site's facts from a loaded evidence model ([`pqperf_model::dataset::Dataset`]): records,
 //! profiles, build entries and the campaign clock are taken from the model (every JSON file
-//! is parsed once, by the model), the curated side CSVs and `downloads.csv` are read here.
+//! is parsed once, by the model), and so are the curated side CSVs and `downloads.csv`; only
+//! `short_names.csv` (a site-only table) is read here.
 //! Markdown pages are not made here; the caller supplies them from the report stage.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pqperf_model::dataset::{Dataset, SystemData as ModelSystem};
 
@@ -219,7 +220,7 @@ fn rel(p: &Path) -> String {
     p.to_string_lossy().replace('\\', "/")
 }
 
-/// Side files looked up next to `performance/` and at the root, with their site names.
+/// Side files of the published layout, copied into the site as evidence (site name = file name).
 const SIDE_FILES: [&str; 7] = [
     "performance/systems.csv",
     "performance/external_sizes.csv",
@@ -236,14 +237,9 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
     let root = ds.root.as_path();
     let mut site = SiteData::default();
     let mut side = Side::default();
-    let find = |rel: &str| -> Option<PathBuf> {
-        let name = Path::new(rel).file_name()?;
-        [root.join(rel), root.join(name)]
-            .into_iter()
-            .find(|p| p.is_file())
-    };
     for rel in SIDE_FILES {
-        if let Some(p) = find(rel) {
+        let p = root.join(rel);
+        if p.is_file() {
             let name = Path::new(rel)
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -279,106 +275,46 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
         }
         site.systems.push(facts);
     }
-    // Curated tables.
-    if let Some(p) = side.files.get("security_targets.csv").cloned() {
-        let (h, rows) = read_csv(&p)?;
-        let (i, l, t) = (col(&h, "ID"), col(&h, "Instance"), col(&h, "TargetBits"));
-        for (n, r) in rows.iter().enumerate() {
-            let get = |c: Option<usize>| {
-                c.and_then(|c| r.get(c))
-                    .map(|s| s.trim().to_string())
-                    .unwrap_or_default()
-            };
-            // Empty TargetBits: no claimed target (data::security_target still applies the
-            // NIST level of a known PQClean scheme).
-            let bits = get(t);
-            let bits = if bits.is_empty() {
-                None
-            } else {
-                Some(bits.parse::<u32>().map_err(|_| {
-                    SiteError::Input(format!(
-                        "{}: data row {}: TargetBits {bits:?} is not a number",
-                        p.display(),
-                        n + 1
-                    ))
-                })?)
-            };
-            side.targets.insert((get(i), get(l)), bits);
-        }
+    // Curated tables, as the model read them (errors name file and line there).
+    for t in ds.security_targets.iter().flatten() {
+        // No TargetBits: no claimed target (data::security_target still applies the NIST
+        // level of a known PQClean scheme).
+        let bits = t.target_bits.map(|b| u32::try_from(b).unwrap_or(u32::MAX));
+        side.targets
+            .insert((t.id.clone(), t.instance.clone()), bits);
     }
-    if let Some(p) = side.files.get("external_sizes.csv").cloned() {
-        let (h, rows) = read_csv(&p)?;
-        let c = |n| col(&h, n);
-        for r in rows {
-            let get = |c: Option<usize>| {
-                c.and_then(|c| r.get(c))
-                    .map(|s| s.trim().to_string())
-                    .unwrap_or_default()
-            };
-            let n = |c| get(c).parse::<u64>().ok();
-            side.ext_sizes.insert(
-                (get(c("ID")), get(c("Instance"))),
-                ExtSize {
-                    public_key: n(c("PublicKeyBytes")),
-                    ciphertext: n(c("CiphertextBytes")),
-                    signature: n(c("SignatureBytes")),
-                    basis: get(c("Basis")),
-                },
-            );
-        }
+    for e in ds.external_sizes.iter().flatten() {
+        side.ext_sizes.insert(
+            (e.id.clone(), e.instance.clone()),
+            ExtSize {
+                public_key: e.public_key_bytes,
+                ciphertext: e.ciphertext_bytes,
+                signature: e.signature_bytes,
+                basis: e.basis.clone(),
+            },
+        );
     }
-    if let Some(p) = side.files.get("kex_bandwidth.csv").cloned() {
-        let (h, rows) = read_csv(&p)?;
-        let c = |n| col(&h, n);
-        for r in rows {
-            let get = |c: Option<usize>| {
-                c.and_then(|c| r.get(c))
-                    .map(|s| s.trim().to_string())
-                    .unwrap_or_default()
-            };
-            let n = |c| get(c).parse::<u64>().unwrap_or(0);
-            side.kex_bandwidth.insert(
-                (get(c("ID")), get(c("Instance"))),
-                n(c("PkABytes")) + n(c("PkBBytes")) + n(c("ProtocolMessageBytes")),
-            );
-        }
+    for k in ds.kex_bandwidth.iter().flatten() {
+        side.kex_bandwidth.insert(
+            (k.id.clone(), k.instance.clone()),
+            k.pk_a_bytes + k.pk_b_bytes + k.protocol_message_bytes,
+        );
     }
-    if let Some(p) = side.files.get("symmetric_survey.csv").cloned() {
-        let (h, rows) = read_csv(&p)?;
-        let (i, v) = (col(&h, "ID"), col(&h, "Verdict"));
-        for r in rows {
-            if let (Some(id), Some(verdict)) = (i.and_then(|c| r.get(c)), v.and_then(|c| r.get(c)))
-            {
-                side.survey.insert(id.clone(), verdict.clone());
-            }
-        }
+    for r in ds.symmetric_survey.iter().flatten() {
+        side.survey.insert(r.id.clone(), r.verdict.clone());
     }
-    if let Some(p) = side.files.get("summary_notes.csv").cloned() {
-        let (h, rows) = read_csv(&p)?;
-        let (i, l, n) = (col(&h, "ID"), col(&h, "Label"), col(&h, "Note"));
-        for r in rows {
-            let get = |c: Option<usize>| c.and_then(|c| r.get(c)).cloned().unwrap_or_default();
-            side.notes.push((get(i), get(l), get(n)));
-        }
+    for n in ds.summary_notes.iter().flatten() {
+        side.notes
+            .push((n.id.clone(), n.label.clone(), n.note.clone()));
     }
     site.side = side;
     // Candidates: downloads.csv names, short names, categories from ids or operations.
-    let mut names: HashMap<String, String> = HashMap::new();
-    if let Some(p) = [
-        root.join("downloads.csv"),
-        root.join("performance/downloads.csv"),
-    ]
-    .into_iter()
-    .find(|p| p.is_file())
-    {
-        let (h, rows) = read_csv(&p)?;
-        let (i, a) = (col(&h, "ID"), col(&h, "Algorithm"));
-        for r in rows {
-            if let (Some(id), Some(alg)) = (i.and_then(|c| r.get(c)), a.and_then(|c| r.get(c))) {
-                names.insert(id.clone(), alg.clone());
-            }
-        }
-    }
+    let names: HashMap<&str, &str> = ds
+        .downloads
+        .iter()
+        .flatten()
+        .map(|d| (d.id.as_str(), d.algorithm.as_str()))
+        .collect();
     let mut shorts: HashMap<String, String> = HashMap::new();
     if let Some(p) = [
         root.join("short_names.csv"),
@@ -415,7 +351,9 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
             infer_category(&id, &refs)
         };
         site.candidates.push(Candidate {
-            algorithm: names.get(&id).cloned().unwrap_or_else(|| id.clone()),
+            algorithm: names
+                .get(id.as_str())
+                .map_or_else(|| id.clone(), |n| n.to_string()),
             short_name: shorts.get(&id).cloned(),
             category,
             id,
