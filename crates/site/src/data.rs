@@ -187,22 +187,13 @@ impl SystemData {
     }
 }
 
-/// One row of `external_sizes.csv`.
-#[derive(Clone, Debug, Default)]
-pub struct ExtSize {
-    pub public_key: Option<u64>,
-    pub ciphertext: Option<u64>,
-    pub signature: Option<u64>,
-    /// `encoded`, `maximum-variable`, `nominal-variable`.
-    pub basis: String,
-}
-
 /// The curated side tables (all optional).
 #[derive(Clone, Debug, Default)]
 pub struct Side {
     /// (id, label) → target bits from `security_targets.csv` (None = curated as no target).
     pub targets: HashMap<(String, String), Option<u32>>,
-    pub ext_sizes: HashMap<(String, String), ExtSize>,
+    /// (id, label) → the `external_sizes.csv` row.
+    pub ext_sizes: HashMap<(String, String), pqperf_model::sidecsv::ExternalSize>,
     /// (id, label) → bandwidth bytes (PkA + PkB + ProtocolMessageBytes).
     pub kex_bandwidth: HashMap<(String, String), u64>,
     /// id → survey verdict.

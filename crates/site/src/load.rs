@@ -10,7 +10,7 @@ use std::path::Path;
 use pqperf_model::dataset::{Dataset, SystemData as ModelSystem};
 
 use crate::SiteError;
-use crate::data::{BuildFact, Candidate, Category, ExtSize, Prof, Rec, Side, SiteData, SystemData};
+use crate::data::{BuildFact, Candidate, Category, Prof, Rec, Side, SiteData, SystemData};
 use crate::evidence::infer_category;
 
 fn read(path: &Path) -> Result<Vec<u8>, SiteError> {
@@ -284,15 +284,8 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
             .insert((t.id.clone(), t.instance.clone()), bits);
     }
     for e in ds.external_sizes.iter().flatten() {
-        side.ext_sizes.insert(
-            (e.id.clone(), e.instance.clone()),
-            ExtSize {
-                public_key: e.public_key_bytes,
-                ciphertext: e.ciphertext_bytes,
-                signature: e.signature_bytes,
-                basis: e.basis.clone(),
-            },
-        );
+        side.ext_sizes
+            .insert((e.id.clone(), e.instance.clone()), e.clone());
     }
     for k in ds.kex_bandwidth.iter().flatten() {
         side.kex_bandwidth.insert(

@@ -231,9 +231,9 @@ fn bytes_cell(
         _ => {
             let ext = site.side.ext_sizes.get(&key);
             let from_ext = ext.and_then(|e| match kind {
-                MetricKind::PublicKey => e.public_key,
-                MetricKind::Signature => e.signature,
-                MetricKind::Ciphertext => e.ciphertext,
+                MetricKind::PublicKey => e.public_key_bytes,
+                MetricKind::Signature => e.signature_bytes,
+                MetricKind::Ciphertext => e.ciphertext_bytes,
                 _ => None,
             });
             if let Some(v) = from_ext {
