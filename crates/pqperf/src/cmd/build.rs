@@ -141,10 +141,10 @@ pub struct KatArgs {
     #[arg(long)]
     no_fallback: bool,
     /// Hash candidates: also generate KAT_Loop (1,000,000 chained hashes).
-    #[arg(long)]
+    #[arg(long, visible_alias = "loop")]
     hash_loop: bool,
     /// Hash candidates: also KAT_2_33 (1 GiB message) and KAT_Loop.
-    #[arg(long)]
+    #[arg(long, visible_alias = "full")]
     hash_full: bool,
 }
 
