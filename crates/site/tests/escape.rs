@@ -51,6 +51,13 @@ fn hostile_names_and_notes_are_escaped() {
     pqperf_site::build_from_dataset(&data, &[], &out).expect("site");
     let pages = html_files(&out);
     assert!(pages.len() > 8);
+    let page = |f: &str| -> &str {
+        &pages
+            .iter()
+            .find(|(p, _)| p == f)
+            .unwrap_or_else(|| panic!("no {f}"))
+            .1
+    };
     for (f, t) in &pages {
         let lower = t.to_ascii_lowercase();
         assert!(!lower.contains("<script"), "{f} contains a script tag");
@@ -66,38 +73,24 @@ fn hostile_names_and_notes_are_escaped() {
         "x86_1/ranking-128.html",
         "joint/sign-02.html",
     ] {
-        let t = &pages
-            .iter()
-            .find(|(p, _)| p == f)
-            .unwrap_or_else(|| panic!("no {f}"))
-            .1;
-        assert!(t.contains("&lt;script&gt;"), "{f}: escaped name missing");
+        assert!(
+            page(f).contains("&lt;script&gt;"),
+            "{f}: escaped name missing"
+        );
     }
-    let ranking = &pages
-        .iter()
-        .find(|(p, _)| p == "x86_1/ranking-128.html")
-        .unwrap()
-        .1;
+    let ranking = page("x86_1/ranking-128.html");
     assert!(
         ranking.contains("&quot;Quoted&quot; &amp; &#39;single&#39;"),
         "quotes not escaped: {}",
         &ranking[ranking.find("Evil").unwrap_or(0)..][..200]
     );
-    let summary = &pages
-        .iter()
-        .find(|(p, _)| p == "x86_1/index.html")
-        .unwrap()
-        .1;
+    let summary = page("x86_1/index.html");
     assert!(
         summary.contains("note &lt;script&gt;"),
         "note not shown escaped on the summary"
     );
     // Titles go through the template's autoescape.
-    let cand = &pages
-        .iter()
-        .find(|(p, _)| p == "x86_1/sign-02.html")
-        .unwrap()
-        .1;
+    let cand = page("x86_1/sign-02.html");
     let title = &cand[cand.find("<title>").unwrap()..cand.find("</title>").unwrap()];
     assert!(
         !title.contains('<') || title == "<title>" || !title[7..].contains('<'),
