@@ -81,12 +81,15 @@ const STYLE: &str = include_str!("style.css");
 
 /// Evidence files of the site: (source file, site-root-relative destination).
 pub fn evidence_files(site: &SiteData) -> Vec<(PathBuf, String)> {
-    let dirs: Vec<(String, PathBuf)> = site
-        .systems
+    evidence_files_of(&system_dirs(site), &site.side.files)
+}
+
+/// (id, data directory) of every system of the site.
+fn system_dirs(site: &SiteData) -> Vec<(String, PathBuf)> {
+    site.systems
         .iter()
         .map(|s| (s.id.clone(), s.data_dir.clone()))
-        .collect();
-    evidence_files_of(&dirs, &site.side.files)
+        .collect()
 }
 
 /// [`evidence_files`] from the systems' (id, data directory) and the side files by site name.
@@ -471,11 +474,7 @@ pub fn build_from_loaded(
         // handed over for the link checks of the HTML) and links them while the report pages
         // are made and rendered.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let dirs: Vec<(String, PathBuf)> = site
-            .systems
-            .iter()
-            .map(|s| (s.id.clone(), s.data_dir.clone()))
-            .collect();
+        let dirs = system_dirs(&site);
         let side = site.side.files.clone();
         let ev = scope.spawn(move || {
             let evidence = evidence_files_of(&dirs, &side);
