@@ -5,30 +5,14 @@
 //! recorded wrapper overhead. Exact lines asserted. (Golden pages without `pqperf` stay
 //! byte-identical: tests/golden_pages.rs.)
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pqperf_model::dataset::Dataset;
 use pqperf_report::{Form, candidate_page, method_page, summary_page};
 use serde_json::{Value, json};
 
-fn copy_tree(from: &Path, to: &Path) {
-    pqperf_model::fsutil::copy_tree(from, to).unwrap();
-}
-
-/// A writable copy of the golden harness dataset, or None when fixtures are skipped.
-fn golden_copy() -> Option<(tempfile::TempDir, PathBuf)> {
-    let g = pqperf_model::golden::golden_dir()?;
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("harness");
-    copy_tree(&g.join("harness"), &root);
-    Some((tmp, root))
-}
-
-fn edit_json(p: &Path, f: impl FnOnce(&mut Value)) {
-    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
-    f(&mut v);
-    std::fs::write(p, serde_json::to_string_pretty(&v).unwrap() + "\n").unwrap();
-}
+mod common;
+use common::*;
 
 /// Apply `f` to every JSON file under `dir/<candidate>/`.
 fn edit_all(dir: &Path, f: impl Fn(&Path, &mut Value)) {
@@ -38,13 +22,6 @@ fn edit_all(dir: &Path, f: impl Fn(&Path, &mut Value)) {
             edit_json(&p, |v| f(&p, v));
         }
     }
-}
-
-fn assert_has(page: &str, line: &str) {
-    assert!(
-        page.lines().any(|l| l == line),
-        "missing line:\n{line}\n--- page ---\n{page}"
-    );
 }
 
 const TSC: &str = "Cycle counts are TSC ticks at 2.10 GHz (reference cycles), not core cycles: this host has no hardware cycle counter.";

@@ -3,39 +3,14 @@
 //! a failed KAT with a kat_issues footnote, short counts, a single-process record, a missing
 //! ELF size, a failed record, retried signing attempts, a hash candidate. Exact lines asserted.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pqperf_model::dataset::Dataset;
 use pqperf_report::{Form, candidate_page, summary_page};
 use serde_json::{Value, json};
 
-fn copy_tree(from: &Path, to: &Path) {
-    pqperf_model::fsutil::copy_tree(from, to).unwrap();
-}
-
-/// A writable copy of the golden harness dataset, or None when fixtures are skipped.
-fn golden_copy() -> Option<(tempfile::TempDir, PathBuf)> {
-    let g = pqperf_model::golden::golden_dir()?;
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("harness");
-    copy_tree(&g.join("harness"), &root);
-    Some((tmp, root))
-}
-
-fn read_json(p: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-fn write_json(p: &Path, v: &Value) {
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, serde_json::to_string_pretty(v).unwrap() + "\n").unwrap();
-}
-
-fn edit_json(p: &Path, f: impl FnOnce(&mut Value)) {
-    let mut v = read_json(p);
-    f(&mut v);
-    write_json(p, &v);
-}
+mod common;
+use common::*;
 
 fn append(p: &Path, line: &str) {
     let mut s = std::fs::read_to_string(p).unwrap();
@@ -46,13 +21,6 @@ fn append(p: &Path, line: &str) {
 
 fn lines(page: &str) -> Vec<&str> {
     page.lines().collect()
-}
-
-fn assert_has(page: &str, line: &str) {
-    assert!(
-        page.lines().any(|l| l == line),
-        "missing line:\n{line}\n--- page ---\n{page}"
-    );
 }
 
 /// Turn sign-08 on arm_1 into a KEM candidate `kem-90` with labels KEMX128/256/512

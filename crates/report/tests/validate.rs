@@ -3,21 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use pqperf_model::golden::golden_harness;
 use pqperf_report::validate::{Problem, validate};
 
-fn copy_tree(from: &Path, to: &Path) {
-    pqperf_model::fsutil::copy_tree(from, to).unwrap();
-}
-
-/// A writable copy of the golden dataset (None when PQPERF_GOLDEN=skip).
-fn golden_copy() -> Option<(tempfile::TempDir, PathBuf)> {
-    let src = golden_harness()?;
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("harness");
-    copy_tree(&src, &root);
-    Some((dir, root))
-}
+mod common;
+use common::golden_copy;
+use pqperf_model::golden::golden_harness;
 
 fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     fn walk(d: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
