@@ -591,6 +591,42 @@ fn fprint_bstr(out: &mut String, key: &str, b: &[u8]) {
     }
 }
 
+/// Start of a PQClean `nistkat` run: the DRBG seeded with bytes 0..47, `count = 0` and the
+/// drawn per-entry seed printed; returns that seed.
+fn nist_start(rng: &NistRng, out: &mut String) -> [u8; 48] {
+    let entropy: [u8; 48] = std::array::from_fn(|i| i as u8);
+    rng.seed(&entropy);
+    out.push_str("count = 0\n");
+    let mut seed = [0u8; 48];
+    rng.random(&mut seed);
+    fprint_bstr(out, "seed", &seed);
+    seed
+}
+
+/// `crypto_*_keypair` into guarded buffers of `(pk, sk)` bytes: timed as keygen, buffer
+/// guards and return code checked, pk and sk printed.
+fn nist_keypair(
+    call: &str,
+    (pk_len, sk_len): (usize, usize),
+    out: &mut String,
+    t: &mut Timing,
+    keypair: impl FnOnce(&mut [u8], &mut [u8]) -> Result<i32, String>,
+) -> Result<(GuardedBuf, GuardedBuf), Fail> {
+    let mut pk = GuardedBuf::new(pk_len);
+    let mut sk = GuardedBuf::new(sk_len);
+    let rc = timed(t, "keygen", || {
+        keypair(pk.as_mut_slice(), sk.as_mut_slice())
+    })
+    .map_err(loadfail)?;
+    guards(call, &[("pk", &pk), ("sk", &sk)])?;
+    if rc != 0 {
+        return Err(crypto(format!("{call} returned {rc}")));
+    }
+    fprint_bstr(out, "pk", pk.as_slice());
+    fprint_bstr(out, "sk", sk.as_slice());
+    Ok((pk, sk))
+}
+
 /// PQClean `nistkat` for a signature scheme (first entry), plus a detached signature whose
 /// message has one flipped bit, which must be rejected.
 pub fn nist_sign(
@@ -603,29 +639,19 @@ pub fn nist_sign(
 ) -> Result<(), Fail> {
     let rng = NistRng::new(lib).map_err(|e| loadfail(e.to_string()))?;
     let api = NistSign::new(lib, ns, sizes, ctx).map_err(|e| loadfail(e.to_string()))?;
-    let entropy: [u8; 48] = std::array::from_fn(|i| i as u8);
-    rng.seed(&entropy);
-    out.push_str("count = 0\n");
-    let mut seed = [0u8; 48];
-    rng.random(&mut seed);
-    fprint_bstr(out, "seed", &seed);
+    let seed = nist_start(&rng, out);
     out.push_str("mlen = 33\n");
     let mut m = [0u8; 33];
     rng.random(&mut m);
     fprint_bstr(out, "msg", &m);
     rng.seed(&seed);
-    let mut pk = GuardedBuf::new(sizes.pk);
-    let mut sk = GuardedBuf::new(sizes.sk);
-    let rc = timed(t, "keygen", || {
-        api.keypair(pk.as_mut_slice(), sk.as_mut_slice())
-    })
-    .map_err(|e| loadfail(e.to_string()))?;
-    guards("crypto_sign_keypair", &[("pk", &pk), ("sk", &sk)])?;
-    if rc != 0 {
-        return Err(crypto(format!("crypto_sign_keypair returned {rc}")));
-    }
-    fprint_bstr(out, "pk", pk.as_slice());
-    fprint_bstr(out, "sk", sk.as_slice());
+    let (pk, sk) = nist_keypair(
+        "crypto_sign_keypair",
+        (sizes.pk, sizes.sk),
+        out,
+        t,
+        |pk, sk| api.keypair(pk, sk).map_err(|e| e.to_string()),
+    )?;
     let mut sm = GuardedBuf::new(sizes.sig + m.len());
     let (rc, smlen) = timed(t, "sign", || api.sign(sm.as_mut_slice(), &m, sk.as_slice()))
         .map_err(|e| loadfail(e.to_string()))?;
@@ -698,25 +724,15 @@ pub fn nist_kem(
 ) -> Result<(), Fail> {
     let rng = NistRng::new(lib).map_err(|e| loadfail(e.to_string()))?;
     let api = NistKem::new(lib, ns, sizes).map_err(|e| loadfail(e.to_string()))?;
-    let entropy: [u8; 48] = std::array::from_fn(|i| i as u8);
-    rng.seed(&entropy);
-    out.push_str("count = 0\n");
-    let mut seed = [0u8; 48];
-    rng.random(&mut seed);
-    fprint_bstr(out, "seed", &seed);
+    let seed = nist_start(&rng, out);
     rng.seed(&seed);
-    let mut pk = GuardedBuf::new(sizes.pk);
-    let mut sk = GuardedBuf::new(sizes.sk);
-    let rc = timed(t, "keygen", || {
-        api.keypair(pk.as_mut_slice(), sk.as_mut_slice())
-    })
-    .map_err(|e| loadfail(e.to_string()))?;
-    guards("crypto_kem_keypair", &[("pk", &pk), ("sk", &sk)])?;
-    if rc != 0 {
-        return Err(crypto(format!("crypto_kem_keypair returned {rc}")));
-    }
-    fprint_bstr(out, "pk", pk.as_slice());
-    fprint_bstr(out, "sk", sk.as_slice());
+    let (pk, sk) = nist_keypair(
+        "crypto_kem_keypair",
+        (sizes.pk, sizes.sk),
+        out,
+        t,
+        |pk, sk| api.keypair(pk, sk).map_err(|e| e.to_string()),
+    )?;
     let mut ct = GuardedBuf::new(sizes.ct);
     let mut ss = GuardedBuf::new(sizes.ss);
     let rc = timed(t, "enc", || {
