@@ -110,8 +110,8 @@ fn fixed_edge_values_match_python() {
         1.005,
         // Exact binary ties between two shortest repr candidates (Python keeps the even one;
         // found by the proptest above).
-        778408441452820.25,
-        1.00864410400390625,
+        3113633765811281.0 / 4.0, // 778408441452820.25
+        132205.0 / 131072.0,      // 1.00864410400390625
         0.045,
         99.95,
         999.95,
