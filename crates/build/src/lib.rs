@@ -15,6 +15,7 @@ pub mod compile;
 pub mod flags;
 pub mod iccs_import;
 pub mod pqclean;
+pub mod probe;
 pub mod shim;
 
 use std::path::{Path, PathBuf};
