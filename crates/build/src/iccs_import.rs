@@ -6,7 +6,9 @@
 //! `Implementations/`):
 //! * `Reference_Implementation/<instance dir>/` and `Optimized_Implementation/<instance dir>/`
 //!   holding one of `SIG_/KEM_/KEX_AlgorithmInstance.h` or `CryptHash_AlgorithmInstance.h`
-//!   (its `ALGORITHM_INSTANCE` names the instance; `DIGEST_BIT_LENGTH` for hashes);
+//!   (its `ALGORITHM_INSTANCE` names the instance; the value is the compiler's, see
+//!   [`crate::probe`]: the header is included with the instance folder, the ICCS provider
+//!   headers and the import's `--define`s, never matched as text);
 //! * `KAT/`, `Test_Vectors/` or `Test_Vector/` with the submitted KAT files (flat or in
 //!   per-instance folders);
 //! * an optional `kat.sha256` manifest at the top.
@@ -34,39 +36,9 @@ pub struct IccsImportOptions {
     pub algorithm: Option<String>,
     /// Submission page.
     pub page: Option<String>,
-}
-
-/// `#define NAME value` of a header (first occurrence), value without quotes.
-pub fn header_define(text: &str, name: &str) -> Option<String> {
-    for line in text.lines() {
-        let t = line.trim_start();
-        let Some(rest) = t.strip_prefix('#') else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let Some(rest) = rest.strip_prefix("define") else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let Some(rest) = rest.strip_prefix(name) else {
-            continue;
-        };
-        if !rest.starts_with([' ', '\t']) {
-            continue;
-        }
-        let v = rest.trim();
-        let v = v
-            .split("//")
-            .next()
-            .unwrap_or(v)
-            .split("/*")
-            .next()
-            .unwrap_or(v)
-            .trim();
-        let v = v.trim_start_matches('(').trim_end_matches(')').trim();
-        return Some(v.trim_matches('"').to_string());
-    }
-    None
+    /// Preprocessor definitions (`NAME` or `NAME=VALUE`) for every instance: written to the
+    /// catalog `defines` and used when the instance header is evaluated (parameter sets).
+    pub defines: Vec<String>,
 }
 
 /// Find a child folder of `dir` whose name matches one of `names` case-insensitively.
@@ -160,6 +132,46 @@ pub fn read_submission(
     algorithm: Option<&str>,
     page: Option<&str>,
 ) -> Result<Candidate, BuildError> {
+    read_submission_with(root, id, algorithm, page, &[]).map(|r| r.0)
+}
+
+/// Evaluate an instance header's `ALGORITHM_INSTANCE` with gcc (instance folder, then the
+/// ICCS provider headers, then `defines`). `Ok(None)` when the header does not define it;
+/// `Err` says why it could not be evaluated.
+fn header_instance(
+    sdir: &Path,
+    header: &str,
+    provider_include: &Path,
+    scratch: &Path,
+    defines: &[String],
+) -> Result<Option<String>, String> {
+    let mut args = vec![
+        format!("-I{}", sdir.display()),
+        format!("-I{}", provider_include.display()),
+    ];
+    args.extend(defines.iter().map(|d| format!("-D{d}")));
+    let probe = crate::probe::HeaderProbe {
+        cc: "gcc".into(),
+        cwd: sdir.to_path_buf(),
+        scratch: scratch.to_path_buf(),
+        args,
+        header: header.to_string(),
+    };
+    probe
+        .string("ALGORITHM_INSTANCE")
+        .value
+        .map_err(|e| e.to_string())
+}
+
+/// [`read_submission`] with `defines` for every instance; also returns notes for the user
+/// (instance names that could not be evaluated).
+pub fn read_submission_with(
+    root: &Path,
+    id: &str,
+    algorithm: Option<&str>,
+    page: Option<&str>,
+    defines: &[String],
+) -> Result<(Candidate, Vec<String>), BuildError> {
     if !is_submission_id(id) {
         return Err(BuildError::Input(format!(
             "--id {id:?}: expected sign-NN, kem-NN, kex-NN or hash-NN"
@@ -182,6 +194,17 @@ pub fn read_submission(
             .map(|r| r.to_string_lossy().into_owned())
             .unwrap_or_else(|_| p.to_string_lossy().into_owned())
     };
+    // The ICCS provider headers (drng.h, auxfunc.h...) an instance header may include, and a
+    // scratch folder for the probes.
+    let tmp = tempfile::tempdir().map_err(|e| BuildError::io(&std::env::temp_dir(), e))?;
+    let provider_include = tmp.path().join("include");
+    std::fs::create_dir_all(&provider_include).map_err(|e| BuildError::io(&provider_include, e))?;
+    for (name, text) in pqperf_iccs_capi::INCLUDE_FILES {
+        let p = provider_include.join(name);
+        std::fs::write(&p, text).map_err(|e| BuildError::io(&p, e))?;
+    }
+    let scratch = tmp.path().join("probe");
+    let mut notes = Vec::new();
     let mut instances = Vec::new();
     for (folder, variant_kind) in [
         ("Reference_Implementation", "reference"),
@@ -212,15 +235,30 @@ pub fn read_submission(
                     sdir.display()
                 )));
             }
-            let htext = std::fs::read_to_string(sdir.join(&header))
-                .map_err(|e| BuildError::io(&sdir.join(&header), e))?;
             let dirname = sdir.file_name().unwrap().to_string_lossy().into_owned();
+            let shown = rel(&sdir.join(&header));
             let instance =
-                header_define(&htext, "ALGORITHM_INSTANCE").unwrap_or_else(|| dirname.clone());
+                match header_instance(&sdir, &header, &provider_include, &scratch, defines) {
+                    Ok(Some(name)) => name,
+                    Ok(None) => {
+                        notes.push(format!(
+                            "{shown}: ALGORITHM_INSTANCE is not defined; instance named after \
+                             the folder ({dirname})"
+                        ));
+                        dirname.clone()
+                    }
+                    Err(e) => {
+                        notes.push(format!(
+                            "{shown}: ALGORITHM_INSTANCE could not be evaluated ({e}); instance \
+                             named after the folder ({dirname}): set `instance` (and \
+                             `include_dirs`/`defines`) in the catalog if that is wrong"
+                        ));
+                        dirname.clone()
+                    }
+                };
             if !valid_instance_name(&instance) {
                 return Err(BuildError::Input(format!(
-                    "{}: ALGORITHM_INSTANCE {instance:?} is not [A-Za-z0-9_-]{{1,64}}",
-                    sdir.join(&header).display()
+                    "{shown}: ALGORITHM_INSTANCE {instance:?} is not [A-Za-z0-9_-]{{1,64}}"
                 )));
             }
             let mut label: String = dirname
@@ -266,7 +304,7 @@ pub fn read_submission(
                 source_dir: rel(&sdir),
                 files: Vec::new(),
                 exclude: Vec::new(),
-                defines: Vec::new(),
+                defines: defines.to_vec(),
                 include_dirs: Vec::new(),
                 cflags: Vec::new(),
                 libs: Vec::new(),
@@ -293,7 +331,7 @@ pub fn read_submission(
             .map(|(a, _)| a.to_string())
             .unwrap_or_else(|| first.clone())
     });
-    Ok(Candidate {
+    let cand = Candidate {
         id: id.to_string(),
         kind: want,
         algorithm,
@@ -301,7 +339,8 @@ pub fn read_submission(
         origin: Some("ICCS submission".into()),
         root: root.to_string_lossy().into_owned(),
         instances,
-    })
+    };
+    Ok((cand, notes))
 }
 
 /// True if a source in `dir` defines `drng_algorithm` at file scope (the shim must not).
@@ -344,14 +383,15 @@ pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError
         )));
     };
     let root = std::fs::canonicalize(&root).map_err(|e| BuildError::io(&root, e))?;
-    let cand = read_submission(
+    let (cand, header_notes) = read_submission_with(
         &root,
         &opts.id,
         opts.algorithm.as_deref(),
         opts.page.as_deref(),
+        &opts.defines,
     )?;
     let n = cand.instances.len();
-    let notes = cand
+    let mut notes: Vec<String> = cand
         .instances
         .iter()
         .map(|i| {
@@ -361,6 +401,7 @@ pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError
             )
         })
         .collect();
+    notes.extend(header_notes);
     let cat_path = catalog_path(&opts.run_dir, opts.catalog.as_deref());
     let mut cat = load_or_empty(&cat_path)?;
     cat.upsert(cand);
@@ -378,24 +419,6 @@ pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn defines() {
-        let h = "#ifndef X\n#define OUTPUT_BLANK_TEST_VECTORS 0\n#define ALGORITHM_INSTANCE \"WOTS-PXOF-128\" // name\n#define DIGEST_BIT_LENGTH (256)\n";
-        assert_eq!(
-            header_define(h, "ALGORITHM_INSTANCE").as_deref(),
-            Some("WOTS-PXOF-128")
-        );
-        assert_eq!(
-            header_define(h, "DIGEST_BIT_LENGTH").as_deref(),
-            Some("256")
-        );
-        assert_eq!(
-            header_define(h, "OUTPUT_BLANK_TEST_VECTORS").as_deref(),
-            Some("0")
-        );
-        assert_eq!(header_define(h, "ALGORITHM"), None);
-    }
 
     #[test]
     fn imports_a_zip_submission() {
@@ -423,6 +446,7 @@ mod tests {
             id: "sign-90".into(),
             algorithm: None,
             page: Some("https://example.invalid/sign-90".into()),
+            defines: Vec::new(),
         })
         .unwrap();
         assert_eq!(s.instances, 1);

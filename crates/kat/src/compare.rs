@@ -142,6 +142,76 @@ pub fn check_file(
     }
 }
 
+/// A manifest entry that probably holds this instance's vectors under another name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameMismatch {
+    /// The manifest entry (`<label>/<file>`).
+    pub entry: String,
+    /// Name part of its file (`KAT_SIG_<name>.txt`).
+    pub name: String,
+    /// The generated text's canonical digest equals the entry's.
+    pub same_digest: bool,
+}
+
+impl NameMismatch {
+    /// Diagnosis for the log, the RESULT detail and the command output; `field` is the
+    /// catalog field that sets the name (`instance`, or `kat.kat_name` when it is set).
+    pub fn describe(&self, file: &str, field: &str) -> String {
+        let what = if self.same_digest {
+            "its digest equals manifest entry"
+        } else {
+            "the manifest's only entry of this type is"
+        };
+        let fix = format!("set {field} = \"{}\" in the catalog", self.name);
+        if self.same_digest {
+            format!(
+                "{file}: no manifest entry of this name; {what} {} (name {:?}): {fix}",
+                self.entry, self.name
+            )
+        } else {
+            format!(
+                "{file}: no manifest entry of this name; {what} {} (name {:?}, digest differs): if that is this instance, {fix}",
+                self.entry, self.name
+            )
+        }
+    }
+}
+
+/// When `file` (`<prefix>_<name>.txt`) has no manifest entry: an entry of the same type
+/// (`<prefix>_*.txt`) whose digest equals the generated text's, or else the manifest's only
+/// entry of that type.
+pub fn name_mismatch(
+    file: &str,
+    prefix: &str,
+    generated: &str,
+    manifest: &KatManifest,
+) -> Option<NameMismatch> {
+    let head = format!("{prefix}_");
+    let name_of = |f: &str| -> Option<String> {
+        Some(f.strip_prefix(&head)?.strip_suffix(".txt")?.to_string())
+    };
+    let same_type: Vec<_> = manifest
+        .entries
+        .iter()
+        .filter(|e| name_of(e.file()).is_some_and(|n| !n.is_empty()))
+        .collect();
+    let found = |e: &&pqperf_model::katlog::ManifestEntry, same_digest| NameMismatch {
+        entry: e.path.clone(),
+        name: name_of(e.file()).unwrap_or_default(),
+        same_digest,
+    };
+    if let Some(e) = same_type
+        .iter()
+        .find(|e| e.file() != file && canonical_sha256(generated, e.mode, e.records) == e.sha256)
+    {
+        return Some(found(e, true));
+    }
+    match same_type.as_slice() {
+        [only] if only.file() != file => Some(found(only, false)),
+        _ => None,
+    }
+}
+
 /// Line-by-line comparison with a reference file: empty lines skipped, trailing CR/spaces
 /// ignored, a blank `_Len =` reference line tolerated; a generated text that stops where the
 /// reference continues with `Count = N` (with N = `count`) passes on the prefix.
@@ -268,6 +338,42 @@ mod tests {
             ("PASS", true)
         );
         assert!(r.manifest_line.contains(" nolen "));
+        // The same vectors under another name, and the only entry of the type.
+        let m2 = KatManifest::parse(
+            Path::new("kat.sha256"),
+            &format!(
+                "{} strict L/KAT_KEM_Z.txt\n{sha} strict L/KAT_SIG_X.txt\n",
+                "0".repeat(64)
+            ),
+        )
+        .unwrap();
+        let d = name_mismatch("KAT_SIG_Y.txt", "KAT_SIG", TXT, &m2).unwrap();
+        assert_eq!(
+            (d.entry.as_str(), d.name.as_str(), d.same_digest),
+            ("L/KAT_SIG_X.txt", "X", true)
+        );
+        assert_eq!(
+            d.describe("KAT_SIG_Y.txt", "instance"),
+            "KAT_SIG_Y.txt: no manifest entry of this name; its digest equals manifest entry L/KAT_SIG_X.txt (name \"X\"): set instance = \"X\" in the catalog"
+        );
+        let other = name_mismatch("KAT_SIG_Y.txt", "KAT_SIG", "Count = 0\n", &m2).unwrap();
+        assert!(!other.same_digest);
+        assert!(
+            other
+                .describe("KAT_SIG_Y.txt", "kat.kat_name")
+                .contains("digest differs): if that is this instance, set kat.kat_name = \"X\"")
+        );
+        // No entry of the type, or two entries none of which matches: no diagnosis.
+        assert_eq!(name_mismatch("KAT_KEX_Y.txt", "KAT_KEX", TXT, &m2), None);
+        let two = KatManifest::parse(
+            Path::new("kat.sha256"),
+            &format!("{sha} strict L/KAT_SIG_X.txt\n{sha} strict L/KAT_SIG_W.txt\n"),
+        )
+        .unwrap();
+        assert_eq!(
+            name_mismatch("KAT_SIG_Y.txt", "KAT_SIG", "Count = 0\n", &two),
+            None
+        );
         // Prefix run.
         let first = canonical(TXT, KatMode::Strict, Some(1));
         assert_eq!(compare_reference(&first, TXT, Some(1)).0, "PASS");

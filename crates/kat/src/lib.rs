@@ -7,8 +7,11 @@
 //! ICCS procedure of its type or PQClean's `nistkat`, writes the generated text under
 //! `kat/<id>/<label>/`, compares it and writes the KAT log (evidence-formats.md §6) ending
 //! in `RESULT <id> <instance> <STATUS>`. The parent adds TIMEOUT/CRASH results when the child
-//! does not finish, rebuilds a failing instance with the harness-default flags once (the
-//! reference build policy), and records `kat`, `kat_log`, `kat_log_sha256` in build.json.
+//! does not finish, rebuilds a MISMATCH instance with the harness-default flags once
+//! ([`fallback_helps`]; the reference retries after any status but PASS), and records `kat`,
+//! `kat_log`, `kat_log_sha256` in build.json. A NOKAT whose generated file sits in the
+//! manifest under another name is diagnosed in the log and the RESULT detail
+//! ([`compare::name_mismatch`]).
 //!
 //! Statuses: PASS, MISMATCH, NOKAT, PARTIAL (hash: some files unverifiable), CRYPTOFAIL,
 //! TIMEOUT, OVERFLOW, BUILDFAIL, plus LOADFAIL/CRASH for libraries that cannot be driven.
@@ -64,6 +67,15 @@ pub fn severity(status: &str) -> u8 {
         "CRASH" => 8,
         _ => 9,
     }
+}
+
+/// True for the statuses after which the harness-default rebuild is tried: BUILDFAIL (done by
+/// the build stage) and MISMATCH (vectors that may depend on the flags). The reference
+/// campaign retries after any status but PASS; pqperf does not retry after NOKAT (a missing
+/// manifest entry), nor after the other statuses, where a rebuild with other flags does not
+/// change what the gate can verify (docs/catalog.md, "Fallback").
+pub fn fallback_helps(status: &str) -> bool {
+    matches!(status, "BUILDFAIL" | "MISMATCH")
 }
 
 /// Everything the child needs (written by the parent as JSON).
@@ -270,6 +282,12 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
         ),
         _ => (None, None, None, None),
     };
+    // Catalog field that sets the name part of the KAT file names (for diagnoses).
+    let name_field = if kat_name.is_some() {
+        "kat.kat_name"
+    } else {
+        "instance"
+    };
     let name = kat_name.unwrap_or_else(|| job.instance.clone());
     let count_n = count.unwrap_or(10);
     let manifest = match &manifest_rel {
@@ -296,6 +314,21 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
         .iter()
         .find_map(|p| std::fs::read_to_string(p).ok())
     };
+    // NOKAT although the manifest may hold this file under another name: say so (the log
+    // line and the RESULT detail); the status stays NOKAT.
+    let diagnose =
+        |c: &mut compare::FileCheck, file: &str, prefix: &str, text: &str, log: &mut LogFile| {
+            if c.status != "NOKAT" {
+                return;
+            }
+            if let Some(d) = manifest
+                .as_ref()
+                .and_then(|m| compare::name_mismatch(file, prefix, text, m))
+            {
+                c.detail = d.describe(file, name_field);
+                log.line(&format!("name mismatch: {}", c.detail));
+            }
+        };
     // Sizes into the header.
     let sizes: Vec<(&str, u64)> = match job.kind {
         CandidateType::Sign => match pqperf_ffi::dl::SigApi::new(lib) {
@@ -365,7 +398,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
             if let Err(fail) = r {
                 return (fail.status, fail.detail);
             }
-            let c = compare::check_file(
+            let mut c = compare::check_file(
                 &job.label,
                 &file,
                 &text,
@@ -375,6 +408,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
                 0,
             );
             log.line(&c.manifest_line);
+            diagnose(&mut c, &file, f.word(), &text, log);
             match c.status {
                 "PASS" => passed += 1,
                 "NOKAT" => nokat += 1,
@@ -411,7 +445,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
     if let Err(f) = r {
         return (f.status, f.detail);
     }
-    let c = compare::check_file(
+    let mut c = compare::check_file(
         &job.label,
         &file,
         &text,
@@ -421,6 +455,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
         10,
     );
     log.line(&c.manifest_line);
+    diagnose(&mut c, &file, prefix, &text, log);
     (c.status, c.detail)
 }
 
@@ -788,7 +823,7 @@ fn kat_one(
     let job_path = run_dir.join(format!("kat/{}/{}.job.json", cand.id, inst.label));
     let first = run_child(exe, &job_for(&entry), &job_path, opts.timeout)?;
     let already_default = entry.flags == FlagSet::HarnessDefault.name();
-    if first.status == "PASS" || !opts.fallback || already_default {
+    if !fallback_helps(&first.status) || !opts.fallback || already_default {
         save(entry.clone(), &first.status)?;
         let _ = std::fs::remove_file(&job_path);
         return Ok(InstanceKat {
@@ -799,7 +834,7 @@ fn kat_one(
             guide_result: entry.guide_result.clone(),
         });
     }
-    // Reference policy: rebuild with the harness defaults and re-test; keep the first verdict.
+    // Rebuild with the harness defaults and re-test; keep the first verdict.
     let b = build_instance(ctx, cand, inst, FlagSet::HarnessDefault);
     pqperf_build::append_log(run_dir, &b, log_lock)?;
     let mut e2 = entry_for(&b, Some(first.status.clone()));

@@ -81,6 +81,7 @@ fn wots_calls_per_operation_match_the_source() {
         id: ID.into(),
         algorithm: None,
         page: None,
+        defines: Vec::new(),
     })
     .expect("import");
     let s = pqperf_build::build(&pqperf_build::BuildOptions::new(&run)).expect("build");

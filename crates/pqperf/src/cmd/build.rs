@@ -37,6 +37,10 @@ enum ImportWhat {
         /// Submission page URL.
         #[arg(long)]
         page: Option<String>,
+        /// Preprocessor definition NAME or NAME=VALUE for every instance (repeatable): written
+        /// to the catalog `defines` and used to evaluate the instance headers (parameter sets).
+        #[arg(long = "define", short = 'D', value_name = "NAME[=VALUE]")]
+        defines: Vec<String>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -66,6 +70,7 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
             id,
             algorithm,
             page,
+            defines,
             run,
         } => pqperf_build::import_iccs(&pqperf_build::IccsImportOptions {
             run_dir: run.run_dir,
@@ -74,6 +79,7 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
             id,
             algorithm,
             page,
+            defines,
         })?,
     };
     for n in &summary.notes {
