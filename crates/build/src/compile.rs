@@ -41,6 +41,9 @@ pub struct InstanceBuild {
     /// First error, if any.
     pub error: Option<String>,
     pub seconds: f64,
+    /// ICCS: `ALGORITHM_INSTANCE` as the compiler evaluated it for this build (None when
+    /// undefined or not evaluable; see the log).
+    pub header_instance: Option<String>,
 }
 
 /// `gcc 12.2.0` (from `gcc -dumpfullversion`), or `gcc` when that fails.
@@ -264,6 +267,7 @@ pub fn build_instance(
         log_rel: format!("build/{id}.log"),
         error: None,
         seconds: 0.0,
+        header_instance: None,
     };
     let r = build_inner(ctx, cand, inst, set, &mut b);
     if let Err(e) = r {
@@ -357,6 +361,9 @@ fn build_inner(
     }
     for d in &inst.defines {
         common.push(format!("-D{d}"));
+    }
+    if inst.api == ApiKind::Iccs {
+        log_header_values(cand, inst, &work, &cflags, &common, b);
     }
     let any_cxx = sources.iter().any(|s| is_cxx(s));
     let mut objects: Vec<String> = Vec::new();
@@ -480,6 +487,66 @@ fn build_inner(
         b.elf_load_bytes.unwrap_or(0)
     ));
     Ok(())
+}
+
+/// For the record: the instance header's values as the compiler sees them with this build's
+/// flags, folders and defines (`ALGORITHM_INSTANCE`; `DIGEST_BIT_LENGTH` for hashes), logged
+/// with the probe commands; a name that differs from the catalog `instance` is flagged (KAT
+/// file names use the catalog's).
+fn log_header_values(
+    cand: &Candidate,
+    inst: &Instance,
+    work: &Path,
+    cflags: &[String],
+    common: &[String],
+    b: &mut InstanceBuild,
+) {
+    let header = inst.header.as_deref().unwrap_or(cand.kind.iccs_header());
+    let mut args: Vec<String> = cflags.to_vec();
+    args.extend(common.iter().cloned());
+    let probe = crate::probe::HeaderProbe {
+        cc: "gcc".into(),
+        cwd: work.to_path_buf(),
+        scratch: work.join(".pqperf-obj"),
+        args,
+        header: header.to_string(),
+    };
+    let name = probe.string("ALGORITHM_INSTANCE");
+    b.log.push_str(&name.log);
+    match name.value {
+        Ok(Some(v)) => {
+            b.log
+                .push_str(&format!("# {header}: ALGORITHM_INSTANCE = {v:?}\n"));
+            if v != inst.instance {
+                b.log.push_str(&format!(
+                    "# note: the header names the instance {v:?}, the catalog {:?} (KAT file names use the catalog's `instance`)\n",
+                    inst.instance
+                ));
+            }
+            b.header_instance = Some(v);
+        }
+        Ok(None) => b
+            .log
+            .push_str(&format!("# {header}: ALGORITHM_INSTANCE is not defined\n")),
+        Err(e) => b.log.push_str(&format!(
+            "# {header}: ALGORITHM_INSTANCE could not be evaluated: {e}\n"
+        )),
+    }
+    if cand.kind == pqperf_model::catalog::CandidateType::Hash {
+        let bits = probe.integer("DIGEST_BIT_LENGTH");
+        b.log.push_str(&bits.log);
+        match bits.value {
+            Ok(Some(v)) => b
+                .log
+                .push_str(&format!("# {header}: DIGEST_BIT_LENGTH = {v}\n")),
+            Ok(None) => b
+                .log
+                .push_str(&format!("# {header}: DIGEST_BIT_LENGTH is not defined\n")),
+            Err(e) => b.log.push_str(&format!(
+                "# {header}: DIGEST_BIT_LENGTH could not be evaluated: {e}\n"
+            )),
+        }
+    }
 }
 
 #[cfg(test)]

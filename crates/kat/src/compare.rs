@@ -156,13 +156,14 @@ pub struct NameMismatch {
 impl NameMismatch {
     /// Diagnosis for the log, the RESULT detail and the command output; `field` is the
     /// catalog field that sets the name (`instance`, or `kat.kat_name` when it is set).
-    pub fn describe(&self, file: &str, field: &str) -> String {
+    /// `key` is the instance's `<id>/<label>`.
+    pub fn describe(&self, file: &str, field: &str, key: &str) -> String {
         let what = if self.same_digest {
             "its digest equals manifest entry"
         } else {
             "the manifest's only entry of this type is"
         };
-        let fix = format!("set {field} = \"{}\" in the catalog", self.name);
+        let fix = format!("set {field} = \"{}\" for {key} in the catalog", self.name);
         if self.same_digest {
             format!(
                 "{file}: no manifest entry of this name; {what} {} (name {:?}): {fix}",
@@ -353,14 +354,14 @@ mod tests {
             ("L/KAT_SIG_X.txt", "X", true)
         );
         assert_eq!(
-            d.describe("KAT_SIG_Y.txt", "instance"),
-            "KAT_SIG_Y.txt: no manifest entry of this name; its digest equals manifest entry L/KAT_SIG_X.txt (name \"X\"): set instance = \"X\" in the catalog"
+            d.describe("KAT_SIG_Y.txt", "instance", "sign-01/L"),
+            "KAT_SIG_Y.txt: no manifest entry of this name; its digest equals manifest entry L/KAT_SIG_X.txt (name \"X\"): set instance = \"X\" for sign-01/L in the catalog"
         );
         let other = name_mismatch("KAT_SIG_Y.txt", "KAT_SIG", "Count = 0\n", &m2).unwrap();
         assert!(!other.same_digest);
         assert!(
             other
-                .describe("KAT_SIG_Y.txt", "kat.kat_name")
+                .describe("KAT_SIG_Y.txt", "kat.kat_name", "sign-01/L")
                 .contains("digest differs): if that is this instance, set kat.kat_name = \"X\"")
         );
         // No entry of the type, or two entries none of which matches: no diagnosis.

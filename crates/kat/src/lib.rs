@@ -325,7 +325,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
                 .as_ref()
                 .and_then(|m| compare::name_mismatch(file, prefix, text, m))
             {
-                c.detail = d.describe(file, name_field);
+                c.detail = d.describe(file, name_field, &format!("{}/{}", job.id, job.label));
                 log.line(&format!("name mismatch: {}", c.detail));
             }
         };
