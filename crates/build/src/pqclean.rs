@@ -216,6 +216,25 @@ pub fn instance_name(meta_name: &str) -> String {
         .collect()
 }
 
+/// True if the implementation's `api.h` declares `<ns>_crypto_sign_signature_ctx` (gcc probe).
+fn signature_ctx(idir: &Path, common: &Path, scratch: &Path, ns: &str) -> Result<bool, BuildError> {
+    let probe = crate::probe::HeaderProbe {
+        cc: "gcc".into(),
+        cwd: idir.to_path_buf(),
+        scratch: scratch.to_path_buf(),
+        args: vec![
+            format!("-I{}", idir.display()),
+            format!("-I{}", common.display()),
+        ],
+        header: "api.h".into(),
+    };
+    probe
+        .declares(&format!("{ns}_crypto_sign_signature_ctx"))
+        .value
+        .map(|v| v.unwrap_or(false))
+        .map_err(|e| BuildError::Input(format!("{}: {e}", idir.join("api.h").display())))
+}
+
 /// `#include "x.h"` names of a C/assembler file.
 fn includes(text: &str) -> Vec<String> {
     text.lines()
@@ -378,6 +397,8 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
     let mut skipped = Vec::new();
     let mut ignored = Vec::new();
     let arch = pqclean_arch();
+    let tmp = tempfile::tempdir().map_err(|e| BuildError::io(&std::env::temp_dir(), e))?;
+    let scratch = tmp.path().to_path_buf();
     for (dir, kind) in [
         ("crypto_sign", CandidateType::Sign),
         ("crypto_kem", CandidateType::Kem),
@@ -467,8 +488,11 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
                 files.extend(common_src.iter().map(|c| format!("../../../common/{c}")));
                 let mut include_dirs = vec!["../../../common".to_string()];
                 include_dirs.extend(common_sub.iter().map(|s| format!("../../../common/{s}")));
-                let api_h = std::fs::read_to_string(idir.join("api.h")).unwrap_or_default();
                 let ns = namespace(&scheme, &imp.name);
+                // ML-DSA: only the `_ctx` signature functions exist. Asked from gcc (does
+                // api.h declare `<ns>_crypto_sign_signature_ctx`?), not matched in its text.
+                let ctx = kind == CandidateType::Sign
+                    && signature_ctx(&idir, &tree.join("common"), &scratch, &ns)?;
                 let nist = NistApi {
                     namespace: ns,
                     pk_bytes: meta.length_public_key,
@@ -476,7 +500,7 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
                     sig_bytes: meta.length_signature,
                     ct_bytes: meta.length_ciphertext,
                     ss_bytes: meta.length_shared_secret,
-                    ctx: api_h.contains("crypto_sign_signature_ctx"),
+                    ctx,
                 };
                 let kat = match &meta.nistkat_sha256 {
                     Some(sha) => Kat::Nistkat {

@@ -91,6 +91,43 @@ impl HeaderProbe {
         Probed { value, log }
     }
 
+    /// True if the header declares the identifier `name` (a function or object; e.g.
+    /// PQClean's `…_crypto_sign_signature_ctx`): a probe taking its address compiles.
+    pub fn declares(&self, name: &str) -> Probed<bool> {
+        let mut log = String::new();
+        let body = format!(
+            "/* pqperf header probe (generated): compiled to an object, never linked or run. */\n#include \"{}\"\n__attribute__((used)) static const void *const {SYMBOL} = (const void *)&{name};\n",
+            self.header
+        );
+        let value = (|| {
+            std::fs::create_dir_all(&self.scratch)
+                .map_err(|e| format!("{}: {e}", self.scratch.display()))?;
+            let src = self.scratch.join(format!("pqperf-probe-{name}.c"));
+            let obj = self.scratch.join(format!("pqperf-probe-{name}.o"));
+            std::fs::write(&src, body).map_err(|e| format!("{}: {e}", src.display()))?;
+            let mut argv = vec![self.cc.clone()];
+            argv.extend(self.args.iter().cloned());
+            argv.extend(["-O0".into(), "-fno-lto".into(), "-w".into(), "-c".into()]);
+            argv.push(src.to_string_lossy().into_owned());
+            argv.push("-o".into());
+            argv.push(obj.to_string_lossy().into_owned());
+            let r = run(&self.cwd, &argv, &mut log);
+            let _ = std::fs::remove_file(&src);
+            let _ = std::fs::remove_file(&obj);
+            match r {
+                Ok(()) => Ok(Some(true)),
+                // gcc runs with LC_ALL=C: "'<name>' undeclared".
+                Err(e) if e.contains(&format!("'{name}' undeclared")) => Ok(Some(false)),
+                Err(e) => Err(e),
+            }
+        })()
+        .map_err(|message| ProbeFailure {
+            expansion: None,
+            message,
+        });
+        Probed { value, log }
+    }
+
     fn source(&self, name: &str, body: &str) -> String {
         format!(
             "/* pqperf header probe (generated): compiled to an object, never linked or run. */\n#include \"{}\"\n#ifdef {name}\n{body}#endif\n",
@@ -172,6 +209,7 @@ fn run(cwd: &Path, argv: &[String], log: &mut String) -> Result<(), String> {
     let o = Command::new(&argv[0])
         .args(&argv[1..])
         .current_dir(cwd)
+        .env("LC_ALL", "C")
         .output()
         .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
     let text = format!(
@@ -267,6 +305,21 @@ mod tests {
         let e = p.string("BAD").value.unwrap_err();
         assert_eq!(e.expansion.as_deref(), Some("UNDEFINED_NAME"), "{e}");
         assert!(e.message.contains("error"), "{e}");
+        // Declarations.
+        std::fs::write(
+            d.join("api.h"),
+            "int NS_sign_ctx(const char *ctx);\n#define NS_SIGN_CTX_MACRO 1\n",
+        )
+        .unwrap();
+        let a = probe(d, "api.h", &[]);
+        assert_eq!(a.declares("NS_sign_ctx").value, Ok(Some(true)));
+        assert_eq!(a.declares("NS_sign").value, Ok(Some(false)));
+        assert!(
+            probe(d, "broken-api.h", &[])
+                .declares("NS_sign")
+                .value
+                .is_err()
+        );
         // Scratch files are removed.
         assert_eq!(std::fs::read_dir(d.join("scratch")).unwrap().count(), 0);
         // A header that does not compile.
