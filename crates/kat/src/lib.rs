@@ -69,13 +69,13 @@ pub fn severity(status: &str) -> u8 {
     }
 }
 
-/// True for the statuses after which the harness-default rebuild is tried: BUILDFAIL (done by
-/// the build stage) and MISMATCH (vectors that may depend on the flags). The reference
-/// campaign retries after any status but PASS; pqperf does not retry after NOKAT (a missing
-/// manifest entry), nor after the other statuses, where a rebuild with other flags does not
-/// change what the gate can verify (docs/catalog.md, "Fallback").
+/// Whether a rebuild with the harness defaults can change the verdict. The reference
+/// campaign retries after any status but PASS; pqperf retries after every failure except
+/// NOKAT: a missing manifest entry cannot turn into a PASS with other flags, while a build
+/// failure, a mismatch, a crash (an instruction the CPU lacks), a failed self-check or an
+/// overflow can stem from the guide flags (docs/catalog.md, "Fallback").
 pub fn fallback_helps(status: &str) -> bool {
-    matches!(status, "BUILDFAIL" | "MISMATCH")
+    !matches!(status, "PASS" | "NOKAT")
 }
 
 /// Everything the child needs (written by the parent as JSON).
