@@ -7,8 +7,8 @@
 //! ICCS procedure of its type or PQClean's `nistkat`, writes the generated text under
 //! `kat/<id>/<label>/`, compares it and writes the KAT log (evidence-formats.md §6) ending
 //! in `RESULT <id> <instance> <STATUS>`. The parent adds TIMEOUT/CRASH results when the child
-//! does not finish, rebuilds a MISMATCH instance with the harness-default flags once
-//! ([`fallback_helps`]; the reference retries after any status but PASS), and records `kat`,
+//! does not finish, rebuilds a failed instance (not NOKAT) with the harness-default flags once
+//! ([`fallback_helps`]; the reference retries after NOKAT too), and records `kat`,
 //! `kat_log`, `kat_log_sha256` in build.json. A NOKAT whose generated file sits in the
 //! manifest under another name is diagnosed in the log and the RESULT detail
 //! ([`compare::name_mismatch`]).
