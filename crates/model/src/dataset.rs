@@ -133,6 +133,10 @@ pub fn is_run_dir_only(rel: &Path) -> bool {
             | "hashcost"
             | "catalog.toml"
             | "deferred.out"
+            // pqperf's derived candidate surveys, and the default outputs of `publish`/`site`.
+            | "survey"
+            | "dataset"
+            | "site"
     ) || (first.starts_with("shard-") && first.ends_with(".out"))
         || (first == "profile" && name.contains("RELINK"))
 }
