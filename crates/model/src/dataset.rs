@@ -137,7 +137,14 @@ pub fn is_run_dir_only(rel: &Path) -> bool {
             | "survey"
             | "dataset"
             | "site"
-    ) || (first.starts_with("shard-") && first.ends_with(".out"))
+            // pqperf's ICCS provider library, baseline sources and profiling builds.
+            | "provider"
+            | "iccs-baseline"
+            | "hashprof"
+    ) || (first == "kat"
+        && (rel.components().count() > 3
+            || (rel.components().count() == 3 && rel.extension().is_none_or(|e| e != "log"))))
+        || (first.starts_with("shard-") && first.ends_with(".out"))
         || (first == "profile" && name.contains("RELINK"))
 }
 

@@ -54,7 +54,9 @@ struct RunArgs {
 
 pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let (run_dir, command) = match &args.what {
-        ImportWhat::Pqclean { run, .. } => (run.run_dir.clone(), "pqperf import pqclean".to_string()),
+        ImportWhat::Pqclean { run, .. } => {
+            (run.run_dir.clone(), "pqperf import pqclean".to_string())
+        }
         ImportWhat::Iccs { run, id, .. } => (
             run.run_dir.clone(),
             format!("pqperf import iccs SUBMISSION --id {id}"),
