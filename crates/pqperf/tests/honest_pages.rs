@@ -48,10 +48,12 @@ fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     out
 }
 
-/// Relative link targets of a Markdown (`](target)`) or HTML (`href="…"`, `src="…"`) text.
-fn relative_links(s: &str) -> Vec<String> {
+/// Relative link targets of a Markdown (`](target)`, and the HTML it embeds) or HTML
+/// (`href="…"`, `src="…"`) text.
+fn relative_links(s: &str, markdown: bool) -> Vec<String> {
     let mut out = Vec::new();
-    for (open, close) in [("](", ')'), ("href=\"", '"'), ("src=\"", '"')] {
+    let md: &[(&str, char)] = if markdown { &[("](", ')')] } else { &[] };
+    for &(open, close) in md.iter().chain(&[("href=\"", '"'), ("src=\"", '"')]) {
         for (i, _) in s.match_indices(open) {
             let rest = &s[i + open.len()..];
             let Some(end) = rest.find(close) else {
@@ -59,6 +61,11 @@ fn relative_links(s: &str) -> Vec<String> {
             };
             let t = &rest[..end];
             if t.is_empty() || t.starts_with('#') || t.contains(':') || t.contains(' ') {
+                continue;
+            }
+            // Attribute values may carry character references (`&#x2f;` for `/`).
+            let t = t.replace("&#x2f;", "/").replace("&amp;", "&");
+            if t.starts_with('#') {
                 continue;
             }
             out.push(t.split('#').next().unwrap().to_string());
@@ -72,7 +79,7 @@ fn assert_links_resolve(dir: &Path, ext: &str) -> usize {
     let mut n = 0;
     for f in files(dir, ext) {
         let s = std::fs::read_to_string(&f).unwrap();
-        for l in relative_links(&s) {
+        for l in relative_links(&s, ext == "md") {
             let target = f.parent().unwrap().join(&l);
             assert!(
                 target.exists(),
@@ -145,7 +152,10 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     let o = campaign(d, "all");
     assert!(o.status.success(), "{}", text(&o));
     let log = std::fs::read_to_string(d.join("run/campaign.log")).unwrap();
-    assert!(!log.contains("skipped"), "{log}");
+    assert!(
+        !log.contains("not available") && !log.lines().any(|l| l.ends_with("skipped")),
+        "{log}"
+    );
     assert!(log.contains("phase build: 1 built"), "{log}");
     assert!(log.contains("RESULT sign-90 WOTS-PXOF-128 PASS"), "{log}");
     let records = files(&d.join("run/records/sign-90"), "json");
@@ -205,7 +215,7 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     // Every relative link resolves, in the published Markdown and in the site.
     let md_links = assert_links_resolve(&ds, "md");
     let html_links = assert_links_resolve(&d.join("site"), "html");
-    assert!(md_links > 10 && html_links > 10, "{md_links} {html_links}");
+    assert!(md_links >= 5 && html_links > 10, "{md_links} {html_links}");
 
     // validate: the three accepted layouts, each named.
     for (path, layout) in [
