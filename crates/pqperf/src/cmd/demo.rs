@@ -181,12 +181,22 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     Ok(ExitCode::SUCCESS)
 }
 
+/// The counter the measuring driver children named (the first timing record's `pqperf`
+/// object: the one source of truth for the counter kind), else the one campaign.json names.
 fn describe_counter(run: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(run.join("campaign.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let c = &v["pqperf"];
+    let read = |p: &Path| -> Option<serde_json::Value> {
+        let text = std::fs::read_to_string(p).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        v["pqperf"]["counter"]
+            .is_string()
+            .then(|| v["pqperf"].clone())
+    };
+    let c = campaign::walk_files(&run.join("records"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .find_map(|p| read(p))
+        .or_else(|| read(&run.join("campaign.json")))?;
     let name = c["counter"].as_str()?;
-    // The counter the driver children named (records), else the one campaign.json names.
     Some(if name == "cycles" {
         format!("{name} (user-mode core cycles)")
     } else {
