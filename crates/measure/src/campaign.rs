@@ -418,39 +418,55 @@ pub fn load_build(run: &Path) -> Res<BuildJson> {
     pyjson::read(&p, Path::new("build.json")).map_err(|e| MeasureError::msg(e.to_string()))
 }
 
-/// The run's catalog (`catalog.toml`), if any.
-pub fn load_catalog(run: &Path) -> Option<Catalog> {
+/// The run's catalog (`catalog.toml`): `None` when there is none, an error naming the file
+/// and line when it is malformed.
+pub fn load_catalog(run: &Path) -> Res<Option<Catalog>> {
     let p = run.join("catalog.toml");
-    let text = std::fs::read_to_string(&p).ok()?;
-    toml_catalog(&text, &p)
-}
-
-fn toml_catalog(text: &str, p: &Path) -> Option<Catalog> {
-    Catalog::parse(text, p).ok()
+    if !p.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&p)
+        .map_err(|e| MeasureError::msg(format!("{}: {e}", p.display())))?;
+    Catalog::parse(&text, &p)
+        .map(Some)
+        .map_err(|e| MeasureError::msg(e.to_string()))
 }
 
 /// Rows of `kat_issues.csv` next to the registry, if present: (id, label regex, action).
-fn kat_issues(opts: &CampaignOptions) -> Vec<(String, Regex, String)> {
+/// A malformed file or label regex is an error naming the file and line.
+fn kat_issues(opts: &CampaignOptions) -> Res<Vec<(String, Regex, String)>> {
     let p = opts
         .systems_csv
         .parent()
         .unwrap_or(Path::new("."))
         .join("kat_issues.csv");
-    let Ok(t) = pqperf_model::sidecsv::CsvTable::read(&p, &p) else {
-        return Vec::new();
-    };
+    if !p.exists() {
+        return Ok(Vec::new());
+    }
+    let bad = |e: pqperf_model::ModelError| MeasureError::msg(e.to_string());
+    let t = pqperf_model::sidecsv::CsvTable::read(&p, &p).map_err(bad)?;
     t.kat_issues()
-        .unwrap_or_default()
+        .map_err(bad)?
         .into_iter()
-        .filter_map(|k| Some((k.id, Regex::new(&k.label).ok()?, k.action)))
+        .map(|k| {
+            let re = Regex::new(&k.label).map_err(|e| {
+                MeasureError::msg(format!(
+                    "{}:{}: Label {:?} is not a valid regex: {e}",
+                    p.display(),
+                    k.line,
+                    k.label
+                ))
+            })?;
+            Ok((k.id, re, k.action))
+        })
         .collect()
 }
 
 /// Measurable instances of the run (§2.7), in build order.
 pub fn measurable(opts: &CampaignOptions) -> Res<Vec<Instance>> {
     let build = load_build(&opts.run_dir)?;
-    let catalog = load_catalog(&opts.run_dir);
-    let issues = kat_issues(opts);
+    let catalog = load_catalog(&opts.run_dir)?;
+    let issues = kat_issues(opts)?;
     let mut out = Vec::new();
     for e in build.instances.values() {
         if issues
@@ -914,8 +930,21 @@ fn measure_one(
             ext.extra.insert(k.clone(), v.clone());
         }
     }
+    // The child that measured is the one source of truth for the counter kind: what the
+    // parent's probe said is overwritten when the child names its counter.
     if let Some(c) = &counter_name {
         ext.extra.insert("counter".into(), json!(c));
+        let core = c == "cycles";
+        if counter_info["cycles_are_core_cycles"].as_bool() != Some(core) {
+            ext.extra
+                .insert("cycles_are_core_cycles".into(), json!(core));
+            let hz = if core {
+                Value::Null
+            } else {
+                counter_info["tick_hz"].clone()
+            };
+            ext.extra.insert("counter_hz".into(), hz);
+        }
     }
     let tick_hz = pqperf_ffi::counters::ticks_hz(5).filter(|_| !samples.is_empty());
     if !samples.is_empty() {
@@ -1134,6 +1163,28 @@ pub fn update_campaign(run: &Path, f: impl FnOnce(&mut Map<String, Value>)) -> R
     write_json(&p, &Value::Object(m))
 }
 
+/// Appends `command` (no paths) to the commands pqperf ran in this run directory
+/// (`campaign.json` → `pqperf.commands`), once.
+pub fn note_command(run: &Path, command: &str) -> Res<()> {
+    update_campaign(run, |m| {
+        let pq = m.entry("pqperf").or_insert(json!({}));
+        if !pq.is_object() {
+            *pq = json!({});
+        }
+        pq["version"] = json!(env!("CARGO_PKG_VERSION"));
+        let cmds = pq
+            .as_object_mut()
+            .expect("object")
+            .entry("commands")
+            .or_insert(json!([]));
+        if let Some(a) = cmds.as_array_mut()
+            && !a.iter().any(|c| c == command)
+        {
+            a.push(json!(command));
+        }
+    })
+}
+
 /// Summary of what a phase did, for callers (demo, benchmark).
 #[derive(Debug, Default, Clone)]
 pub struct PhaseOutcome {
@@ -1293,7 +1344,20 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         m.insert("arch_config".into(), arch_config(&u.machine));
         m.insert("harness_additions".into(), json!(HARNESS_ADDITIONS));
         m.insert("planning".into(), opts.planning.to_json());
-        m.insert("pqperf".into(), counter_info.clone());
+        let mut pq = counter_info.clone();
+        let mut commands: Vec<Value> = m
+            .get("pqperf")
+            .and_then(|p| p.get("commands"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let this = json!(format!("pqperf campaign {}", phase.name()));
+        if !commands.contains(&this) {
+            commands.push(this);
+        }
+        pq["version"] = json!(env!("CARGO_PKG_VERSION"));
+        pq["commands"] = Value::Array(commands);
+        m.insert("pqperf".into(), pq);
     })?;
     let fixed = if problems.is_empty() {
         String::new()
@@ -1348,11 +1412,20 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
                 match hook {
                     Some(h) => h(&ctx).map_err(MeasureError::msg)?,
                     None => {
-                        log.log(format!(
-                            "phase {}: not available in this build; skipped",
-                            ph.name()
-                        ));
-                        0
+                        let msg = format!(
+                            "phase {}: this program does not provide it; run `pqperf {}` for {} first (stopping)",
+                            ph.name(),
+                            match ph {
+                                Phase::Build => "build --run-dir <run>".to_string(),
+                                Phase::Kat => "kat --run-dir <run>".to_string(),
+                                p => format!("campaign {} --run-dir <run>", p.name()),
+                            },
+                            opts.run_dir.display()
+                        );
+                        log.log(&msg);
+                        eprintln!("{msg}");
+                        code = code.max(2);
+                        break;
                     }
                 }
             }
@@ -1507,7 +1580,7 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
     let perf = dest_root.join("performance");
     let rows = systems::load(&opts.systems_csv)?;
     let mut sys = String::from("ID;Arch;Hostname;Description\n");
-    let existing = systems::load(&perf.join("systems.csv")).unwrap_or_default();
+    let existing = systems::load(&perf.join("systems.csv"))?;
     let mut seen = BTreeSet::new();
     for r in existing.iter().chain(rows.iter()) {
         if seen.insert(r.id.clone()) && (r.id == id || existing.iter().any(|e| e.id == r.id)) {
@@ -1522,9 +1595,11 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
     let st_path = perf.join("security_targets.csv");
     let mut st_rows: BTreeSet<(String, String)> = BTreeSet::new();
     let mut st_text = String::from("ID;Instance;TargetBits\n");
-    if let Ok(t) = pqperf_model::sidecsv::CsvTable::read(&st_path, &st_path)
-        && let Ok(old) = t.security_targets()
-    {
+    if st_path.exists() {
+        let bad = |e: pqperf_model::ModelError| MeasureError::msg(e.to_string());
+        let old = pqperf_model::sidecsv::CsvTable::read(&st_path, &st_path)
+            .and_then(|t| t.security_targets())
+            .map_err(bad)?;
         for r in old {
             if st_rows.insert((r.id.clone(), r.instance.clone())) {
                 st_text.push_str(&format!(
@@ -1542,13 +1617,14 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
         }
     }
     write_atomic(&st_path, st_text.as_bytes())?;
-    if let Some(cat) = load_catalog(run) {
+    if let Some(cat) = load_catalog(run)? {
         let dl = dest_root.join("downloads.csv");
         let mut text = String::from("ID;Algorithm;PageURL\n");
         let mut ids = BTreeSet::new();
-        if let Ok(t) = pqperf_model::sidecsv::CsvTable::read(&dl, &dl)
-            && let Ok(old) = t.downloads()
-        {
+        if dl.exists() {
+            let old = pqperf_model::sidecsv::CsvTable::read(&dl, &dl)
+                .and_then(|t| t.downloads())
+                .map_err(|e| MeasureError::msg(e.to_string()))?;
             for d in old {
                 if ids.insert(d.id.clone()) {
                     text.push_str(&format!("{};{};{}\n", d.id, d.algorithm, d.page_url));

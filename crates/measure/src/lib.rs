@@ -12,4 +12,4 @@ pub mod campaign;
 pub mod runner;
 pub mod shard;
 
-pub use regex::Regex;
+pub use regex::{Regex, escape as regex_escape};

@@ -103,3 +103,113 @@ evidence_struct! {
         pub separate_process_setup_s: f64,
     }
 }
+
+/// What the host checks recorded in `campaign.json` say about the host of a dataset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostState {
+    /// `host_problems` is recorded and empty: every check passed.
+    Fixed,
+    /// Problems found by the checks of measuring phases, by name.
+    NotFixed(Vec<String>),
+    /// No host-check outcome recorded.
+    Unknown,
+}
+
+/// The tool that produced a dataset, as its `campaign.json` records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Producer {
+    /// pqperf (its `pqperf` object): version and the commands it ran, as recorded.
+    Pqperf {
+        /// `pqperf.version`, if recorded.
+        version: Option<String>,
+        /// `pqperf.commands`, in order.
+        commands: Vec<String>,
+    },
+    /// No `pqperf` object: the reference harness.
+    ReferenceHarness,
+}
+
+impl Campaign {
+    /// The host-check outcome: [`HostState::Fixed`] only when `host_problems` is recorded and
+    /// empty; problems of the measuring phases otherwise (`host_problems`, else the union of
+    /// the recorded checks of measuring phases).
+    pub fn host_state(&self) -> HostState {
+        match &self.host_problems {
+            Some(p) if p.is_empty() => HostState::Fixed,
+            Some(p) => HostState::NotFixed(p.clone()),
+            None => {
+                let mut probs: Vec<String> = Vec::new();
+                for c in self.host_checks.iter().flatten() {
+                    if c.phase != "build" && c.phase != "kat" {
+                        for p in &c.problems {
+                            if !probs.contains(p) {
+                                probs.push(p.clone());
+                            }
+                        }
+                    }
+                }
+                if probs.is_empty() {
+                    HostState::Unknown
+                } else {
+                    HostState::NotFixed(probs)
+                }
+            }
+        }
+    }
+
+    /// Who produced the dataset: pqperf when `campaign.json` has a `pqperf` object.
+    pub fn producer(&self) -> Producer {
+        match self.extra.get("pqperf").and_then(|v| v.as_object()) {
+            Some(p) => Producer::Pqperf {
+                version: p
+                    .get("version")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string),
+                commands: p
+                    .get("commands")
+                    .and_then(|v| v.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|c| c.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            None => Producer::ReferenceHarness,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_state_and_producer() {
+        let mut c = Campaign::default();
+        assert_eq!(c.host_state(), HostState::Unknown);
+        assert_eq!(c.producer(), Producer::ReferenceHarness);
+        c.host_checks = Some(vec![HostCheck {
+            phase: "measure".into(),
+            problems: vec!["turbo unknown".into()],
+            ..Default::default()
+        }]);
+        assert_eq!(
+            c.host_state(),
+            HostState::NotFixed(vec!["turbo unknown".into()])
+        );
+        c.host_problems = Some(vec![]);
+        assert_eq!(c.host_state(), HostState::Fixed);
+        c.extra.insert(
+            "pqperf".into(),
+            serde_json::json!({"version": "0.1.0", "commands": ["pqperf campaign all"]}),
+        );
+        assert_eq!(
+            c.producer(),
+            Producer::Pqperf {
+                version: Some("0.1.0".into()),
+                commands: vec!["pqperf campaign all".into()]
+            }
+        );
+    }
+}

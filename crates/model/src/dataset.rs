@@ -133,7 +133,18 @@ pub fn is_run_dir_only(rel: &Path) -> bool {
             | "hashcost"
             | "catalog.toml"
             | "deferred.out"
-    ) || (first.starts_with("shard-") && first.ends_with(".out"))
+            // pqperf's derived candidate surveys, and the default outputs of `publish`/`site`.
+            | "survey"
+            | "dataset"
+            | "site"
+            // pqperf's ICCS provider library, baseline sources and profiling builds.
+            | "provider"
+            | "iccs-baseline"
+            | "hashprof"
+    ) || (first == "kat"
+        && (rel.components().count() > 3
+            || (rel.components().count() == 3 && rel.extension().is_none_or(|e| e != "log"))))
+        || (first.starts_with("shard-") && first.ends_with(".out"))
         || (first == "profile" && name.contains("RELINK"))
 }
 

@@ -55,7 +55,7 @@ pub mod sidecsv;
 pub mod stats;
 
 pub use buildjson::{BuildEntry, BuildJson};
-pub use campaign::{ArchConfig, Campaign, HostCheck, Planning};
+pub use campaign::{ArchConfig, Campaign, HostCheck, HostState, Planning, Producer};
 pub use dataset::{Dataset, Loaded, SystemData};
 pub use error::ModelError;
 pub use fields::Fields;

@@ -64,6 +64,10 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
         v.guide_name()
     ));
     out.push(String::new());
+    if let Some(n) = crate::common::host_notice(v) {
+        out.push(n);
+        out.push(String::new());
+    }
 
     // 1. Basic information
     out.push("## 1. Basic information".into());
@@ -102,10 +106,12 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
             .join(", ")
     ));
     if form == Form::Site {
-        out.push(format!(
-            "- Security evaluation: [{cand} report]({})",
-            link(&me, &Page::SecurityReport(cand.into()), form)
-        ));
+        if !crate::common::by_pqperf(v) {
+            out.push(format!(
+                "- Security evaluation: [{cand} report]({})",
+                link(&me, &Page::SecurityReport(cand.into()), form)
+            ));
+        }
         out.push(format!(
             "- Measurement method: [{sys} method]({method_link})"
         ));
@@ -183,10 +189,18 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     // 7. Raw evidence index
     out.push("## 7. Raw evidence index".into());
     out.push(String::new());
-    out.push(format!(
-        "Paths are relative to `{}/` in the [harness]({HARNESS_URL}); each JSON file records its commands, environment and trials.",
-        v.run_dir
-    ));
+    let provenance = crate::common::pqperf_provenance(v);
+    if provenance.is_some() {
+        out.push(format!(
+            "Paths are relative to `{}/` in this dataset; each JSON file records its commands, environment and trials.",
+            v.run_dir
+        ));
+    } else {
+        out.push(format!(
+            "Paths are relative to `{}/` in the [harness]({HARNESS_URL}); each JSON file records its commands, environment and trials.",
+            v.run_dir
+        ));
+    }
     out.push(String::new());
     out.push("| instance | item | file |".into());
     out.push("|---|---|---|".into());
@@ -194,7 +208,10 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
         out.extend(evidence_rows(v, cand, label));
     }
     out.push(String::new());
-    out.push(format!("Scripts: `performance/campaign.py`, `performance/ngcc_perf.c`, `performance/hashprof/` in the [harness]({HARNESS_URL})."));
+    match provenance {
+        Some(p) => out.push(p),
+        None => out.push(format!("Scripts: `performance/campaign.py`, `performance/ngcc_perf.c`, `performance/hashprof/` in the [harness]({HARNESS_URL}).")),
+    }
     out.push(String::new());
     Ok(join_lines(&out))
 }
@@ -400,10 +417,25 @@ fn sizes_section(
         "## 6. Transmission and storage overhead".to_string(),
         String::new(),
     ];
-    let audit = link(me, &Page::SizeAudit, form);
+    // pqperf publishes no size audit (a reference-harness document): no link to it.
+    let pqperf = crate::common::by_pqperf(v);
+    let see_audit = |what: &str| {
+        if pqperf {
+            String::new()
+        } else {
+            format!(
+                " See [the size audit]({}) for {what}.",
+                link(me, &Page::SizeAudit, form)
+            )
+        }
+    };
     match cat {
         Category::Kem | Category::Sign => {
-            out.push(format!("External public-key, ciphertext and signature sizes follow the curated `performance/external_sizes.csv` catalog; secret-key and shared-secret lengths remain API figures. See [the size audit]({audit}) for disagreements."));
+            if pqperf && v.side.external_sizes.is_empty() {
+                out.push("Sizes are the API figures recorded in the timing records (this dataset has no curated `performance/external_sizes.csv`).".into());
+            } else {
+                out.push(format!("External public-key, ciphertext and signature sizes follow the curated `performance/external_sizes.csv` catalog; secret-key and shared-secret lengths remain API figures.{}", see_audit("disagreements")));
+            }
             out.push(String::new());
             if cat == Category::Kem {
                 out.push(
@@ -465,7 +497,7 @@ fn sizes_section(
             }
         }
         Category::Kex => {
-            out.push(format!("Bandwidth counts all specified protocol messages and each required public key once, following the curated `performance/kex_bandwidth.csv` catalog; raw message lengths are the API figures of the timing records. See [the size audit]({audit}) for the accounting."));
+            out.push(format!("Bandwidth counts all specified protocol messages and each required public key once, following the curated `performance/kex_bandwidth.csv` catalog; raw message lengths are the API figures of the timing records.{}", see_audit("the accounting")));
             out.push(String::new());
             out.push("| instance | passes | messages (bytes; raw API) | protocol-message bytes | public key A / B | bandwidth (bytes) | long-term sk (API cap) | shared secret |".into());
             out.push("|---|---|---|---|---|---|---|---|".into());

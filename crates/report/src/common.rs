@@ -65,9 +65,12 @@ pub fn clock_text(env: &Fields) -> String {
             smt(env)
         );
     }
+    let max = match max.and_then(ghz_from_khz) {
+        Some(g) => format!("max {g} GHz"),
+        None => "clock unknown".into(),
+    };
     format!(
-        "max {} GHz, governor {governor}, turbo {}, SMT {}",
-        max.and_then(ghz_from_khz).unwrap_or_else(|| DASH.into()),
+        "{max}, governor {governor}, turbo {}, SMT {}",
         turbo(env),
         env.str("smt_control").unwrap_or("unknown")
     )
@@ -121,4 +124,83 @@ pub fn environment_table(v: &SystemView) -> Vec<String> {
 /// Backtick-wrapped code span.
 pub fn code(s: &str) -> String {
     format!("`{s}`")
+}
+
+/// `5` → `five` (one to ten spelled out as the reference pages do), else digits.
+pub fn count_word(n: u64) -> String {
+    const W: [&str; 11] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    W.get(n as usize)
+        .map(|w| w.to_string())
+        .unwrap_or_else(|| n.to_string())
+}
+
+/// Trials per operation and minimum total calls from the dataset's planning (reference
+/// constants 5 and 100 only when campaign.json records no planning).
+pub fn trials_and_min_calls(v: &SystemView) -> (u64, u64) {
+    v.campaign
+        .planning
+        .as_ref()
+        .map(|p| (p.trials, p.min_total))
+        .unwrap_or((5, 100))
+}
+
+/// The host state as read from a record or campaign environment: turbo, governor and SMT,
+/// each `unknown` when it could not be read.
+pub fn host_properties(env: &Fields) -> String {
+    format!(
+        "turbo {}, governor {}, SMT {}",
+        turbo(env),
+        nonempty(env, "cpufreq_governor").unwrap_or("unknown"),
+        nonempty(env, "smt_control").unwrap_or("unknown")
+    )
+}
+
+/// The notice every page of a system shows when the evidence does not record a fixed host:
+/// each problem the host checks found, by name. `None` when every check passed.
+pub fn host_notice(v: &SystemView) -> Option<String> {
+    use pqperf_model::HostState;
+    match v.campaign.host_state() {
+        HostState::Fixed => None,
+        HostState::NotFixed(problems) => Some(format!(
+            "**The host was not fixed.** The host checks recorded in `campaign.json` found: {}. These numbers come from an unprepared machine and are not comparable with those of a fixed-clock system.",
+            problems.join("; ")
+        )),
+        HostState::Unknown => Some(
+            "**Host state unknown.** `campaign.json` records no host-check outcome, so nothing is known about the clock, turbo, governor or SMT state during timing.".into(),
+        ),
+    }
+}
+
+/// The producer of the dataset as one sentence, for pqperf datasets: tool, version and the
+/// commands it ran (as recorded in `campaign.json`). `None` for the reference harness.
+pub fn pqperf_provenance(v: &SystemView) -> Option<String> {
+    match v.campaign.producer() {
+        pqperf_model::Producer::ReferenceHarness => None,
+        pqperf_model::Producer::Pqperf { version, commands } => {
+            let version = version
+                .map(|s| format!(" {s}"))
+                .unwrap_or_else(|| " (version not recorded)".into());
+            let cmds = if commands.is_empty() {
+                "the commands are not recorded".to_string()
+            } else {
+                format!(
+                    "commands run: {}",
+                    commands
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            Some(format!("Produced by pqperf{version}; {cmds}."))
+        }
+    }
+}
+
+/// True when the dataset was produced by pqperf (its pages link only to files pqperf
+/// publishes, not to the reference harness's documents).
+pub fn by_pqperf(v: &SystemView) -> bool {
+    matches!(v.campaign.producer(), pqperf_model::Producer::Pqperf { .. })
 }

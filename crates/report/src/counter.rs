@@ -63,11 +63,12 @@ fn is_cycles(id: &str) -> bool {
     matches!(id, "cycles" | "perf-cycles" | "perf_cycles" | "core-cycles")
 }
 
-/// The tick counter of a record's `pqperf` object, if it names a non-cycle counter.
+/// The tick counter of a record's `pqperf` object, if it names a non-cycle counter. The
+/// counter the measuring child named (`counter`) is the one source of truth for the kind;
+/// `cycles_are_core_cycles` (the parent's probe in older records) is not consulted.
 pub fn of_pqperf(ext: &serde_json::Map<String, Value>) -> Option<TickCounter> {
     let id = ext.get("counter").and_then(Value::as_str)?;
-    let core = ext.get("cycles_are_core_cycles").and_then(Value::as_bool);
-    if core == Some(true) || (core.is_none() && is_cycles(id)) {
+    if is_cycles(id) {
         return None;
     }
     Some(TickCounter {
@@ -94,9 +95,17 @@ mod tests {
     fn counters() {
         let m = |v: Value| v.as_object().cloned().unwrap();
         assert_eq!(of_pqperf(&m(json!({"counter": "cycles"}))), None);
+        // The child named a tick counter: the parent's contrary probe does not make it cycles.
         assert_eq!(
             of_pqperf(&m(
                 json!({"counter": "tsc", "cycles_are_core_cycles": true})
+            ))
+            .map(|t| t.name()),
+            Some("TSC".to_string())
+        );
+        assert_eq!(
+            of_pqperf(&m(
+                json!({"counter": "cycles", "cycles_are_core_cycles": false})
             )),
             None
         );

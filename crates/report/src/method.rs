@@ -48,9 +48,33 @@ fn deviations(v: &SystemView) -> BTreeMap<String, usize> {
     kinds
 }
 
+/// What the evidence says about the host during timing. The fixed-host wording (turbo off,
+/// governor, SMT off, …) appears only when every recorded host check passed; otherwise the
+/// problems are named and each property is given as read (`unknown` when it could not be).
 fn host_state_sentence(v: &SystemView) -> String {
+    use pqperf_model::HostState;
     let env = v.env();
     let n = v.records.len();
+    let counter = match crate::counter::tick_counter(v) {
+        Some(t) => format!("no hardware cycle counter, {} ticks instead", t.name()),
+        None => "hardware cycle counter available".into(),
+    };
+    match v.campaign.host_state() {
+        HostState::Fixed => {}
+        HostState::NotFixed(problems) => {
+            return format!(
+                "The host was not fixed: the host checks found {}. As read at the start of the campaign: {}; {counter}. The {n} timing records store the state each was measured in.",
+                problems.join("; "),
+                crate::common::host_properties(env)
+            );
+        }
+        HostState::Unknown => {
+            return format!(
+                "No host-check outcome is recorded, so it is unknown whether the host was fixed. As read at the start of the campaign: {}; {counter}. The {n} timing records store the state each was measured in.",
+                crate::common::host_properties(env)
+            );
+        }
+    }
     let dev = deviations(v);
     if !dev.is_empty() {
         let items: Vec<String> = dev.iter().map(|(k, c)| format!("{k} ({c})")).collect();
@@ -206,8 +230,15 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
         link(&me, &Page::Summary(sys.into()), form)
     ));
     out.push(String::new());
+    if let Some(n) = crate::common::host_notice(v) {
+        out.push(n);
+        out.push(String::new());
+    }
     out.push("## Measurement".into());
     out.push(String::new());
+    if let Some(p) = crate::common::pqperf_provenance(v) {
+        out.push(format!("- {p}"));
+    }
     let ticks = crate::counter::tick_counter(v);
     match &ticks {
         None => out.push(format!(
@@ -299,7 +330,7 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     out.push(
         "- The complete functional test vectors are referenced by digest, not embedded.".into(),
     );
-    out.push("- Very slow operations have fewer than 100 timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement.".into());
+    out.push(format!("- Very slow operations have fewer than {min_total} timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement."));
     out.push(format!("- {}", core_usage(v)));
     out.push("- A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The `exchange` figure has no such overhead.".into());
     out.push(String::new());

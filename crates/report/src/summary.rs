@@ -333,6 +333,12 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &Page) -> Vec<St
                 id: cand.clone(),
             };
             let head = match form {
+                // pqperf datasets: no reference-harness PDF or security report to link to.
+                Form::Harness | Form::Site if crate::common::by_pqperf(v) => format!(
+                    "| [{cand}]({}) | {algorithm} | {}{marks} |",
+                    link(me, &cand_page, form),
+                    code(&label)
+                ),
                 Form::Harness => format!(
                     "| [{cand}]({}) | {algorithm} [PDF]({HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf) | {}{marks} |",
                     link(me, &cand_page, form),
@@ -442,21 +448,36 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
         clock_text(env)
     ));
     out.push(String::new());
+    if let Some(n) = crate::common::host_notice(v) {
+        out.push(n);
+        out.push(String::new());
+    }
+    let pqperf = crate::common::by_pqperf(v);
+    let (trials, min_calls) = crate::common::trials_and_min_calls(v);
+    let trials = crate::common::count_word(trials);
     let ticks = crate::counter::tick_counter(v);
     let unit = if ticks.is_some() { "ticks" } else { "cycles" };
     match &ticks {
-        None => out.push("- **Cycles** are the mean of all timed calls in five trials, normally with each trial in a fresh process.".into()),
+        None => out.push(format!("- **Cycles** are the mean of all timed calls in {trials} trials, normally with each trial in a fresh process.")),
         Some(t) => out.push(format!(
-            "- **Ticks** are the mean of all timed calls in five trials, normally with each trial in a fresh process. {}",
+            "- **Ticks** are the mean of all timed calls in {trials} trials, normally with each trial in a fresh process. {}",
             t.sentence()
         )),
+    }
+    if let Some(p) = crate::common::pqperf_provenance(v) {
+        out.push(format!("- {p}"));
     }
     out.push(format!("- **Symmetric %** is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. `(??%)` means no ICCS-facing backend was measured. See the [symmetric survey]({}).", link(&me, &Page::Survey, form)));
     out.push("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.".into());
     out.push(format!("- See [method and limitations]({}). These are independent measurements, not submitter self-assessments or NICCS results.", link(&me, &Page::Method(sys.into()), form)));
-    out.push("- **Notation:** `–` means not measured, `n=` marks fewer than 100 timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code.".into());
+    out.push(format!("- **Notation:** `–` means not measured, `n=` marks fewer than {min_calls} timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code."));
     out.push("- **Sizes** use a separate catalog, not timing-record buffer sizes. `≈` marks a nominal variable-length signature; other variable signatures use their maximum.".into());
-    out.push(format!("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the [size audit]({}) for discrepancies and AFS-KEX's API mapping.", link(&me, &Page::SizeAudit, form)));
+    if pqperf {
+        // pqperf publishes no size audit: nothing to link to.
+        out.push("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded.".into());
+    } else {
+        out.push(format!("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the [size audit]({}) for discrepancies and AFS-KEX's API mapping.", link(&me, &Page::SizeAudit, form)));
+    }
     if has_baseline {
         out.push("- **Hash rows** show three message sizes. Parentheses give cycles relative to the same-width, same-length ICCS `pseudoXOF` ([helper timings](#iccs-hash-helpers)), not a production replacement estimate.".into());
     } else {

@@ -399,6 +399,21 @@ fn check_system(rep: &mut Report, ds: &Dataset, sys: &SystemData, root: &Path) {
     for f in &files {
         let rel = f.strip_prefix(&sys_root).unwrap_or(f);
         let shown = dir.join(rel);
+        if dir.as_os_str().is_empty() && pqperf_model::dataset::is_run_dir_only(rel) {
+            // A run directory's working files (pqperf's own layout, not evidence): only the
+            // derived surveys are JSON pqperf reads back; they must parse.
+            if rel.starts_with("survey") && rel.extension().is_some_and(|e| e == "json") {
+                let text = std::fs::read_to_string(f).unwrap_or_default();
+                if let Err(e) = serde_json::from_str::<Value>(&text) {
+                    rep.problems.push(Problem::new(
+                        &shown,
+                        "",
+                        format!("{}:{}: {e}", e.line(), e.column()),
+                    ));
+                }
+            }
+            continue;
+        }
         scan_file(rep, f, &shown);
     }
 

@@ -115,6 +115,8 @@ pub struct SystemData {
     pub clock_text: String,
     /// Directory holding `records/`, `profile/`, `kat/`, `build.json`, `campaign.json`.
     pub data_dir: PathBuf,
+    /// The host-check outcome of campaign.json (`None` when campaign.json is absent).
+    pub host_state: Option<pqperf_model::HostState>,
     pub records: Vec<Rec>,
     /// Keyed by (candidate, label, opkey).
     pub profiles: HashMap<(String, String, String), Prof>,

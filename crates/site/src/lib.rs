@@ -287,6 +287,7 @@ fn write_pages(
         let root = root_prefix(&p.path);
         let nav = nav_items(site, &p.path, &root, known);
         let switch = switch_items(systems, &p.path, known, p.joint.as_deref());
+        let (notice_head, notice) = host_notice(site, &p.path);
         let html = tmpl
             .render(minijinja::context! {
                 title => p.title.as_str(),
@@ -296,6 +297,8 @@ fn write_pages(
                 crumb => p.crumb.as_deref(),
                 main_class => p.main_class,
                 body => p.body.as_str(),
+                notice_head => notice_head,
+                notice => notice,
             })
             .map_err(|e| SiteError::Template(format!("{}: {e}", p.path)))?;
         let dest = out.join(&p.path);
@@ -308,6 +311,37 @@ fn write_pages(
         written.push(p.path.clone());
     }
     Ok(written)
+}
+
+/// The visible notice of a page of a system whose host was not fixed (from the host-check
+/// outcome recorded in its campaign.json): (heading, text), or `None` when every check passed.
+fn host_notice(site: &SiteData, page: &str) -> (Option<&'static str>, Option<String>) {
+    use pqperf_model::HostState;
+    let Some(sys) = site
+        .systems
+        .iter()
+        .find(|s| page.starts_with(&format!("{}/", s.id)))
+    else {
+        return (None, None);
+    };
+    match &sys.host_state {
+        // No campaign.json loaded (hand-built data): nothing recorded to report on.
+        Some(HostState::Fixed) | None => (None, None),
+        Some(HostState::NotFixed(problems)) => (
+            Some("The host of this system was not fixed."),
+            Some(format!(
+                "The host checks recorded in campaign.json found: {}. These numbers come from an unprepared machine and are not comparable with those of a fixed-clock system.",
+                problems.join("; ")
+            )),
+        ),
+        Some(HostState::Unknown) => (
+            Some("Host state unknown."),
+            Some(format!(
+                "The evidence of system {} records no host-check outcome; the clock, turbo, governor and SMT state during timing are not known.",
+                sys.id
+            )),
+        ),
+    }
 }
 
 #[derive(serde::Serialize)]

@@ -131,6 +131,7 @@ pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemData {
     };
     if let Some(c) = &sys.campaign {
         let c = &c.value;
+        out.host_state = Some(c.host_state());
         let env = c
             .environment_at_end
             .as_ref()

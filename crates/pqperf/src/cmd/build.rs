@@ -57,6 +57,15 @@ struct RunArgs {
 }
 
 pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
+    let (run_dir, command) = match &args.what {
+        ImportWhat::Pqclean { run, .. } => {
+            (run.run_dir.clone(), "pqperf import pqclean".to_string())
+        }
+        ImportWhat::Iccs { run, id, .. } => (
+            run.run_dir.clone(),
+            format!("pqperf import iccs SUBMISSION --id {id}"),
+        ),
+    };
     let summary = match args.what {
         ImportWhat::Pqclean { tree, run } => {
             pqperf_build::import_pqclean(&pqperf_build::PqcleanImportOptions {
@@ -85,6 +94,7 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     for n in &summary.notes {
         eprintln!("import: {n}");
     }
+    pqperf_measure::campaign::note_command(&run_dir, &command)?;
     println!(
         "imported {} candidate(s), {} instance(s) into {}",
         summary.candidates.len(),
@@ -107,6 +117,7 @@ pub struct BuildArgs {
 }
 
 pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    let run_dir = args.run.run_dir.clone();
     let opts = pqperf_build::BuildOptions {
         run_dir: args.run.run_dir,
         catalog: args.run.catalog,
@@ -127,6 +138,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     for f in &s.failed {
         println!("BUILDFAIL {f}");
     }
+    pqperf_measure::campaign::note_command(&run_dir, "pqperf build")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -156,6 +168,7 @@ pub struct KatArgs {
 
 pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.timeout > 0.0, "--timeout must be positive");
+    let run_dir = args.run.run_dir.clone();
     let mut opts = pqperf_kat::KatOptions::new(args.run.run_dir);
     opts.catalog = args.run.catalog;
     opts.only = args.only;
@@ -187,6 +200,7 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
             parts.join(", ")
         }
     );
+    pqperf_measure::campaign::note_command(&run_dir, "pqperf kat")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -200,4 +214,99 @@ pub struct KatChildArgs {
 pub fn run_kat_child(args: KatChildArgs) -> anyhow::Result<ExitCode> {
     let code = pqperf_kat::child_main(&args.job);
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// `^(<id>/<label>|…)$` over `keys`, or `None` when there are none.
+fn exact_keys(keys: &[String]) -> Option<String> {
+    (!keys.is_empty()).then(|| {
+        let alts: Vec<String> = keys
+            .iter()
+            .map(|k| pqperf_measure::regex_escape(k))
+            .collect();
+        format!("^({})$", alts.join("|"))
+    })
+}
+
+/// The campaign hooks of the build and KAT stages, so that `campaign all` (and
+/// `campaign build` / `campaign kat`) run them. Resumable like the other phases: `build`
+/// builds the catalog instances (selected by `--only`) that build.json does not list yet,
+/// `kat` checks the built instances whose KAT has not run (`NOLOG`).
+pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
+    h.build = Some(Box::new(|ctx| {
+        let run = &ctx.opts.run_dir;
+        let cat = pqperf_measure::campaign::load_catalog(run)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
+                format!(
+                    "phase build: no catalog.toml in {}; run `pqperf import …` first",
+                    run.display()
+                )
+            })?;
+        let built = pqperf_measure::campaign::load_build(run).map_err(|e| e.to_string())?;
+        let todo: Vec<String> = cat
+            .instances()
+            .filter(|(c, _)| ctx.opts.only.as_ref().is_none_or(|r| r.is_match(&c.id)))
+            .map(|(c, i)| i.key(c))
+            .filter(|k| !built.instances.contains_key(k))
+            .collect();
+        let Some(only) = exact_keys(&todo) else {
+            ctx.log
+                .log("phase build: every selected instance is in build.json already");
+            return Ok(0);
+        };
+        let s = pqperf_build::build(&pqperf_build::BuildOptions {
+            run_dir: run.clone(),
+            catalog: None,
+            only: Some(only),
+            jobs: 2,
+            progress: true,
+            on_progress: None,
+        })
+        .map_err(|e| format!("build: {e}"))?;
+        ctx.log.log(format!(
+            "phase build: {} built, {} BUILDFAIL in {:.1} s",
+            s.built.len(),
+            s.failed.len(),
+            s.seconds
+        ));
+        for f in &s.failed {
+            ctx.log.log(format!("BUILDFAIL {f}"));
+        }
+        Ok(0)
+    }));
+    h.kat = Some(Box::new(|ctx| {
+        let run = &ctx.opts.run_dir;
+        let built = pqperf_measure::campaign::load_build(run).map_err(|e| e.to_string())?;
+        let todo: Vec<String> = built
+            .instances
+            .iter()
+            .filter(|(_, e)| e.kat == "NOLOG")
+            .filter(|(_, e)| {
+                ctx.opts
+                    .only
+                    .as_ref()
+                    .is_none_or(|r| r.is_match(&e.candidate))
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        let Some(only) = exact_keys(&todo) else {
+            ctx.log
+                .log("phase kat: no built instance is waiting for its KAT check");
+            return Ok(0);
+        };
+        let mut opts = pqperf_kat::KatOptions::new(run.clone());
+        opts.only = Some(only);
+        opts.progress = true;
+        let s = pqperf_kat::run(&opts).map_err(|e| format!("kat: {e}"))?;
+        for i in &s.instances {
+            ctx.log.log(&i.result_line);
+        }
+        ctx.log.log(format!(
+            "phase kat: {} instance(s) checked in {:.1} s, {} PASS",
+            s.instances.len(),
+            s.seconds,
+            s.count("PASS")
+        ));
+        Ok(0)
+    }));
 }

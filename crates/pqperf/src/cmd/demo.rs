@@ -95,8 +95,15 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     if m.code != 0 {
         bail!("measure failed ({})", m.code);
     }
+    // From here on a failing phase does not stop the demo: what can still be produced is,
+    // and the exit status says that something failed.
+    let mut failed: Vec<String> = Vec::new();
     step("profile (symmetric-primitive shares)", t0);
-    let _ = campaign::run_phase(Phase::Profile, &o, &hooks)?;
+    match campaign::run_phase(Phase::Profile, &o, &hooks) {
+        Ok(p) if p.code == 0 => {}
+        Ok(p) => failed.push(format!("profile (exit status {})", p.code)),
+        Err(e) => failed.push(format!("profile ({e})")),
+    }
     step("publish", t0);
     let p = campaign::run_phase(Phase::Publish, &o, &hooks)?;
     if p.code != 0 {
@@ -105,22 +112,36 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     crate::cmd::profile::publish_survey(&o)?;
     let ds: PathBuf = run_dir.join("dataset");
     let dss = s(&ds);
+    let mut attempt = |name: &str, args: &[&str]| -> bool {
+        match pqperf(args) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("demo: {name} failed: {e:#}");
+                failed.push(name.to_string());
+                false
+            }
+        }
+    };
     step("validate the published dataset", t0);
-    pqperf(&["validate", &dss])?;
+    attempt("validate", &["validate", &dss]);
     step("render the pages", t0);
-    pqperf(&["report", &dss])?;
+    let pages_ok = attempt("report", &["report", &dss]);
     let site = run_dir.join("site");
     step("render the site", t0);
-    let site_ok = pqperf(&["site", &dss, "--out", &s(&site)]).is_ok();
+    let site_ok = attempt("site", &["site", &dss, "--out", &s(&site)]);
     let wall = t0.elapsed().as_secs_f64();
     println!();
     println!("pqperf demo finished in {wall:.0} s.");
     println!("  dataset: {}", ds.join("performance/data").display());
-    println!(
-        "  pages:   {} (summary), {}/<id>/perf_<system>.md",
-        ds.join("performance").display(),
-        ds.display()
-    );
+    if pages_ok {
+        println!(
+            "  pages:   {} (summary), {}/<id>/perf_<system>.md",
+            ds.join("performance").display(),
+            ds.display()
+        );
+    } else {
+        println!("  pages:   not rendered (see the error above)");
+    }
     if site_ok {
         println!("  site:    {}", site.join("index.html").display());
     } else {
@@ -153,15 +174,30 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
             println!("    - {p}");
         }
     }
+    if !failed.is_empty() {
+        println!("  FAILED: {}", failed.join("; "));
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The counter the measuring driver children named (the first timing record's `pqperf`
+/// object: the one source of truth for the counter kind), else the one campaign.json names.
 fn describe_counter(run: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(run.join("campaign.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let c = &v["pqperf"];
+    let read = |p: &Path| -> Option<serde_json::Value> {
+        let text = std::fs::read_to_string(p).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        v["pqperf"]["counter"]
+            .is_string()
+            .then(|| v["pqperf"].clone())
+    };
+    let c = campaign::walk_files(&run.join("records"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .find_map(|p| read(p))
+        .or_else(|| read(&run.join("campaign.json")))?;
     let name = c["counter"].as_str()?;
-    Some(if c["cycles_are_core_cycles"].as_bool() == Some(true) {
+    Some(if name == "cycles" {
         format!("{name} (user-mode core cycles)")
     } else {
         format!(

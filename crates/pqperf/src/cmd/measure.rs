@@ -178,6 +178,7 @@ pub struct CampaignArgs {
 /// The hooks through which other stages provide their phases.
 pub fn hooks() -> Hooks {
     let mut h = Hooks::default();
+    super::build::add_hooks(&mut h);
     super::profile::add_hooks(&mut h);
     h
 }

@@ -1,7 +1,7 @@
 //! `pqperf validate`: semantic checks of a published dataset (method.md §15). Thin wrapper
 //! over [`pqperf_report::validate`]; nothing is written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Validate a published dataset: recompute every record's statistics from its raw trials
@@ -56,15 +56,73 @@ pub struct ValidateArgs {
     pub quiet: bool,
 }
 
+/// What a dataset root looks like (the one-line explanation of a refused path).
+const EXPECTED: &str = "expected a dataset root (holding performance/data/<system>/campaign.json, as written by `pqperf campaign publish`), its performance/data folder, or a run directory (holding campaign.json)";
+
+/// The layouts `validate` accepts.
+#[derive(Debug, PartialEq)]
+enum Layout {
+    /// `performance/data/<system>/…` below the path.
+    DatasetRoot,
+    /// The `performance/data` folder of a dataset root (validated as that root).
+    DataFolder(PathBuf),
+    /// A run directory (or a single system directory): `campaign.json` at the top.
+    RunDir,
+}
+
+impl Layout {
+    fn name(&self) -> &'static str {
+        match self {
+            Layout::DatasetRoot => "dataset root",
+            Layout::DataFolder(_) => "performance/data folder of a dataset root",
+            Layout::RunDir => "run directory",
+        }
+    }
+}
+
+/// Which accepted layout `p` has, or `None`.
+fn layout(p: &Path) -> Option<Layout> {
+    let has_systems = |d: &Path| {
+        std::fs::read_dir(d).ok().is_some_and(|rd| {
+            rd.flatten()
+                .any(|e| e.path().join("campaign.json").is_file())
+        })
+    };
+    if p.join("performance/data").is_dir() && has_systems(&p.join("performance/data")) {
+        return Some(Layout::DatasetRoot);
+    }
+    if p.join("campaign.json").is_file() {
+        return Some(Layout::RunDir);
+    }
+    let abs = p.canonicalize().ok()?;
+    if abs.ends_with("performance/data") && has_systems(&abs) {
+        let root = abs.parent()?.parent()?.to_path_buf();
+        return Some(Layout::DataFolder(root));
+    }
+    None
+}
+
 pub fn run_validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     if !args.root.is_dir() {
-        anyhow::bail!("{}: not a directory", args.root.display());
+        anyhow::bail!("{}: not a directory; {EXPECTED}", args.root.display());
     }
+    let Some(found) = layout(&args.root) else {
+        eprintln!(
+            "pqperf validate: {}: not a dataset: {EXPECTED}",
+            args.root.display()
+        );
+        return Ok(ExitCode::from(2));
+    };
+    eprintln!("validate: {}: {}", args.root.display(), found.name());
+    let root = match &found {
+        Layout::DataFolder(r) => r.clone(),
+        _ => args.root.clone(),
+    };
     let opts = pqperf_report::validate::Options {
         system: args.system.clone(),
         pages: !args.no_pages,
     };
-    let report = pqperf_report::validate::validate_with(&args.root, &opts);
+    let report = pqperf_report::validate::validate_with(&root, &opts);
     if !args.quiet {
         for p in &report.problems {
             println!("{p}");
