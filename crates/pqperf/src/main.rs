@@ -26,8 +26,8 @@ struct Cli {
     no_sandbox: bool,
     /// Address-space limit of children that run candidate code (bytes, or with K/M/G suffix;
     /// `none` for no limit).
-    #[arg(long, global = true, default_value = "8G", value_parser = parse_mem_limit)]
-    mem_limit: Option<u64>,
+    #[arg(long, global = true, default_value = "8G", value_name = "BYTES")]
+    mem_limit: String,
 }
 
 /// `8G`, `512M`, `65536`, `none`.
@@ -95,10 +95,17 @@ fn main() -> std::process::ExitCode {
     ) {
         pqperf_ffi::alloc::use_mimalloc();
     }
+    let mem_limit = match parse_mem_limit(&cli.mem_limit) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("pqperf: error: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     pqperf_ffi::untrusted::set_policy(pqperf_ffi::untrusted::Policy {
         sandbox: !cli.no_sandbox,
         limits: pqperf_ffi::sandbox::Limits {
-            address_space: cli.mem_limit,
+            address_space: mem_limit,
             ..Default::default()
         },
     });
