@@ -65,3 +65,33 @@ fn unsafe_urls_and_markup_are_not_rendered_live() {
         );
     }
 }
+
+#[test]
+fn method_page_states_the_sandbox_only_when_recorded() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let camp = root.join("performance/data/x86_1/campaign.json");
+    let ds = Dataset::load(&root).unwrap();
+    let page = pqperf_report::method_page(&ds, "x86_1", Form::Harness).unwrap();
+    assert!(!page.contains("Candidate code ran"), "{page}");
+    edit_json(&camp, |c| {
+        c["pqperf"] = json!({"counter": "tsc", "sandbox": {
+            "sandbox": "on", "namespaces": ["network", "mount"],
+            "network": "none (empty network namespace)",
+            "write_confinement": "landlock (scratch directory only)",
+            "address_space_limit_bytes": 8589934592u64, "pids_limit": "pids cgroup"}});
+    });
+    let ds = Dataset::load(&root).unwrap();
+    let page = pqperf_report::method_page(&ds, "x86_1", Form::Harness).unwrap();
+    assert!(
+        page.contains("Namespaces: network, mount; network: none (empty network namespace); writes: landlock (scratch directory only); process limit: pids cgroup; address space: 8192 MiB"),
+        "{page}"
+    );
+    edit_json(&camp, |c| {
+        c["pqperf"]["sandbox"] = json!({"sandbox": "off (--no-sandbox)"});
+    });
+    let ds = Dataset::load(&root).unwrap();
+    let page = pqperf_report::method_page(&ds, "x86_1", Form::Harness).unwrap();
+    assert!(page.contains("**without the sandbox**"), "{page}");
+}
