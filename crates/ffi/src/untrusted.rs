@@ -134,22 +134,46 @@ fn cgroup_base() -> Option<PathBuf> {
     static BASE: OnceLock<Option<PathBuf>> = OnceLock::new();
     BASE.get_or_init(|| {
         let v1 = PathBuf::from("/sys/fs/cgroup/pids");
-        if v1.join("cgroup.procs").exists() {
-            return Some(v1);
-        }
-        let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-        let rel = own.lines().find_map(|l| l.strip_prefix("0::"))?;
-        let dir = Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
-        let ctl = std::fs::read_to_string(dir.join("cgroup.subtree_control")).ok()?;
-        ctl.split_whitespace().any(|c| c == "pids").then_some(dir)
+        let base = if v1.join("cgroup.procs").exists() {
+            v1
+        } else {
+            let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+            let rel = own.lines().find_map(|l| l.strip_prefix("0::"))?;
+            let dir = Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+            let ctl = std::fs::read_to_string(dir.join("cgroup.subtree_control")).ok()?;
+            ctl.split_whitespace().any(|c| c == "pids").then_some(dir)?
+        };
+        // Probe: a child must be able to join a fresh cgroup there (delegation, cgroup v2's
+        // no-internal-process rule); otherwise the pids limit is recorded as not in force.
+        let cg = PidsCgroup::create_in(&base, 8)?;
+        let mut c = Command::new("true");
+        c.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        sandbox::prepare(
+            &mut c,
+            &PreExec {
+                namespaces: CloneFlags::empty(),
+                private_mounts: false,
+                limits: None,
+                keep_fd: None,
+                cgroup_procs: Some(cg.procs.as_raw_fd()),
+            },
+        );
+        let ok = c.status().is_ok_and(|s| s.success());
+        drop(cg);
+        ok.then_some(base)
     })
     .clone()
 }
 
 impl PidsCgroup {
     fn create(max: u64) -> Option<PidsCgroup> {
+        PidsCgroup::create_in(&cgroup_base()?, max)
+    }
+
+    fn create_in(base: &Path, max: u64) -> Option<PidsCgroup> {
         static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let base = cgroup_base()?;
         let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let dir = base.join(format!("pqperf-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
