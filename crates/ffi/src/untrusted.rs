@@ -75,6 +75,21 @@ pub fn policy() -> Policy {
         .unwrap_or_default()
 }
 
+/// The pqperf command-line flags that reproduce `p` in a pqperf child process that is itself
+/// an orchestrator (shards, demo steps).
+pub fn policy_args(p: &Policy) -> Vec<String> {
+    let mut v = Vec::new();
+    if !p.sandbox {
+        v.push("--no-sandbox".to_string());
+    }
+    v.push("--mem-limit".to_string());
+    v.push(match p.limits.address_space {
+        Some(b) => b.to_string(),
+        None => "none".to_string(),
+    });
+    v
+}
+
 /// Namespaces this kernel lets us create (probed once with `true`).
 fn namespaces() -> CloneFlags {
     static NS: OnceLock<CloneFlags> = OnceLock::new();
