@@ -189,6 +189,23 @@ impl PidsCgroup {
 
     fn create_in(base: &Path, max: u64) -> Option<PidsCgroup> {
         static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        static SWEEP: std::sync::Once = std::sync::Once::new();
+        // Cgroups left by pqperf processes that are gone (their killed children were reaped
+        // too late for the removal): remove the empty ones once.
+        SWEEP.call_once(|| {
+            for e in std::fs::read_dir(base).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let owner = name
+                    .strip_prefix("pqperf-")
+                    .and_then(|r| r.split('-').next())
+                    .and_then(|p| p.parse::<u32>().ok());
+                if let Some(pid) = owner
+                    && !Path::new(&format!("/proc/{pid}")).exists()
+                {
+                    let _ = std::fs::remove_dir(e.path());
+                }
+            }
+        });
         let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let dir = base.join(format!("pqperf-{}-{n}", std::process::id()));
         std::fs::create_dir(&dir).ok()?;
@@ -232,7 +249,7 @@ impl PidsCgroup {
 impl Drop for PidsCgroup {
     fn drop(&mut self) {
         self.kill_all();
-        for _ in 0..100 {
+        for _ in 0..300 {
             if std::fs::remove_dir(&self.dir).is_ok() {
                 break;
             }
