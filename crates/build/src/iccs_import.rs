@@ -13,7 +13,7 @@
 //!   per-instance folders);
 //! * an optional `kat.sha256` manifest at the top.
 
-use std::io::Read;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use pqperf_model::catalog::{
@@ -73,39 +73,110 @@ fn find_impl_base(root: &Path) -> Option<PathBuf> {
         .find(|s| child_ci(s, &["Reference_Implementation"]).is_some())
 }
 
-/// Extract a zip archive into `dest` (entries with unsafe paths are refused).
-pub fn extract_zip(zip_path: &Path, dest: &Path) -> Result<(), BuildError> {
-    let f = std::fs::File::open(zip_path).map_err(|e| BuildError::io(zip_path, e))?;
-    let mut z = zip::ZipArchive::new(f).map_err(|e| {
-        BuildError::Input(format!("{}: not a zip archive: {e}", zip_path.display()))
-    })?;
-    if dest.exists() {
-        std::fs::remove_dir_all(dest).map_err(|e| BuildError::io(dest, e))?;
+/// Limits of archive extraction (each exceeded limit is a clear error naming the archive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZipLimits {
+    /// Total uncompressed bytes (default 256 MiB), counted as extracted, not as declared.
+    pub max_bytes: u64,
+    /// Number of entries (default 20 000).
+    pub max_entries: usize,
+    /// Uncompressed bytes per archive byte once more than 16 MiB are extracted (default 200).
+    pub max_ratio: u64,
+}
+
+impl Default for ZipLimits {
+    fn default() -> Self {
+        ZipLimits {
+            max_bytes: 256 << 20,
+            max_entries: 20_000,
+            max_ratio: 200,
+        }
     }
+}
+
+/// Extract a zip archive into `dest` with the default [`ZipLimits`].
+pub fn extract_zip(zip_path: &Path, dest: &Path) -> Result<(), BuildError> {
+    extract_zip_limited(zip_path, dest, &ZipLimits::default())
+}
+
+/// Extract a zip archive into `dest`: entries go to a temporary sibling directory that is
+/// renamed into place only when extraction completed, so a failed import keeps a previous good
+/// extraction. Entries with unsafe paths and symlink entries are refused; `limits` bound
+/// the entry count, the uncompressed bytes and the compression ratio.
+pub fn extract_zip_limited(
+    zip_path: &Path,
+    dest: &Path,
+    limits: &ZipLimits,
+) -> Result<(), BuildError> {
+    let bad = |m: String| BuildError::Input(format!("{}: {m}", zip_path.display()));
+    let f = std::fs::File::open(zip_path).map_err(|e| BuildError::io(zip_path, e))?;
+    let archive_bytes = f.metadata().map(|m| m.len()).unwrap_or(0).max(1);
+    let mut z = zip::ZipArchive::new(f).map_err(|e| bad(format!("not a zip archive: {e}")))?;
+    if z.len() > limits.max_entries {
+        return Err(bad(format!(
+            "{} entries, more than the limit of {}",
+            z.len(),
+            limits.max_entries
+        )));
+    }
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| BuildError::io(parent, e))?;
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}.partial-"))
+        .tempdir_in(parent)
+        .map_err(|e| BuildError::io(parent, e))?;
+    let mut total = 0u64;
     for i in 0..z.len() {
-        let mut entry = z
-            .by_index(i)
-            .map_err(|e| BuildError::Input(format!("{}: entry {i}: {e}", zip_path.display())))?;
+        let mut entry = z.by_index(i).map_err(|e| bad(format!("entry {i}: {e}")))?;
         let Some(rel) = entry.enclosed_name() else {
-            return Err(BuildError::Input(format!(
-                "{}: unsafe entry name {:?}",
-                zip_path.display(),
+            return Err(bad(format!("unsafe entry name {:?}", entry.name())));
+        };
+        if entry.is_symlink() {
+            return Err(bad(format!(
+                "entry {:?} is a symbolic link (refused)",
                 entry.name()
             )));
-        };
-        let out = dest.join(rel);
+        }
+        let out = tmp.path().join(rel);
         if entry.is_dir() {
             std::fs::create_dir_all(&out).map_err(|e| BuildError::io(&out, e))?;
-        } else {
-            if let Some(d) = out.parent() {
-                std::fs::create_dir_all(d).map_err(|e| BuildError::io(d, e))?;
-            }
-            let mut buf = Vec::new();
-            entry
-                .read_to_end(&mut buf)
-                .map_err(|e| BuildError::io(&out, e))?;
-            std::fs::write(&out, buf).map_err(|e| BuildError::io(&out, e))?;
+            continue;
         }
+        if let Some(d) = out.parent() {
+            std::fs::create_dir_all(d).map_err(|e| BuildError::io(d, e))?;
+        }
+        let mut w = std::fs::File::create(&out).map_err(|e| BuildError::io(&out, e))?;
+        let room = limits.max_bytes - total;
+        let n = std::io::copy(&mut (&mut entry).take(room + 1), &mut w)
+            .map_err(|e| BuildError::io(&out, e))?;
+        total += n;
+        if total > limits.max_bytes {
+            return Err(bad(format!(
+                "more than {} MiB uncompressed (limit); entry {:?}",
+                limits.max_bytes >> 20,
+                entry.name()
+            )));
+        }
+        if total > 16 << 20 && total / archive_bytes > limits.max_ratio {
+            return Err(bad(format!(
+                "compression ratio above {} ({} bytes from a {archive_bytes}-byte archive): refused as a zip bomb",
+                limits.max_ratio, total
+            )));
+        }
+    }
+    // Complete: swap it into place (the previous extraction is removed only now).
+    let done = tmp.keep();
+    if dest.exists() {
+        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+        std::fs::rename(dest, &old).map_err(|e| BuildError::io(dest, e))?;
+        std::fs::rename(&done, dest).map_err(|e| BuildError::io(dest, e))?;
+        std::fs::remove_dir_all(&old).map_err(|e| BuildError::io(&old, e))?;
+    } else {
+        std::fs::rename(&done, dest).map_err(|e| BuildError::io(dest, e))?;
     }
     Ok(())
 }
@@ -364,6 +435,13 @@ fn defines_drng(dir: &Path) -> bool {
 /// `pqperf import iccs`: recognise the submission and upsert its candidate into the catalog.
 /// A `.zip` is extracted into `<run>/sources/<id>/`.
 pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError> {
+    // The id names a directory: check it before any filesystem action.
+    if !is_submission_id(&opts.id) {
+        return Err(BuildError::Input(format!(
+            "--id {:?}: expected sign-NN, kem-NN, kex-NN or hash-NN",
+            opts.id
+        )));
+    }
     let sub = &opts.submission;
     let root = if sub.is_file()
         && sub
@@ -419,6 +497,121 @@ pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn zip_of(path: &Path, entries: &[(&str, &[u8])]) {
+        use std::io::Write;
+        let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+        let opts = zip::write::SimpleFileOptions::default();
+        for (name, data) in entries {
+            z.start_file(*name, opts).unwrap();
+            z.write_all(data).unwrap();
+        }
+        z.finish().unwrap();
+    }
+
+    #[test]
+    fn bad_id_is_refused_before_touching_the_filesystem() {
+        let tmp = tempfile::tempdir().unwrap();
+        let victim = tmp.path().join("victim");
+        std::fs::create_dir_all(&victim).unwrap();
+        std::fs::write(victim.join("keep"), "x").unwrap();
+        let zpath = tmp.path().join("sub.zip");
+        zip_of(&zpath, &[("a.txt", b"a")]);
+        let run_dir = tmp.path().join("run/sub");
+        for id in ["../../victim", victim.to_str().unwrap(), "sign-1", "x"] {
+            let e = import_iccs(&IccsImportOptions {
+                run_dir: run_dir.clone(),
+                catalog: None,
+                submission: zpath.clone(),
+                id: id.into(),
+                algorithm: None,
+                page: None,
+                defines: Vec::new(),
+            })
+            .unwrap_err();
+            assert!(e.to_string().contains("expected sign-NN"), "{e}");
+        }
+        assert!(victim.join("keep").is_file());
+        assert!(!run_dir.exists());
+    }
+
+    #[test]
+    fn zip_limits_symlinks_and_atomic_replacement() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("sources/sign-90");
+        let good = tmp.path().join("good.zip");
+        zip_of(&good, &[("d/a.txt", b"good")]);
+        extract_zip(&good, &dest).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dest.join("d/a.txt")).unwrap(),
+            "good"
+        );
+        // Compression bomb: 64 MiB of zeros.
+        let bomb = tmp.path().join("bomb.zip");
+        zip_of(&bomb, &[("zeros", &vec![0u8; 64 << 20])]);
+        assert!(std::fs::metadata(&bomb).unwrap().len() < 1 << 20);
+        let e = extract_zip(&bomb, &dest).unwrap_err().to_string();
+        assert!(
+            e.contains("compression ratio") && e.contains("bomb.zip"),
+            "{e}"
+        );
+        // The previous good extraction survives a failed one; no partial directory is left.
+        assert_eq!(
+            std::fs::read_to_string(dest.join("d/a.txt")).unwrap(),
+            "good"
+        );
+        let names: Vec<String> = std::fs::read_dir(tmp.path().join("sources"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["sign-90".to_string()]);
+        // Byte limit and entry limit.
+        let big = tmp.path().join("big.zip");
+        zip_of(&big, &[("a", &[7u8; 5000]), ("b", &[8u8; 5000])]);
+        let small = ZipLimits {
+            max_bytes: 6000,
+            ..Default::default()
+        };
+        let e = extract_zip_limited(&big, &dest, &small)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("uncompressed (limit)"), "{e}");
+        let few = ZipLimits {
+            max_entries: 1,
+            ..Default::default()
+        };
+        let e = extract_zip_limited(&big, &dest, &few)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than the limit of 1"), "{e}");
+        // Symlink entries are refused.
+        let link = tmp.path().join("link.zip");
+        {
+            let mut z = zip::ZipWriter::new(std::fs::File::create(&link).unwrap());
+            z.add_symlink(
+                "d/evil",
+                "/etc/passwd",
+                zip::write::SimpleFileOptions::default(),
+            )
+            .unwrap();
+            z.finish().unwrap();
+        }
+        let e = extract_zip(&link, &dest).unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(dest.join("d/a.txt")).unwrap(),
+            "good"
+        );
+        // A replacement swaps the whole tree.
+        let other = tmp.path().join("other.zip");
+        zip_of(&other, &[("e/b.txt", b"new")]);
+        extract_zip(&other, &dest).unwrap();
+        assert!(!dest.join("d").exists());
+        assert_eq!(
+            std::fs::read_to_string(dest.join("e/b.txt")).unwrap(),
+            "new"
+        );
+    }
 
     #[test]
     fn imports_a_zip_submission() {

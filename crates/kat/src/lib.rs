@@ -5,12 +5,13 @@
 //! starts one child per instance (`<pqperf> kat-child <job.json>`, i.e. pqperf re-executing
 //! itself) with a timeout. The child ([`child_main`]) dlopens the library, runs the official
 //! ICCS procedure of its type or PQClean's `nistkat`, writes the generated text under
-//! `kat/<id>/<label>/`, compares it and writes the KAT log (evidence-formats.md §6) ending
-//! in `RESULT <id> <instance> <STATUS>`. The parent adds TIMEOUT/CRASH results when the child
-//! does not finish, rebuilds a failed instance (not NOKAT) with the harness-default flags once
-//! ([`fallback_helps`]; the reference retries after NOKAT too), and records `kat`,
-//! `kat_log`, `kat_log_sha256` in build.json. A NOKAT whose generated file sits in the
-//! manifest under another name is diagnosed in the log and the RESULT detail
+//! `kat/<id>/<label>/`, compares it and reports the KAT log (evidence-formats.md §6) ending
+//! in `RESULT <id> <instance> <STATUS>` over its private result channel; the parent writes
+//! it (the child runs contained, see `pqperf_ffi::untrusted`). The parent adds TIMEOUT/CRASH
+//! results when the child does not finish, rebuilds a failed instance (not NOKAT) with the
+//! harness-default flags once ([`fallback_helps`]; the reference retries after NOKAT too),
+//! and records `kat`, `kat_log`, `kat_log_sha256` in build.json. A NOKAT whose generated file
+//! sits in the manifest under another name is diagnosed in the log and the RESULT detail
 //! ([`compare::name_mismatch`]).
 //!
 //! Statuses: PASS, MISMATCH, NOKAT, PARTIAL (hash: some files unverifiable), CRYPTOFAIL,
@@ -21,7 +22,6 @@ pub mod procs;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -112,8 +112,9 @@ fn type_word(kind: CandidateType) -> &'static str {
     kind.meta_word()
 }
 
-/// Child writer: every line is flushed at once so a killed child leaves its log so far.
-struct LogFile(std::fs::File);
+/// Child writer on the private result channel: every line is flushed at once so a killed
+/// child leaves its log so far.
+struct LogFile(Box<dyn Write>);
 
 impl LogFile {
     fn line(&mut self, s: &str) {
@@ -135,6 +136,14 @@ fn cut127(s: &str) -> String {
 /// The child process: run the job, write the log, return the exit code (0 PASS, 1
 /// MISMATCH, 2 NOKAT, 3 CRYPTOFAIL, 4 OVERFLOW, 5 LOADFAIL, 8 PARTIAL).
 pub fn child_main(job_path: &Path) -> i32 {
+    // Confine this process and take the result channel before any candidate code is loaded.
+    let chan = match pqperf_ffi::untrusted::child_enter() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("kat-child: {e}");
+            return 5;
+        }
+    };
     let job: KatJob = match std::fs::read_to_string(job_path)
         .map_err(|e| e.to_string())
         .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
@@ -145,14 +154,7 @@ pub fn child_main(job_path: &Path) -> i32 {
             return 5;
         }
     };
-    let f = match std::fs::File::create(&job.log) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("kat-child: {}: {e}", job.log.display());
-            return 5;
-        }
-    };
-    let mut log = LogFile(f);
+    let mut log = LogFile(chan);
     let (status, detail) = run_job(&job, &mut log);
     // As the reference: `RESULT <id> <instance> <STATUS> <detail>` (a PASS without detail
     // keeps its trailing space).
@@ -541,10 +543,13 @@ impl KatSummary {
     }
 }
 
-/// Outcome of one child run.
-struct ChildRun {
-    status: String,
-    result_line: String,
+/// Outcome of one KAT child run.
+#[derive(Debug, Clone)]
+pub struct KatChildRun {
+    /// PASS, MISMATCH, …, TIMEOUT, CRASH.
+    pub status: String,
+    /// The RESULT line.
+    pub result_line: String,
 }
 
 /// Run the child for one instance with a timeout; the log ends with a RESULT line.
@@ -553,82 +558,130 @@ fn run_child(
     job: &KatJob,
     job_path: &Path,
     timeout: Duration,
-) -> Result<ChildRun, KatError> {
+) -> Result<KatChildRun, KatError> {
     let text = serde_json::to_string_pretty(job).map_err(|e| KatError::Input(e.to_string()))?;
     std::fs::write(job_path, text).map_err(|e| io_err(job_path, e))?;
-    let out_path = job.log.with_extension("child.out");
-    let out = std::fs::File::create(&out_path).map_err(|e| io_err(&out_path, e))?;
-    let err = out.try_clone().map_err(|e| io_err(&out_path, e))?;
+    let cwd = job_path.parent().unwrap_or(Path::new("."));
+    let args = vec!["kat-child".to_string(), job_path.display().to_string()];
+    run_contained(exe, args, cwd, job, timeout)
+}
+
+/// Runs a KAT child (`program args…`, which ends up in [`child_main`] on `job`) contained
+/// (`pqperf_ffi::untrusted`): the child may write only below `job.out_dir`, reports its log
+/// over the private result channel, and the parent writes `job.log` (adding TIMEOUT/CRASH
+/// results and the head of the candidate's output when there is no RESULT line).
+pub fn run_contained(
+    program: &Path,
+    args: Vec<String>,
+    cwd: &Path,
+    job: &KatJob,
+    timeout: Duration,
+) -> Result<KatChildRun, KatError> {
     let _ = std::fs::remove_file(&job.log);
-    let mut child = Command::new(exe)
-        .arg("kat-child")
-        .arg(job_path)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .spawn()
-        .map_err(|e| io_err(exe, e))?;
-    let t0 = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(s) = child.try_wait().map_err(|e| io_err(exe, e))? {
-            break s;
-        }
-        if t0.elapsed() >= timeout {
-            let _ = child.kill();
-            timed_out = true;
-            break child.wait().map_err(|e| io_err(exe, e))?;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut log = std::fs::read_to_string(&job.log).unwrap_or_default();
+    std::fs::create_dir_all(&job.out_dir).map_err(|e| io_err(&job.out_dir, e))?;
+    let out = pqperf_ffi::untrusted::run(&pqperf_ffi::untrusted::ChildSpec {
+        program: program.to_path_buf(),
+        args,
+        cwd: cwd.to_path_buf(),
+        timeout,
+        writable: vec![job.out_dir.clone()],
+    });
+    if let Some(e) = out.spawn_error {
+        return Err(KatError::Input(e));
+    }
+    let mut log = String::from_utf8_lossy(&out.result).into_owned();
     let last_result = log
         .lines()
         .rev()
         .find(|l| l.starts_with("RESULT "))
         .map(str::to_string);
-    let result_line = if timed_out {
+    let output_note = (out.stdout.total > 0 || out.stderr.total > 0).then(|| {
+        format!(
+            "child output: stdout {} bytes, stderr {} bytes (first and last 64 KiB kept)",
+            out.stdout.total, out.stderr.total
+        )
+    });
+    let result_line = if out.timed_out {
         format!(
             "RESULT {} {} TIMEOUT after {} s",
             job.id,
             job.instance,
             timeout.as_secs_f64()
         )
-    } else if let Some(l) = last_result {
-        let _ = std::fs::remove_file(&out_path);
-        return Ok(ChildRun {
+    } else if let Some(l) =
+        last_result.filter(|_| out.code() == Some(i64::from(exit_code_of(&log))))
+    {
+        if let Some(n) = &output_note {
+            // Before the final RESULT line, which stays last.
+            let cut = log.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+            log.insert_str(cut, &format!("{n}\n"));
+        }
+        write_log(&job.log, &log)?;
+        return Ok(KatChildRun {
             status: l.split(' ').nth(3).unwrap_or("CRASH").to_string(),
             result_line: l,
         });
     } else {
-        use std::os::unix::process::ExitStatusExt;
-        match status.signal() {
-            Some(sig) => format!("RESULT {} {} CRASH signal={sig}", job.id, job.instance),
-            None => format!(
+        match out.code() {
+            Some(c) if c < 0 => format!("RESULT {} {} CRASH signal={}", job.id, job.instance, -c),
+            c => format!(
                 "RESULT {} {} CRASH exit={}",
                 job.id,
                 job.instance,
-                status.code().unwrap_or(-1)
+                c.unwrap_or(-1)
             ),
         }
     };
-    let extra = std::fs::read_to_string(&out_path).unwrap_or_default();
-    if !extra.trim().is_empty() {
-        for l in extra.lines().take(20) {
-            log.push_str(&format!("child: {l}\n"));
-        }
-    }
     if !log.is_empty() && !log.ends_with('\n') {
         log.push('\n');
     }
+    if let Some(n) = output_note {
+        log.push_str(&n);
+        log.push('\n');
+        let mut text = out.stderr.text();
+        text.push_str(&out.stdout.text());
+        for l in text.lines().filter(|l| !l.trim().is_empty()).take(20) {
+            log.push_str(&format!(
+                "child: {}\n",
+                l.chars().take(300).collect::<String>()
+            ));
+        }
+    }
     log.push_str(&result_line);
     log.push('\n');
-    std::fs::write(&job.log, &log).map_err(|e| io_err(&job.log, e))?;
-    let _ = std::fs::remove_file(&out_path);
-    Ok(ChildRun {
+    write_log(&job.log, &log)?;
+    Ok(KatChildRun {
         status: result_line.split(' ').nth(3).unwrap_or("CRASH").to_string(),
         result_line,
     })
+}
+
+/// The exit status [`child_main`] returns with the last RESULT line of `log`: a RESULT line
+/// counts only when the process also exited with its status (a candidate that printed a
+/// RESULT line on the channel and then died is a crash).
+fn exit_code_of(log: &str) -> i32 {
+    let st = log
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("RESULT "))
+        .and_then(|l| l.split(' ').nth(3))
+        .unwrap_or("");
+    match st {
+        "PASS" => 0,
+        "MISMATCH" => 1,
+        "NOKAT" => 2,
+        "CRYPTOFAIL" => 3,
+        "OVERFLOW" => 4,
+        "PARTIAL" => 8,
+        _ => 5,
+    }
+}
+
+fn write_log(path: &Path, log: &str) -> Result<(), KatError> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| io_err(d, e))?;
+    }
+    std::fs::write(path, log).map_err(|e| io_err(path, e))
 }
 
 /// Log of an instance whose library could not be built.

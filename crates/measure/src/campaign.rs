@@ -1303,6 +1303,11 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             json!(pqperf_ffi::counters::ticks_source()),
         );
         m.insert("tick_hz".into(), json!(pqperf_ffi::counters::ticks_hz(20)));
+        // What contained the candidate code of this phase (pqperf's own key).
+        m.insert(
+            "sandbox".into(),
+            pqperf_ffi::untrusted::in_force_json(&pqperf_ffi::untrusted::policy()),
+        );
     }
     let now = utc_now();
     update_campaign(&opts.run_dir, |m| {

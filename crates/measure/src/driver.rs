@@ -2,8 +2,9 @@
 //!
 //! The orchestrator re-executes `pqperf driver …`; the child pins itself, dlopens the library
 //! through `pqperf_ffi::dl`, seeds the DRNG with `00 01 … 2f`, prepares honest inputs, runs the
-//! warm-ups and the trials, and prints the reference META/TRIAL/STATUS lines on stdout
-//! (tab-separated, flushed progressively). pqperf additions are `PQPERF <key> <value>` lines
+//! warm-ups and the trials, and writes the reference META/TRIAL/STATUS lines to its private
+//! result channel (tab-separated, flushed progressively; never stdout, which belongs to the
+//! candidate, see `pqperf_ffi::untrusted`). pqperf additions are `PQPERF <key> <value>` lines
 //! (counter name) and `SAMPLES <trial> <ticks>…` lines: per-call tick-counter deltas taken
 //! inside the same timed loop, from which pages show p50/p90/p99.
 //!

@@ -1,12 +1,12 @@
-//! Orchestrator side of a driver run (method §4.9): spawn `pqperf driver …` with a hard
-//! timeout, kill it on hang, parse its META/TRIAL/STATUS lines, and turn a crash or a hang
+//! Orchestrator side of a driver run (method §4.9): spawn `pqperf driver …` contained, with a
+//! hard timeout, kill its process group on exit or hang, parse the META/TRIAL/STATUS lines of
+//! its private result channel, and turn a crash or a hang
 //! into a process entry with a status instead of an error.
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use pqperf_ffi::untrusted::{self, ChildSpec};
 use pqperf_model::fields::Fields;
 use pqperf_model::record::{Process, Trial};
 use serde_json::Value;
@@ -54,79 +54,52 @@ impl Run {
     }
 }
 
-/// Runs one driver process with a hard timeout and parses its output.
+/// Runs one driver process, contained (`pqperf_ffi::untrusted`), with a hard timeout, and
+/// parses what it reported on its private result channel. The candidate's stdout/stderr are
+/// captured with a size cap; the record keeps their byte counts and the stderr tail.
 pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run {
     let argv = args.to_argv();
     let mut command = vec!["pqperf".to_string(), "driver".to_string()];
     command.extend(argv.iter().cloned());
-    let start = Instant::now();
-    let child = Command::new(&exe.exe)
-        .arg("driver")
-        .args(&argv)
-        .current_dir(&exe.cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            let process = Process {
-                status: "failed".into(),
-                exit_code: None,
-                stderr: format!("cannot start driver: {e}"),
-                command,
-                wall_s: Some(0.0),
-                ..Default::default()
-            };
-            return Run {
-                process,
-                samples: Vec::new(),
-                counter: None,
-                wall_s: 0.0,
-                timed_s: 0.0,
-            };
-        }
-    };
-    let out = child.stdout.take().expect("piped stdout");
-    let mut err = child.stderr.take().expect("piped stderr");
-    let out_thread = std::thread::spawn(move || {
-        let mut lines = Vec::new();
-        for l in BufReader::new(out).lines() {
-            match l {
-                Ok(l) => lines.push(l),
-                Err(_) => break,
-            }
-        }
-        lines
+    let mut child_args = vec!["driver".to_string()];
+    child_args.extend(argv.iter().cloned());
+    let out = untrusted::run(&ChildSpec {
+        program: exe.exe.clone(),
+        args: child_args,
+        cwd: exe.cwd.clone(),
+        timeout,
+        writable: Vec::new(),
     });
-    let err_thread = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        String::from_utf8_lossy(&s).into_owned()
-    });
-    let deadline = start + timeout;
-    let mut pause = Duration::from_micros(200);
-    let (status, timed_out) = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break (Some(st), false),
-            Ok(None) => {}
-            Err(_) => break (None, false),
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let st = child.wait().ok();
-            break (st, true);
-        }
-        std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(5));
-    };
-    let wall_s = start.elapsed().as_secs_f64();
-    let lines = out_thread.join().unwrap_or_default();
-    let stderr_full = err_thread.join().unwrap_or_default();
+    if let Some(e) = &out.spawn_error {
+        let process = Process {
+            status: "failed".into(),
+            exit_code: None,
+            stderr: format!("cannot start driver: {e}"),
+            command,
+            wall_s: Some(0.0),
+            ..Default::default()
+        };
+        return Run {
+            process,
+            samples: Vec::new(),
+            counter: None,
+            wall_s: 0.0,
+            timed_s: 0.0,
+        };
+    }
+    let wall_s = out.wall_s;
+    let lines = out.result_lines();
     let mut parsed = parse_output(&lines);
-    let stderr_tail = tail_chars(stderr_full.trim(), 2000);
-    let process = if timed_out {
+    let mut stderr_tail = out.stderr.tail_chars(2000);
+    if out.result_truncated {
+        // Samples or trials may be cut: never a complete record.
+        parsed.status = None;
+        if !stderr_tail.is_empty() {
+            stderr_tail.push('\n');
+        }
+        stderr_tail.push_str("result channel exceeded its size limit");
+    }
+    let mut process = if out.timed_out {
         let mut p = Process {
             status: "hard_timeout".into(),
             exit_code: None,
@@ -140,8 +113,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         parsed.trials.clear();
         p
     } else {
-        use std::os::unix::process::ExitStatusExt;
-        let code = status.and_then(|s| s.code().map(i64::from).or(s.signal().map(|g| -(g as i64))));
+        let code = out.code();
         let st = match (&parsed.status, code) {
             (Some(s), Some(0)) => s.clone(),
             (None, _) => "missing".to_string(),
@@ -173,6 +145,11 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             ..Default::default()
         }
     };
+    if out.stdout.total > 0 || out.stderr.total > 0 {
+        process
+            .extra
+            .insert("candidate_output".into(), out.output_json());
+    }
     let timed_s = process.trials.iter().map(|t| t.seconds).sum();
     Run {
         process,
@@ -193,15 +170,6 @@ fn signal_name(sig: i64) -> &'static str {
         11 => "SIGSEGV",
         15 => "SIGTERM",
         _ => "signal",
-    }
-}
-
-fn tail_chars(s: &str, n: usize) -> String {
-    let count = s.chars().count();
-    if count <= n {
-        s.to_string()
-    } else {
-        s.chars().skip(count - n).collect()
     }
 }
 

@@ -33,6 +33,9 @@ pub fn launch(
             };
             for args in args_for {
                 let st = Command::new(&exe)
+                    .args(pqperf_ffi::untrusted::policy_args(
+                        &pqperf_ffi::untrusted::policy(),
+                    ))
                     .args(&args)
                     .stdin(Stdio::null())
                     .stdout(f.try_clone().map(Stdio::from).unwrap_or(Stdio::null()))

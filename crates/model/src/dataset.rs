@@ -148,6 +148,35 @@ pub fn is_run_dir_only(rel: &Path) -> bool {
         || (first == "profile" && name.contains("RELINK"))
 }
 
+/// The first symbolic link below `root` (shown relative to it; `root` itself may be one), in
+/// sorted walk order.
+pub fn first_symlink(root: &Path) -> Option<PathBuf> {
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let mut entries: Vec<(String, std::fs::FileType)> = std::fs::read_dir(root.join(&rel))
+            .ok()?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                Some((
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.file_type().ok()?,
+                ))
+            })
+            .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, ft) in entries.into_iter().rev() {
+            let r = rel.join(&name);
+            if ft.is_symlink() {
+                return Some(r);
+            }
+            if ft.is_dir() {
+                stack.push(r);
+            }
+        }
+    }
+    None
+}
+
 fn sorted_entries(dir: &Path) -> Vec<std::fs::DirEntry> {
     let mut v: Vec<_> = match std::fs::read_dir(dir) {
         Ok(rd) => rd.filter_map(Result::ok).collect(),
@@ -511,6 +540,16 @@ impl Dataset {
                     std::io::ErrorKind::NotFound,
                     "dataset root is not a directory",
                 ),
+            });
+            return (ds, errors);
+        }
+        // Nothing is read through a symbolic link: it could point outside the dataset root.
+        if let Some(link) = first_symlink(root) {
+            errors.push(ModelError::Io {
+                source: std::io::Error::other(
+                    "symbolic link inside the dataset (refused: a dataset holds plain files and folders only)",
+                ),
+                path: link,
             });
             return (ds, errors);
         }

@@ -19,6 +19,35 @@ static ALLOC: pqperf_ffi::alloc::PqAlloc = pqperf_ffi::alloc::PqAlloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Run candidate code without namespaces, Landlock and rlimits (it still gets its own
+    /// process group, a private result channel and capped output capture). Recorded in the
+    /// campaign evidence and shown on the method page.
+    #[arg(long, global = true)]
+    no_sandbox: bool,
+    /// Address-space limit of children that run candidate code (bytes, or with K/M/G suffix;
+    /// `none` for no limit).
+    #[arg(long, global = true, default_value = "8G", value_name = "BYTES")]
+    mem_limit: String,
+}
+
+/// `8G`, `512M`, `65536`, `none`.
+fn parse_mem_limit(s: &str) -> Result<Option<u64>, String> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let (num, mul) = match s.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&s[..s.len() - 1], 1u64 << 10),
+        Some('M') => (&s[..s.len() - 1], 1 << 20),
+        Some('G') => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mul))
+        .filter(|n| *n >= 64 << 20)
+        .map(Some)
+        .ok_or_else(|| format!("--mem-limit {s}: expected bytes >= 64M, e.g. 8G, 512M or none"))
 }
 
 #[derive(Subcommand)]
@@ -66,6 +95,20 @@ fn main() -> std::process::ExitCode {
     ) {
         pqperf_ffi::alloc::use_mimalloc();
     }
+    let mem_limit = match parse_mem_limit(&cli.mem_limit) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("pqperf: error: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    pqperf_ffi::untrusted::set_policy(pqperf_ffi::untrusted::Policy {
+        sandbox: !cli.no_sandbox,
+        limits: pqperf_ffi::sandbox::Limits {
+            address_space: mem_limit,
+            ..Default::default()
+        },
+    });
     let result = match cli.command {
         Command::Report(a) => cmd::report::run_report(a),
         Command::Validate(a) => cmd::validate::run_validate(a),

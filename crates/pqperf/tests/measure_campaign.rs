@@ -200,6 +200,9 @@ fn crash_hang_and_rejecting_verify_are_recorded_and_the_campaign_goes_on() {
     assert!(camp["system_id"].as_str().unwrap().ends_with("_1"));
     assert!(camp["host_problems"].is_array());
     assert!(camp["pqperf"]["counter"].is_string());
+    // What contained the candidate code (issue 11).
+    assert_eq!(camp["pqperf"]["sandbox"]["sandbox"], "on");
+    assert_eq!(camp["pqperf"]["sandbox"]["result_channel"], "private pipe");
 }
 
 fn no_temp_files(dir: &Path) -> bool {

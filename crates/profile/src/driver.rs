@@ -126,7 +126,7 @@ pub fn tick_hz(hp: &Hashprof, ms: u64) -> f64 {
 
 /// Entry point of the child: returns the exit status (0 complete, 2 usage/symbols, 3
 /// preparation or operation failure).
-pub fn child_main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+pub fn child_main(argv: &[String], err: &mut dyn Write) -> i32 {
     // `--kat JOB`: the KAT stage's child on a job file (used on profiling builds).
     if argv.first().is_some_and(|a| a == "--kat") {
         let Some(job) = argv.get(1) else {
@@ -135,6 +135,15 @@ pub fn child_main(argv: &[String], out: &mut dyn Write, err: &mut dyn Write) -> 
         };
         return pqperf_kat::child_main(std::path::Path::new(job));
     }
+    // Confine this process and take the result channel before the library is loaded.
+    let mut chan = match pqperf_ffi::untrusted::child_enter() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(err, "hashprof: {e}");
+            return 2;
+        }
+    };
+    let out = &mut chan;
     let plain = argv.first().is_some_and(|a| a == "--plain");
     let rest = if plain { &argv[1..] } else { argv };
     let args = match DriverArgs::parse(rest) {

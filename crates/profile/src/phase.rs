@@ -9,12 +9,11 @@
 //! (`{"stderr": …}`) and the phase goes on.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use indexmap::IndexMap;
+use pqperf_ffi::untrusted::{self, ChildSpec};
 use pqperf_measure::campaign::{self, CampaignOptions, Instance, PhaseCtx};
 use pqperf_measure::driver::DriverArgs;
 use pqperf_model::fields::Fields;
@@ -105,65 +104,41 @@ pub struct ChildRun {
     pub command: Vec<String>,
 }
 
-/// Run the child with `args` in `cwd`, killing it after `timeout`.
+/// Run the child with `args` in `cwd`, contained (`pqperf_ffi::untrusted`), killing its
+/// process group after `timeout`; its lines come from the private result channel.
 pub fn run_child(child: &ChildExe, args: &[String], cwd: &Path, timeout: Duration) -> ChildRun {
     let mut command = vec!["pqperf".to_string(), "hashprof".to_string()];
     command.extend(args.iter().cloned());
-    let spawned = Command::new(&child.exe)
-        .args(&child.pre_args)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut proc = match spawned {
-        Ok(p) => p,
-        Err(e) => {
-            return ChildRun {
-                stderr: format!("cannot start {}: {e}", child.exe.display()),
-                command,
-                ..Default::default()
-            };
-        }
-    };
-    let mut so = proc.stdout.take().expect("piped");
-    let mut se = proc.stderr.take().expect("piped");
-    let t_out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = so.read_to_string(&mut s);
-        s
+    let mut all = child.pre_args.clone();
+    all.extend(args.iter().cloned());
+    let out = untrusted::run(&ChildSpec {
+        program: child.exe.clone(),
+        args: all,
+        cwd: cwd.to_path_buf(),
+        timeout,
+        writable: Vec::new(),
     });
-    let t_err = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = se.read_to_end(&mut s);
-        String::from_utf8_lossy(&s).into_owned()
-    });
-    let deadline = Instant::now() + timeout;
-    let mut timed_out = false;
-    let status = loop {
-        match proc.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) => {}
-            Err(_) => break None,
-        }
-        if Instant::now() >= deadline {
-            let _ = proc.kill();
-            timed_out = true;
-            break proc.wait().ok();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let out = t_out.join().unwrap_or_default();
-    let mut err = t_err.join().unwrap_or_default();
-    if timed_out {
+    if let Some(e) = out.spawn_error {
+        return ChildRun {
+            stderr: e,
+            command,
+            ..Default::default()
+        };
+    }
+    let mut err = out.stderr.text();
+    if out.timed_out {
         err.push_str("\nhard timeout");
     }
+    let exit_code = if out.result_truncated {
+        None
+    } else {
+        out.status.and_then(|s| s.code())
+    };
     ChildRun {
-        exit_code: status.and_then(|s| s.code()),
-        lines: out.lines().map(str::to_string).collect(),
+        exit_code,
+        lines: out.result_lines(),
         stderr: tail(&err, 2000),
-        timed_out,
+        timed_out: out.timed_out,
         command,
     }
 }
@@ -571,27 +546,14 @@ pub fn profiling_build_kat(
     if std::fs::write(&job_path, text).is_err() {
         return ("LOADFAIL".into(), log_rel);
     }
-    let r = run_child(
-        &opts.child,
-        &["--kat".to_string(), job_path.display().to_string()],
-        run,
-        Duration::from_secs(1800),
-    );
+    let mut args = opts.child.pre_args.clone();
+    args.extend(["--kat".to_string(), job_path.display().to_string()]);
+    let r = pqperf_kat::run_contained(&opts.child.exe, args, run, &job, Duration::from_secs(1800));
     let _ = std::fs::remove_file(&job_path);
-    let log = std::fs::read_to_string(run.join(&log_rel)).unwrap_or_default();
-    let status = log
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("RESULT "))
-        .and_then(|l| l.split_whitespace().nth(2))
-        .map(str::to_string)
-        .unwrap_or_else(|| {
-            if r.timed_out {
-                "TIMEOUT".into()
-            } else {
-                "NORESULT".into()
-            }
-        });
+    let status = match r {
+        Ok(r) => r.status,
+        Err(_) => "LOADFAIL".into(),
+    };
     (status, log_rel)
 }
 

@@ -27,7 +27,8 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     };
     let cat = v.category(cand);
     let algorithm = v.side.algorithm(cand).unwrap_or(cand).to_string();
-    let url = v.side.page_url(cand);
+    // Only http/https (or relative) submission URLs become links (downloads.csv is input).
+    let url = v.side.page_url(cand).filter(|u| crate::md::safe_url(u));
     let method_link = link(&me, &Page::Method(sys.into()), form);
 
     let mut out: Vec<String> = Vec::new();
@@ -300,7 +301,7 @@ fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
     }
     out.push(String::new());
     for (n, (_, cause, measure)) in notes.iter().enumerate() {
-        let mut p = format!("[{}] {cause}", n + 1);
+        let mut p = format!("[{}] {}", n + 1, crate::md::sanitize_fragment(cause));
         if *measure {
             p.push_str(" These instances are timed anyway; their output is not validated.");
         }
@@ -599,7 +600,7 @@ fn symmetric_section(
     if let Some(s) = survey
         && !s.notes.is_empty()
     {
-        line.push_str(&format!(" — {}", s.notes));
+        line.push_str(&format!(" — {}", crate::md::sanitize_fragment(&s.notes)));
     }
     out.push(line);
     out.push(String::new());

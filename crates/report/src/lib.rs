@@ -16,6 +16,7 @@ pub mod common;
 pub mod counter;
 pub mod fmt;
 pub mod links;
+pub mod md;
 pub mod method;
 pub mod order;
 pub mod summary;

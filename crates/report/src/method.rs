@@ -204,6 +204,41 @@ fn tick_text(v: &SystemView) -> Option<String> {
     ))
 }
 
+/// What contained candidate code, from the campaign's `pqperf.sandbox` (pqperf datasets
+/// only; reference datasets have no such key and no such sentence).
+fn sandbox_sentence(sb: &serde_json::Value) -> String {
+    let s = |k: &str| {
+        sb.get(k)
+            .and_then(|x| x.as_str())
+            .map(crate::md::escape_text)
+    };
+    if s("sandbox").as_deref() != Some("on") {
+        return "Candidate code ran **without the sandbox** (`--no-sandbox`): only in its own process group with a private result channel and capped output capture.".into();
+    }
+    let ns = sb
+        .get("namespaces")
+        .and_then(|n| n.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "none".into());
+    let mem = sb
+        .get("address_space_limit_bytes")
+        .and_then(|x| x.as_u64())
+        .map(|b| format!("{} MiB", b >> 20))
+        .unwrap_or_else(|| "unlimited".into());
+    format!(
+        "Candidate code ran contained, in child processes with their own process group (killed with it on exit or timeout) that report over a private channel while their own output is captured with a size cap. Namespaces: {ns}; network: {}; writes: {}; process limit: {}; address space: {mem}; core dumps off.",
+        s("network").unwrap_or_else(|| "unknown".into()),
+        s("write_confinement").unwrap_or_else(|| "unknown".into()),
+        s("pids_limit").unwrap_or_else(|| "unknown".into()),
+    )
+}
+
 /// Render the method page.
 pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     let sys = v.id.as_str();
@@ -289,6 +324,14 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
         out.push("- Reported ticks are the arithmetic mean over all timed calls (the guide's metric, with ticks in place of cycles); the median of the trial means is also recorded as a robustness check.".into());
     } else {
         out.push("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
+    }
+    if let Some(sb) = v
+        .campaign
+        .extra
+        .get("pqperf")
+        .and_then(|p| p.get("sandbox"))
+    {
+        out.push(format!("- {}", sandbox_sentence(sb)));
     }
     out.push("- Key exchange: `exchange` covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call.".into());
     out.push(String::new());

@@ -186,7 +186,7 @@ fn notes(v: &SystemView, cand: &str, label: &str) -> String {
     }
     for n in &v.side.summary_notes {
         if n.id == cand && n.label.is_match(label) {
-            items.push(n.note.clone());
+            items.push(crate::md::sanitize_fragment(&n.note));
         }
     }
     let mut seen = Vec::new();

@@ -173,6 +173,7 @@ fn render_site(
     known.extend(generated.iter().cloned());
 
     std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
+    refuse_symlinks_in_out(out)?;
     let css = out.join("style.css");
     std::fs::write(&css, STYLE).map_err(|e| SiteError::io(&css, e))?;
     let mut env = minijinja::Environment::new();
@@ -247,6 +248,17 @@ fn copy_evidence_timed(evidence: &[(PathBuf, String)], out: &Path) -> Result<(),
         );
     }
     r
+}
+
+/// The site never writes through a symbolic link already in `--out` (it could point anywhere).
+fn refuse_symlinks_in_out(out: &Path) -> Result<(), SiteError> {
+    match pqperf_model::dataset::first_symlink(out) {
+        Some(l) => Err(SiteError::Input(format!(
+            "{}: symbolic link in the output directory (refused: the site does not write through links; remove it)",
+            out.join(l).display()
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteError> {
@@ -502,6 +514,7 @@ pub fn build_from_loaded(
     let mut site = load::load(ds, systems)?;
     let ids: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
     std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
+    refuse_symlinks_in_out(out)?;
     let mut t_pages = t.elapsed();
     let built = std::thread::scope(|scope| -> Result<Built, SiteError> {
         // The evidence files do not depend on the pages: one worker lists them (the list is

@@ -22,6 +22,9 @@ fn step(name: &str, t0: Instant) {
 fn pqperf(args: &[&str]) -> anyhow::Result<()> {
     let exe = std::env::current_exe()?;
     let st = Command::new(&exe)
+        .args(pqperf_ffi::untrusted::policy_args(
+            &pqperf_ffi::untrusted::policy(),
+        ))
         .args(args)
         .status()
         .with_context(|| format!("running pqperf {}", args.join(" ")))?;

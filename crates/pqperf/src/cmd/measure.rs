@@ -284,8 +284,14 @@ pub fn run_driver(a: DriverArgs) -> anyhow::Result<ExitCode> {
             return Ok(code(2));
         }
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Confine this process and take the private result channel before the library is loaded.
+    let mut out = match pqperf_ffi::untrusted::child_enter() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("driver: {e}");
+            return Ok(code(2));
+        }
+    };
     let c = driver::run(&args, &mut out, &mut std::io::stderr());
     Ok(code(c))
 }

@@ -1,0 +1,593 @@
+//! Running a child that executes candidate code (driver, KAT child, hash profiler,
+//! calibrations), the one mechanism all spawn sites use.
+//!
+//! Parent side ([`run`]): the child reports over a private pipe (an inherited descriptor that
+//! is not 0/1/2, announced in `PQPERF_RESULT_FD`), never over stdout; its stdout/stderr go to
+//! size-capped [`Capture`]s (first and last 64 KiB plus the byte count); it runs in its own
+//! session (process group) and, where available, a pids cgroup; the whole group is killed when
+//! the child exits or times out, and every wait is bounded. With the sandbox on, the child
+//! gets new network and mount namespaces (and a user namespace when not root), rlimits, a
+//! private scratch directory as `HOME`/`TMPDIR`, and confines its own writes with Landlock
+//! ([`child_enter`]) before it loads candidate code.
+//!
+//! The process-wide [`Policy`] is set once by the CLI (`--no-sandbox`, `--mem-limit`).
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{OnceLock, RwLock};
+use std::time::{Duration, Instant};
+
+use nix::sched::CloneFlags;
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+
+use crate::sandbox::{self, Limits, PreExec};
+
+/// Environment variable with the number of the result descriptor.
+pub const RESULT_FD_ENV: &str = "PQPERF_RESULT_FD";
+/// Environment variable: `1` when the child must confine itself.
+pub const SANDBOX_ENV: &str = "PQPERF_SANDBOX";
+/// Environment variable: newline-separated directories the child may write below.
+pub const WRITABLE_ENV: &str = "PQPERF_SANDBOX_WRITABLE";
+
+/// Bytes kept at each end of a captured stream.
+pub const CAPTURE_KEEP: usize = 64 * 1024;
+/// Cap of the result channel (pqperf's own lines; more is counted and dropped).
+pub const RESULT_CAP: usize = 64 << 20;
+/// How long readers may take to drain after the group is killed.
+const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+
+/// Process-wide containment policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// Namespaces, Landlock and rlimits on (`--no-sandbox` turns them off; the own session,
+    /// result pipe, capture and group kill stay).
+    pub sandbox: bool,
+    /// Resource limits applied with the sandbox.
+    pub limits: Limits,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            sandbox: true,
+            limits: Limits::default(),
+        }
+    }
+}
+
+static POLICY: RwLock<Option<Policy>> = RwLock::new(None);
+
+/// Sets the process-wide policy (CLI flags).
+pub fn set_policy(p: Policy) {
+    *POLICY.write().unwrap_or_else(|e| e.into_inner()) = Some(p);
+}
+
+/// The process-wide policy (default: sandbox on, 8 GiB address space).
+pub fn policy() -> Policy {
+    POLICY
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .unwrap_or_default()
+}
+
+/// The pqperf command-line flags that reproduce `p` in a pqperf child process that is itself
+/// an orchestrator (shards, demo steps).
+pub fn policy_args(p: &Policy) -> Vec<String> {
+    let mut v = Vec::new();
+    if !p.sandbox {
+        v.push("--no-sandbox".to_string());
+    }
+    v.push("--mem-limit".to_string());
+    v.push(match p.limits.address_space {
+        Some(b) => b.to_string(),
+        None => "none".to_string(),
+    });
+    v
+}
+
+/// Namespaces this kernel lets us create (probed once with `true`).
+fn namespaces() -> CloneFlags {
+    static NS: OnceLock<CloneFlags> = OnceLock::new();
+    *NS.get_or_init(|| {
+        let base = CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWNS;
+        let root = nix::unistd::geteuid().is_root();
+        let tries = if root {
+            vec![base]
+        } else {
+            vec![base | CloneFlags::CLONE_NEWUSER]
+        };
+        for f in tries {
+            let mut c = Command::new("true");
+            c.stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            sandbox::prepare(
+                &mut c,
+                &PreExec {
+                    namespaces: f,
+                    private_mounts: true,
+                    limits: None,
+                    keep_fd: None,
+                    cgroup_procs: None,
+                },
+            );
+            if c.status().is_ok_and(|s| s.success()) {
+                return f;
+            }
+        }
+        CloneFlags::empty()
+    })
+}
+
+fn landlock_available() -> bool {
+    static LL: OnceLock<bool> = OnceLock::new();
+    *LL.get_or_init(|| {
+        use landlock::{ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr};
+        // Creating (not enforcing) a ruleset that must be honoured tells whether the kernel
+        // has Landlock.
+        Ruleset::default()
+            .set_compatibility(CompatLevel::HardRequirement)
+            .handle_access(AccessFs::from_all(ABI::V1))
+            .and_then(|r| r.create())
+            .is_ok()
+    })
+}
+
+/// A pids cgroup (v1 hierarchy at /sys/fs/cgroup/pids, or cgroup v2 with the pids controller
+/// enabled) for one child; removed on drop after its processes are killed.
+struct PidsCgroup {
+    dir: PathBuf,
+    procs: File,
+}
+
+fn cgroup_base() -> Option<PathBuf> {
+    static BASE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let v1 = PathBuf::from("/sys/fs/cgroup/pids");
+        let base = if v1.join("cgroup.procs").exists() {
+            v1
+        } else {
+            let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+            let rel = own.lines().find_map(|l| l.strip_prefix("0::"))?;
+            let dir = Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+            let ctl = std::fs::read_to_string(dir.join("cgroup.subtree_control")).ok()?;
+            ctl.split_whitespace().any(|c| c == "pids").then_some(dir)?
+        };
+        // Probe: a child must be able to join a fresh cgroup there (delegation, cgroup v2's
+        // no-internal-process rule); otherwise the pids limit is recorded as not in force.
+        let cg = PidsCgroup::create_in(&base, 8)?;
+        let mut c = Command::new("true");
+        c.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        sandbox::prepare(
+            &mut c,
+            &PreExec {
+                namespaces: CloneFlags::empty(),
+                private_mounts: false,
+                limits: None,
+                keep_fd: None,
+                cgroup_procs: Some(cg.procs.as_raw_fd()),
+            },
+        );
+        let ok = c.status().is_ok_and(|s| s.success());
+        drop(cg);
+        ok.then_some(base)
+    })
+    .clone()
+}
+
+impl PidsCgroup {
+    fn create(max: u64) -> Option<PidsCgroup> {
+        PidsCgroup::create_in(&cgroup_base()?, max)
+    }
+
+    fn create_in(base: &Path, max: u64) -> Option<PidsCgroup> {
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        static SWEEP: std::sync::Once = std::sync::Once::new();
+        // Cgroups left by pqperf processes that are gone (their killed children were reaped
+        // too late for the removal): remove the empty ones once.
+        SWEEP.call_once(|| {
+            for e in std::fs::read_dir(base).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let owner = name
+                    .strip_prefix("pqperf-")
+                    .and_then(|r| r.split('-').next())
+                    .and_then(|p| p.parse::<u32>().ok());
+                if let Some(pid) = owner
+                    && !Path::new(&format!("/proc/{pid}")).exists()
+                {
+                    let _ = std::fs::remove_dir(e.path());
+                }
+            }
+        });
+        let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = base.join(format!("pqperf-{}-{n}", std::process::id()));
+        std::fs::create_dir(&dir).ok()?;
+        let ok = std::fs::write(dir.join("pids.max"), max.to_string()).is_ok();
+        let procs = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("cgroup.procs"));
+        match (ok, procs) {
+            (true, Ok(procs)) => Some(PidsCgroup { dir, procs }),
+            _ => {
+                let _ = std::fs::remove_dir(&dir);
+                None
+            }
+        }
+    }
+
+    /// Kill every process in the cgroup until it is empty (bounded); the number killed.
+    fn kill_all(&self) -> usize {
+        let mut killed = 0;
+        let t0 = Instant::now();
+        while t0.elapsed() < DRAIN_LIMIT {
+            let pids: Vec<i32> = std::fs::read_to_string(self.dir.join("cgroup.procs"))
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.trim().parse().ok())
+                .collect();
+            if pids.is_empty() {
+                break;
+            }
+            for p in pids {
+                if kill(Pid::from_raw(p), Signal::SIGKILL).is_ok() {
+                    killed += 1;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        killed
+    }
+}
+
+impl Drop for PidsCgroup {
+    fn drop(&mut self) {
+        self.kill_all();
+        for _ in 0..300 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// What contained a child (recorded in the campaign evidence and on the method page).
+pub fn in_force_json(p: &Policy) -> Value {
+    if !p.sandbox {
+        return json!({
+            "sandbox": "off (--no-sandbox)",
+            "process_group": "own session, killed on exit and timeout",
+            "result_channel": "private pipe",
+        });
+    }
+    let ns = namespaces();
+    let mut names = Vec::new();
+    if ns.contains(CloneFlags::CLONE_NEWUSER) {
+        names.push("user");
+    }
+    if ns.contains(CloneFlags::CLONE_NEWNET) {
+        names.push("network");
+    }
+    if ns.contains(CloneFlags::CLONE_NEWNS) {
+        names.push("mount");
+    }
+    json!({
+        "sandbox": "on",
+        "process_group": "own session, killed on exit and timeout",
+        "result_channel": "private pipe",
+        "namespaces": names,
+        "network": if ns.contains(CloneFlags::CLONE_NEWNET) { "none (empty network namespace)" }
+            else if landlock_available() { "TCP bind/connect denied by Landlock" } else { "not contained" },
+        "write_confinement": if landlock_available() { "landlock (scratch directory only)" } else { "not in force (kernel without Landlock)" },
+        "address_space_limit_bytes": p.limits.address_space,
+        "file_size_limit_bytes": p.limits.file_size,
+        "open_files_limit": p.limits.open_files,
+        "process_limit": p.limits.processes,
+        "pids_limit": if cgroup_base().is_some() { "pids cgroup" } else if nix::unistd::geteuid().is_root() { "not in force (root without pids cgroup)" } else { "RLIMIT_NPROC" },
+        "core_dumps": "off",
+    })
+}
+
+/// A size-capped capture: the first and last [`CAPTURE_KEEP`] bytes and the byte count.
+#[derive(Debug, Clone, Default)]
+pub struct Capture {
+    /// First bytes.
+    pub head: Vec<u8>,
+    /// Last bytes (ring order resolved).
+    pub tail: Vec<u8>,
+    /// Bytes written in total.
+    pub total: u64,
+}
+
+impl Capture {
+    fn push(&mut self, b: &[u8]) {
+        self.total += b.len() as u64;
+        let room = CAPTURE_KEEP.saturating_sub(self.head.len());
+        let (h, rest) = b.split_at(room.min(b.len()));
+        self.head.extend_from_slice(h);
+        if !rest.is_empty() {
+            self.tail.extend_from_slice(rest);
+            if self.tail.len() > 2 * CAPTURE_KEEP {
+                let cut = self.tail.len() - CAPTURE_KEEP;
+                self.tail.drain(..cut);
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.tail.len() > CAPTURE_KEEP {
+            let cut = self.tail.len() - CAPTURE_KEEP;
+            self.tail.drain(..cut);
+        }
+    }
+
+    /// Bytes counted but not kept.
+    pub fn omitted(&self) -> u64 {
+        self.total - (self.head.len() + self.tail.len()) as u64
+    }
+
+    /// The kept text, with a marker where bytes were omitted.
+    pub fn text(&self) -> String {
+        let mut s = String::from_utf8_lossy(&self.head).into_owned();
+        if self.omitted() > 0 {
+            s.push_str(&format!("\n[… {} bytes omitted …]\n", self.omitted()));
+        }
+        s.push_str(&String::from_utf8_lossy(&self.tail));
+        s
+    }
+
+    /// The last `n` characters of the kept text.
+    pub fn tail_chars(&self, n: usize) -> String {
+        let t = self.text();
+        let t = t.trim();
+        let count = t.chars().count();
+        t.chars().skip(count.saturating_sub(n)).collect()
+    }
+}
+
+/// One child to run.
+#[derive(Debug, Clone)]
+pub struct ChildSpec {
+    /// Executable (normally pqperf itself).
+    pub program: PathBuf,
+    /// Arguments.
+    pub args: Vec<String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Hard timeout.
+    pub timeout: Duration,
+    /// Extra directories the child may write below (besides its scratch directory); they must
+    /// exist.
+    pub writable: Vec<PathBuf>,
+}
+
+/// What happened.
+#[derive(Debug, Default)]
+pub struct ChildOutcome {
+    /// Exit status (None when it could not be waited for).
+    pub status: Option<ExitStatus>,
+    /// The hard timeout fired.
+    pub timed_out: bool,
+    /// Seconds from spawn to exit (or kill).
+    pub wall_s: f64,
+    /// Bytes on the result channel.
+    pub result: Vec<u8>,
+    /// The result channel exceeded [`RESULT_CAP`] (the rest was dropped).
+    pub result_truncated: bool,
+    /// Candidate stdout.
+    pub stdout: Capture,
+    /// Candidate stderr (and the child's own error messages).
+    pub stderr: Capture,
+    /// Could not start the child.
+    pub spawn_error: Option<String>,
+    /// Leftover processes killed after the child ended.
+    pub leftovers_killed: usize,
+    /// A reader did not finish within the drain limit (an escaped process kept a pipe open).
+    pub drain_timeout: bool,
+}
+
+impl ChildOutcome {
+    /// Result channel as lines.
+    pub fn result_lines(&self) -> Vec<String> {
+        String::from_utf8_lossy(&self.result)
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Exit code, or minus the signal number.
+    pub fn code(&self) -> Option<i64> {
+        use std::os::unix::process::ExitStatusExt;
+        self.status
+            .and_then(|s| s.code().map(i64::from).or(s.signal().map(|g| -(g as i64))))
+    }
+
+    /// Size facts of the captured output, for a record's process entry.
+    pub fn output_json(&self) -> Value {
+        json!({
+            "stdout_bytes": self.stdout.total,
+            "stderr_bytes": self.stderr.total,
+        })
+    }
+}
+
+fn reader<R: Read + Send + 'static>(
+    mut r: R,
+    cap: Option<usize>,
+    tx: std::sync::mpsc::Sender<(usize, Capture, Vec<u8>)>,
+    which: usize,
+) {
+    std::thread::spawn(move || {
+        let mut c = Capture::default();
+        let mut all = Vec::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => match cap {
+                    Some(cap) => {
+                        c.total += n as u64;
+                        let room = cap.saturating_sub(all.len());
+                        all.extend_from_slice(&buf[..n.min(room)]);
+                    }
+                    None => c.push(&buf[..n]),
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        c.finish();
+        let _ = tx.send((which, c, all));
+    });
+}
+
+/// Runs one contained child under the process-wide [`policy`].
+pub fn run(spec: &ChildSpec) -> ChildOutcome {
+    run_with(spec, &policy())
+}
+
+/// Runs one contained child under `pol`.
+pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
+    let start = Instant::now();
+    let fail = |msg: String| ChildOutcome {
+        spawn_error: Some(msg),
+        ..Default::default()
+    };
+    let (res_r, res_w) = match std::io::pipe() {
+        Ok(p) => p,
+        Err(e) => return fail(format!("result pipe: {e}")),
+    };
+    let scratch = match tempfile::Builder::new().prefix("pqperf-child-").tempdir() {
+        Ok(d) => d,
+        Err(e) => return fail(format!("scratch directory: {e}")),
+    };
+    let mut cmd = Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .current_dir(&spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env(RESULT_FD_ENV, res_w.as_raw_fd().to_string())
+        .env("HOME", scratch.path())
+        .env("TMPDIR", scratch.path());
+    let cgroup = if pol.sandbox {
+        PidsCgroup::create(pol.limits.processes)
+    } else {
+        None
+    };
+    if pol.sandbox {
+        let mut w: Vec<String> = vec![scratch.path().to_string_lossy().into_owned()];
+        w.extend(
+            spec.writable
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned()),
+        );
+        cmd.env(SANDBOX_ENV, "1").env(WRITABLE_ENV, w.join("\n"));
+    } else {
+        cmd.env(SANDBOX_ENV, "0").env_remove(WRITABLE_ENV);
+    }
+    sandbox::prepare(
+        &mut cmd,
+        &PreExec {
+            namespaces: if pol.sandbox {
+                namespaces()
+            } else {
+                CloneFlags::empty()
+            },
+            private_mounts: true,
+            limits: pol.sandbox.then_some(pol.limits),
+            keep_fd: Some(res_w.as_raw_fd()),
+            cgroup_procs: cgroup.as_ref().map(|c| c.procs.as_raw_fd()),
+        },
+    );
+    let spawned = cmd.spawn();
+    drop(res_w);
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => return fail(format!("cannot start {}: {e}", spec.program.display())),
+    };
+    let pgid = Pid::from_raw(child.id() as i32);
+    let (tx, rx) = std::sync::mpsc::channel();
+    reader(res_r, Some(RESULT_CAP), tx.clone(), 0);
+    reader(child.stdout.take().expect("piped"), None, tx.clone(), 1);
+    reader(child.stderr.take().expect("piped"), None, tx, 2);
+    let deadline = start + spec.timeout;
+    let mut pause = Duration::from_micros(200);
+    let mut out = ChildOutcome::default();
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => {
+                out.status = Some(st);
+                break;
+            }
+            Ok(None) => {}
+            Err(_) => break,
+        }
+        if Instant::now() >= deadline {
+            out.timed_out = true;
+            let _ = killpg(pgid, Signal::SIGKILL);
+            let _ = child.kill();
+            out.status = child.wait().ok();
+            break;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(5));
+    }
+    out.wall_s = start.elapsed().as_secs_f64();
+    // The child is gone: nothing it started may outlive it.
+    if killpg(pgid, Signal::SIGKILL).is_ok() {
+        out.leftovers_killed += 1;
+    }
+    if let Some(cg) = &cgroup {
+        out.leftovers_killed += cg.kill_all();
+    }
+    let drain_deadline = Instant::now() + DRAIN_LIMIT;
+    for _ in 0..3 {
+        let left = drain_deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok((0, c, all)) => {
+                out.result_truncated = c.total > all.len() as u64;
+                out.result = all;
+            }
+            Ok((1, c, _)) => out.stdout = c,
+            Ok((_, c, _)) => out.stderr = c,
+            Err(_) => {
+                out.drain_timeout = true;
+                break;
+            }
+        }
+    }
+    drop(cgroup);
+    out
+}
+
+/// The child's side: adopt the result channel and, when the parent asked for it, confine
+/// writes with Landlock. Call first thing in a child, before any candidate library is loaded.
+/// Without the environment (a child started by hand) the channel is stdout.
+pub fn child_enter() -> Result<Box<dyn Write>, String> {
+    if std::env::var(SANDBOX_ENV).as_deref() == Ok("1") {
+        let writable: Vec<PathBuf> = std::env::var(WRITABLE_ENV)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(PathBuf::from)
+            .collect();
+        sandbox::confine_writes(&writable)?;
+    }
+    match std::env::var(RESULT_FD_ENV) {
+        Ok(v) => {
+            let fd: i32 = v
+                .parse()
+                .map_err(|_| format!("{RESULT_FD_ENV}={v} is not a descriptor number"))?;
+            Ok(Box::new(sandbox::adopt_result_fd(fd)?))
+        }
+        Err(_) => Ok(Box::new(std::io::stdout())),
+    }
+}
