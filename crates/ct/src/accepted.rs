@@ -89,9 +89,8 @@ impl AcceptedTable {
     }
 
     /// The shipped table.
-    pub fn shipped() -> AcceptedTable {
+    pub fn shipped() -> Result<AcceptedTable, CtError> {
         Self::parse(DEFAULT_TABLE, "crates/ct/accepted_findings.csv")
-            .expect("the shipped accepted-findings table parses")
     }
 
     /// The reason accepting `g`, if a row matches.
@@ -122,8 +121,9 @@ mod tests {
 
     #[test]
     fn shipped_table_parses() {
-        let t = AcceptedTable::shipped();
-        assert!(t.rows.iter().all(|r| !r.reason.is_empty()));
+        let t = AcceptedTable::shipped().unwrap();
+        assert!(t.rows.len() >= 8);
+        assert!(t.rows.iter().all(|r| r.reason.len() > 20));
     }
 
     #[test]

@@ -416,7 +416,7 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
     let t0 = Instant::now();
     let table = match &opts.accepted {
         Some(p) => AcceptedTable::load(p)?,
-        None => AcceptedTable::shipped(),
+        None => AcceptedTable::shipped()?,
     };
     let cat_path = pqperf_build::catalog_path(&opts.run_dir, opts.catalog.as_deref());
     let cat = Catalog::load(&cat_path).map_err(pqperf_build::BuildError::from)?;

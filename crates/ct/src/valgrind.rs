@@ -208,10 +208,22 @@ pub fn frame_location(f: &Frame, tree: &Path) -> String {
 pub fn group(errors: &[XmlError], tree: &Path) -> Vec<CtFinding> {
     let mut out: Vec<CtFinding> = Vec::new();
     for e in errors.iter().filter(|e| !e.kind.starts_with("Leak_")) {
+        // The innermost frame in the candidate's own sources (not the driver), else the
+        // innermost with a line (compiler intrinsics headers, libc), else the first.
+        let in_tree = |f: &&Frame| {
+            f.line.is_some()
+                && !f.file.starts_with(".pqperf-ct-")
+                && Path::new(&f.dir).join(&f.file).starts_with(tree)
+        };
         let top = e
             .frames
             .iter()
-            .find(|f| f.line.is_some() && !f.obj.contains("vgpreload"))
+            .find(in_tree)
+            .or_else(|| {
+                e.frames
+                    .iter()
+                    .find(|f| f.line.is_some() && !f.obj.contains("vgpreload"))
+            })
             .or_else(|| e.frames.first());
         let (location, function) = match top {
             Some(f) => (frame_location(f, tree), f.func.clone()),
