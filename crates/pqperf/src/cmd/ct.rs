@@ -68,3 +68,25 @@ pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
     check(&options(args)?)?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// The campaign phase `ct` (off by default: not part of `all`; `demo` runs it on its set).
+pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
+    h.ct = Some(Box::new(|ctx| {
+        let mut o = pqperf_ct::CtOptions::new(&ctx.opts.run_dir);
+        o.only = ctx.opts.only.as_ref().map(|r| r.as_str().to_string());
+        o.progress = true;
+        let s = check(&o).map_err(|e| format!("{e:#}"))?;
+        let findings: u64 = s
+            .evidence
+            .iter()
+            .flat_map(|e| &e.operations)
+            .map(|o| o.findings)
+            .sum();
+        ctx.log.log(format!(
+            "phase ct: {} instance(s) in {:.1} s, {findings} finding group(s) not accepted",
+            s.evidence.len(),
+            s.seconds
+        ));
+        Ok(0)
+    }));
+}

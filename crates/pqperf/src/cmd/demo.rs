@@ -1,6 +1,7 @@
 //! `pqperf demo`: the README's main command. On a fresh machine: import the PQClean corpus
 //! (pinned crate, through cargo), build and KAT-check a representative set, calibrate and
-//! measure it with a short trial target, publish the dataset, validate it, render the pages
+//! measure it with a short trial target, check it for secret-dependent branches and memory
+//! indices (valgrind memcheck), publish the dataset, validate it, render the pages
 //! and the site, and say where everything is — and that the host is not fixed.
 
 use std::path::{Path, PathBuf};
@@ -97,6 +98,13 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     }
     step("profile (symmetric-primitive shares)", t0);
     let _ = campaign::run_phase(Phase::Profile, &o, &hooks)?;
+    step(
+        "constant-time check (valgrind memcheck, secret inputs marked undefined)",
+        t0,
+    );
+    let mut ct = o.clone();
+    ct.only = Some(pqperf_measure::Regex::new(DEMO_SET)?);
+    let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
     step("publish", t0);
     let p = campaign::run_phase(Phase::Publish, &o, &hooks)?;
     if p.code != 0 {

@@ -162,8 +162,8 @@ impl CampaignCommon {
 /// `pqperf campaign <phase>`.
 #[derive(clap::Args)]
 pub struct CampaignArgs {
-    /// check, build, kat, baseline, calibrate, measure, profile, hashcost, all, plan, publish,
-    /// or parallel (one shard per --cpus entry plus --deferred-cpu).
+    /// check, build, kat, baseline, calibrate, measure, profile, hashcost, ct (constant-time
+    /// check, not part of all), all, plan, publish, or parallel (one shard per --cpus entry plus --deferred-cpu).
     phase: String,
     #[command(flatten)]
     common: Box<CampaignCommon>,
@@ -179,6 +179,7 @@ pub struct CampaignArgs {
 pub fn hooks() -> Hooks {
     let mut h = Hooks::default();
     super::profile::add_hooks(&mut h);
+    super::ct::add_hooks(&mut h);
     h
 }
 
