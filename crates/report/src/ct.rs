@@ -84,6 +84,24 @@ pub fn section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
         out.extend(rows);
         out.push(String::new());
     }
+    if evs.iter().any(|e| e.value.api == "iccs")
+        && let Some(h) =
+            v.ct.iter()
+                .find(|c| c.value.candidate == "iccs" && c.value.label == "helpers")
+    {
+        let ops: Vec<String> = h
+            .value
+            .operations
+            .iter()
+            .map(|o| format!("{} {}", code(&o.operation), o.verdict))
+            .collect();
+        out.push(format!(
+            "The ICCS helpers this candidate links, checked the same way with undefined seed and message: {} ({}).",
+            ops.join(", "),
+            code(&format!("{}/{}", v.run_dir, h.path.to_string_lossy()))
+        ));
+        out.push(String::new());
+    }
     for ev in &evs {
         let cmd = ev
             .value

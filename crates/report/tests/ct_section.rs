@@ -125,3 +125,29 @@ fn ct_evidence_gives_the_section() {
         rep.problems
     );
 }
+
+#[test]
+fn iccs_candidates_show_the_helper_check() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/x86_1");
+    let mut helpers = evidence();
+    helpers.candidate = "iccs".into();
+    helpers.label = "helpers".into();
+    helpers.operations.truncate(1);
+    helpers.operations[0].operation = "drng".into();
+    for (ev, rel) in [
+        (evidence(), "ct/sign-08/DARTS128.json"),
+        (helpers, "ct/iccs/helpers.json"),
+    ] {
+        let text = pqperf_model::pyjson::to_string(&ev).unwrap();
+        pqperf_model::fsutil::write_atomic(&sys.join(rel), text.as_bytes()).unwrap();
+    }
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "x86_1", "sign-08", Form::Harness).unwrap();
+    assert_has(
+        &page,
+        "The ICCS helpers this candidate links, checked the same way with undefined seed and message: `drng` no findings (`performance/data/x86_1/ct/iccs/helpers.json`).",
+    );
+}
