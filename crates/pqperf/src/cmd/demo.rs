@@ -80,6 +80,16 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     ));
     o.publish_to = Some(run_dir.join("dataset"));
     let hooks = crate::cmd::measure::hooks();
+    // The constant-time check needs only the builds; it runs before the timing phases so
+    // that its valgrind processes never overlap them. A failing check is logged by the
+    // phase and does not stop the demo.
+    step(
+        "constant-time check (valgrind memcheck, secret inputs marked undefined)",
+        t0,
+    );
+    let mut ct = o.clone();
+    ct.only = Some(pqperf_measure::Regex::new(DEMO_SET)?);
+    let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
     step(
         "calibrate (one call per operation, fresh pinned process)",
         t0,
@@ -98,13 +108,6 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     }
     step("profile (symmetric-primitive shares)", t0);
     let _ = campaign::run_phase(Phase::Profile, &o, &hooks)?;
-    step(
-        "constant-time check (valgrind memcheck, secret inputs marked undefined)",
-        t0,
-    );
-    let mut ct = o.clone();
-    ct.only = Some(pqperf_measure::Regex::new(DEMO_SET)?);
-    let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
     step("publish", t0);
     let p = campaign::run_phase(Phase::Publish, &o, &hooks)?;
     if p.code != 0 {
