@@ -79,6 +79,8 @@ pub enum Phase {
     Profile,
     /// Hash-cost hook.
     Hashcost,
+    /// Constant-time check hook (not part of `all`).
+    Ct,
     /// build, kat, baseline, calibrate, measure, profile, hashcost.
     All,
     /// Plan preview.
@@ -99,6 +101,7 @@ impl Phase {
             "measure" => Phase::Measure,
             "profile" => Phase::Profile,
             "hashcost" => Phase::Hashcost,
+            "ct" => Phase::Ct,
             "all" => Phase::All,
             "plan" => Phase::Plan,
             "publish" => Phase::Publish,
@@ -117,6 +120,7 @@ impl Phase {
             Phase::Measure => "measure",
             Phase::Profile => "profile",
             Phase::Hashcost => "hashcost",
+            Phase::Ct => "ct",
             Phase::All => "all",
             Phase::Plan => "plan",
             Phase::Publish => "publish",
@@ -349,6 +353,8 @@ pub struct Hooks {
     pub profile: Option<Hook>,
     /// `hashcost`: per-call-shape costs (crate `pqperf-profile`).
     pub hashcost: Option<Hook>,
+    /// `ct`: constant-time check under valgrind memcheck (crate `pqperf-ct`).
+    pub ct: Option<Hook>,
 }
 
 /// One measurable instance (§2.7) with what the driver needs.
@@ -1272,7 +1278,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             desc,
         )?);
     }
-    if system_id.is_none() && !matches!(phase, Phase::Build | Phase::Kat) {
+    if system_id.is_none() && !matches!(phase, Phase::Build | Phase::Kat | Phase::Ct) {
         eprintln!(
             "this machine ({} {}) is not registered in {}; register it with --register \"<description>\" or pass --system",
             u.nodename,
@@ -1406,12 +1412,18 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     let mut code = 0;
     for ph in sequence {
         let c = match ph {
-            Phase::Build | Phase::Kat | Phase::Baseline | Phase::Profile | Phase::Hashcost => {
+            Phase::Build
+            | Phase::Kat
+            | Phase::Baseline
+            | Phase::Profile
+            | Phase::Hashcost
+            | Phase::Ct => {
                 let hook = match ph {
                     Phase::Build => &hooks.build,
                     Phase::Kat => &hooks.kat,
                     Phase::Baseline => &hooks.baseline,
                     Phase::Profile => &hooks.profile,
+                    Phase::Ct => &hooks.ct,
                     _ => &hooks.hashcost,
                 };
                 match hook {
@@ -1552,6 +1564,11 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
             files.push(f);
         }
     }
+    // Constant-time evidence (`ct/<id>/<label>.json`, pqperf-ct).
+    files.extend(walk_files(&run.join("ct")).into_iter().filter(|f| {
+        let name = f.file_name().unwrap().to_string_lossy();
+        name.ends_with(".json") && !name.starts_with('.')
+    }));
     for sub in ["kat", "katcheck"] {
         files.extend(
             walk_files(&run.join(sub))

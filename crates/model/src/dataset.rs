@@ -66,6 +66,8 @@ pub struct SystemData {
     pub kat_logs: Vec<Loaded<KatLog>>,
     /// katcheck logs (free text), sorted by path.
     pub katcheck: Vec<Loaded<String>>,
+    /// Constant-time check evidence (`ct/<id>/<label>.json`), in path order.
+    pub ct: Vec<Loaded<crate::ct::CtEvidence>>,
     /// Files that do not belong to the layout (relative to the dataset root).
     pub stray: Vec<PathBuf>,
 }
@@ -358,6 +360,7 @@ impl SystemData {
                 ("records", true) | ("profile", true) | ("kat", true) => {
                     sys.load_tree(&name, &p, &shown, errors)
                 }
+                ("ct", true) => sys.load_ct(&p, &shown, errors),
                 ("katcheck", true) => {
                     for f in sorted_entries(&p) {
                         let fname = f.file_name().to_string_lossy().into_owned();
@@ -380,6 +383,40 @@ impl SystemData {
             }
         }
         sys
+    }
+
+    fn load_ct(&mut self, dir: &Path, shown: &Path, errors: &mut Vec<ModelError>) {
+        for cand in sorted_entries(dir) {
+            let cname = cand.file_name().to_string_lossy().into_owned();
+            let cshown = shown.join(&cname);
+            if !cand.path().is_dir() {
+                self.stray.push(cshown);
+                continue;
+            }
+            for f in sorted_entries(&cand.path()) {
+                let fname = f.file_name().to_string_lossy().into_owned();
+                let fshown = cshown.join(&fname);
+                if !f.path().is_file() || !fname.ends_with(".json") || fname.starts_with('.') {
+                    self.stray.push(fshown);
+                    continue;
+                }
+                match crate::pyjson::read::<crate::ct::CtEvidence>(&f.path(), &fshown) {
+                    Ok(value) => self.ct.push(Loaded {
+                        path: PathBuf::from("ct").join(&cname).join(&fname),
+                        shown: fshown,
+                        value,
+                    }),
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+    }
+
+    /// Constant-time evidence of one instance.
+    pub fn ct_of(&self, candidate: &str, label: &str) -> Option<&Loaded<crate::ct::CtEvidence>> {
+        self.ct
+            .iter()
+            .find(|c| c.value.candidate == candidate && c.value.label == label)
     }
 
     fn load_tree(&mut self, kind: &str, dir: &Path, shown: &Path, errors: &mut Vec<ModelError>) {

@@ -21,6 +21,7 @@
 //! | [`golden`] | [`golden::golden_dir`]: where tests find the golden fixtures |
 //! | [`ordered`] | the [`evidence_struct!`] macro: typed structs that keep key order, nulls and unknown fields |
 //! | [`catalog`] | the candidate catalog (TOML) |
+//! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
 //! | [`fsutil`] | atomic writes |
 //!
 //! # Round-trip guarantee
@@ -40,6 +41,7 @@
 pub mod buildjson;
 pub mod campaign;
 pub mod catalog;
+pub mod ct;
 pub mod dataset;
 pub mod error;
 pub mod fields;

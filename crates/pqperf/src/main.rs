@@ -68,6 +68,9 @@ enum Command {
     /// Internal: one KAT child process (pqperf re-executes itself per instance).
     #[command(hide = true)]
     KatChild(cmd::build::KatChildArgs),
+    /// Constant-time evidence: run each operation under valgrind memcheck with the secret
+    /// inputs marked undefined; findings per source location, evidence in <run>/ct/.
+    Ct(cmd::ct::CtArgs),
     /// Report host problems and the environment snapshot for a benchmark CPU.
     Check(cmd::measure::CheckArgs),
     /// Run campaign phases in a run directory (check, build, kat, calibrate, measure, profile,
@@ -117,6 +120,7 @@ fn main() -> std::process::ExitCode {
         Command::Build(a) => cmd::build::run_build(a),
         Command::Kat(a) => cmd::build::run_kat(a),
         Command::KatChild(a) => cmd::build::run_kat_child(a),
+        Command::Ct(a) => cmd::ct::run(a),
         Command::Check(a) => cmd::measure::run_check(a),
         Command::Campaign(a) => cmd::measure::run_campaign(a),
         Command::Demo(a) => cmd::measure::run_demo(a),

@@ -187,6 +187,9 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
         out.extend(symmetric_section(v, cand, &labels, &me, form));
     }
 
+    // Constant-time check (pqperf datasets only)
+    out.extend(crate::ct::section(v, cand, &labels));
+
     // 7. Raw evidence index
     out.push("## 7. Raw evidence index".into());
     out.push(String::new());

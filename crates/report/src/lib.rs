@@ -14,6 +14,7 @@ pub mod candidate;
 pub mod check;
 pub mod common;
 pub mod counter;
+pub mod ct;
 pub mod fmt;
 pub mod links;
 pub mod md;

@@ -212,6 +212,8 @@ pub struct SystemView<'a> {
     pub profiles: Vec<ProfileRef<'a>>,
     /// The dataset directory relative to the dataset root (`performance/data/<id>`).
     pub run_dir: String,
+    /// Constant-time evidence (`ct/<id>/<label>.json`) in path order.
+    pub ct: &'a [pqperf_model::Loaded<pqperf_model::ct::CtEvidence>],
     /// Positions in `records` / `profiles` per candidate and per instance, so that the page
     /// renderers' lookups do not scan every record of the system (119 candidates × ~20
     /// records each made those scans the largest cost of a full site).
@@ -589,6 +591,7 @@ impl<'a> SystemView<'a> {
             records,
             profiles,
             run_dir,
+            ct: &data.ct,
             index,
         })
     }

@@ -1,6 +1,7 @@
 //! `pqperf demo`: the README's main command. On a fresh machine: import the PQClean corpus
 //! (pinned crate, through cargo), build and KAT-check a representative set, calibrate and
-//! measure it with a short trial target, publish the dataset, validate it, render the pages
+//! measure it with a short trial target, check it for secret-dependent branches and memory
+//! indices (valgrind memcheck), publish the dataset, validate it, render the pages
 //! and the site, and say where everything is — and that the host is not fixed.
 
 use std::path::{Path, PathBuf};
@@ -82,6 +83,16 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     ));
     o.publish_to = Some(run_dir.join("dataset"));
     let hooks = crate::cmd::measure::hooks();
+    // The constant-time check needs only the builds; it runs before the timing phases so
+    // that its valgrind processes never overlap them. A failing check is logged by the
+    // phase and does not stop the demo.
+    step(
+        "constant-time check (valgrind memcheck, secret inputs marked undefined)",
+        t0,
+    );
+    let mut ct = o.clone();
+    ct.only = Some(pqperf_measure::Regex::new(DEMO_SET)?);
+    let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
     step(
         "calibrate (one call per operation, fresh pinned process)",
         t0,

@@ -162,8 +162,8 @@ impl CampaignCommon {
 /// `pqperf campaign <phase>`.
 #[derive(clap::Args)]
 pub struct CampaignArgs {
-    /// check, build, kat, baseline, calibrate, measure, profile, hashcost, all, plan, publish,
-    /// or parallel (one shard per --cpus entry plus --deferred-cpu).
+    /// check, build, kat, baseline, calibrate, measure, profile, hashcost, ct (constant-time
+    /// check, not part of all), all, plan, publish, or parallel (one shard per --cpus entry plus --deferred-cpu).
     phase: String,
     #[command(flatten)]
     common: Box<CampaignCommon>,
@@ -180,6 +180,7 @@ pub fn hooks() -> Hooks {
     let mut h = Hooks::default();
     super::build::add_hooks(&mut h);
     super::profile::add_hooks(&mut h);
+    super::ct::add_hooks(&mut h);
     h
 }
 

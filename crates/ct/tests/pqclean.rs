@@ -1,0 +1,74 @@
+//! ML-KEM-512 and ML-DSA-44 (PQClean clean, from the pinned crate) under the constant-time
+//! check: one valgrind run per operation; every finding must be one the curated table
+//! accepts (public data inside the secret key, documented rejection loops), and each row
+//! for these two instances must still match a finding (so the table cannot go stale).
+
+use std::time::Instant;
+
+use pqperf_build::{BuildOptions, PqcleanImportOptions};
+use pqperf_ct::{AcceptedTable, CtOptions, run};
+
+#[test]
+fn mlkem512_and_mldsa44_have_only_accepted_findings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run_dir = tmp.path().join("run");
+    pqperf_build::import_pqclean(&PqcleanImportOptions {
+        run_dir: run_dir.clone(),
+        catalog: None,
+        tree: None,
+    })
+    .unwrap();
+    let only = "^(ml-kem-512/ml-kem-512|ml-dsa-44/ml-dsa-44)$";
+    let mut b = BuildOptions::new(&run_dir);
+    b.only = Some(only.into());
+    assert_eq!(pqperf_build::build(&b).unwrap().built.len(), 2);
+    let mut o = CtOptions::new(&run_dir);
+    o.only = Some(only.into());
+    let t0 = Instant::now();
+    let s = run(&o).unwrap();
+    eprintln!(
+        "pqperf ct on ML-KEM-512 + ML-DSA-44 + ICCS helpers: {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    let table = AcceptedTable::shipped().unwrap();
+    let mut used = vec![false; table.rows.len()];
+    let mut seen = Vec::new();
+    for ev in &s.evidence[1..] {
+        assert_eq!(ev.flags, "guide");
+        for op in &ev.operations {
+            assert_eq!(op.status, "run", "{}/{} {op:?}", ev.candidate, ev.label);
+            assert_eq!(
+                op.verdict, "no findings",
+                "{}/{} {op:?}",
+                ev.candidate, ev.label
+            );
+            for g in &op.groups {
+                let reason = g.accepted.as_deref().expect("accepted");
+                let row = table
+                    .rows
+                    .iter()
+                    .position(|r| r.reason == reason && r.id == ev.candidate)
+                    .unwrap();
+                used[row] = true;
+                seen.push(format!("{} {} {}", ev.label, op.operation, g.location));
+            }
+        }
+        let ops: Vec<&str> = ev.operations.iter().map(|o| o.operation.as_str()).collect();
+        match ev.candidate.as_str() {
+            "ml-kem-512" => assert_eq!(ops, ["keygen", "enc", "dec"]),
+            _ => assert_eq!(ops, ["keygen", "sign"]),
+        }
+    }
+    // The FO re-encryption compare and the secret-key arithmetic are clean: the accepted
+    // groups are exactly the expected ones.
+    assert_eq!(seen.len(), 14, "{seen:#?}");
+    for (row, u) in table.rows.iter().zip(&used) {
+        if row.id == "ml-kem-512" || row.id == "ml-dsa-44" {
+            assert!(
+                u,
+                "accepted row no longer matches: {} {}",
+                row.id, row.location
+            );
+        }
+    }
+}

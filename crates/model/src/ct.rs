@@ -1,0 +1,102 @@
+//! Constant-time check evidence (`ct/<id>/<label>.json`, run directory and dataset system
+//! directory): per operation, the verdict of a valgrind memcheck run with the secret inputs
+//! marked undefined, and the findings grouped by source location.
+//!
+//! Format (Python `json.dumps(indent=1)` + newline, keys in this order):
+//!
+//! ```text
+//! schema        1
+//! candidate     "ml-kem-512"          catalog id ("iccs" for the ICCS helper check)
+//! label         "ml-kem-512"          instance label ("helpers" for the ICCS helper check)
+//! api           "nist" | "iccs"
+//! flags         "guide"               build.json flag set the dedicated -g build used
+//! build_flags   "-std=c99 … -g "      full C flag string of that build
+//! tool          "valgrind-3.19.0"     `valgrind --version`
+//! utc           "2026-12-01T13:00:00Z"
+//! operations    [ CtOperation … ]
+//! ```
+//!
+//! A [`CtOperation`] holds `operation` (`keygen`, `sign`, `enc`, `dec`, `init_a`, `init_b`,
+//! `exchange`, or a helper name), `secret_inputs` (what was marked undefined), `status`
+//! (`run` / `not run`), `reason` (why not run, else null), `verdict` (`no findings`,
+//! `N findings`, `not run (reason)`), `findings` (groups not accepted), `accepted` (groups
+//! accepted by the curated table), `command` (the valgrind command line, relative paths),
+//! `seconds`, and `groups` ([`CtFinding`]: `kind` = `conditional jump` | `memory index` |
+//! `syscall param` | `other (<valgrind kind>)`, `location` `file:line` relative to the
+//! candidate tree, `function`, `count` = occurrences, `stack` = up to four
+//! `function (file:line)` frames, `accepted` = the accepted-findings reason or null).
+
+use serde::{Deserialize, Serialize};
+
+/// Newest `schema` of constant-time evidence.
+pub const CT_SCHEMA: u64 = 1;
+
+/// One instance's constant-time check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct CtEvidence {
+    pub schema: u64,
+    pub candidate: String,
+    pub label: String,
+    pub api: String,
+    pub flags: String,
+    pub build_flags: String,
+    pub tool: String,
+    pub utc: String,
+    pub operations: Vec<CtOperation>,
+}
+
+/// One operation under memcheck.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct CtOperation {
+    pub operation: String,
+    pub secret_inputs: Vec<String>,
+    /// `run` or `not run`.
+    pub status: String,
+    pub reason: Option<String>,
+    pub verdict: String,
+    /// Groups not covered by the accepted-findings table.
+    pub findings: u64,
+    /// Groups covered by the accepted-findings table.
+    pub accepted: u64,
+    pub command: String,
+    pub seconds: f64,
+    pub groups: Vec<CtFinding>,
+}
+
+/// Findings of one kind at one source location.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct CtFinding {
+    pub kind: String,
+    pub location: String,
+    pub function: String,
+    pub count: u64,
+    pub stack: Vec<String>,
+    pub accepted: Option<String>,
+}
+
+impl CtOperation {
+    /// The verdict text for `findings` groups not accepted (`no findings` / `N findings`).
+    pub fn verdict_for(findings: u64) -> String {
+        match findings {
+            0 => "no findings".into(),
+            1 => "1 finding".into(),
+            n => format!("{n} findings"),
+        }
+    }
+
+    /// Recompute `findings`, `accepted` and `verdict` from the groups (status `run`).
+    pub fn settle(&mut self) {
+        if self.status != "run" {
+            self.findings = 0;
+            self.accepted = 0;
+            self.verdict = format!(
+                "not run ({})",
+                self.reason.as_deref().unwrap_or("no reason recorded")
+            );
+            return;
+        }
+        self.accepted = self.groups.iter().filter(|g| g.accepted.is_some()).count() as u64;
+        self.findings = self.groups.len() as u64 - self.accepted;
+        self.verdict = Self::verdict_for(self.findings);
+    }
+}
