@@ -21,6 +21,7 @@ fn import(run_dir: &Path, dir: &Path, id: &str) {
         id: id.into(),
         algorithm: None,
         page: None,
+        defines: Vec::new(),
     })
     .unwrap();
 }
