@@ -32,6 +32,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Catalog {
+    /// ICCS provider the candidates link: `pqperf` or `official:DIR` (DIR relative to the
+    /// catalog file); absent: the run's choice (`pqperf build --iccs-provider`), else pqperf.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iccs_provider: Option<String>,
     /// Candidates in catalog order (build order).
     #[serde(default, rename = "candidate")]
     pub candidates: Vec<Candidate>,
