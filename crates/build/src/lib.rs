@@ -220,6 +220,8 @@ pub struct BuildSummary {
     pub seconds: f64,
     /// build.json path.
     pub build_json: PathBuf,
+    /// The ICCS provider the ICCS instances linked.
+    pub iccs_provider: ProviderRecord,
 }
 
 /// The run's build.json path.
@@ -530,5 +532,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
         failed: res.iter().filter(|r| !r.2).map(|r| r.1.clone()).collect(),
         seconds: t0.elapsed().as_secs_f64(),
         build_json: build_json_path(&opts.run_dir),
+        iccs_provider: ctx.provider_record.clone(),
     })
 }
