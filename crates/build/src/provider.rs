@@ -124,33 +124,9 @@ impl ProviderRecord {
     }
 }
 
-/// [`ProviderRecord::describe`] on the JSON form (pages read evidence as JSON).
+/// [`ProviderRecord::describe`] on the JSON form (`pqperf_model::iccsprovider::describe`).
 pub fn describe_json(v: &serde_json::Value) -> String {
-    let short = |s: &str| s.chars().take(12).collect::<String>();
-    let compiler = v["compiler"].as_str().unwrap_or("unknown compiler");
-    let flags = v["flags"].as_str().unwrap_or("").trim();
-    match v["kind"].as_str() {
-        Some("official") => {
-            let files: Vec<String> = v["sources_sha256"]
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .filter(|(k, _)| k.ends_with(".c"))
-                        .map(|(k, h)| format!("{k} sha256 {}…", short(h.as_str().unwrap_or(""))))
-                        .collect()
-                })
-                .unwrap_or_default();
-            format!(
-                "the official ICCS helpers ({}; {compiler} {flags})",
-                files.join(", ")
-            )
-        }
-        Some("pqperf") => format!(
-            "pqperf's own ICCS helpers (libpqperf_iccs.a sha256 {}…; {compiler})",
-            short(v["library_sha256"].as_str().unwrap_or(""))
-        ),
-        _ => "unknown ICCS helpers".into(),
-    }
+    pqperf_model::iccsprovider::describe(v)
 }
 
 /// A prepared official provider.

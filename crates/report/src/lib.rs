@@ -18,6 +18,7 @@ pub mod fmt;
 pub mod links;
 pub mod method;
 pub mod order;
+pub mod provider;
 pub mod summary;
 pub mod survey;
 pub mod validate;
