@@ -113,3 +113,46 @@ fn modified_official_copies_are_refused_naming_the_first_differing_vector() {
         .to_string();
     assert!(e.contains("auxfunc.c is missing"), "{e}");
 }
+
+#[test]
+fn catalog_key_selects_the_provider_and_the_run_remembers_it() {
+    let Some(dir) = official_dir() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let cat = tmp.path().join("catalog.toml");
+    // Relative to the catalog file.
+    let off = tmp.path().join("off");
+    std::fs::create_dir_all(&off).unwrap();
+    for f in OFFICIAL_SOURCES.iter().chain(OFFICIAL_HEADERS) {
+        std::fs::copy(dir.join(f), off.join(f)).unwrap();
+    }
+    std::fs::write(&cat, "iccs_provider = \"official:off\"\n").unwrap();
+    let ctx = pqperf_build::BuildCtx::new(&run, &cat).unwrap();
+    assert_eq!(ctx.provider_record.kind, "official");
+    assert!(ctx.official_lib.as_ref().unwrap().is_file());
+    // Without the key, the run's remembered choice applies (the KAT stage's case).
+    let plain = tmp.path().join("plain.toml");
+    std::fs::write(&plain, "").unwrap();
+    let ctx = pqperf_build::BuildCtx::new(&run, &plain).unwrap();
+    assert_eq!(ctx.provider_record.kind, "official");
+    // An explicit choice overrides both and is remembered in turn.
+    let ctx = pqperf_build::BuildCtx::with_provider(
+        &run,
+        &cat,
+        Some(&pqperf_build::ProviderChoice::Pqperf),
+    )
+    .unwrap();
+    assert_eq!(ctx.provider_record.kind, "pqperf");
+    assert!(ctx.official_lib.is_none());
+    let ctx = pqperf_build::BuildCtx::new(&run, &plain).unwrap();
+    assert_eq!(ctx.provider_record.kind, "pqperf");
+    // A bad value names the catalog file.
+    std::fs::write(&cat, "iccs_provider = \"openssl\"\n").unwrap();
+    let e = pqperf_build::BuildCtx::new(&run, &cat)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("catalog.toml: iccs_provider") && e.contains("official:DIR"),
+        "{e}"
+    );
+}
