@@ -406,6 +406,62 @@ fn run_tool(cwd: &Path, argv: &[String], log: &mut String) -> Result<(), BuildEr
     Ok(())
 }
 
+/// Wall-clock limit of the check program (the vectors take milliseconds).
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// What the check program did: its stdout and how it ended.
+struct CheckOutput {
+    stdout: Vec<u8>,
+    status: String,
+}
+
+/// Run the check program with `input` on stdin, in `cwd`, killed after [`CHECK_TIMEOUT`].
+fn run_check(exe: &Path, cwd: &Path, input: String) -> Result<CheckOutput, BuildError> {
+    use std::io::Read as _;
+    let mut child = Command::new(exe)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| BuildError::Tool(format!("running the ICCS provider check: {e}")))?;
+    let mut sin = child.stdin.take();
+    let writer = std::thread::spawn(move || {
+        // A provider that dies early closes the pipe; the missing lines are reported.
+        if let Some(s) = sin.as_mut() {
+            let _ = s.write_all(input.as_bytes());
+        }
+    });
+    let mut sout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        if let Some(s) = sout.as_mut() {
+            let _ = s.read_to_end(&mut v);
+        }
+        v
+    });
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break format!("exit status {st}"),
+            Ok(None) if t0.elapsed() > CHECK_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break format!("killed after {} s", CHECK_TIMEOUT.as_secs());
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
+            Err(e) => {
+                return Err(BuildError::Tool(format!(
+                    "waiting for the ICCS provider check: {e}"
+                )));
+            }
+        }
+    };
+    let _ = writer.join();
+    let stdout = reader.join().unwrap_or_default();
+    Ok(CheckOutput { stdout, status })
+}
+
 /// Compile the official files of `dir` into `out/libiccs_official.a` with `cflags`, check
 /// them against [`vectors`] and return the provider. Errors name the missing file, the
 /// failing compile, or the first vector whose result differs from pqperf's.
@@ -473,20 +529,7 @@ pub fn prepare_official_with(
     let vs = vectors();
     let want = expected_lines(&vs);
     let input: String = vs.iter().map(|v| v.call.line() + "\n").collect();
-    let mut child = Command::new(out.join("iccs_provider_check"))
-        .current_dir(out)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| BuildError::Tool(format!("running the ICCS provider check: {e}")))?;
-    if let Some(mut sin) = child.stdin.take() {
-        // A provider that dies early closes the pipe; the missing lines are reported below.
-        let _ = sin.write_all(input.as_bytes());
-    }
-    let o = child
-        .wait_with_output()
-        .map_err(|e| BuildError::Tool(format!("running the ICCS provider check: {e}")))?;
+    let o = run_check(&out.join("iccs_provider_check"), out, input)?;
     let got_text = String::from_utf8_lossy(&o.stdout);
     let got: Vec<&str> = got_text.lines().collect();
     let log_path = out.join("provider.log");
@@ -511,7 +554,7 @@ pub fn prepare_official_with(
                 shown(w),
                 match g {
                     Some(g) => shown(g),
-                    None => format!("no output (check program exit status {})", o.status),
+                    None => format!("no output (check program: {})", o.status),
                 }
             )));
         }

@@ -105,6 +105,22 @@ fn modified_official_copies_are_refused_naming_the_first_differing_vector() {
         "{e}"
     );
     assert!(e.contains("pqperf:") && e.contains("provider:"), "{e}");
+    // A copy whose DRNG crashes: the vector without output is named, with how it ended.
+    let crash = modified_copy(
+        &dir,
+        tmp.path(),
+        "drng.c",
+        "return SM3_DRNG_Generate(",
+        "abort();\n    return SM3_DRNG_Generate(",
+    );
+    let e = provider::prepare_official(&crash, &tmp.path().join("out-crash"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("DRNG draw 1 after seed 00..2f")
+            && e.contains("no output (check program: exit status signal: 6"),
+        "{e}"
+    );
     // A folder without the files: the missing file is named.
     let empty = tmp.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
