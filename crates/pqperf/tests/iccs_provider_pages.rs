@@ -114,6 +114,9 @@ fn measured_dataset(d: &Path, provider: &str, bench: Option<&Path>) -> PathBuf {
         run(d, &a);
     }
     run(d, &["report", "run/dataset"]);
+    // The provider keys are pqperf additions the validator accepts; pages regenerate.
+    let v = run(d, &["validate", "run/dataset"]);
+    assert!(v.contains(" 0 problem(s)"), "{v}");
     std::fs::read_dir(d.join("run/dataset/performance/data"))
         .unwrap()
         .next()
