@@ -26,6 +26,17 @@ const MEMBERS: &[&str] = &[
     "rng_mode",
 ];
 
+/// Codegen options of every member (`-C <opt>`).
+const CODEGEN: &[&str] = &[
+    "opt-level=2",
+    "panic=abort",
+    "overflow-checks=off",
+    "debug-assertions=off",
+    "debuginfo=0",
+    "codegen-units=1",
+    "relocation-model=pic",
+];
+
 /// Primitive sources shared with `pqperf-iccs`.
 const SHARED: &[&str] = &[
     "sm3.rs",
@@ -67,6 +78,21 @@ fn main() {
         println!("cargo:rerun-if-changed={}", shared_dir.join(s).display());
     }
 
+    // Recorded as the pqperf provider's compiler and flags (build.json `iccs_provider`).
+    let version = Command::new(&rustc)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "rustc".into());
+    println!("cargo:rustc-env=PQPERF_ICCS_ARTIFACT_RUSTC={version}");
+    let flags: Vec<String> = CODEGEN.iter().map(|c| format!("-C {c}")).collect();
+    println!(
+        "cargo:rustc-env=PQPERF_ICCS_ARTIFACT_FLAGS=--edition 2024 {}",
+        flags.join(" ")
+    );
+
     let mut objects = Vec::new();
     for m in MEMBERS {
         let src = manifest.join("artifact").join(format!("{m}.rs"));
@@ -78,13 +104,7 @@ fn main() {
             .arg(format!("pqperf_iccs_{m}"))
             .arg(format!("--emit=obj={}", obj.display()))
             .args(["--target", &target])
-            .args(["-C", "opt-level=2"])
-            .args(["-C", "panic=abort"])
-            .args(["-C", "overflow-checks=off"])
-            .args(["-C", "debug-assertions=off"])
-            .args(["-C", "debuginfo=0"])
-            .args(["-C", "codegen-units=1"])
-            .args(["-C", "relocation-model=pic"])
+            .args(CODEGEN.iter().flat_map(|c| ["-C", c]))
             .arg("-C")
             .arg(format!("metadata=pqperf-iccs-{m}"))
             .args(["-A", "dead_code", "-A", "unused_imports"])

@@ -44,6 +44,8 @@ pub struct InstanceBuild {
     /// ICCS: `ALGORITHM_INSTANCE` as the compiler evaluated it for this build (None when
     /// undefined or not evaluable; see the log).
     pub header_instance: Option<String>,
+    /// The ICCS provider linked (ICCS-API instances only).
+    pub iccs_provider: Option<crate::ProviderRecord>,
 }
 
 /// `gcc 12.2.0` (from `gcc -dumpfullversion`), or `gcc` when that fails.
@@ -268,6 +270,7 @@ pub fn build_instance(
         error: None,
         seconds: 0.0,
         header_instance: None,
+        iccs_provider: (inst.api == ApiKind::Iccs).then(|| ctx.provider_record.clone()),
     };
     let r = build_inner(ctx, cand, inst, set, &mut b);
     if let Err(e) = r {
@@ -461,6 +464,13 @@ fn build_inner(
         argv.push("-fPIC".into());
     }
     argv.extend(objects);
+    if let Some(official) = ctx
+        .official_lib
+        .as_ref()
+        .filter(|_| inst.api == ApiKind::Iccs)
+    {
+        argv.push(official.to_string_lossy().into_owned());
+    }
     argv.push(ctx.provider_lib.to_string_lossy().into_owned());
     argv.extend([
         "-Wl,--version-script=.pqperf-exports.map".to_string(),

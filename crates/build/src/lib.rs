@@ -16,6 +16,7 @@ pub mod flags;
 pub mod iccs_import;
 pub mod pqclean;
 pub mod probe;
+pub mod provider;
 pub mod shim;
 
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use pqperf_model::{BuildEntry, BuildJson};
 pub use compile::{InstanceBuild, build_instance, elf_load_bytes, sha256_file};
 pub use flags::FlagSet;
 pub use iccs_import::{IccsImportOptions, import_iccs};
+pub use provider::{ProviderChoice, ProviderRecord};
 
 /// Errors of the build stage.
 #[derive(Debug, thiserror::Error)]
@@ -175,6 +177,9 @@ pub struct BuildOptions {
     pub progress: bool,
     /// Called after each instance (e.g. to drive a progress bar).
     pub on_progress: Option<Progress>,
+    /// ICCS provider (`--iccs-provider`); `None`: the catalog's `iccs_provider`, else the
+    /// run's remembered choice, else pqperf's own.
+    pub iccs_provider: Option<ProviderChoice>,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -185,6 +190,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("only", &self.only)
             .field("jobs", &self.jobs)
             .field("progress", &self.progress)
+            .field("iccs_provider", &self.iccs_provider)
             .finish_non_exhaustive()
     }
 }
@@ -199,6 +205,7 @@ impl BuildOptions {
             jobs: 2,
             progress: false,
             on_progress: None,
+            iccs_provider: None,
         }
     }
 }
@@ -214,6 +221,8 @@ pub struct BuildSummary {
     pub seconds: f64,
     /// build.json path.
     pub build_json: PathBuf,
+    /// The ICCS provider the ICCS instances linked.
+    pub iccs_provider: ProviderRecord,
 }
 
 /// The run's build.json path.
@@ -260,11 +269,27 @@ pub struct BuildCtx {
     pub arch: String,
     /// `gcc 12.2.0`.
     pub compiler: String,
+    /// Official provider: its archive, linked before `provider_lib` (which then supplies
+    /// only what the official files do not define: `drng_algorithm` when no shim defines
+    /// it, the NIST/PQClean generators).
+    pub official_lib: Option<PathBuf>,
+    /// The provider as recorded in build.json (`iccs_provider` of ICCS instances).
+    pub provider_record: ProviderRecord,
 }
 
 impl BuildCtx {
-    /// Write the ICCS provider into `<run>/provider/` and probe the compiler.
+    /// Write the ICCS provider into `<run>/provider/` and probe the compiler; the provider
+    /// is the catalog's `iccs_provider`, else the run's remembered choice, else pqperf's.
     pub fn new(run_dir: &Path, catalog_file: &Path) -> Result<BuildCtx, BuildError> {
+        BuildCtx::with_provider(run_dir, catalog_file, None)
+    }
+
+    /// [`BuildCtx::new`] with an explicit provider choice (remembered for the run).
+    pub fn with_provider(
+        run_dir: &Path,
+        catalog_file: &Path,
+        choice: Option<&ProviderChoice>,
+    ) -> Result<BuildCtx, BuildError> {
         std::fs::create_dir_all(run_dir).map_err(|e| BuildError::io(run_dir, e))?;
         let run_abs = std::fs::canonicalize(run_dir).map_err(|e| BuildError::io(run_dir, e))?;
         let pdir = run_abs.join("provider");
@@ -280,14 +305,46 @@ impl BuildCtx {
             .unwrap_or(Path::new("."));
         let catalog_dir =
             std::fs::canonicalize(catalog_dir).map_err(|e| BuildError::io(catalog_dir, e))?;
-        Ok(BuildCtx {
-            run_dir: run_abs,
+        let choice = match choice {
+            Some(c) => c.clone(),
+            None => {
+                let from_catalog = if catalog_file.exists() {
+                    Catalog::load(catalog_file)?.iccs_provider
+                } else {
+                    None
+                };
+                match from_catalog {
+                    Some(s) => ProviderChoice::parse(&s, &catalog_dir).map_err(|e| {
+                        BuildError::Input(format!("{}: iccs_provider: {e}", catalog_file.display()))
+                    })?,
+                    None => provider::remembered_choice(&run_abs).unwrap_or_default(),
+                }
+            }
+        };
+        let choice = match choice {
+            ProviderChoice::Official(d) => ProviderChoice::Official(
+                std::fs::canonicalize(&d).map_err(|e| BuildError::io(&d, e))?,
+            ),
+            c => c,
+        };
+        let mut ctx = BuildCtx {
+            run_dir: run_abs.clone(),
             catalog_dir,
             provider_lib: provider.static_lib,
             provider_include: provider.include_dir,
             arch: pqclean::machine_arch().to_string(),
             compiler: compile::compiler_version("gcc"),
-        })
+            official_lib: None,
+            provider_record: ProviderRecord::pqperf(),
+        };
+        if let ProviderChoice::Official(dir) = &choice {
+            let off = provider::prepare_official(dir, &pdir.join("official"))?;
+            ctx.provider_include = off.include_dir;
+            ctx.official_lib = Some(off.archive);
+            ctx.provider_record = off.record;
+        }
+        provider::remember_choice(&run_abs, &choice)?;
+        Ok(ctx)
     }
 }
 
@@ -322,6 +379,9 @@ pub fn entry_for(b: &InstanceBuild, guide_result: Option<String>) -> BuildEntry 
         "build_seconds".into(),
         serde_json::json!((b.seconds * 1000.0).round() / 1000.0),
     );
+    if let Some(p) = &b.iccs_provider {
+        x.insert("iccs_provider".into(), p.to_json());
+    }
     e
 }
 
@@ -367,7 +427,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let cat_path = catalog_path(&opts.run_dir, opts.catalog.as_deref());
     let cat = Catalog::load(&cat_path)?;
     let only = only_regex(opts.only.as_deref())?;
-    let ctx = BuildCtx::new(&opts.run_dir, &cat_path)?;
+    let ctx = BuildCtx::with_provider(&opts.run_dir, &cat_path, opts.iccs_provider.as_ref())?;
     let mut todo = Vec::new();
     for (ci, c) in cat.candidates.iter().enumerate() {
         for (ii, i) in c.instances.iter().enumerate() {
@@ -473,5 +533,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
         failed: res.iter().filter(|r| !r.2).map(|r| r.1.clone()).collect(),
         seconds: t0.elapsed().as_secs_f64(),
         build_json: build_json_path(&opts.run_dir),
+        iccs_provider: ctx.provider_record.clone(),
     })
 }

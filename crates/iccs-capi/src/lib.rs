@@ -31,6 +31,13 @@ pub mod selftest;
 /// The static library bytes (built by `build.rs`).
 pub const STATIC_LIB_BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libpqperf_iccs.a"));
 
+/// `rustc --version` of the compiler that built the archive members (recorded as the pqperf
+/// provider's compiler).
+pub const ARTIFACT_COMPILER: &str = env!("PQPERF_ICCS_ARTIFACT_RUSTC");
+
+/// The rustc options of every archive member (recorded as the pqperf provider's flags).
+pub const ARTIFACT_FLAGS: &str = env!("PQPERF_ICCS_ARTIFACT_FLAGS");
+
 /// File name of the static library written by [`write_provider`].
 pub const STATIC_LIB_NAME: &str = "libpqperf_iccs.a";
 

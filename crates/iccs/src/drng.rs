@@ -5,7 +5,7 @@
 //! 0 bits), so callers must reproduce the exact request sequence of the official drivers.
 //! Shared verbatim with the C artifact: `no_std`, allocation-free, panic-free.
 
-use crate::sm3::Sm3;
+use crate::sm3::{self, Sm3};
 
 /// Seed length in bytes (440 bits).
 pub const SEEDLEN: usize = 55;
@@ -28,14 +28,14 @@ impl Default for DrngCtx {
     }
 }
 
-/// `acc = (acc + x) mod 2^440`, big-endian byte arrays; `x` is right-aligned.
-fn add_be(acc: &mut [u8; SEEDLEN], x: &[u8]) {
-    let mut carry = 0u16;
-    let mut xs = x.iter().rev();
-    for a in acc.iter_mut().rev() {
-        let s = *a as u16 + *xs.next().unwrap_or(&0) as u16 + carry;
-        *a = s as u8;
-        carry = s >> 8;
+/// `x = (x + 1) mod 2^440`, big-endian, stopping at the first byte that does not wrap
+/// (the official `inc_Big_Number`).
+fn inc_be(x: &mut [u8; SEEDLEN]) {
+    for b in x.iter_mut().rev() {
+        *b = b.wrapping_add(1);
+        if *b != 0 {
+            break;
+        }
     }
 }
 
@@ -84,6 +84,13 @@ impl DrngCtx {
     /// Generate `nbits` bits into the first `ceil(nbits/8)` bytes of `out` (unused low bits
     /// of the last byte are zeroed) and advance the state. If `out` is shorter, only
     /// `out.len()` bytes are produced (callers check lengths); the state advances anyway.
+    ///
+    /// Does no work the official `SM3_DRNG_Generate` does not: the 440-bit `data` counter
+    /// lives inside one pre-padded SM3 block (55 bytes, the `1` bit, the length 440), so each
+    /// 32-byte output chunk is one compression of that block from the IV, written straight
+    /// into `out`; the counter is incremented like `inc_Big_Number` (stop at the first byte
+    /// that does not wrap); the state update adds H, C and the reseed counter in one pass
+    /// (`plus_Big_Number`).
     pub fn generate(&mut self, out: &mut [u8], nbits: u64) {
         let nbytes = nbits / 8 + !nbits.is_multiple_of(8) as u64;
         let n = if (out.len() as u64) < nbytes {
@@ -92,14 +99,36 @@ impl DrngCtx {
             nbytes as usize
         };
         let (dst, _) = out.split_at_mut(n);
-        let mut data = self.v;
-        for chunk in dst.chunks_mut(32) {
-            let mut h = Sm3::new();
-            h.update(&data);
-            for (o, w) in chunk.iter_mut().zip(h.finalize()) {
-                *o = w;
+        let mut block = [0u8; 64];
+        if let Some(head) = block.first_chunk_mut::<SEEDLEN>() {
+            *head = self.v;
+        }
+        block[SEEDLEN] = 0x80;
+        if let Some(len) = block.last_chunk_mut::<8>() {
+            *len = sm3::length_field(8 * SEEDLEN as u64).to_be_bytes();
+        }
+        let mut chunks = dst.chunks_exact_mut(32);
+        for chunk in &mut chunks {
+            let mut st = sm3::IV;
+            sm3::compress(&mut st, &block);
+            for (o, s) in chunk.chunks_exact_mut(4).zip(st) {
+                o.copy_from_slice(&s.to_be_bytes());
             }
-            add_be(&mut data, &[1]);
+            if let Some(ctr) = block.first_chunk_mut::<SEEDLEN>() {
+                inc_be(ctr);
+            }
+        }
+        let tail = chunks.into_remainder();
+        if !tail.is_empty() {
+            let mut st = sm3::IV;
+            sm3::compress(&mut st, &block);
+            let mut w = [0u8; 32];
+            for (o, s) in w.chunks_exact_mut(4).zip(st) {
+                o.copy_from_slice(&s.to_be_bytes());
+            }
+            if let Some(src) = w.get(..tail.len()) {
+                tail.copy_from_slice(src);
+            }
         }
         let rem = (nbits % 8) as u32;
         if rem != 0
@@ -112,11 +141,19 @@ impl DrngCtx {
         h.update(&[3u8]);
         h.update(&self.v);
         let hh = h.finalize();
-        let c = self.c;
-        let rc = self.reseed_counter;
-        add_be(&mut self.v, &hh);
-        add_be(&mut self.v, &c);
-        add_be(&mut self.v, &rc);
-        add_be(&mut self.reseed_counter, &[1]);
+        let mut carry = 0u16;
+        let mut hs = hh.iter().rev();
+        for ((v, c), r) in self
+            .v
+            .iter_mut()
+            .rev()
+            .zip(self.c.iter().rev())
+            .zip(self.reseed_counter.iter().rev())
+        {
+            let s = *v as u16 + *c as u16 + *r as u16 + *hs.next().unwrap_or(&0) as u16 + carry;
+            *v = s as u8;
+            carry = s >> 8;
+        }
+        inc_be(&mut self.reseed_counter);
     }
 }

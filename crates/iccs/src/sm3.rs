@@ -13,7 +13,7 @@
 //! (ICCS `sm3_bit`), which equals standard SM3 for `L < 2^32` bits and differs above.
 
 /// SM3 initial value.
-const IV: [u32; 8] = [
+pub const IV: [u32; 8] = [
     0x7380_166F,
     0x4914_B2B9,
     0x1724_42D7,

@@ -246,6 +246,54 @@ proptest! {
         // the state advance does not depend on the request size
         prop_assert_eq!(a, b);
     }
+
+    /// `DrngCtx::generate` against the Hash_DRBG definition written out with the `sm3` crate
+    /// and schoolbook big-endian addition, from arbitrary states whose V ends in runs of
+    /// 0xFF bytes (the data counter then carries across several bytes, up to a full wrap).
+    #[test]
+    fn drng_generate_matches_hash_drbg_model(v in any::<[u8; 55]>(), c in any::<[u8; 55]>(),
+                                             rc in any::<[u8; 55]>(), ff_tail in 0usize..=55,
+                                             bits in 0u64..1200) {
+        let mut v = v;
+        for b in v.iter_mut().rev().take(ff_tail) {
+            *b = 0xFF;
+        }
+        let mut ctx = pqperf_iccs::DrngCtx { v, c, reseed_counter: rc };
+        let nbytes = bits.div_ceil(8) as usize;
+        let mut out = vec![0u8; nbytes];
+        ctx.generate(&mut out, bits);
+        let add = |acc: &mut [u8; 55], x: &[u8]| {
+            let mut carry = 0u16;
+            for i in 0..55 {
+                let xi = if i < x.len() { x[x.len() - 1 - i] } else { 0 };
+                let s = acc[54 - i] as u16 + xi as u16 + carry;
+                acc[54 - i] = s as u8;
+                carry = s >> 8;
+            }
+        };
+        let mut want = Vec::new();
+        let mut data = v;
+        while want.len() < nbytes {
+            want.extend_from_slice(&reference_sm3(&data));
+            add(&mut data, &[1]);
+        }
+        want.truncate(nbytes);
+        if bits % 8 != 0 {
+            want[nbytes - 1] &= 0xFFu8 << (8 - bits % 8);
+        }
+        prop_assert_eq!(out, want);
+        let mut pre = vec![3u8];
+        pre.extend_from_slice(&v);
+        let mut v2 = v;
+        add(&mut v2, &reference_sm3(&pre));
+        add(&mut v2, &c);
+        add(&mut v2, &rc);
+        let mut rc2 = rc;
+        add(&mut rc2, &[1]);
+        prop_assert_eq!(ctx.v, v2);
+        prop_assert_eq!(ctx.reseed_counter, rc2);
+        prop_assert_eq!(ctx.c, c);
+    }
 }
 
 #[test]

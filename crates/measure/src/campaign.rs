@@ -952,6 +952,9 @@ fn measure_one(
             ext.extra.insert("counter_hz".into(), hz);
         }
     }
+    if let Some(pv) = e.extra.get("iccs_provider") {
+        ext.extra.insert("iccs_provider".into(), pv.clone());
+    }
     let tick_hz = pqperf_ffi::counters::ticks_hz(5).filter(|_| !samples.is_empty());
     if !samples.is_empty() {
         let hz = counter_info["tick_hz"]
@@ -1156,6 +1159,39 @@ fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
         );
     }
     0
+}
+
+/// pqperf's own campaign keys about the ICCS provider (issue 19): `iccs_provider`, the
+/// provider the run's ICCS instances linked (from build.json; a list when they differ), and
+/// `iccs_provider_cost`, the last `pqperf iccs bench` table of the run
+/// (`profile/iccs-provider-bench.json`), when present.
+fn iccs_provider_evidence(run: &Path, pq: &mut Map<String, Value>) {
+    let mut seen: Vec<Value> = Vec::new();
+    if let Some(bj) = read_json(&run.join("build.json")) {
+        for e in bj["instances"]
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.values())
+        {
+            if let Some(p) = e.get("iccs_provider")
+                && !seen.contains(p)
+            {
+                seen.push(p.clone());
+            }
+        }
+    }
+    match seen.len() {
+        0 => {}
+        1 => {
+            pq.insert("iccs_provider".into(), seen.remove(0));
+        }
+        _ => {
+            pq.insert("iccs_provider".into(), Value::Array(seen));
+        }
+    }
+    if let Some(b) = read_json(&run.join("profile").join("iccs-provider-bench.json")) {
+        pq.insert("iccs_provider_cost".into(), b);
+    }
 }
 
 /// Read-modify-write of campaign.json under `.campaign.lock`.
@@ -1369,6 +1405,9 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         pq["version"] = json!(env!("CARGO_PKG_VERSION"));
         pq["commands"] = Value::Array(commands);
         m.insert("pqperf".into(), pq);
+        if let Some(Value::Object(pq)) = m.get_mut("pqperf") {
+            iccs_provider_evidence(&opts.run_dir, pq);
+        }
     })?;
     let fixed = if problems.is_empty() {
         String::new()

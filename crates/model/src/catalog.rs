@@ -32,6 +32,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Catalog {
+    /// ICCS provider the candidates link: `pqperf` or `official:DIR` (DIR relative to the
+    /// catalog file); absent: the run's choice (`pqperf build --iccs-provider`), else pqperf.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iccs_provider: Option<String>,
     /// Candidates in catalog order (build order).
     #[serde(default, rename = "candidate")]
     pub candidates: Vec<Candidate>,
@@ -570,6 +574,23 @@ impl Instance {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iccs_provider_key_round_trips_before_the_candidates() {
+        let text = format!("iccs_provider = \"official:../iccs-official\"\n{SAMPLE}");
+        let cat = Catalog::parse(&text, Path::new("c.toml")).unwrap();
+        assert_eq!(
+            cat.iccs_provider.as_deref(),
+            Some("official:../iccs-official")
+        );
+        let out = cat.to_toml_string();
+        let key = out.find("iccs_provider = ").unwrap();
+        assert!(key < out.find("[[candidate]]").unwrap(), "{out}");
+        assert_eq!(Catalog::parse(&out, Path::new("c.toml")).unwrap(), cat);
+        let plain = Catalog::parse(SAMPLE, Path::new("c.toml")).unwrap();
+        assert!(plain.iccs_provider.is_none());
+        assert!(!plain.to_toml_string().contains("iccs_provider"));
+    }
 
     const SAMPLE: &str = r#"
 [[candidate]]

@@ -47,6 +47,7 @@ pub mod error;
 pub mod fields;
 pub mod fsutil;
 pub mod golden;
+pub mod iccsprovider;
 pub mod katlog;
 mod locate;
 pub mod ordered;

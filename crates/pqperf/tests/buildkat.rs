@@ -177,6 +177,114 @@ fn iccs_candidates_every_status_in_one_run() {
     );
 }
 
+/// The official ICCS files (`../shared/iccs-official` or `$PQPERF_ICCS_OFFICIAL`; `skip`
+/// opts out explicitly). Never copied into the repository.
+fn official_iccs_dir() -> Option<PathBuf> {
+    let d = match std::env::var("PQPERF_ICCS_OFFICIAL") {
+        Ok(v) if v == "skip" => return None,
+        Ok(v) => PathBuf::from(v),
+        Err(_) => repo().join("../shared/iccs-official"),
+    };
+    assert!(
+        d.join("drng.c").is_file(),
+        "official ICCS files not found at {} (set PQPERF_ICCS_OFFICIAL=DIR, or =skip)",
+        d.display()
+    );
+    Some(d)
+}
+
+/// The WOTS test candidate built with each ICCS provider passes its KAT with both; build.json
+/// names the provider, the library really contains the official code (its static SM3) only
+/// with the official provider, and a modified official copy stops the build naming the
+/// vector that differs.
+#[test]
+fn wots_passes_its_kat_with_each_iccs_provider() {
+    let Some(official) = official_iccs_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cands = repo().join("testdata/candidates");
+    let off_arg = format!("official:{}", official.display());
+    for (run_name, provider) in [("run-pqperf", "pqperf"), ("run-official", off_arg.as_str())] {
+        let run_dir = tmp.path().join(run_name);
+        let rd = run_dir.to_str().unwrap();
+        let wots = cands.join("wots-pxof");
+        run(&[
+            "import",
+            "iccs",
+            wots.to_str().unwrap(),
+            "--id",
+            "sign-90",
+            "--run-dir",
+            rd,
+        ]);
+        let out = run(&["build", "--run-dir", rd, "--iccs-provider", provider]);
+        let kind = if provider == "pqperf" {
+            "pqperf"
+        } else {
+            "official"
+        };
+        assert!(out.contains("ICCS provider: "), "{out}");
+        // The KAT stage (and its fallback builds) keep the run's provider.
+        let out = run(&["kat", "--run-dir", rd]);
+        assert!(out.contains("RESULT sign-90 WOTS-PXOF-128 PASS"), "{out}");
+        let bj: BuildJson =
+            pqperf_model::pyjson::read(&run_dir.join("build.json"), Path::new("build.json"))
+                .unwrap();
+        let e = &bj.instances["sign-90/WOTS-PXOF-128"];
+        assert_eq!(e.kat, "PASS");
+        let p = &e.extra["iccs_provider"];
+        assert_eq!(p["kind"], kind, "{p}");
+        if kind == "official" {
+            assert_eq!(
+                p["sources_sha256"]["drng.c"],
+                "0df0ac78c828bd43bf05724398fa530767d753aa7801a1d1fa5d621321ec797e"
+            );
+            assert!(p["flags"].as_str().unwrap().contains("-fwrapv"), "{p}");
+        } else {
+            assert_eq!(p["library_sha256"].as_str().unwrap().len(), 64, "{p}");
+        }
+        let nm = Command::new("nm")
+            .arg(run_dir.join("lib/sign-90/libWOTS-PXOF-128.so"))
+            .output()
+            .unwrap();
+        let syms = String::from_utf8_lossy(&nm.stdout);
+        assert_eq!(
+            syms.contains("sm3_bit_compress"),
+            kind == "official",
+            "{kind}: {syms}"
+        );
+    }
+    // A modified official copy is refused before anything links it.
+    let bad = tmp.path().join("modified");
+    std::fs::create_dir_all(&bad).unwrap();
+    for f in ["auxfunc.c", "auxfunc.h", "drng.c", "drng.h"] {
+        let mut t = std::fs::read_to_string(official.join(f)).unwrap();
+        if f == "auxfunc.c" {
+            assert_eq!(t.matches("0x79cc4519U").count(), 1);
+            t = t.replace("0x79cc4519U", "0x79cc4518U");
+        }
+        std::fs::write(bad.join(f), t).unwrap();
+    }
+    let rd = tmp.path().join("run-official");
+    let out = Command::new(pqperf())
+        .args([
+            "build",
+            "--run-dir",
+            rd.to_str().unwrap(),
+            "--iccs-provider",
+        ])
+        .arg(format!("official:{}", bad.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("refused") && err.contains("sm3hash(256, \"abc\", 24 bits)"),
+        "{err}"
+    );
+}
+
 /// One implementation of each PQClean family (clean, plus avx2 where it builds quickly),
 /// McEliece's smallest; all must reproduce META.yml's nistkat-sha256.
 #[test]

@@ -11,6 +11,7 @@ pub mod driver;
 pub mod hashcost;
 pub mod objscan;
 pub mod phase;
+pub mod providerbench;
 pub mod ratio;
 pub mod relink;
 pub mod survey;

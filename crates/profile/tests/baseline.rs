@@ -104,3 +104,45 @@ fn baseline_builds_and_selftests() {
     let cost: f64 = lines[1].split('\t').nth(2).unwrap().parse().unwrap();
     assert!(cost > 0.0);
 }
+
+/// With the official provider chosen for the run (`pqperf build --iccs-provider official:DIR`
+/// remembers it), the baseline instances link the official files: their timings are the
+/// linked provider's per-call cost. Official files from `../shared/iccs-official` (or
+/// `$PQPERF_ICCS_OFFICIAL`; `skip` opts out).
+#[test]
+fn baseline_links_the_runs_official_provider() {
+    let official = match std::env::var("PQPERF_ICCS_OFFICIAL") {
+        Ok(v) if v == "skip" => return,
+        Ok(v) => std::path::PathBuf::from(v),
+        Err(_) => {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/iccs-official")
+        }
+    };
+    assert!(
+        official.join("auxfunc.c").is_file(),
+        "official ICCS files not found at {} (set PQPERF_ICCS_OFFICIAL=DIR, or =skip)",
+        official.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let run = std::fs::canonicalize(dir.path()).unwrap();
+    pqperf_build::provider::remember_choice(
+        &run,
+        &pqperf_build::ProviderChoice::Official(std::fs::canonicalize(&official).unwrap()),
+    )
+    .unwrap();
+    let s = baseline::build_baseline(&run, &|_| {}).unwrap();
+    assert_eq!(s.passed.len(), 12, "{s:?}");
+    let bj = pqperf_build::read_build_json(&run).unwrap();
+    for (k, e) in &bj.instances {
+        assert_eq!(e.extra["iccs_provider"]["kind"], "official", "{k}");
+    }
+    let lib = run.join(
+        bj.instances["iccs/pseudohash-512"]
+            .library
+            .as_ref()
+            .unwrap(),
+    );
+    let nm = std::process::Command::new("nm").arg(&lib).output().unwrap();
+    let syms = String::from_utf8_lossy(&nm.stdout);
+    assert!(syms.contains("sm3_bit_compress"), "{syms}");
+}

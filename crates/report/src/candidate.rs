@@ -132,6 +132,10 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
         out.push(t.sentence());
         out.push(String::new());
     }
+    if let Some(s) = crate::provider::sentence(v, Some(cand)) {
+        out.push(s);
+        out.push(String::new());
+    }
 
     // 3. Functional testing
     out.extend(kat_section(v, cand, &labels));

@@ -20,6 +20,7 @@ pub mod links;
 pub mod md;
 pub mod method;
 pub mod order;
+pub mod provider;
 pub mod summary;
 pub mod survey;
 pub mod validate;

@@ -301,6 +301,12 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
         _ => (DEFAULT_REFERENCE.to_string(), DEFAULT_ADDITIONS.to_string()),
     };
     out.push(format!("- Reference builds use the guide's flags `{reference}` plus `{additions}` for shared libraries and pre-C99 declarations; an instance that fails to build or to pass its KATs that way is rebuilt with the harness defaults, and its page says so. Optimized builds use the guide's performance flags."));
+    if let Some(s) = crate::provider::sentence(v, None) {
+        out.push(format!("- {s}"));
+    }
+    if let Some(s) = crate::provider::cost_sentence(v) {
+        out.push(s);
+    }
     out.push("- Every library is checked against the submitted KAT vectors before timing. Instances whose vectors are not reproduced by the submitted code are still timed and are marked ⚠, with the identified cause on their candidate page (`performance/kat_issues.csv`); an instance without a reference source of its own is not timed. The DRNG is seeded with bytes 00..2f; signatures use a 64-byte message; hash inputs are the guide's S1–S8 lengths.".into());
     let p = v.campaign.planning.clone().unwrap_or_default();
     let (trials, setup, target, min_total, budget) = if v.campaign.planning.is_some() {

@@ -467,6 +467,9 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     if let Some(p) = crate::common::pqperf_provenance(v) {
         out.push(format!("- {p}"));
     }
+    if let Some(s) = crate::provider::sentence(v, None) {
+        out.push(format!("- {s}"));
+    }
     out.push(format!("- **Symmetric %** is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. `(??%)` means no ICCS-facing backend was measured. See the [symmetric survey]({}).", link(&me, &Page::Survey, form)));
     out.push("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.".into());
     out.push(format!("- See [method and limitations]({}). These are independent measurements, not submitter self-assessments or NICCS results.", link(&me, &Page::Method(sys.into()), form)));

@@ -114,10 +114,22 @@ pub struct BuildArgs {
     /// Instances built concurrently.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    /// ICCS helpers the candidates link: `pqperf` (pqperf's own library) or `official:DIR`
+    /// (the official auxfunc.c/drng.c/auxfunc.h/drng.h in DIR, compiled with the reference
+    /// flags and checked bit-exact against pqperf's vectors first). Default: the catalog's
+    /// `iccs_provider`, else this run's previous choice, else pqperf. Remembered for the run.
+    #[arg(long, value_name = "pqperf|official:DIR")]
+    iccs_provider: Option<String>,
 }
 
 pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let run_dir = args.run.run_dir.clone();
+    let cwd = std::env::current_dir().context("current directory")?;
+    let iccs_provider = args
+        .iccs_provider
+        .as_deref()
+        .map(|s| pqperf_build::ProviderChoice::parse(s, &cwd))
+        .transpose()?;
     let opts = pqperf_build::BuildOptions {
         run_dir: args.run.run_dir,
         catalog: args.run.catalog,
@@ -125,6 +137,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         jobs: args.jobs,
         progress: true,
         on_progress: None,
+        iccs_provider,
     };
     let s = pqperf_build::build(&opts).context("build")?;
     println!(
@@ -135,6 +148,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         s.seconds,
         s.build_json.display()
     );
+    println!("ICCS provider: {}", s.iccs_provider.describe());
     for f in &s.failed {
         println!("BUILDFAIL {f}");
     }
@@ -261,6 +275,8 @@ pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
             jobs: 2,
             progress: true,
             on_progress: None,
+            // The catalog's choice, else the run's remembered one (pqperf build --iccs-provider).
+            iccs_provider: None,
         })
         .map_err(|e| format!("build: {e}"))?;
         ctx.log.log(format!(

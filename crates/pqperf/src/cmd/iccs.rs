@@ -77,6 +77,29 @@ enum IccsCommand {
         #[command(flatten)]
         rng: RngArgs,
     },
+    /// Per-call cost of the ICCS helpers (TSC ticks) for pqperf's provider and, with
+    /// --official, the official auxfunc.c/drng.c (reference flags, and -fno-tree-vectorize),
+    /// side by side with ratios. The official files are checked bit-exact against pqperf's
+    /// vectors first. The table is also written to <run-dir>/profile/iccs-provider-bench.json
+    /// (the method page states the ratio from it).
+    #[command(name = "bench")]
+    Bench {
+        /// Folder with the official auxfunc.c, auxfunc.h, drng.c, drng.h.
+        #[arg(long)]
+        official: Option<std::path::PathBuf>,
+        /// Run directory (provider libraries go to <run-dir>/provider/bench/).
+        #[arg(long, default_value = "runs/default")]
+        run_dir: std::path::PathBuf,
+        /// Interleaved batches per cell (the cell is their median).
+        #[arg(long, default_value_t = 21)]
+        batches: usize,
+        /// Approximate ticks per batch.
+        #[arg(long, default_value_t = 2_000_000)]
+        batch_ticks: u64,
+        /// Pin to this CPU while timing.
+        #[arg(long)]
+        cpu: Option<usize>,
+    },
 }
 
 #[derive(Args)]
@@ -103,6 +126,16 @@ struct RngArgs {
 }
 
 pub fn run(args: IccsArgs) -> anyhow::Result<ExitCode> {
+    if let IccsCommand::Bench {
+        official,
+        run_dir,
+        batches,
+        batch_ticks,
+        cpu,
+    } = &args.command
+    {
+        return bench(official.as_deref(), run_dir, *batches, *batch_ticks, *cpu);
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match evaluate(&args.command, &mut out)? {
@@ -113,6 +146,54 @@ pub fn run(args: IccsArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// `pqperf iccs bench`: build the provider libraries, time them, print and save the table.
+fn bench(
+    official: Option<&std::path::Path>,
+    run_dir: &std::path::Path,
+    batches: usize,
+    batch_ticks: u64,
+    cpu: Option<usize>,
+) -> anyhow::Result<ExitCode> {
+    use pqperf_profile::providerbench as pb;
+    let providers = pb::build_providers(&run_dir.join("provider").join("bench"), official)
+        .context("building the ICCS provider libraries")?;
+    if let Some(c) = cpu {
+        pqperf_ffi::affinity::pin_to(c).with_context(|| format!("pinning to CPU {c}"))?;
+    }
+    let t = pb::run(&providers, batches, batch_ticks)?;
+    println!(
+        "ICCS provider cost: {} ticks per call (median of {} interleaved batches; reference ticks, not core cycles)\n",
+        t.counter, t.batches
+    );
+    for (name, r) in t.providers.iter().zip(&t.records) {
+        println!("- {name}: {}", pqperf_build::provider::describe_json(r));
+    }
+    println!();
+    print!("{}", t.to_markdown());
+    if let Some(nv) = t.column("official -fno-tree-vectorize") {
+        for c in pb::CALLS.iter().filter(|c| c.is_drng()) {
+            if let (Some(p), Some(o)) = (t.ticks(*c, 0), t.ticks(*c, nv)) {
+                println!(
+                    "\n{}: pqperf {} the official -fno-tree-vectorize build per byte (ratio {:.2})",
+                    c.label(),
+                    if p <= o {
+                        "is no slower than"
+                    } else {
+                        "is SLOWER than"
+                    },
+                    p / o
+                );
+            }
+        }
+    }
+    let path = run_dir.join("profile").join("iccs-provider-bench.json");
+    let text = pqperf_model::pyjson::to_string(&t)?;
+    pqperf_model::fsutil::write_atomic(&path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    println!("\nwrote {}", path.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Run one subcommand, writing result lines to `out`. The outer error is bad input (hex,
@@ -166,6 +247,7 @@ fn evaluate(cmd: &IccsCommand, out: &mut impl Write) -> anyhow::Result<Result<()
             let mut g = NistDrbg::new(&entropy, pers.as_ref());
             rng.draw(|buf| g.fill(buf), out)?;
         }
+        IccsCommand::Bench { .. } => bail!("bench is not an evaluation"),
         IccsCommand::HqcRng { rng } => {
             let (entropy, pers) = rng.parse()?;
             let mut g = HqcPrng::new(&entropy, pers.as_ref());

@@ -1,0 +1,99 @@
+//! Which ICCS helpers the numbers of a pqperf dataset include (issue 19).
+//!
+//! Records written by pqperf carry `pqperf.iccs_provider` (kind, sha256 of the official
+//! sources or of pqperf's library, compiler, flags) and campaign.json may carry
+//! `pqperf.iccs_provider_cost` (the `pqperf iccs bench` table of that system). Golden
+//! (reference) evidence has neither, so these functions return `None` there and the
+//! reference pages are unchanged.
+
+use serde_json::Value;
+
+use crate::view::SystemView;
+
+/// Distinct providers of the records (all, or those of one candidate), in record order.
+pub fn providers(v: &SystemView, candidate: Option<&str>) -> Vec<Value> {
+    let mut seen: Vec<Value> = Vec::new();
+    for r in &v.records {
+        if candidate.is_some_and(|c| r.rec.candidate != c) {
+            continue;
+        }
+        if let Some(p) = r
+            .rec
+            .pqperf
+            .as_ref()
+            .and_then(|x| x.extra.get("iccs_provider"))
+            && !seen.contains(p)
+        {
+            seen.push(p.clone());
+        }
+    }
+    seen
+}
+
+/// `The timings include <provider>.` (several providers joined), or `None` without any.
+pub fn sentence(v: &SystemView, candidate: Option<&str>) -> Option<String> {
+    let ps = providers(v, candidate);
+    if ps.is_empty() {
+        return None;
+    }
+    let d: Vec<String> = ps
+        .iter()
+        .map(pqperf_model::iccsprovider::describe)
+        .collect();
+    Some(format!(
+        "ICCS helpers: the timings of the NGCC libraries include {}{}.",
+        if ps.len() > 1 {
+            "different providers: "
+        } else {
+            ""
+        },
+        d.join("; ")
+    ))
+}
+
+/// The provider-cost sentence of the method page from campaign.json's
+/// `pqperf.iccs_provider_cost`: per other column, the range of pqperf ÷ that column over the
+/// benchmarked calls. `None` when the system has no such table.
+pub fn cost_sentence(v: &SystemView) -> Option<String> {
+    let t = v.campaign.extra.get("pqperf")?.get("iccs_provider_cost")?;
+    let names: Vec<&str> = t["providers"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let rows = t["rows"].as_array()?;
+    if names.first() != Some(&"pqperf") || names.len() < 2 || rows.is_empty() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for (col, name) in names.iter().enumerate().skip(1) {
+        let ratios: Vec<f64> = rows
+            .iter()
+            .filter_map(|r| {
+                let t = r["ticks_per_call"].as_array()?;
+                let p = t.first()?.as_f64()?;
+                let o = t.get(col)?.as_f64()?;
+                (o > 0.0).then_some(p / o)
+            })
+            .collect();
+        if ratios.is_empty() {
+            continue;
+        }
+        let mut sorted = ratios;
+        sorted.sort_by(f64::total_cmp);
+        let med = pqperf_model::stats::median(&sorted)?;
+        let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
+        parts.push(format!(
+            "{med:.2} × the per-call ticks of the `{name}` build (median over {} calls; range {lo:.2}–{hi:.2})",
+            sorted.len()
+        ));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "- ICCS provider cost on this system (`pqperf iccs bench`, median {} ticks per call over sm3hash, pseudohash, pseudoXOF and get_random_number): pqperf's helpers take {} of the official files.",
+        t["counter"].as_str().unwrap_or("tick"),
+        parts.join(" and ")
+    ))
+}
