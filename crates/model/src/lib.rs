@@ -22,6 +22,7 @@
 //! | [`ordered`] | the [`evidence_struct!`] macro: typed structs that keep key order, nulls and unknown fields |
 //! | [`catalog`] | the candidate catalog (TOML) |
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
+//! | [`fmt`] | number formatting of pages and site tables (Python `%g`/`%.Nf`/`str(float)`, cycles k/M/G, percentages, sizes, ranks) |
 //! | [`fsutil`] | atomic writes |
 //!
 //! # Round-trip guarantee
@@ -45,6 +46,7 @@ pub mod ct;
 pub mod dataset;
 pub mod error;
 pub mod fields;
+pub mod fmt;
 pub mod fsutil;
 pub mod golden;
 pub mod iccsprovider;

@@ -5,11 +5,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Form;
 use crate::common::{code, environment_table};
-use crate::fmt::{DASH, digest_prefix, fmt_f, fmt_g, fmt_int, fmt_ops, fmt_time, kib, pct};
 use crate::links::{HARNESS_URL, Page, link};
 use crate::order::Category;
 use crate::view::{ProfileRef, RecordRef, SystemView};
 use crate::{ReportError, join_lines};
+use pqperf_model::fmt::{
+    DASH, digest_prefix, fmt_cycles, fmt_f, fmt_g, fmt_ops, fmt_time, kib, pct,
+};
 
 /// Render the page of candidate `cand` on the system of `v`.
 pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportError> {
@@ -375,8 +377,8 @@ fn performance_table(
             if cat == Category::Hash {
                 let bytes = r.rec.input_bytes;
                 let (cyc, cpb) = match r.rec.mean_cycles {
-                    Some(c) if bytes > 0 => (fmt_int(Some(c)), fmt_f(c / bytes as f64, 1)),
-                    Some(c) => (fmt_int(Some(c)), DASH.into()),
+                    Some(c) if bytes > 0 => (fmt_cycles(Some(c)), fmt_f(c / bytes as f64, 1)),
+                    Some(c) => (fmt_cycles(Some(c)), DASH.into()),
                     None => (DASH.into(), DASH.into()),
                 };
                 let mbs = fmt_f(r.rec.throughput_mb_per_second.unwrap_or(0.0), 1);
@@ -390,7 +392,7 @@ fn performance_table(
                 out.push(format!(
                     "| {} | {opkey} | {} | {} | {} | {} | {} |",
                     code(label),
-                    fmt_int(r.rec.mean_cycles),
+                    fmt_cycles(r.rec.mean_cycles),
                     fmt_time(r.rec.mean_seconds),
                     fmt_ops(r.rec.operations_per_second),
                     fmt_time(r.rec.median_trial_seconds),

@@ -15,7 +15,6 @@ pub mod check;
 pub mod common;
 pub mod counter;
 pub mod ct;
-pub mod fmt;
 pub mod links;
 pub mod md;
 pub mod method;

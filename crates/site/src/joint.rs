@@ -8,8 +8,8 @@ use std::fmt::Write;
 
 use crate::PageOut;
 use crate::data::{Rec, SiteData, SystemData, natural_cmp};
-use crate::fmt;
 use crate::html::{escape, relative};
+use pqperf_model::fmt;
 
 /// Candidates shown in the joint view: those present on at least two systems.
 fn joint_candidates(site: &SiteData) -> Vec<String> {
@@ -170,7 +170,7 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             for (s, r) in site.systems.iter().zip(&recs) {
                 let text = match r {
                     Some(r) if !r.complete => "failed".to_string(),
-                    Some(r) => fmt::cycles(r.mean_cycles),
+                    Some(r) => fmt::fmt_cycles(r.mean_cycles),
                     None => "–".to_string(),
                 };
                 let _ = writeln!(

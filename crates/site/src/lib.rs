@@ -16,7 +16,6 @@
 pub mod check;
 pub mod data;
 pub mod evidence;
-pub mod fmt;
 pub mod html;
 mod joint;
 pub mod load;

@@ -323,17 +323,17 @@ fn ranking_table(
             .metrics
             .iter()
             .zip(&e.ranks)
-            .map(|(m, rk)| format!("{}: {}", m.name, crate::fmt::rank(*rk)))
+            .map(|(m, rk)| format!("{}: {}", m.name, pqperf_model::fmt::rank(*rk)))
             .collect();
         let _ = write!(
             h,
             "<tr><td>{}</td><td><span title=\"mean rank {}; {}\">{} {} ({})</span></td>",
             pos + 1,
-            crate::fmt::mean_rank(e.mean_rank),
+            pqperf_model::fmt::mean_rank(e.mean_rank),
             escape(&detail.join(", ")),
             cand_link(&e.candidate, &e.label, sys, page, known),
             display_name(site, &e.candidate),
-            crate::fmt::mean_rank(e.mean_rank)
+            pqperf_model::fmt::mean_rank(e.mean_rank)
         );
         for (ci, col) in r.columns.iter().enumerate() {
             let o = &r.entries[col[pos]];

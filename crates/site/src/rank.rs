@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::data::{Category, Rec, SiteData, SystemData, natural_cmp, security_target};
-use crate::fmt;
+use pqperf_model::fmt;
 
 /// The claimed security targets with a ranking page each.
 pub const TARGETS: [u32; 3] = [128, 256, 512];
@@ -170,7 +170,7 @@ fn cycles_cell(site: &SiteData, sys: &SystemData, rule: ShareRule, rec: &Rec) ->
         return None;
     }
     let value = rec.mean_cycles?;
-    let mut text = fmt::cycles(Some(value));
+    let mut text = fmt::fmt_cycles(Some(value));
     if rec.opkey.starts_with("hash_") {
         let width = rec.sizes.get("digest_bytes").map(|b| b * 8);
         let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &rec.opkey));
