@@ -19,6 +19,7 @@
 //! | [`dataset`] | [`Dataset`] loader for a dataset root (`performance/data/<sys>/…`, side CSVs, manifests), with per-file errors and stray-file listing |
 //! | [`error`] | [`ModelError`]: every error names the file (relative), line/column and field |
 //! | [`golden`] | [`golden::golden_dir`]: where tests find the golden fixtures |
+//! | [`order`] | natural label order, operation order, candidate [`order::Category`] (pages and site) |
 //! | [`ordered`] | the [`evidence_struct!`] macro: typed structs that keep key order, nulls and unknown fields |
 //! | [`catalog`] | the candidate catalog (TOML) |
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
@@ -52,6 +53,7 @@ pub mod golden;
 pub mod iccsprovider;
 pub mod katlog;
 mod locate;
+pub mod order;
 pub mod ordered;
 pub mod profile;
 pub mod pyjson;

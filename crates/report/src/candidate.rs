@@ -6,12 +6,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::Form;
 use crate::common::{code, environment_table};
 use crate::links::{HARNESS_URL, Page, link};
-use crate::order::Category;
 use crate::view::{ProfileRef, RecordRef, SystemView};
 use crate::{ReportError, join_lines};
 use pqperf_model::fmt::{
     DASH, digest_prefix, fmt_cycles, fmt_f, fmt_g, fmt_ops, fmt_time, kib, pct,
 };
+use pqperf_model::order::Category;
 
 /// Render the page of candidate `cand` on the system of `v`.
 pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportError> {

@@ -18,7 +18,6 @@ pub mod ct;
 pub mod links;
 pub mod md;
 pub mod method;
-pub mod order;
 pub mod provider;
 pub mod summary;
 pub mod survey;

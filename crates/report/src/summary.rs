@@ -3,10 +3,10 @@
 
 use crate::common::{clock_text, code};
 use crate::links::{HARNESS_URL, Page, SITE_PDF_COMMIT, link};
-use crate::order::{Category, natural_cmp};
 use crate::view::{RecordRef, SystemView};
 use crate::{Form, ReportError, join_lines};
 use pqperf_model::fmt::{DASH, fmt_cycles, fmt_f, fmt_time, pct, ratio};
+use pqperf_model::order::{Category, natural_cmp};
 
 /// Operations shown per category.
 fn ops_of(cat: Category) -> &'static [&'static str] {

@@ -7,9 +7,10 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::PageOut;
-use crate::data::{Rec, SiteData, SystemData, natural_cmp};
+use crate::data::{Rec, SiteData, SystemData};
 use crate::html::{escape, relative};
 use pqperf_model::fmt;
+use pqperf_model::order::natural_cmp;
 
 /// Candidates shown in the joint view: those present on at least two systems.
 fn joint_candidates(site: &SiteData) -> Vec<String> {

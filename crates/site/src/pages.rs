@@ -5,12 +5,13 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use crate::data::{Category, SiteData, SystemData, natural_cmp};
+use crate::data::{Category, SiteData, SystemData};
 use crate::evidence::{EvidenceLinker, PageKind, page_kind};
 use crate::html::{self, escape, relative};
 use crate::rank::{self, CategoryRanking, MetricKind, TARGETS};
 use crate::svg;
 use crate::{PageOut, joint};
+use pqperf_model::order::natural_cmp;
 
 /// Paths of the pages the site generates itself (besides the report's Markdown pages).
 pub fn generated_paths(site: &SiteData) -> Vec<String> {

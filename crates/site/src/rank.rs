@@ -5,8 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::data::{Category, Rec, SiteData, SystemData, natural_cmp, security_target};
+use crate::data::{Category, Rec, SiteData, SystemData, security_target};
 use pqperf_model::fmt;
+use pqperf_model::order::natural_cmp;
 
 /// The claimed security targets with a ranking page each.
 pub const TARGETS: [u32; 3] = [128, 256, 512];
