@@ -1,7 +1,8 @@
 //! Shared data types of pqperf: catalog, build.json, timing and profile records, campaign,
 //! KAT logs, side CSVs, Python-compatible JSON and number formatting, statistics.
 //!
-//! Every stage reads and writes evidence through these types; nothing else defines formats.
+//! Every stage reads and writes evidence through these types, and the helpers every page and
+//! table share (number formatting, label order, candidate category) live here once.
 //!
 //! # Module map
 //!
@@ -39,6 +40,8 @@
 //! older or equal schemas are read as far as their fields allow. pqperf's own additions never
 //! change reference fields: they live under the record key `pqperf`, so reference tools and
 //! older pqperf versions keep reading the record (unknown keys are kept, not dropped).
+
+#![forbid(unsafe_code)]
 
 pub mod buildjson;
 pub mod campaign;

@@ -10,6 +10,8 @@
 //! * [`Form`]: the harness layout (`<id>/perf_<sys>.md`, `performance/summary_<sys>.md`, …) or
 //!   the site layout (`content/performance/<sys>/<id>.md`, …).
 
+#![forbid(unsafe_code)]
+
 pub mod candidate;
 pub mod check;
 pub mod common;
