@@ -10,6 +10,7 @@
 //! |---|---|
 //! | [`pyjson`] | Python-compatible JSON: `json.dumps(indent=1)+"\n"` writer ([`pyjson::to_string`]), float repr ([`pyjson::py_float_repr`]), parsing with `path:line:col` errors ([`pyjson::from_str`], [`pyjson::read`]) |
 //! | [`record`] | timing [`Record`] (schema 2) with [`Plan`], [`Process`], [`Trial`], pqperf additions under `pqperf` ([`record::PqperfRecordExt`]) |
+//! | [`paths`] | [`paths::find_machine_path`]: absolute machine paths evidence must not carry |
 //! | [`profile`] | hash/DRNG [`Profile`] with share recomputation |
 //! | [`buildjson`] | `build.json`: [`BuildJson`], [`BuildEntry`] (instances in build order) |
 //! | [`campaign`] | `campaign.json`: [`Campaign`] (key order kept per system) |
@@ -58,6 +59,7 @@ pub mod katlog;
 mod locate;
 pub mod order;
 pub mod ordered;
+pub mod paths;
 pub mod profile;
 pub mod pyjson;
 pub mod record;

@@ -1,5 +1,5 @@
-//! Stage report: validation of a dataset and the Markdown pages (candidate, summary, method,
-//! symmetric survey) in harness and site form.
+//! Stage report: the Markdown pages (candidate, summary, method, symmetric survey) in harness
+//! and site form.
 //!
 //! Pages are rendered in memory from a loaded [`pqperf_model::dataset::Dataset`]; nothing here
 //! parses evidence. Every page is its lines joined with `\n` plus a final `\n`
@@ -23,7 +23,6 @@ pub mod method;
 pub mod provider;
 pub mod summary;
 pub mod survey;
-pub mod validate;
 pub mod view;
 
 use pqperf_model::dataset::Dataset;
