@@ -15,6 +15,8 @@
 //! other paths (other keys, messages, rejection counts), variable-time instructions
 //! (division, multiplication on some CPUs), or anything about other compilers or flags.
 
+#![forbid(unsafe_code)]
+
 pub mod accepted;
 pub mod driver;
 pub mod valgrind;
