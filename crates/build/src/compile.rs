@@ -212,7 +212,7 @@ fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
 }
 
 /// Run a command in `cwd`, appending `$ argv` and its output to `log`. Returns success.
-fn run_logged(cwd: &Path, argv: &[String], log: &mut String) -> bool {
+pub fn run_logged(cwd: &Path, argv: &[String], log: &mut String) -> bool {
     log.push_str(&log_command(argv));
     log.push('\n');
     match Command::new(&argv[0])

@@ -22,10 +22,10 @@ pub mod driver;
 pub mod valgrind;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use pqperf_build::compile::run_logged;
 use pqperf_build::{BuildCtx, FlagSet};
 use pqperf_model::catalog::{Candidate, Catalog, Instance};
 use pqperf_model::ct::{CT_SCHEMA, CtEvidence, CtOperation};
@@ -121,26 +121,6 @@ fn not_run(name: &str, secrets: &[&str], reason: String) -> CtOperation {
     };
     o.settle();
     o
-}
-
-/// Run a command in `cwd`, appending `$ argv` and its output to `log`.
-fn run_logged(cwd: &Path, argv: &[String], log: &mut String) -> bool {
-    log.push_str(&format!("$ {}\n", argv.join(" ")));
-    match Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(cwd)
-        .output()
-    {
-        Ok(o) => {
-            log.push_str(&String::from_utf8_lossy(&o.stdout));
-            log.push_str(&String::from_utf8_lossy(&o.stderr));
-            o.status.success()
-        }
-        Err(e) => {
-            log.push_str(&format!("# cannot run {}: {e}\n", argv[0]));
-            false
-        }
-    }
 }
 
 /// Run the driver `exe` (in `cwd`) once per operation and record each.
