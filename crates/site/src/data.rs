@@ -60,9 +60,10 @@ pub struct BuildFact {
     pub kat_log: Option<String>,
 }
 
-/// One test system's dataset.
+/// One test system's facts as the site shows them (reduced from the model's
+/// `pqperf_model::dataset::SystemData`).
 #[derive(Clone, Debug, Default)]
-pub struct SystemData {
+pub struct SystemFacts {
     pub id: String,
     /// `x86_64` / `aarch64` (systems.csv Arch or the environment).
     pub arch: String,
@@ -91,7 +92,7 @@ pub struct RecIndex {
     by_instance: HashMap<(String, String), Vec<usize>>,
 }
 
-impl SystemData {
+impl SystemFacts {
     /// The complete record of (candidate, label, opkey), if any.
     /// KEM operations match under both names (`enc`/`encaps`, `dec`/`decaps`).
     pub fn record(&self, cand: &str, label: &str, opkey: &str) -> Option<&Rec> {
@@ -167,7 +168,7 @@ pub struct Side {
 /// Everything the site renders.
 #[derive(Clone, Debug, Default)]
 pub struct SiteData {
-    pub systems: Vec<SystemData>,
+    pub systems: Vec<SystemFacts>,
     pub candidates: Vec<Candidate>,
     pub side: Side,
     /// Markdown pages of the report stage, site form: (path relative to the site root, text).

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::PageOut;
-use crate::data::{Rec, SiteData, SystemData};
+use crate::data::{Rec, SiteData, SystemFacts};
 use crate::html::{escape, relative};
 use pqperf_model::fmt;
 use pqperf_model::order::natural_cmp;
@@ -64,7 +64,7 @@ fn cycles_of(r: Option<&Rec>) -> Option<f64> {
     r.filter(|r| r.complete).and_then(|r| r.mean_cycles)
 }
 
-fn clock_line(s: &SystemData) -> String {
+fn clock_line(s: &SystemFacts) -> String {
     let ghz = s
         .clock_ghz
         .map(|g| format!("{g:.2} GHz"))
@@ -83,7 +83,7 @@ fn ratio_cell(r: f64) -> String {
 
 fn ev_link(
     page: &str,
-    sys: &SystemData,
+    sys: &SystemFacts,
     rec: Option<&Rec>,
     text: &str,
     known: &HashSet<String>,

@@ -11,7 +11,7 @@ use pqperf_model::dataset::{Dataset, SystemData as ModelSystem};
 use pqperf_model::sidecsv::CsvTable;
 
 use crate::SiteError;
-use crate::data::{BuildFact, Candidate, Category, Prof, Rec, Side, SiteData, SystemData};
+use crate::data::{BuildFact, Candidate, Category, Prof, Rec, Side, SiteData, SystemFacts};
 use crate::evidence::infer_category;
 
 fn clock(env: &serde_json::Map<String, serde_json::Value>) -> (String, Option<f64>) {
@@ -77,8 +77,8 @@ fn clock(env: &serde_json::Map<String, serde_json::Value>) -> (String, Option<f6
 }
 
 /// One system's facts from its loaded evidence; `data_dir` is the directory on disk.
-pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemData {
-    let mut out = SystemData {
+pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
+    let mut out = SystemFacts {
         id: sys.id.clone(),
         data_dir: data_dir.to_path_buf(),
         ..Default::default()

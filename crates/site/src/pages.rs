@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use crate::data::{Category, SiteData, SystemData};
+use crate::data::{Category, SiteData, SystemFacts};
 use crate::evidence::{EvidenceLinker, PageKind, page_kind};
 use crate::html::{self, escape, relative};
 use crate::rank::{self, CategoryRanking, MetricKind, TARGETS};
@@ -170,7 +170,7 @@ fn op_sort_key(op: &str) -> (usize, u64) {
 /// distributions where records carry percentiles.
 pub fn candidate_charts(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     cand: &str,
     page: &str,
     known: &HashSet<String>,
@@ -288,7 +288,7 @@ fn display_name(site: &SiteData, cand: &str) -> String {
 fn cand_link(
     cand: &str,
     label: &str,
-    sys: &SystemData,
+    sys: &SystemFacts,
     page: &str,
     known: &HashSet<String>,
 ) -> String {
@@ -307,7 +307,7 @@ fn cand_link(
 
 fn ranking_table(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     r: &CategoryRanking,
     page: &str,
     known: &HashSet<String>,
@@ -363,7 +363,7 @@ fn ranking_table(
 
 fn ranking_scatter(
     r: &CategoryRanking,
-    sys: &SystemData,
+    sys: &SystemFacts,
     target: u32,
     page: &str,
     known: &HashSet<String>,
@@ -425,7 +425,7 @@ fn ranking_scatter(
 /// `<sys>/ranking-<t>.html`.
 pub fn ranking_page(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     target: u32,
     known: &HashSet<String>,
 ) -> PageOut {

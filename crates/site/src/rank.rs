@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::data::{Category, Rec, SiteData, SystemData, security_target};
+use crate::data::{Category, Rec, SiteData, SystemFacts, security_target};
 use pqperf_model::fmt;
 use pqperf_model::order::natural_cmp;
 
@@ -110,7 +110,7 @@ pub fn average_ranks(values: &[f64]) -> Vec<f64> {
 }
 
 /// Evidence path of a record inside the site.
-pub fn record_evidence(sys: &SystemData, rec: &Rec) -> String {
+pub fn record_evidence(sys: &SystemFacts, rec: &Rec) -> String {
     format!("evidence/{}/{}", sys.id, rec.path)
 }
 
@@ -128,7 +128,7 @@ pub enum ShareRule {
 /// Apply the non-ICCS row rule to (candidate, label) on a system.
 pub fn share_rule(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     cat: Category,
     cand: &str,
     label: &str,
@@ -166,7 +166,7 @@ pub fn share_rule(
     }
 }
 
-fn cycles_cell(site: &SiteData, sys: &SystemData, rule: ShareRule, rec: &Rec) -> Option<Cell> {
+fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -> Option<Cell> {
     if !rec.complete {
         return None;
     }
@@ -202,7 +202,7 @@ fn cycles_cell(site: &SiteData, sys: &SystemData, rule: ShareRule, rec: &Rec) ->
 
 fn bytes_cell(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     cand: &str,
     label: &str,
     kind: MetricKind,
@@ -277,7 +277,7 @@ fn is_recommended(site: &SiteData, cand: &str, label: &str) -> bool {
 /// Rank one category at one target on one system.
 pub fn rank_category(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     cat: Category,
     target: u32,
 ) -> CategoryRanking {
@@ -409,7 +409,7 @@ pub fn rank_category(
 }
 
 /// All categories with at least one ranked instance at `target` on `sys`.
-pub fn rank_target(site: &SiteData, sys: &SystemData, target: u32) -> Vec<CategoryRanking> {
+pub fn rank_target(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<CategoryRanking> {
     [Category::Sign, Category::Kem, Category::Kex, Category::Hash]
         .into_iter()
         .map(|c| rank_category(site, sys, c, target))

@@ -5,6 +5,6 @@
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let code = pqperf_profile::driver::child_main(&argv, &mut std::io::stderr().lock());
+    let code = pqperf_profile::hashprof::child_main(&argv, &mut std::io::stderr().lock());
     std::process::exit(code);
 }
