@@ -252,12 +252,7 @@ pub fn check_instance(
     }
     let b = pqperf_build::build_instance(ctx, cand, &dbg, set);
     ev.build_flags = b.flag_string.clone();
-    let work = ctx
-        .run_dir
-        .join("build")
-        .join("src")
-        .join(&cand.id)
-        .join(&inst.label);
+    let work = pqperf_build::compile::work_dir(&ctx.run_dir, &cand.id, &inst.label);
     let mut log = b.log.clone();
     if !b.ok {
         ev.operations = all_not_run(&format!(
