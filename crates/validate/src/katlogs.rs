@@ -5,7 +5,7 @@
 use pqperf_model::BuildJson;
 use pqperf_model::dataset::{Dataset, SystemData};
 
-use crate::{Problem, Report, has_error_for};
+use crate::problem::{Problem, Report, has_error_for};
 
 pub(crate) fn check_kat_logs(rep: &mut Report, ds: &Dataset, sys: &SystemData, build: &BuildJson) {
     let build_shown = sys.dir.join("build.json");

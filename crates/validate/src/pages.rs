@@ -5,7 +5,7 @@ use std::path::Path;
 
 use pqperf_model::dataset::Dataset;
 
-use crate::{Problem, Report};
+use crate::problem::{Problem, Report};
 
 /// Compare the pages regenerated from the evidence with those on disk (where present).
 pub(crate) fn check_pages(rep: &mut Report, ds: &Dataset, system: &str, root: &Path) {

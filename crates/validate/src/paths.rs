@@ -8,7 +8,7 @@ use pqperf_model::paths::find_machine_path;
 use pqperf_model::pyjson;
 use serde_json::Value;
 
-use crate::{Problem, Report};
+use crate::problem::{Problem, Report};
 
 pub(crate) fn scan_text_file(rep: &mut Report, path: &Path, shown: &Path) {
     let Ok(bytes) = std::fs::read(path) else {

@@ -5,7 +5,7 @@ use pqperf_model::dataset::Loaded;
 use pqperf_model::stats::rel_close;
 use pqperf_model::{Profile, pyjson};
 
-use crate::{Problem, REL_TOL, Report};
+use crate::problem::{Problem, REL_TOL, Report};
 
 pub(crate) fn check_profile(rep: &mut Report, l: &Loaded<Profile>) {
     rep.profiles += 1;

@@ -8,7 +8,7 @@ use pqperf_model::pyjson;
 use pqperf_model::stats::{ProcessTotals, RecordStats, opt_close};
 use pqperf_model::{BuildJson, Record};
 
-use crate::{Problem, REL_TOL, Report, show_opt};
+use crate::problem::{Problem, REL_TOL, Report, show_opt};
 
 pub(crate) fn cmp_str(
     rep: &mut Report,

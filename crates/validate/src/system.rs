@@ -7,7 +7,8 @@ use std::path::Path;
 use pqperf_model::dataset::{Dataset, SystemData};
 use serde_json::Value;
 
-use crate::{Problem, Report, has_error_for, katlogs, paths, profiles, records, show_opt, walk};
+use crate::problem::{Problem, Report, has_error_for, show_opt};
+use crate::{katlogs, paths, profiles, records, walk};
 
 /// security_targets.csv (when present): every non-`iccs` build.json instance of every system
 /// has a row (`missing`), and every row names a built instance (`stale`) (method.md §15.2).
