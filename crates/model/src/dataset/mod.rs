@@ -34,7 +34,7 @@ use crate::campaign::Campaign;
 use crate::error::ModelError;
 use crate::katlog::{KatLog, KatManifest};
 use crate::profile::Profile;
-use crate::record::{RECORD_SCHEMA, Record};
+use crate::record::Record;
 use crate::sidecsv::{
     CsvTable, Download, ExternalSize, KatIssue, KexBandwidth, SecurityTarget, SummaryNote,
     SurveyRow, SystemRow,

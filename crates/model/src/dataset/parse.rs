@@ -2,7 +2,12 @@
 //! `schema` is reported as such, before any shape error), and many files parsed on up to two
 //! threads in a stable order.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+use crate::error::ModelError;
+use crate::katlog::KatLog;
+use crate::profile::Profile;
+use crate::record::{RECORD_SCHEMA, Record};
 
 pub(super) fn check_schema(shown: &Path, schema: u64) -> Result<(), ModelError> {
     if schema > RECORD_SCHEMA {
