@@ -1,7 +1,11 @@
 //! Section 2 of the candidate page: the KAT table per instance and the footnotes naming the
 //! identified cause of each verdict (kat_issues.csv).
 
-use super::*;
+use std::collections::BTreeMap;
+
+use crate::common::code;
+use crate::view::SystemView;
+use pqperf_model::fmt::DASH;
 
 pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
     let mut out = vec![

@@ -2,16 +2,12 @@
 //! method.md §13.2 and site-pages.md: the page frame, crumbs and evidence index here, the
 //! larger sections in [`kat`], [`perf`], [`sizes`] and [`symmetric`].
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use crate::Form;
 use crate::common::{code, environment_table};
 use crate::links::{HARNESS_URL, Page, link};
-use crate::view::{ProfileRef, RecordRef, SystemView};
+use crate::view::SystemView;
 use crate::{ReportError, join_lines};
-use pqperf_model::fmt::{
-    DASH, digest_prefix, fmt_cycles, fmt_f, fmt_g, fmt_ops, fmt_time, kib, pct,
-};
+use pqperf_model::fmt::{DASH, digest_prefix, kib};
 use pqperf_model::order::Category;
 
 mod kat;

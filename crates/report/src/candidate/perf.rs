@@ -1,7 +1,10 @@
 //! Section 3 of the candidate page: the performance table per instance and operation (mean
 //! cycles, time, ops/s, median trial, `n`).
 
-use super::*;
+use crate::common::code;
+use crate::view::{RecordRef, SystemView};
+use pqperf_model::fmt::{DASH, fmt_cycles, fmt_f, fmt_ops, fmt_time};
+use pqperf_model::order::Category;
 
 /// Σ over processes of the driver META `sign_failures_retried`.
 pub(super) fn sign_failures(r: &RecordRef) -> u64 {

@@ -1,7 +1,12 @@
 //! Section 6 of the candidate page: transmission and storage sizes (API sizes, external
 //! sizes, KEX messages and bandwidth).
 
-use super::*;
+use crate::Form;
+use crate::common::code;
+use crate::links::{Page, link};
+use crate::view::{RecordRef, SystemView};
+use pqperf_model::fmt::DASH;
+use pqperf_model::order::Category;
 
 /// Sizes of an instance: the first record that has `sizes`.
 pub(super) fn api_sizes<'a>(v: &SystemView<'a>, cand: &str, label: &str) -> Option<RecordRef<'a>> {

@@ -1,7 +1,13 @@
 //! The symmetric-primitive section of the candidate page: profile shares per instance and
 //! operation, calls per operation, own primitives of non-ICCS instances, wrapper overhead.
 
-use super::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::Form;
+use crate::common::code;
+use crate::links::{Page, link};
+use crate::view::{ProfileRef, SystemView};
+use pqperf_model::fmt::{DASH, fmt_g, pct};
 
 /// `drng 2, pseudoXOF 15, sm3hash 1`: Σ calls per fn ÷ total operations, sorted by name.
 pub fn calls_per_operation(p: &ProfileRef) -> String {
