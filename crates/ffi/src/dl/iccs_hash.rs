@@ -1,6 +1,8 @@
 //! ICCS hash API ([`HashApi`]: `CryptHash`).
 
-use super::*;
+use std::ffi::c_int;
+
+use super::library::*;
 
 type CryptHashFn = extern "C" fn(c_int, *const u8, Ull, Uc) -> c_int;
 

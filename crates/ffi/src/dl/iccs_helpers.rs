@@ -2,7 +2,9 @@
 //! `ngcc_random`) and the helper functions of an ICCS provider library ([`IccsHelpers`]:
 //! `sm3hash`, `pseudohash`, `pseudoXOF`, the DRNG of `drng.h`).
 
-use super::*;
+use std::ffi::c_int;
+
+use super::library::*;
 
 /// The library's SM3 Hash_DRBG context `drng_algorithm`, reached through the shim.
 #[derive(Clone)]

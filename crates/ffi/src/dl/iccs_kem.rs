@@ -1,6 +1,9 @@
 //! ICCS KEM API ([`KemApi`]: `kem_keygen`, `kem_enc`, `kem_dec`, the size getters).
 
-use super::*;
+use std::ffi::c_int;
+
+use super::iccs_sign::KeyOut;
+use super::library::*;
 
 /// Claimed sizes of an ICCS KEM instance (bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,9 @@
 //! ICCS key-exchange API ([`KexApi`]: `kex_init_a`/`kex_init_b`, up to
 //! [`KEX_MAX_PASS`] passes, `kex_derive_a`/`kex_derive_b`, the size getters).
 
-use super::*;
+use std::ffi::c_int;
+
+use super::library::*;
 
 /// Claimed sizes of an ICCS KEX instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

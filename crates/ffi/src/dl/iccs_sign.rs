@@ -1,6 +1,8 @@
 //! ICCS signature API ([`SigApi`]: `sig_keygen`, `sig_sign`, `sig_verify`, the size getters).
 
-use super::*;
+use std::ffi::c_int;
+
+use super::library::*;
 
 /// Claimed sizes of an ICCS signature instance (bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,9 @@
 //! NIST/PQClean namespaced API: the shim's DRBG ([`NistRng`]), signatures ([`NistSign`],
 //! with or without the ML-DSA context API) and KEMs ([`NistKem`]).
 
-use super::*;
+use std::ffi::c_int;
+
+use super::library::*;
 
 /// The deterministic generator behind the library's `PQCLEAN_randombytes` (shim).
 #[derive(Clone)]
