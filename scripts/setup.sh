@@ -3,7 +3,7 @@
 # Everything comes from the package registries: Debian packages here, crates through cargo.
 set -euo pipefail
 need=()
-for pkg in gcc binutils make valgrind util-linux chromium fonts-dejavu-core; do
+for pkg in gcc binutils make valgrind util-linux chromium fonts-dejavu-core python3; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

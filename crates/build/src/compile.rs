@@ -211,8 +211,14 @@ fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The fresh copy of an instance's sources that its build works in:
+/// `<run>/build/src/<id>/<label>`.
+pub fn work_dir(run_dir: &Path, id: &str, label: &str) -> PathBuf {
+    run_dir.join("build").join("src").join(id).join(label)
+}
+
 /// Run a command in `cwd`, appending `$ argv` and its output to `log`. Returns success.
-fn run_logged(cwd: &Path, argv: &[String], log: &mut String) -> bool {
+pub fn run_logged(cwd: &Path, argv: &[String], log: &mut String) -> bool {
     log.push_str(&log_command(argv));
     log.push('\n');
     match Command::new(&argv[0])
@@ -329,12 +335,7 @@ fn build_inner(
         .filter(|d| !dirs.iter().any(|o| o != *d && d.starts_with(o)))
         .cloned()
         .collect();
-    let work = ctx
-        .run_dir
-        .join("build")
-        .join("src")
-        .join(&cand.id)
-        .join(&inst.label);
+    let work = work_dir(&ctx.run_dir, &cand.id, &inst.label);
     if work.exists() {
         std::fs::remove_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
     }

@@ -11,6 +11,8 @@
 //! Submitted Makefiles, CMake files and scripts are never run: sources are selected from the
 //! catalog and compiled with gcc directly, in a fresh copy of the sources.
 
+#![forbid(unsafe_code)]
+
 pub mod compile;
 pub mod flags;
 pub mod iccs_import;

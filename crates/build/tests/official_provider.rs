@@ -7,21 +7,6 @@ use std::path::{Path, PathBuf};
 
 use pqperf_build::provider::{self, OFFICIAL_HEADERS, OFFICIAL_SOURCES};
 
-/// The official files, or `None` when `PQPERF_ICCS_OFFICIAL=skip` (explicit opt-out).
-fn official_dir() -> Option<PathBuf> {
-    let d = match std::env::var("PQPERF_ICCS_OFFICIAL") {
-        Ok(v) if v == "skip" => return None,
-        Ok(v) => PathBuf::from(v),
-        Err(_) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/iccs-official"),
-    };
-    assert!(
-        d.join("auxfunc.c").is_file(),
-        "official ICCS files not found at {} (set PQPERF_ICCS_OFFICIAL=DIR, or =skip)",
-        d.display()
-    );
-    Some(d)
-}
-
 /// A temporary copy of the official files with `from` replaced by `to` (once) in `file`.
 fn modified_copy(src: &Path, dir: &Path, file: &str, from: &str, to: &str) -> PathBuf {
     let copy = dir.join(format!("modified-{file}"));
@@ -39,7 +24,9 @@ fn modified_copy(src: &Path, dir: &Path, file: &str, from: &str, to: &str) -> Pa
 
 #[test]
 fn official_files_reproduce_every_pqperf_vector() {
-    let Some(dir) = official_dir() else { return };
+    let Some(dir) = pqperf_model::golden::iccs_official_dir() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let p = provider::prepare_official(&dir, &tmp.path().join("out")).unwrap();
     assert!(p.archive.is_file());
@@ -86,7 +73,9 @@ fn official_files_reproduce_every_pqperf_vector() {
 
 #[test]
 fn modified_official_copies_are_refused_naming_the_first_differing_vector() {
-    let Some(dir) = official_dir() else { return };
+    let Some(dir) = pqperf_model::golden::iccs_official_dir() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     // One byte of the HMAC key in auxfunc.c: sm3hash still agrees, pseudohash does not.
     let aux = modified_copy(&dir, tmp.path(), "auxfunc.c", "0x66, 0xba", "0x66, 0xbb");
@@ -132,7 +121,9 @@ fn modified_official_copies_are_refused_naming_the_first_differing_vector() {
 
 #[test]
 fn catalog_key_selects_the_provider_and_the_run_remembers_it() {
-    let Some(dir) = official_dir() else { return };
+    let Some(dir) = pqperf_model::golden::iccs_official_dir() else {
+        return;
+    };
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     let cat = tmp.path().join("catalog.toml");

@@ -15,15 +15,17 @@
 //! other paths (other keys, messages, rejection counts), variable-time instructions
 //! (division, multiplication on some CPUs), or anything about other compilers or flags.
 
+#![forbid(unsafe_code)]
+
 pub mod accepted;
 pub mod driver;
 pub mod valgrind;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use pqperf_build::compile::run_logged;
 use pqperf_build::{BuildCtx, FlagSet};
 use pqperf_model::catalog::{Candidate, Catalog, Instance};
 use pqperf_model::ct::{CT_SCHEMA, CtEvidence, CtOperation};
@@ -119,26 +121,6 @@ fn not_run(name: &str, secrets: &[&str], reason: String) -> CtOperation {
     };
     o.settle();
     o
-}
-
-/// Run a command in `cwd`, appending `$ argv` and its output to `log`.
-fn run_logged(cwd: &Path, argv: &[String], log: &mut String) -> bool {
-    log.push_str(&format!("$ {}\n", argv.join(" ")));
-    match Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(cwd)
-        .output()
-    {
-        Ok(o) => {
-            log.push_str(&String::from_utf8_lossy(&o.stdout));
-            log.push_str(&String::from_utf8_lossy(&o.stderr));
-            o.status.success()
-        }
-        Err(e) => {
-            log.push_str(&format!("# cannot run {}: {e}\n", argv[0]));
-            false
-        }
-    }
 }
 
 /// Run the driver `exe` (in `cwd`) once per operation and record each.
@@ -260,12 +242,7 @@ pub fn check_instance(
     }
     let b = pqperf_build::build_instance(ctx, cand, &dbg, set);
     ev.build_flags = b.flag_string.clone();
-    let work = ctx
-        .run_dir
-        .join("build")
-        .join("src")
-        .join(&cand.id)
-        .join(&inst.label);
+    let work = pqperf_build::compile::work_dir(&ctx.run_dir, &cand.id, &inst.label);
     let mut log = b.log.clone();
     if !b.ok {
         ev.operations = all_not_run(&format!(

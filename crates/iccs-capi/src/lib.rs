@@ -23,6 +23,8 @@
 //! Typical link line of a candidate: `gcc -shared ... <objects> -L<dir> -lpqperf_iccs`
 //! (or the archive path itself) **after** the candidate's objects.
 
+#![forbid(unsafe_code)]
+
 use std::io;
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,5 @@
 //! Keccak-f[1600] and an incremental SHAKE-256 sponge, used only by the C artifact's HQC KAT
-//! generator (the Rust API uses the `sha3` crate; tests cross-check the two).
+//! generator (the Rust API uses the `shake` crate; tests cross-check the two).
 
 /// Round constants, generated at compile time from the degree-8 LFSR of FIPS 202 §3.2.5.
 const RC: [u64; 24] = {

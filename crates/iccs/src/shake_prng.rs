@@ -4,7 +4,7 @@
 //! the next bytes of the same output stream (so request sizes do not matter, unlike the
 //! CTR DRBG). Release discards the state.
 //!
-//! Generic over the sponge so that the Rust API (`sha3` crate) and the C artifact
+//! Generic over the sponge so that the Rust API (`shake` crate) and the C artifact
 //! (`keccak` module) share this one implementation.
 
 /// Domain byte appended after the seed material.

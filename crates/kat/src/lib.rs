@@ -17,6 +17,8 @@
 //! Statuses: PASS, MISMATCH, NOKAT, PARTIAL (hash: some files unverifiable), CRYPTOFAIL,
 //! TIMEOUT, OVERFLOW, BUILDFAIL, plus LOADFAIL/CRASH for libraries that cannot be driven.
 
+#![forbid(unsafe_code)]
+
 pub mod compare;
 pub mod procs;
 

@@ -1,6 +1,8 @@
 //! Stage measure: host checks, the per-trial driver child, calibration and planning,
 //! campaigns with resumable phases, sharding and publication of the evidence.
 
+#![forbid(unsafe_code)]
+
 pub mod driver;
 pub mod error;
 pub mod host;

@@ -1,7 +1,7 @@
-//! Location of the golden fixtures (published reference evidence and pages) for tests.
+//! Location of the shared test fixtures: the golden fixtures (published reference evidence and
+//! pages, [`golden_dir`]) and the official ICCS helper files ([`iccs_official_dir`]).
 //!
-//! Tests of every crate read them through [`golden_dir`]; the fixtures are never copied into
-//! the repository.
+//! Tests of every crate find them here; the fixtures are never copied into the repository.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -53,6 +53,29 @@ pub fn resolve(env: Option<OsString>) -> Result<Option<PathBuf>, String> {
 /// `golden_dir()/harness`: the golden dataset root in the harness layout.
 pub fn golden_harness() -> Option<PathBuf> {
     golden_dir().map(|d| d.join("harness"))
+}
+
+/// The official ICCS helper files (`…/shared/iccs-official`, holding `auxfunc.c`, `drng.c`, …):
+/// `$PQPERF_ICCS_OFFICIAL`, or `../shared/iccs-official` beside the workspace;
+/// `PQPERF_ICCS_OFFICIAL=skip` → `None` (explicit opt-out).
+///
+/// # Panics
+/// When the files are absent, with a message saying how to point at them.
+pub fn iccs_official_dir() -> Option<PathBuf> {
+    let d = match std::env::var_os("PQPERF_ICCS_OFFICIAL") {
+        Some(v) if v == "skip" => return None,
+        Some(v) => PathBuf::from(v),
+        None => PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/iccs-official"
+        )),
+    };
+    assert!(
+        d.join("auxfunc.c").is_file(),
+        "official ICCS files not found at {} (set PQPERF_ICCS_OFFICIAL=DIR, or =skip)",
+        d.display()
+    );
+    Some(d.canonicalize().unwrap_or(d))
 }
 
 #[cfg(test)]

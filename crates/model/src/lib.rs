@@ -1,7 +1,8 @@
 //! Shared data types of pqperf: catalog, build.json, timing and profile records, campaign,
 //! KAT logs, side CSVs, Python-compatible JSON and number formatting, statistics.
 //!
-//! Every stage reads and writes evidence through these types; nothing else defines formats.
+//! Every stage reads and writes evidence through these types, and the helpers every page and
+//! table share (number formatting, label order, candidate category) live here once.
 //!
 //! # Module map
 //!
@@ -9,6 +10,7 @@
 //! |---|---|
 //! | [`pyjson`] | Python-compatible JSON: `json.dumps(indent=1)+"\n"` writer ([`pyjson::to_string`]), float repr ([`pyjson::py_float_repr`]), parsing with `path:line:col` errors ([`pyjson::from_str`], [`pyjson::read`]) |
 //! | [`record`] | timing [`Record`] (schema 2) with [`Plan`], [`Process`], [`Trial`], pqperf additions under `pqperf` ([`record::PqperfRecordExt`]) |
+//! | [`paths`] | [`paths::find_machine_path`]: absolute machine paths evidence must not carry |
 //! | [`profile`] | hash/DRNG [`Profile`] with share recomputation |
 //! | [`buildjson`] | `build.json`: [`BuildJson`], [`BuildEntry`] (instances in build order) |
 //! | [`campaign`] | `campaign.json`: [`Campaign`] (key order kept per system) |
@@ -19,9 +21,11 @@
 //! | [`dataset`] | [`Dataset`] loader for a dataset root (`performance/data/<sys>/…`, side CSVs, manifests), with per-file errors and stray-file listing |
 //! | [`error`] | [`ModelError`]: every error names the file (relative), line/column and field |
 //! | [`golden`] | [`golden::golden_dir`]: where tests find the golden fixtures |
+//! | [`order`] | natural label order, operation order, candidate [`order::Category`] (pages and site) |
 //! | [`ordered`] | the [`evidence_struct!`] macro: typed structs that keep key order, nulls and unknown fields |
 //! | [`catalog`] | the candidate catalog (TOML) |
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
+//! | [`fmt`] | number formatting of pages and site tables (Python `%g`/`%.Nf`/`str(float)`, cycles k/M/G, percentages, sizes, ranks) |
 //! | [`fsutil`] | atomic writes |
 //!
 //! # Round-trip guarantee
@@ -38,6 +42,8 @@
 //! change reference fields: they live under the record key `pqperf`, so reference tools and
 //! older pqperf versions keep reading the record (unknown keys are kept, not dropped).
 
+#![forbid(unsafe_code)]
+
 pub mod buildjson;
 pub mod campaign;
 pub mod catalog;
@@ -45,12 +51,15 @@ pub mod ct;
 pub mod dataset;
 pub mod error;
 pub mod fields;
+pub mod fmt;
 pub mod fsutil;
 pub mod golden;
 pub mod iccsprovider;
 pub mod katlog;
 mod locate;
+pub mod order;
 pub mod ordered;
+pub mod paths;
 pub mod profile;
 pub mod pyjson;
 pub mod record;

@@ -2,6 +2,7 @@
 //! method.md §7.2), and the pqperf additions kept under the record's own `pqperf` key.
 
 use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
 
 use crate::evidence_struct;
 use crate::fields::Fields;
@@ -13,7 +14,7 @@ evidence_struct! {
     /// One timing record: one (instance, operation) measured in `plan.trials` trials.
     ///
     /// The statistics fields are `None` when the record has no trial (failed run); they are
-    /// defined in method.md §8 and computed by [`crate::stats::RecordStats`].
+    /// defined in method.md §8 and computed by `stats::RecordStats`.
     pub struct Record {
         /// Record schema (2).
         pub schema: u64,
@@ -162,10 +163,10 @@ evidence_struct! {
         pub version: Option<String>,
         /// Quantiles of per-call wall time (s), when the driver sampled single calls.
         #[serde(skip_serializing_if = "Option::is_none")]
-        pub per_call_seconds: Option<crate::stats::Quantiles>,
+        pub per_call_seconds: Option<Quantiles>,
         /// Quantiles of per-call cycles, when the driver sampled single calls.
         #[serde(skip_serializing_if = "Option::is_none")]
-        pub per_call_cycles: Option<crate::stats::Quantiles>,
+        pub per_call_cycles: Option<Quantiles>,
     }
 }
 
@@ -179,4 +180,28 @@ impl Record {
     pub fn instance_key(&self) -> String {
         format!("{}/{}", self.candidate, self.label)
     }
+}
+
+/// Quantiles of per-call samples (pqperf addition; stored under `pqperf` in records;
+/// computed by `stats`).
+///
+/// Method: sort the samples, then linear interpolation between closest ranks — for
+/// probability p the position is h = (n − 1)·p, and the quantile is
+/// x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]) (Hyndman–Fan type 7, the default of NumPy and R).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Quantiles {
+    /// Number of samples.
+    pub samples: u64,
+    /// Quantile method (`"linear"`, Hyndman–Fan type 7).
+    pub method: String,
+    /// Smallest sample.
+    pub min: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest sample.
+    pub max: f64,
 }

@@ -600,6 +600,14 @@ mod tests {
         assert_eq!(t.to_text(), text);
         let s = t.symmetric_survey().unwrap();
         assert_eq!(s[1].verdict, "mixed");
+        // Python csv: a quote opens quoting only at the start of a field, elsewhere it is text
+        // (the short_names.csv case the site's own reader used to test).
+        let t = CsvTable::parse(
+            Path::new("short_names.csv"),
+            "ID;ShortName\nsign-02;x \"q\" y\n",
+        )
+        .unwrap();
+        assert_eq!(t.rows[0].fields, ["sign-02", "x \"q\" y"]);
     }
 
     #[test]

@@ -5,8 +5,7 @@
 //! compensated summation, CPython ≥ 3.12, which wrote the reference data), int/int divisions
 //! are true divisions, medians of an even count are the mean of the two middle values.
 
-use serde::{Deserialize, Serialize};
-
+pub use crate::record::Quantiles;
 use crate::record::{Process, Record, Trial};
 
 /// CPython's `sum()` over floats (3.12+: Neumaier compensated summation), starting from the
@@ -255,29 +254,6 @@ impl MetaDerived {
         }
         Some(d)
     }
-}
-
-/// Quantiles of per-call samples (pqperf addition; stored under `pqperf` in records).
-///
-/// Method: sort the samples, then linear interpolation between closest ranks — for
-/// probability p the position is h = (n − 1)·p, and the quantile is
-/// x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]) (Hyndman–Fan type 7, the default of NumPy and R).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Quantiles {
-    /// Number of samples.
-    pub samples: u64,
-    /// Quantile method (`"linear"`, Hyndman–Fan type 7).
-    pub method: String,
-    /// Smallest sample.
-    pub min: f64,
-    /// Median.
-    pub p50: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// Largest sample.
-    pub max: f64,
 }
 
 /// Type-7 quantile of sorted data (`p` in [0, 1]). `None` if empty.

@@ -1,6 +1,8 @@
 //! `pqperf`: the command-line front end. Each subcommand lives in its own module under
 //! `cmd/` and only parses arguments and calls into the stage crates; no stage logic here.
 
+#![forbid(unsafe_code)]
+
 mod cmd;
 
 use clap::{Parser, Subcommand};

@@ -3,26 +3,11 @@
 //! `../shared/iccs-official` (or `$PQPERF_ICCS_OFFICIAL`; `skip` opts out). One short batch
 //! per cell: the test checks the table's shape and the saved JSON, never a timing.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn official_dir() -> Option<PathBuf> {
-    let d = match std::env::var("PQPERF_ICCS_OFFICIAL") {
-        Ok(v) if v == "skip" => return None,
-        Ok(v) => PathBuf::from(v),
-        Err(_) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/iccs-official"),
-    };
-    assert!(
-        d.join("auxfunc.c").is_file(),
-        "official ICCS files not found at {} (set PQPERF_ICCS_OFFICIAL=DIR, or =skip)",
-        d.display()
-    );
-    Some(d)
-}
 
 #[test]
 fn bench_prints_both_providers_side_by_side() {
-    let Some(official) = official_dir() else {
+    let Some(official) = pqperf_model::golden::iccs_official_dir() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

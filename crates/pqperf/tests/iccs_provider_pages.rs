@@ -8,20 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn official_dir() -> Option<PathBuf> {
-    let d = match std::env::var("PQPERF_ICCS_OFFICIAL") {
-        Ok(v) if v == "skip" => return None,
-        Ok(v) => PathBuf::from(v),
-        Err(_) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/iccs-official"),
-    };
-    assert!(
-        d.join("auxfunc.c").is_file(),
-        "official ICCS files not found at {} (set PQPERF_ICCS_OFFICIAL=DIR, or =skip)",
-        d.display()
-    );
-    Some(std::fs::canonicalize(d).unwrap())
-}
-
 fn run(cwd: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
         .current_dir(cwd)
@@ -136,7 +122,7 @@ fn page(dir: &Path, pred: impl Fn(&str) -> bool) -> String {
 
 #[test]
 fn records_campaign_and_pages_name_the_provider() {
-    let Some(official) = official_dir() else {
+    let Some(official) = pqperf_model::golden::iccs_official_dir() else {
         return;
     };
     for kind in ["official", "pqperf"] {

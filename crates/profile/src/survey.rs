@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use pqperf_model::sidecsv::CsvTable;
 use serde::{Deserialize, Serialize};
 
 use crate::ProfileError;
@@ -300,45 +301,30 @@ pub fn read_curated(path: &Path) -> Result<Vec<CuratedRow>, ProfileError> {
     parse_curated(&text, &path.display().to_string())
 }
 
-/// Parse the text of `symmetric_survey.csv`; `origin` names it in errors.
+/// Parse the text of `symmetric_survey.csv` with the one side-CSV reader
+/// ([`pqperf_model::sidecsv::CsvTable`]); `origin` names it in errors. Rows without an id are
+/// skipped; an unquoted `;` in the notes keeps the rest of the line as notes.
 pub fn parse_curated(text: &str, origin: &str) -> Result<Vec<CuratedRow>, ProfileError> {
-    let body: String = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mut rdr = csv::ReaderBuilder::new()
-        .delimiter(b';')
-        .flexible(true)
-        .from_reader(body.as_bytes());
-    let headers = rdr
-        .headers()
-        .map_err(|e| ProfileError::Csv(format!("{origin}: {e}")))?
-        .clone();
-    let col = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(ci), Some(cv)) = (col("ID"), col("Verdict")) else {
-        return Err(ProfileError::Csv(format!(
-            "{origin}: header must have ID and Verdict columns"
-        )));
-    };
-    let cn = col("Notes");
+    let csv_err = |e: pqperf_model::ModelError| ProfileError::Csv(e.to_string());
+    let t = CsvTable::parse(Path::new(origin), text).map_err(csv_err)?;
+    t.require_columns(&["ID", "Verdict"]).map_err(csv_err)?;
+    let notes_col = t.column("Notes");
     let mut rows = Vec::new();
-    for (i, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| ProfileError::Csv(format!("{origin}: {e}")))?;
-        let id = rec.get(ci).unwrap_or("").trim().to_string();
+    for r in &t.rows {
+        let id = t.get(r, "ID").unwrap_or("").trim().to_string();
         if id.is_empty() {
             continue;
         }
-        let v = rec.get(cv).unwrap_or("");
+        let v = t.get(r, "Verdict").unwrap_or("");
         let verdict = Verdict::parse(v).ok_or_else(|| {
             ProfileError::Csv(format!(
-                "{origin}: data row {}: unknown verdict {v:?} for {id}",
-                i + 1
+                "{origin}:{}: Verdict: unknown verdict {v:?} for {id}",
+                r.line
             ))
         })?;
         // Notes: the column and anything after it re-joined with ';'.
-        let notes = match cn {
-            Some(n) => rec.iter().skip(n).collect::<Vec<_>>().join(";"),
+        let notes = match notes_col {
+            Some(n) => r.fields.get(n..).unwrap_or_default().join(";"),
             None => String::new(),
         };
         rows.push(CuratedRow { id, verdict, notes });

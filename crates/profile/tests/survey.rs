@@ -148,14 +148,11 @@ fn candidate_combination_and_curated_override() {
 
 #[test]
 fn golden_curated_csv_parses() {
-    let golden = std::env::var("PQPERF_GOLDEN").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/golden").to_string()
-    });
-    let p = Path::new(&golden).join("harness/performance/symmetric_survey.csv");
-    if !p.exists() {
-        eprintln!("skipping: no golden data at {}", p.display());
+    // Fails with a clear message when the fixtures are absent; PQPERF_GOLDEN=skip skips.
+    let Some(golden) = pqperf_model::golden::golden_harness() else {
         return;
-    }
+    };
+    let p = golden.join("performance/symmetric_survey.csv");
     let rows = survey::read_curated(&p).unwrap();
     assert!(!rows.is_empty());
     assert!(

@@ -3,8 +3,8 @@
 
 use pqperf_model::fields::Fields;
 
-use crate::fmt::{DASH, fmt_f};
 use crate::view::SystemView;
+use pqperf_model::fmt::{DASH, fmt_f};
 
 fn nonempty<'a>(env: &'a Fields, key: &str) -> Option<&'a str> {
     env.str(key).filter(|s| !s.is_empty())

@@ -1,5 +1,5 @@
-//! Stage report: validation of a dataset and the Markdown pages (candidate, summary, method,
-//! symmetric survey) in harness and site form.
+//! Stage report: the Markdown pages (candidate, summary, method, symmetric survey) in harness
+//! and site form.
 //!
 //! Pages are rendered in memory from a loaded [`pqperf_model::dataset::Dataset`]; nothing here
 //! parses evidence. Every page is its lines joined with `\n` plus a final `\n`
@@ -10,20 +10,19 @@
 //! * [`Form`]: the harness layout (`<id>/perf_<sys>.md`, `performance/summary_<sys>.md`, …) or
 //!   the site layout (`content/performance/<sys>/<id>.md`, …).
 
+#![forbid(unsafe_code)]
+
 pub mod candidate;
 pub mod check;
 pub mod common;
 pub mod counter;
 pub mod ct;
-pub mod fmt;
 pub mod links;
 pub mod md;
 pub mod method;
-pub mod order;
 pub mod provider;
 pub mod summary;
 pub mod survey;
-pub mod validate;
 pub mod view;
 
 use pqperf_model::dataset::Dataset;

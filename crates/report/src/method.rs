@@ -4,10 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::common::{clock_text, turbo};
-use crate::fmt::{DASH, fmt_f, fmt_g, py_float_str};
 use crate::links::{Page, link};
 use crate::view::{SystemView, cpu_str};
 use crate::{Form, ReportError, join_lines};
+use pqperf_model::fmt::{DASH, fmt_f, fmt_g, py_float_str};
 
 /// Harness default reference flags (used when campaign.json has no `arch_config`).
 const DEFAULT_REFERENCE: &str = "-std=c99 -Wpedantic -Wall -Wextra -O2";

@@ -2,11 +2,11 @@
 //! method.md §13.4 and site-pages.md.
 
 use crate::common::{clock_text, code};
-use crate::fmt::{DASH, fmt_f, fmt_int, fmt_time, pct, ratio};
 use crate::links::{HARNESS_URL, Page, SITE_PDF_COMMIT, link};
-use crate::order::{Category, natural_cmp};
 use crate::view::{RecordRef, SystemView};
 use crate::{Form, ReportError, join_lines};
+use pqperf_model::fmt::{DASH, fmt_cycles, fmt_f, fmt_time, pct, ratio};
+use pqperf_model::order::{Category, natural_cmp};
 
 /// Operations shown per category.
 fn ops_of(cat: Category) -> &'static [&'static str] {
@@ -64,7 +64,7 @@ pub fn cell(r: Option<RecordRef>) -> String {
 
 fn value(r: RecordRef) -> String {
     match r.rec.mean_cycles {
-        Some(c) => fmt_int(Some(c)),
+        Some(c) => fmt_cycles(Some(c)),
         None => fmt_time(r.rec.mean_seconds),
     }
 }

@@ -1,11 +1,11 @@
 //! The symmetric survey page (`performance/symmetric-survey.md`, first system only),
 //! method.md §13.6.
 
-use crate::fmt::{DASH, pct};
 use crate::links::{Page, link};
-use crate::order::Category;
 use crate::view::SystemView;
 use crate::{Form, ReportError, join_lines};
+use pqperf_model::fmt::{DASH, pct};
+use pqperf_model::order::Category;
 
 /// `Totals: 67 ICCS-only, 7 bypass, …`: counts by descending count, ties in first-appearance
 /// order.

@@ -11,7 +11,7 @@ use pqperf_model::profile::Profile;
 use pqperf_model::record::Record;
 use regex::Regex;
 
-use crate::order::{Category, natural_cmp, op_rank};
+use pqperf_model::order::{Category, natural_cmp, op_rank};
 
 /// One row of `systems.csv`.
 #[derive(Debug, Clone)]

@@ -116,7 +116,7 @@ fn ct_evidence_gives_the_section() {
         &other,
         "Not run: no constant-time evidence was recorded for this candidate on this system (campaign phase `ct` or `pqperf ct`).",
     );
-    let rep = pqperf_report::validate::validate(&root, Some("x86_1"));
+    let rep = pqperf_validate::validate(&root, Some("x86_1"));
     assert!(
         !rep.problems
             .iter()

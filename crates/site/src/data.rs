@@ -6,49 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-/// Candidate category, in the page order sign, kem, kex, hash.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Category {
-    Sign,
-    Kem,
-    Kex,
-    Hash,
-}
-
-impl Category {
-    /// From an NGCC id prefix (`sign-09`) or a catalog type word (`sig`, `kem`, …).
-    pub fn parse(word: &str) -> Option<Category> {
-        let w = word.to_ascii_lowercase();
-        let head = w.split('-').next().unwrap_or("");
-        match head {
-            "sign" | "sig" | "signature" => Some(Category::Sign),
-            "kem" => Some(Category::Kem),
-            "kex" => Some(Category::Kex),
-            "hash" => Some(Category::Hash),
-            _ => None,
-        }
-    }
-
-    /// Section title on the ranking pages.
-    pub fn title(self) -> &'static str {
-        match self {
-            Category::Sign => "Digital Signatures",
-            Category::Kem => "Key Encapsulation",
-            Category::Kex => "Key Exchange",
-            Category::Hash => "Hash Functions",
-        }
-    }
-
-    /// Timed operations in page order.
-    pub fn ops(self) -> &'static [&'static str] {
-        match self {
-            Category::Sign => &["keygen", "sign", "verify"],
-            Category::Kem => &["keygen", "enc", "dec"],
-            Category::Kex => &["exchange"],
-            Category::Hash => &["hash_32", "hash_1024", "hash_65536"],
-        }
-    }
-}
+pub use pqperf_model::order::Category;
 
 /// One candidate (NGCC submission or PQClean baseline scheme).
 #[derive(Clone, Debug)]
@@ -102,9 +60,10 @@ pub struct BuildFact {
     pub kat_log: Option<String>,
 }
 
-/// One test system's dataset.
+/// One test system's facts as the site shows them (reduced from the model's
+/// `pqperf_model::dataset::SystemData`).
 #[derive(Clone, Debug, Default)]
-pub struct SystemData {
+pub struct SystemFacts {
     pub id: String,
     /// `x86_64` / `aarch64` (systems.csv Arch or the environment).
     pub arch: String,
@@ -133,7 +92,7 @@ pub struct RecIndex {
     by_instance: HashMap<(String, String), Vec<usize>>,
 }
 
-impl SystemData {
+impl SystemFacts {
     /// The complete record of (candidate, label, opkey), if any.
     /// KEM operations match under both names (`enc`/`encaps`, `dec`/`decaps`).
     pub fn record(&self, cand: &str, label: &str, opkey: &str) -> Option<&Rec> {
@@ -209,7 +168,7 @@ pub struct Side {
 /// Everything the site renders.
 #[derive(Clone, Debug, Default)]
 pub struct SiteData {
-    pub systems: Vec<SystemData>,
+    pub systems: Vec<SystemFacts>,
     pub candidates: Vec<Candidate>,
     pub side: Side,
     /// Markdown pages of the report stage, site form: (path relative to the site root, text).
@@ -220,37 +179,6 @@ impl SiteData {
     pub fn candidate(&self, id: &str) -> Option<&Candidate> {
         self.candidates.iter().find(|c| c.id == id)
     }
-}
-
-/// Natural order of labels: digit runs compare as integers, other runs as strings.
-pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    fn runs(s: &str) -> Vec<(bool, &str)> {
-        let mut out = Vec::new();
-        let mut start = 0;
-        let bytes = s.as_bytes();
-        for i in 1..=bytes.len() {
-            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
-                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
-                start = i;
-            }
-        }
-        out
-    }
-    let (ra, rb) = (runs(a), runs(b));
-    for (x, y) in ra.iter().zip(rb.iter()) {
-        let ord = match (x.0, y.0) {
-            (true, true) => {
-                let xa = x.1.trim_start_matches('0');
-                let yb = y.1.trim_start_matches('0');
-                xa.len().cmp(&yb.len()).then_with(|| xa.cmp(yb))
-            }
-            _ => x.1.cmp(y.1),
-        };
-        if ord != std::cmp::Ordering::Equal {
-            return ord;
-        }
-    }
-    ra.len().cmp(&rb.len())
 }
 
 /// Security target of an instance. A curated `security_targets.csv` value wins. Without
@@ -321,13 +249,6 @@ pub fn nist_level(name: &str) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn natural_order() {
-        let mut v = vec!["BiT-512", "BiT-128-avx2", "BiT-128", "x10", "x9"];
-        v.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(v, ["BiT-128", "BiT-128-avx2", "BiT-512", "x9", "x10"]);
-    }
 
     #[test]
     fn targets_fallbacks() {

@@ -2,7 +2,7 @@
 //! build.json, campaign.json, KAT logs and the curated size catalogs, for the tables of the
 //! candidate pages, the per-system summaries and the symmetric survey.
 
-use crate::data::{Category, SiteData, SystemData};
+use crate::data::{Category, SiteData, SystemFacts};
 use crate::html::{CellInfo, TableLinker};
 
 /// Kind of a report page, from its path.
@@ -63,21 +63,21 @@ pub fn header_opkey(h: &str) -> Option<String> {
 /// Linker for one page.
 pub struct EvidenceLinker<'a> {
     pub site: &'a SiteData,
-    pub sys: Option<&'a SystemData>,
+    pub sys: Option<&'a SystemFacts>,
     pub kind: PageKind,
 }
 
 impl EvidenceLinker<'_> {
-    fn ev(&self, sys: &SystemData, rel: &str) -> String {
+    fn ev(&self, sys: &SystemFacts, rel: &str) -> String {
         format!("evidence/{}/{}", sys.id, rel)
     }
 
-    fn record(&self, sys: &SystemData, cand: &str, label: &str, opkey: &str) -> Option<String> {
+    fn record(&self, sys: &SystemFacts, cand: &str, label: &str, opkey: &str) -> Option<String> {
         sys.record(cand, label, opkey)
             .map(|r| self.ev(sys, &r.path))
     }
 
-    fn sized_record(&self, sys: &SystemData, cand: &str, label: &str) -> Option<String> {
+    fn sized_record(&self, sys: &SystemFacts, cand: &str, label: &str) -> Option<String> {
         sys.sized_record(cand, label).map(|r| self.ev(sys, &r.path))
     }
 
@@ -91,7 +91,13 @@ impl EvidenceLinker<'_> {
         (has && self.site.side.files.contains_key(name)).then(|| format!("evidence/side/{name}"))
     }
 
-    fn size_cell(&self, sys: &SystemData, header: &str, cand: &str, label: &str) -> Option<String> {
+    fn size_cell(
+        &self,
+        sys: &SystemFacts,
+        header: &str,
+        cand: &str,
+        label: &str,
+    ) -> Option<String> {
         let h = header.to_ascii_lowercase();
         let catalog = if h.starts_with("public key") && !h.contains('/')
             || h.starts_with("ciphertext")
@@ -111,7 +117,7 @@ impl EvidenceLinker<'_> {
 
     fn candidate_links(
         &self,
-        sys: &SystemData,
+        sys: &SystemFacts,
         cand: &str,
         header: &[String],
         row: &[CellInfo],
@@ -193,7 +199,7 @@ impl EvidenceLinker<'_> {
 
     fn summary_links(
         &self,
-        sys: &SystemData,
+        sys: &SystemFacts,
         header: &[String],
         row: &[CellInfo],
     ) -> Vec<Option<String>> {

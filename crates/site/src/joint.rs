@@ -7,9 +7,10 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::PageOut;
-use crate::data::{Rec, SiteData, SystemData, natural_cmp};
-use crate::fmt;
+use crate::data::{Rec, SiteData, SystemFacts};
 use crate::html::{escape, relative};
+use pqperf_model::fmt;
+use pqperf_model::order::natural_cmp;
 
 /// Candidates shown in the joint view: those present on at least two systems.
 fn joint_candidates(site: &SiteData) -> Vec<String> {
@@ -63,7 +64,7 @@ fn cycles_of(r: Option<&Rec>) -> Option<f64> {
     r.filter(|r| r.complete).and_then(|r| r.mean_cycles)
 }
 
-fn clock_line(s: &SystemData) -> String {
+fn clock_line(s: &SystemFacts) -> String {
     let ghz = s
         .clock_ghz
         .map(|g| format!("{g:.2} GHz"))
@@ -82,7 +83,7 @@ fn ratio_cell(r: f64) -> String {
 
 fn ev_link(
     page: &str,
-    sys: &SystemData,
+    sys: &SystemFacts,
     rec: Option<&Rec>,
     text: &str,
     known: &HashSet<String>,
@@ -170,7 +171,7 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             for (s, r) in site.systems.iter().zip(&recs) {
                 let text = match r {
                     Some(r) if !r.complete => "failed".to_string(),
-                    Some(r) => fmt::cycles(r.mean_cycles),
+                    Some(r) => fmt::fmt_cycles(r.mean_cycles),
                     None => "–".to_string(),
                 };
                 let _ = writeln!(

@@ -13,10 +13,11 @@
 //! `<sys>/<cand>.html`, `<sys>/ranking-{128,256,512}.html`, `symmetric-survey.html`,
 //! `joint/index.html`, `joint/<cand>.html`, `evidence/<sys>/…`, `evidence/side/*.csv`.
 
+#![forbid(unsafe_code)]
+
 pub mod check;
 pub mod data;
 pub mod evidence;
-pub mod fmt;
 pub mod html;
 mod joint;
 pub mod load;

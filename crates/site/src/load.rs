@@ -8,58 +8,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use pqperf_model::dataset::{Dataset, SystemData as ModelSystem};
+use pqperf_model::sidecsv::CsvTable;
 
 use crate::SiteError;
-use crate::data::{BuildFact, Candidate, Category, Prof, Rec, Side, SiteData, SystemData};
+use crate::data::{BuildFact, Candidate, Category, Prof, Rec, Side, SiteData, SystemFacts};
 use crate::evidence::infer_category;
 
-fn read(path: &Path) -> Result<Vec<u8>, SiteError> {
-    std::fs::read(path).map_err(|e| SiteError::io(path, e))
-}
-
-/// `;`-separated CSV without `#` lines: (header, rows). Fields may be double-quoted.
-pub fn read_csv(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>), SiteError> {
-    let text = String::from_utf8_lossy(&read(path)?).into_owned();
-    let mut lines = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
-    let split = |l: &str| -> Vec<String> {
-        let mut out = Vec::new();
-        let mut cur = String::new();
-        // Python csv semantics: a quote opens quoting only at the start of a field; inside,
-        // `""` is a quote and a lone `"` closes; elsewhere quotes are literal.
-        let mut quoted = false;
-        let mut at_start = true;
-        let mut chars = l.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '"' if quoted && chars.peek() == Some(&'"') => {
-                    cur.push('"');
-                    chars.next();
-                }
-                '"' if quoted => quoted = false,
-                '"' if at_start => quoted = true,
-                ';' if !quoted => {
-                    out.push(std::mem::take(&mut cur));
-                    at_start = true;
-                    continue;
-                }
-                c => cur.push(c),
-            }
-            at_start = false;
-        }
-        out.push(cur);
-        out
-    };
-    let header = lines.next().map(split).unwrap_or_default();
-    Ok((header, lines.map(split).collect()))
-}
-
-fn col(header: &[String], name: &str) -> Option<usize> {
-    header.iter().position(|h| h == name)
-}
-
-/// Clock text of an environment (`method.md` §13.3) and the clock in GHz.
 fn clock(env: &serde_json::Map<String, serde_json::Value>) -> (String, Option<f64>) {
     let s = |k: &str| {
         env.get(k).and_then(|v| {
@@ -123,8 +77,8 @@ fn clock(env: &serde_json::Map<String, serde_json::Value>) -> (String, Option<f6
 }
 
 /// One system's facts from its loaded evidence; `data_dir` is the directory on disk.
-pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemData {
-    let mut out = SystemData {
+pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
+    let mut out = SystemFacts {
         id: sys.id.clone(),
         data_dir: data_dir.to_path_buf(),
         ..Default::default()
@@ -317,11 +271,13 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
     .into_iter()
     .find(|p| p.is_file())
     {
-        let (h, rows) = read_csv(&p)?;
-        let (i, s) = (col(&h, "ID"), col(&h, "ShortName"));
-        for r in rows {
-            if let (Some(id), Some(sn)) = (i.and_then(|c| r.get(c)), s.and_then(|c| r.get(c))) {
-                shorts.insert(id.clone(), sn.clone());
+        let shown = p.strip_prefix(root).unwrap_or(&p);
+        let t = CsvTable::read(&p, shown).map_err(|e| SiteError::Input(e.to_string()))?;
+        if let (Some(i), Some(s)) = (t.column("ID"), t.column("ShortName")) {
+            for r in &t.rows {
+                if let (Some(id), Some(sn)) = (r.fields.get(i), r.fields.get(s)) {
+                    shorts.insert(id.clone(), sn.clone());
+                }
             }
         }
     }
@@ -354,24 +310,4 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
         });
     }
     Ok(site)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_quotes_follow_python() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("a.csv");
-        std::fs::write(
-            &p,
-            "# comment\nID;Notes\nkem-04;\"a; b \"\"c\"\"\"\nsign-02;x \"q\" y\n",
-        )
-        .unwrap();
-        let (h, rows) = read_csv(&p).unwrap();
-        assert_eq!(h, ["ID", "Notes"]);
-        assert_eq!(rows[0], ["kem-04", "a; b \"c\""]);
-        assert_eq!(rows[1], ["sign-02", "x \"q\" y"]);
-    }
 }

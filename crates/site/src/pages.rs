@@ -5,12 +5,13 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use crate::data::{Category, SiteData, SystemData, natural_cmp};
+use crate::data::{Category, SiteData, SystemFacts};
 use crate::evidence::{EvidenceLinker, PageKind, page_kind};
 use crate::html::{self, escape, relative};
 use crate::rank::{self, CategoryRanking, MetricKind, TARGETS};
 use crate::svg;
 use crate::{PageOut, joint};
+use pqperf_model::order::natural_cmp;
 
 /// Paths of the pages the site generates itself (besides the report's Markdown pages).
 pub fn generated_paths(site: &SiteData) -> Vec<String> {
@@ -169,7 +170,7 @@ fn op_sort_key(op: &str) -> (usize, u64) {
 /// distributions where records carry percentiles.
 pub fn candidate_charts(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     cand: &str,
     page: &str,
     known: &HashSet<String>,
@@ -287,7 +288,7 @@ fn display_name(site: &SiteData, cand: &str) -> String {
 fn cand_link(
     cand: &str,
     label: &str,
-    sys: &SystemData,
+    sys: &SystemFacts,
     page: &str,
     known: &HashSet<String>,
 ) -> String {
@@ -306,7 +307,7 @@ fn cand_link(
 
 fn ranking_table(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     r: &CategoryRanking,
     page: &str,
     known: &HashSet<String>,
@@ -323,17 +324,17 @@ fn ranking_table(
             .metrics
             .iter()
             .zip(&e.ranks)
-            .map(|(m, rk)| format!("{}: {}", m.name, crate::fmt::rank(*rk)))
+            .map(|(m, rk)| format!("{}: {}", m.name, pqperf_model::fmt::rank(*rk)))
             .collect();
         let _ = write!(
             h,
             "<tr><td>{}</td><td><span title=\"mean rank {}; {}\">{} {} ({})</span></td>",
             pos + 1,
-            crate::fmt::mean_rank(e.mean_rank),
+            pqperf_model::fmt::mean_rank(e.mean_rank),
             escape(&detail.join(", ")),
             cand_link(&e.candidate, &e.label, sys, page, known),
             display_name(site, &e.candidate),
-            crate::fmt::mean_rank(e.mean_rank)
+            pqperf_model::fmt::mean_rank(e.mean_rank)
         );
         for (ci, col) in r.columns.iter().enumerate() {
             let o = &r.entries[col[pos]];
@@ -362,7 +363,7 @@ fn ranking_table(
 
 fn ranking_scatter(
     r: &CategoryRanking,
-    sys: &SystemData,
+    sys: &SystemFacts,
     target: u32,
     page: &str,
     known: &HashSet<String>,
@@ -424,7 +425,7 @@ fn ranking_scatter(
 /// `<sys>/ranking-<t>.html`.
 pub fn ranking_page(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     target: u32,
     known: &HashSet<String>,
 ) -> PageOut {

@@ -5,8 +5,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::data::{Category, Rec, SiteData, SystemData, natural_cmp, security_target};
-use crate::fmt;
+use crate::data::{Category, Rec, SiteData, SystemFacts, security_target};
+use pqperf_model::fmt;
+use pqperf_model::order::natural_cmp;
 
 /// The claimed security targets with a ranking page each.
 pub const TARGETS: [u32; 3] = [128, 256, 512];
@@ -109,7 +110,7 @@ pub fn average_ranks(values: &[f64]) -> Vec<f64> {
 }
 
 /// Evidence path of a record inside the site.
-pub fn record_evidence(sys: &SystemData, rec: &Rec) -> String {
+pub fn record_evidence(sys: &SystemFacts, rec: &Rec) -> String {
     format!("evidence/{}/{}", sys.id, rec.path)
 }
 
@@ -127,7 +128,7 @@ pub enum ShareRule {
 /// Apply the non-ICCS row rule to (candidate, label) on a system.
 pub fn share_rule(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     cat: Category,
     cand: &str,
     label: &str,
@@ -165,12 +166,12 @@ pub fn share_rule(
     }
 }
 
-fn cycles_cell(site: &SiteData, sys: &SystemData, rule: ShareRule, rec: &Rec) -> Option<Cell> {
+fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -> Option<Cell> {
     if !rec.complete {
         return None;
     }
     let value = rec.mean_cycles?;
-    let mut text = fmt::cycles(Some(value));
+    let mut text = fmt::fmt_cycles(Some(value));
     if rec.opkey.starts_with("hash_") {
         let width = rec.sizes.get("digest_bytes").map(|b| b * 8);
         let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &rec.opkey));
@@ -201,7 +202,7 @@ fn cycles_cell(site: &SiteData, sys: &SystemData, rule: ShareRule, rec: &Rec) ->
 
 fn bytes_cell(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     cand: &str,
     label: &str,
     kind: MetricKind,
@@ -276,7 +277,7 @@ fn is_recommended(site: &SiteData, cand: &str, label: &str) -> bool {
 /// Rank one category at one target on one system.
 pub fn rank_category(
     site: &SiteData,
-    sys: &SystemData,
+    sys: &SystemFacts,
     cat: Category,
     target: u32,
 ) -> CategoryRanking {
@@ -408,7 +409,7 @@ pub fn rank_category(
 }
 
 /// All categories with at least one ranked instance at `target` on `sys`.
-pub fn rank_target(site: &SiteData, sys: &SystemData, target: u32) -> Vec<CategoryRanking> {
+pub fn rank_target(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<CategoryRanking> {
     [Category::Sign, Category::Kem, Category::Kex, Category::Hash]
         .into_iter()
         .map(|c| rank_category(site, sys, c, target))

@@ -6,8 +6,8 @@
 
 use std::fmt::Write;
 
-use crate::fmt;
 use crate::html::escape;
+use pqperf_model::fmt;
 
 const W: f64 = 720.0;
 
@@ -166,7 +166,7 @@ pub fn bars_log(
                 bar - 1.0,
                 escape(label),
                 escape(series.get(i).map(String::as_str).unwrap_or("")),
-                fmt::cycles(Some(v.value)),
+                fmt::fmt_cycles(Some(v.value)),
                 escape(unit)
             );
             mark_close(&mut out, &v.href);
@@ -297,9 +297,9 @@ pub fn distribution(title: &str, rows: &[(String, [f64; 3], Option<String>)]) ->
             out,
             "<g><title>{}: p50 {}, p90 {}, p99 {} cycles</title><line class=\"s0 whisker\" x1=\"{x50:.1}\" y1=\"{y:.1}\" x2=\"{x99:.1}\" y2=\"{y:.1}\"/><rect class=\"s0\" x=\"{x50:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"8\"/><circle class=\"s1\" cx=\"{x50:.1}\" cy=\"{y:.1}\" r=\"4\"/></g>",
             escape(label),
-            fmt::cycles(Some(p[0])),
-            fmt::cycles(Some(p[1])),
-            fmt::cycles(Some(p[2])),
+            fmt::fmt_cycles(Some(p[0])),
+            fmt::fmt_cycles(Some(p[1])),
+            fmt::fmt_cycles(Some(p[2])),
             y - 4.0,
             (x90 - x50).max(1.0)
         );

@@ -1,6 +1,6 @@
 //! Hidden `pqperf hashprof …`: the hash-profiling driver child of the `profile` phase
 //! (pqperf re-executes itself, like the timing driver). Arguments are the timing driver's,
-//! optionally preceded by `--plain`; see `pqperf_profile::driver`.
+//! optionally preceded by `--plain`; see `pqperf_profile::hashprof`.
 
 use std::process::ExitCode;
 
@@ -12,7 +12,7 @@ pub struct HashprofArgs {
 }
 
 pub fn run_hashprof(a: HashprofArgs) -> anyhow::Result<ExitCode> {
-    let code = pqperf_profile::driver::child_main(&a.args, &mut std::io::stderr().lock());
+    let code = pqperf_profile::hashprof::child_main(&a.args, &mut std::io::stderr().lock());
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 

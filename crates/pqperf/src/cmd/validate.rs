@@ -1,5 +1,5 @@
 //! `pqperf validate`: semantic checks of a published dataset (method.md §15). Thin wrapper
-//! over [`pqperf_report::validate`]; nothing is written.
+//! over [`pqperf_validate`]; nothing is written.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -118,11 +118,11 @@ pub fn run_validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         Layout::DataFolder(r) => r.clone(),
         _ => args.root.clone(),
     };
-    let opts = pqperf_report::validate::Options {
+    let opts = pqperf_validate::Options {
         system: args.system.clone(),
         pages: !args.no_pages,
     };
-    let report = pqperf_report::validate::validate_with(&root, &opts);
+    let report = pqperf_validate::validate_with(&root, &opts);
     if !args.quiet {
         for p in &report.problems {
             println!("{p}");

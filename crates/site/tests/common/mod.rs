@@ -5,19 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The golden data root (`$PQPERF_GOLDEN` or `../shared/golden` next to the workspace).
+/// The golden data root, from the one lookup of every test ([`pqperf_model::golden`]): a
+/// clear failure when the fixtures are absent. The site tests cannot run without them.
 pub fn golden() -> PathBuf {
-    if let Ok(p) = std::env::var("PQPERF_GOLDEN") {
-        return PathBuf::from(p);
-    }
-    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let p = ws.join("../shared/golden");
-    assert!(
-        p.is_dir(),
-        "golden data not found at {} (set PQPERF_GOLDEN)",
-        p.display()
-    );
-    p
+    pqperf_model::golden::golden_dir()
+        .expect("the site tests need the golden fixtures (PQPERF_GOLDEN=skip is not supported)")
 }
 
 /// The golden harness dataset root.

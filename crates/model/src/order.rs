@@ -1,4 +1,6 @@
-//! Orderings used by the pages: natural label order, operation order, category order.
+//! Orderings and categories shared by the Markdown pages (report) and the site: natural label
+//! order, operation order within an instance, candidate category (with its page and ranking
+//! orders).
 
 use std::cmp::Ordering;
 
@@ -98,8 +100,8 @@ pub fn op_rank(opkey: &str) -> (u32, u64, String) {
     (50, 0, opkey.to_string())
 }
 
-/// Category of a candidate id by its prefix (`sign`, `kem`, `kex`, `hash`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// Category of a candidate, in the page order sign, kem, kex, hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Category {
     /// Digital signature.
     Sign,
@@ -121,6 +123,37 @@ impl Category {
             "kex" => Some(Category::Kex),
             "hash" => Some(Category::Hash),
             _ => None,
+        }
+    }
+
+    /// Lenient form for the site: an NGCC id prefix (`sign-09`) or a catalog type word (`sig`,
+    /// `signature`, `kem`, …), any case.
+    pub fn parse(word: &str) -> Option<Category> {
+        let w = word.to_ascii_lowercase();
+        let head = w.split('-').next().unwrap_or("");
+        match head {
+            "signature" => Some(Category::Sign),
+            _ => Category::from_id(head),
+        }
+    }
+
+    /// Section title on the ranking pages.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::Sign => "Digital Signatures",
+            Category::Kem => "Key Encapsulation",
+            Category::Kex => "Key Exchange",
+            Category::Hash => "Hash Functions",
+        }
+    }
+
+    /// Timed operations in ranking-page order.
+    pub fn ops(self) -> &'static [&'static str] {
+        match self {
+            Category::Sign => &["keygen", "sign", "verify"],
+            Category::Kem => &["keygen", "enc", "dec"],
+            Category::Kex => &["exchange"],
+            Category::Hash => &["hash_32", "hash_1024", "hash_65536"],
         }
     }
 

@@ -3,10 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-use pqperf_report::validate::{Problem, validate};
+use pqperf_validate::{Problem, validate};
 
-mod common;
-use common::golden_copy;
+/// A writable copy of the golden harness dataset (None when PQPERF_GOLDEN=skip).
+fn golden_copy() -> Option<(tempfile::TempDir, PathBuf)> {
+    let src = golden_harness()?;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("harness");
+    pqperf_model::fsutil::copy_tree(&src, &root).unwrap();
+    Some((dir, root))
+}
 use pqperf_model::golden::golden_harness;
 
 fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -291,9 +297,9 @@ fn page_that_differs_from_the_evidence_is_reported() {
         show(p)
     );
     assert!(p[0].message.contains("regenerated"), "{}", show(p));
-    let off = pqperf_report::validate::validate_with(
+    let off = pqperf_validate::validate_with(
         &root,
-        &pqperf_report::validate::Options {
+        &pqperf_validate::Options {
             system: None,
             pages: false,
         },

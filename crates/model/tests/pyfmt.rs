@@ -1,7 +1,7 @@
 //! Property tests: our `%g` / `%.Nf` / `str(float)` against Python itself (python3 must be on
 //! PATH, as on every developer machine and CI).
 
-use pqperf_report::fmt::{fmt_f, fmt_g, py_float_str};
+use pqperf_model::fmt::{fmt_f, fmt_g, py_float_str};
 use proptest::prelude::*;
 use std::process::Command;
 

@@ -1,5 +1,6 @@
-//! Number formatting of the pages (method.md §13.1), reproducing Python's `%g`, `%.Nf` and
-//! the report's unit rules exactly.
+//! Number formatting of every page and table (method.md §13.1): the Markdown pages (report)
+//! and the site's own tables and charts. Reproduces Python's `%g`, `%.Nf` and the report's
+//! unit rules exactly.
 //!
 //! Python formats floats with correct rounding of the exact binary value, ties to even on the
 //! decimal expansion. Rust's `{:.N}` and `{:.Ne}` do the same (exact Dragon/Grisu modes), so
@@ -83,10 +84,12 @@ pub fn fmt_f(x: f64, decimals: usize) -> String {
     format!("{:.*}", decimals, x)
 }
 
-/// Cycles: `–`; ≥ 10⁹ → `x.xx G`; ≥ 10⁶ → `x.xx M`; ≥ 10⁴ → `x.x k`; else integer.
-pub fn fmt_int(x: Option<f64>) -> String {
+/// Cycles with a unit suffix: `–` when missing or not finite; ≥ 10⁹ → `x.xx G`; ≥ 10⁶ →
+/// `x.xx M`; ≥ 10⁴ → `x.x k`; else an integer. Thresholds use the unrounded value.
+pub fn fmt_cycles(x: Option<f64>) -> String {
     match x {
         None => DASH.into(),
+        Some(x) if !x.is_finite() => DASH.into(),
         Some(x) if x >= 1e9 => format!("{} G", fmt_f(x / 1e9, 2)),
         Some(x) if x >= 1e6 => format!("{} M", fmt_f(x / 1e6, 2)),
         Some(x) if x >= 1e4 => format!("{} k", fmt_f(x / 1e3, 1)),
@@ -169,7 +172,53 @@ pub fn py_float_str(x: f64) -> String {
     }
     // Python 3's str(float) is repr(float), which the model implements for JSON (including
     // the choice among shortest digit strings on exact ties).
-    pqperf_model::pyjson::py_float_repr(x)
+    crate::pyjson::py_float_repr(x)
+}
+
+/// An integer with `,` thousands separators: `1,220`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A compact axis label for a power of ten or a plain value: `1k`, `10M`, `1G`, `100`.
+pub fn axis(x: f64) -> String {
+    let (v, suffix) = if x >= 1e9 {
+        (x / 1e9, "G")
+    } else if x >= 1e6 {
+        (x / 1e6, "M")
+    } else if x >= 1e3 {
+        (x / 1e3, "k")
+    } else {
+        (x, "")
+    };
+    let mut s = format!("{v:.1}");
+    if s.ends_with(".0") {
+        s.truncate(s.len() - 2);
+    }
+    s + suffix
+}
+
+/// Mean rank with one decimal (`9.2`); whole ranks keep `.0` like the published pages.
+pub fn mean_rank(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+/// A metric rank: integers bare (`11`), averaged ties with their fraction (`11.5`).
+pub fn rank(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        let s = format!("{x:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
 }
 
 #[cfg(test)]
@@ -178,18 +227,18 @@ mod tests {
 
     #[test]
     fn spec_examples_cycles() {
-        assert_eq!(fmt_int(Some(96.51e6)), "96.51 M");
-        assert_eq!(fmt_int(Some(3.27e9)), "3.27 G");
-        assert_eq!(fmt_int(Some(792_100.0)), "792.1 k");
-        assert_eq!(fmt_int(Some(12_000.0)), "12.0 k");
-        assert_eq!(fmt_int(Some(4068.0)), "4068");
-        assert_eq!(fmt_int(Some(317.0)), "317");
-        assert_eq!(fmt_int(Some(9999.6)), "10000");
-        assert_eq!(fmt_int(Some(999_999.97)), "1000.0 k");
-        assert_eq!(fmt_int(Some(610_812.0)), "610.8 k");
-        assert_eq!(fmt_int(Some(10_503_000.0)), "10.50 M");
-        assert_eq!(fmt_int(Some(48.2e9)), "48.20 G");
-        assert_eq!(fmt_int(None), "–");
+        assert_eq!(fmt_cycles(Some(96.51e6)), "96.51 M");
+        assert_eq!(fmt_cycles(Some(3.27e9)), "3.27 G");
+        assert_eq!(fmt_cycles(Some(792_100.0)), "792.1 k");
+        assert_eq!(fmt_cycles(Some(12_000.0)), "12.0 k");
+        assert_eq!(fmt_cycles(Some(4068.0)), "4068");
+        assert_eq!(fmt_cycles(Some(317.0)), "317");
+        assert_eq!(fmt_cycles(Some(9999.6)), "10000");
+        assert_eq!(fmt_cycles(Some(999_999.97)), "1000.0 k");
+        assert_eq!(fmt_cycles(Some(610_812.0)), "610.8 k");
+        assert_eq!(fmt_cycles(Some(10_503_000.0)), "10.50 M");
+        assert_eq!(fmt_cycles(Some(48.2e9)), "48.20 G");
+        assert_eq!(fmt_cycles(None), "–");
     }
 
     #[test]
@@ -238,5 +287,19 @@ mod tests {
         assert_eq!(fmt_g(-0.0, 3), "-0");
         assert_eq!(fmt_g(0.0001234, 3), "0.000123");
         assert_eq!(fmt_g(1e-5, 3), "1e-05");
+    }
+
+    #[test]
+    fn site_tables() {
+        assert_eq!(fmt_cycles(Some(f64::NAN)), "–");
+        assert_eq!(thousands(1220), "1,220");
+        assert_eq!(thousands(7002), "7,002");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(rank(11.0), "11");
+        assert_eq!(rank(11.5), "11.5");
+        assert_eq!(mean_rank(9.25), "9.2");
+        assert_eq!(axis(1e6), "1M");
+        assert_eq!(axis(2.5e3), "2.5k");
     }
 }

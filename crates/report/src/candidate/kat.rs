@@ -1,0 +1,67 @@
+//! Section 2 of the candidate page: the KAT table per instance and the footnotes naming the
+//! identified cause of each verdict (kat_issues.csv).
+
+use std::collections::BTreeMap;
+
+use crate::common::code;
+use crate::view::SystemView;
+use pqperf_model::fmt::DASH;
+
+pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
+    let mut out = vec![
+        "## 3. Functional testing (KAT)".to_string(),
+        String::new(),
+        format!(
+            "Each library was checked against the submitted KAT vectors (SHA-256 manifest `{cand}/kat.sha256` in the harness) before timing."
+        ),
+        String::new(),
+        "| instance | build flags | KAT |".into(),
+        "|---|---|---|".into(),
+    ];
+    // Footnotes numbered in order of first use, keyed by the issue's position in the CSV.
+    let mut notes: Vec<(usize, String, bool)> = Vec::new();
+    let mut numbers: BTreeMap<usize, usize> = BTreeMap::new();
+    for label in labels {
+        let entry = v.entry(cand, label);
+        let flags = entry
+            .map(|e| e.flags.clone())
+            .or_else(|| {
+                v.records_of(cand, label)
+                    .first()
+                    .map(|r| r.rec.flags.clone())
+            })
+            .filter(|f| !f.is_empty())
+            .unwrap_or_else(|| DASH.into());
+        let mut kat = v
+            .kat_status(cand, label)
+            .filter(|k| !k.is_empty())
+            .unwrap_or_else(|| DASH.into());
+        if let Some(issue) = v.kat_issue(cand, label) {
+            let idx = v
+                .side
+                .kat_issues
+                .iter()
+                .position(|k| std::ptr::eq(k, issue))
+                .unwrap_or(usize::MAX);
+            let n = *numbers.entry(idx).or_insert_with(|| {
+                notes.push((idx, issue.cause.clone(), issue.action == "measure"));
+                notes.len()
+            });
+            kat.push_str(&format!(" [{n}]"));
+            if issue.action == "exclude" {
+                kat.push_str(" (not timed)");
+            }
+        }
+        out.push(format!("| {} | {flags} | {kat} |", code(label)));
+    }
+    out.push(String::new());
+    for (n, (_, cause, measure)) in notes.iter().enumerate() {
+        let mut p = format!("[{}] {}", n + 1, crate::md::sanitize_fragment(cause));
+        if *measure {
+            p.push_str(" These instances are timed anyway; their output is not validated.");
+        }
+        out.push(p);
+        out.push(String::new());
+    }
+    out
+}

@@ -1,0 +1,322 @@
+//! Timing records: file name, the build entry's fields, the trials and the statistics
+//! recomputed from them (method.md §8), process aggregates and the first process's meta.
+
+use std::path::Path;
+
+use pqperf_model::dataset::{Loaded, SystemData};
+use pqperf_model::pyjson;
+use pqperf_model::stats::{ProcessTotals, RecordStats, opt_close};
+use pqperf_model::{BuildJson, Record};
+
+use crate::problem::{Problem, REL_TOL, Report, show_opt};
+
+pub(crate) fn cmp_str(
+    rep: &mut Report,
+    shown: &Path,
+    field: &str,
+    got: Option<&str>,
+    want: Option<&str>,
+    key: &str,
+) {
+    if got != want {
+        rep.problems.push(Problem::new(
+            shown,
+            field,
+            format!(
+                "{} != build.json instances.{key}.{field} {}",
+                show_opt(got),
+                show_opt(want)
+            ),
+        ));
+    }
+}
+
+pub(crate) fn check_record(
+    rep: &mut Report,
+    sys: &SystemData,
+    build: Option<&BuildJson>,
+    l: &Loaded<Record>,
+) {
+    rep.records += 1;
+    let r = &l.value;
+    let shown = &l.shown;
+    let p = |f: &str, m: String| Problem::new(shown, f, m);
+
+    // File name and directory.
+    let want_name = Record::file_name(&r.label, &r.operation);
+    let file_name = l
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir_name = l
+        .path
+        .parent()
+        .and_then(|d| d.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let is_sized_op = file_name.starts_with(&format!("{}__{}_", r.label, r.operation));
+    if file_name != want_name && !is_sized_op {
+        rep.problems.push(p(
+            "label",
+            format!("file name {file_name} does not match label/operation ({want_name})"),
+        ));
+    }
+    if dir_name != r.candidate {
+        rep.problems.push(p(
+            "candidate",
+            format!("{:?} but the record is in records/{dir_name}/", r.candidate),
+        ));
+    }
+
+    // Build entry links.
+    let key = r.instance_key();
+    if let Some(build) = build {
+        match build.instances.get(&key) {
+            None => rep
+                .problems
+                .push(p("label", format!("instance {key} is not in build.json"))),
+            Some(e) => {
+                cmp_str(
+                    rep,
+                    shown,
+                    "library",
+                    r.library.as_deref(),
+                    e.library.as_deref(),
+                    &key,
+                );
+                cmp_str(
+                    rep,
+                    shown,
+                    "library_sha256",
+                    r.library_sha256.as_deref(),
+                    e.library_sha256.as_deref(),
+                    &key,
+                );
+                cmp_str(
+                    rep,
+                    shown,
+                    "kat_log",
+                    r.kat_log.as_deref(),
+                    e.kat_log.as_deref(),
+                    &key,
+                );
+                cmp_str(
+                    rep,
+                    shown,
+                    "kat_log_sha256",
+                    r.kat_log_sha256.as_deref(),
+                    e.kat_log_sha256.as_deref(),
+                    &key,
+                );
+                cmp_str(rep, shown, "kat", Some(&r.kat), Some(&e.kat), &key);
+                cmp_str(rep, shown, "flags", Some(&r.flags), Some(&e.flags), &key);
+                cmp_str(
+                    rep,
+                    shown,
+                    "variant",
+                    Some(&r.variant),
+                    Some(&e.variant),
+                    &key,
+                );
+                cmp_str(
+                    rep,
+                    shown,
+                    "instance",
+                    Some(&r.instance),
+                    Some(&e.instance),
+                    &key,
+                );
+            }
+        }
+    }
+    if let (Some(rel), Some(want)) = (&r.kat_log, &r.kat_log_sha256)
+        && let Some(log) = sys.kat_log(rel)
+        && log.value.sha256 != *want
+    {
+        rep.problems.push(p(
+            "kat_log_sha256",
+            format!(
+                "{want} != digest {} of {}",
+                log.value.sha256,
+                log.shown.display()
+            ),
+        ));
+    }
+    if r.kat_not_passed != (r.kat != "PASS") {
+        rep.problems.push(p(
+            "kat_not_passed",
+            format!("{} but kat is {}", r.kat_not_passed, r.kat),
+        ));
+    }
+
+    // Trials and process aggregates.
+    let pt = ProcessTotals::of(&r.processes);
+    if pt.trials != r.trials {
+        let i = pt.trials.iter().zip(&r.trials).position(|(a, b)| a != b);
+        let what = match i {
+            Some(i) => format!("trials[{i}] differs from the processes' trial"),
+            None => format!(
+                "{} trial(s) but the processes hold {}",
+                r.trials.len(),
+                pt.trials.len()
+            ),
+        };
+        rep.problems.push(p(
+            "trials",
+            format!("{what} (trials must be the concatenation of processes[].trials)"),
+        ));
+    }
+    if r.disturbed_retries != pt.disturbed_retries {
+        rep.problems.push(p(
+            "disturbed_retries",
+            format!(
+                "{} != {} summed over processes",
+                r.disturbed_retries, pt.disturbed_retries
+            ),
+        ));
+    }
+    if !r.processes.is_empty() {
+        for (f, got, want) in [
+            (
+                "baseline_rss_bytes",
+                r.baseline_rss_bytes,
+                pt.baseline_rss_bytes,
+            ),
+            ("peak_rss_bytes", r.peak_rss_bytes, pt.peak_rss_bytes),
+        ] {
+            if got != want {
+                rep.problems.push(p(
+                    f,
+                    format!(
+                        "{} != maximum over processes' meta {}",
+                        show_num(got),
+                        show_num(want)
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(md) = pqperf_model::stats::MetaDerived::of(&r.processes) {
+        if md.sizes != r.sizes {
+            rep.problems.push(p(
+                "sizes",
+                format!("{:?} != {:?} from processes[0].meta", r.sizes, md.sizes),
+            ));
+        }
+        if md.kex != r.kex {
+            rep.problems.push(p(
+                "kex",
+                format!("{:?} != {:?} from processes[0].meta", r.kex, md.kex),
+            ));
+        }
+        for (f, got, want) in [
+            ("build_flags", &r.build_flags, &md.build_flags),
+            ("timing_scope", &r.timing_scope, &md.timing_scope),
+        ] {
+            if let Some(want) = want
+                && got != want
+            {
+                rep.problems
+                    .push(p(f, format!("{got:?} != processes[0].meta.{f} {want:?}")));
+            }
+        }
+    }
+    let complete = r.status == "complete";
+    if complete && r.trials.len() as u64 != r.plan.trials {
+        rep.problems.push(p(
+            "trials",
+            format!(
+                "{} trial(s) but plan.trials is {}",
+                r.trials.len(),
+                r.plan.trials
+            ),
+        ));
+    }
+
+    // Statistics.
+    match RecordStats::of_record(r) {
+        None => {
+            if complete {
+                rep.problems
+                    .push(p("trials", "complete record without trials".to_string()));
+            }
+        }
+        Some(st) => {
+            if r.measurements != Some(st.measurements) {
+                rep.problems.push(p(
+                    "measurements",
+                    format!(
+                        "{} != {} (sum of trials' measurements)",
+                        show_num(r.measurements),
+                        st.measurements
+                    ),
+                ));
+            }
+            if r.guide_100_measurements_met != Some(st.guide_100_measurements_met) {
+                rep.problems.push(p(
+                    "guide_100_measurements_met",
+                    format!(
+                        "{:?} but measurements = {}",
+                        r.guide_100_measurements_met, st.measurements
+                    ),
+                ));
+            }
+            for (f, got, want) in [
+                ("mean_seconds", r.mean_seconds, st.mean_seconds),
+                (
+                    "median_trial_seconds",
+                    r.median_trial_seconds,
+                    st.median_trial_seconds,
+                ),
+                (
+                    "min_trial_seconds",
+                    r.min_trial_seconds,
+                    st.min_trial_seconds,
+                ),
+                (
+                    "max_trial_seconds",
+                    r.max_trial_seconds,
+                    st.max_trial_seconds,
+                ),
+                ("mean_cycles", r.mean_cycles, st.mean_cycles),
+                (
+                    "median_trial_cycles",
+                    r.median_trial_cycles,
+                    st.median_trial_cycles,
+                ),
+                (
+                    "operations_per_second",
+                    r.operations_per_second,
+                    st.operations_per_second,
+                ),
+                (
+                    "throughput_MB_per_second",
+                    r.throughput_mb_per_second,
+                    st.throughput_mb_per_second,
+                ),
+            ] {
+                if !opt_close(got, want, REL_TOL) {
+                    rep.problems.push(p(
+                        f,
+                        format!(
+                            "recorded {} but the trials give {} (relative tolerance 1e-9)",
+                            show_float(got),
+                            show_float(want)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn show_num(v: Option<u64>) -> String {
+    v.map(|x| x.to_string())
+        .unwrap_or_else(|| "null".to_string())
+}
+
+pub(crate) fn show_float(v: Option<f64>) -> String {
+    v.map(pyjson::py_float_repr)
+        .unwrap_or_else(|| "null".to_string())
+}
