@@ -211,7 +211,18 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
             "{}",
             f.display()
         );
+        // Charts and ranking columns name the counter the child measured with (TSC ticks
+        // here), never "cycles".
+        for claim in ["cycles per", "cycles (log scale)", " cycles</th>"] {
+            assert!(!s.contains(claim), "{}: {claim}", f.display());
+        }
     }
+    let cand_page =
+        std::fs::read_to_string(d.join("site").join(&sys).join("sign-90.html")).unwrap();
+    assert!(
+        cand_page.contains("mean ticks (TSC) per operation"),
+        "{cand_page}"
+    );
     // Every relative link resolves, in the published Markdown and in the site.
     let md_links = assert_links_resolve(&ds, "md");
     let html_links = assert_links_resolve(&d.join("site"), "html");

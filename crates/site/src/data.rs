@@ -76,6 +76,9 @@ pub struct SystemFacts {
     pub data_dir: PathBuf,
     /// The host-check outcome of campaign.json (`None` when campaign.json is absent).
     pub host_state: Option<pqperf_model::HostState>,
+    /// What the timing figures count when it is not core cycles: `ticks (TSC)` for records
+    /// whose measuring child named a tick counter (`pqperf_report::counter`); `None`: cycles.
+    pub counter_unit: Option<String>,
     pub records: Vec<Rec>,
     /// Keyed by (candidate, label, opkey).
     pub profiles: HashMap<(String, String, String), Prof>,
@@ -93,6 +96,19 @@ pub struct RecIndex {
 }
 
 impl SystemFacts {
+    /// Unit of the timing figures: `cycles` or the tick counter's (`ticks (TSC)`).
+    pub fn unit(&self) -> &str {
+        self.counter_unit.as_deref().unwrap_or("cycles")
+    }
+
+    /// A column or axis name with "cycles" replaced by the system's unit.
+    pub fn unit_name(&self, name: &str) -> String {
+        match &self.counter_unit {
+            Some(u) => name.replace("cycles", u),
+            None => name.to_string(),
+        }
+    }
+
     /// The complete record of (candidate, label, opkey), if any.
     /// KEM operations match under both names (`enc`/`encaps`, `dec`/`decaps`).
     pub fn record(&self, cand: &str, label: &str, opkey: &str) -> Option<&Rec> {

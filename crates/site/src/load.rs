@@ -115,6 +115,12 @@ pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
             );
         }
     }
+    out.counter_unit = sys
+        .records
+        .iter()
+        .filter_map(|l| l.value.pqperf.as_ref())
+        .find_map(|p| pqperf_report::counter::of_pqperf(&p.extra))
+        .map(|t| t.unit());
     out.records.reserve(sys.records.len());
     for l in &sys.records {
         let r = &l.value;

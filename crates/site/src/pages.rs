@@ -234,8 +234,12 @@ pub fn candidate_charts(
         .unwrap_or_else(|| cand.to_string());
     let mut out = String::new();
     if let Some(chart) = svg::bars_log(
-        &format!("{cand} {name}: mean cycles per operation on {}", sys.id),
-        "cycles",
+        &format!(
+            "{cand} {name}: mean {} per operation on {}",
+            sys.unit(),
+            sys.id
+        ),
+        sys.unit(),
         &series,
         &groups,
     ) {
@@ -262,7 +266,12 @@ pub fn candidate_charts(
         })
         .collect();
     if let Some(chart) = svg::distribution(
-        &format!("{cand}: per-call cycles on {} (p50, p90, p99)", sys.id),
+        &format!(
+            "{cand}: per-call {} on {} (p50, p90, p99)",
+            sys.unit(),
+            sys.id
+        ),
+        sys.unit(),
         &rows,
     ) {
         out.push_str(&chart);
@@ -316,7 +325,7 @@ fn ranking_table(
         "<div class=\"ranking-table\"><div class=\"table-wrap\"><table>\n<thead><tr><th>rank</th><th>overall (mean rank)</th>",
     );
     for m in &r.metrics {
-        let _ = write!(h, "<th>{}</th>", escape(m.name));
+        let _ = write!(h, "<th>{}</th>", escape(&sys.unit_name(m.name)));
     }
     h.push_str("</tr></thead>\n<tbody>\n");
     for (pos, e) in r.entries.iter().enumerate() {
@@ -324,7 +333,13 @@ fn ranking_table(
             .metrics
             .iter()
             .zip(&e.ranks)
-            .map(|(m, rk)| format!("{}: {}", m.name, pqperf_model::fmt::rank(*rk)))
+            .map(|(m, rk)| {
+                format!(
+                    "{}: {}",
+                    sys.unit_name(m.name),
+                    pqperf_model::fmt::rank(*rk)
+                )
+            })
             .collect();
         let _ = write!(
             h,
@@ -417,7 +432,7 @@ fn ranking_scatter(
             sys.id
         ),
         x_label,
-        y_label,
+        &sys.unit_name(y_label),
         &points,
     )
 }

@@ -251,7 +251,11 @@ pub fn scatter_log(title: &str, x_label: &str, y_label: &str, points: &[Point]) 
 }
 
 /// Per-call distribution rows: (label, p50, p90, p99, evidence href).
-pub fn distribution(title: &str, rows: &[(String, [f64; 3], Option<String>)]) -> Option<String> {
+pub fn distribution(
+    title: &str,
+    unit: &str,
+    rows: &[(String, [f64; 3], Option<String>)],
+) -> Option<String> {
     let axis = LogAxis::over(rows.iter().flat_map(|(_, p, _)| p.iter().copied()))?;
     let (left, right, top) = (200.0, 20.0, 30.0);
     let row_h = 18.0;
@@ -278,9 +282,10 @@ pub fn distribution(title: &str, rows: &[(String, [f64; 3], Option<String>)]) ->
     }
     let _ = write!(
         out,
-        "<text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">cycles per call (log scale)</text>",
+        "<text class=\"axis-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{} per call (log scale)</text>",
         left + pw / 2.0,
-        h - 6.0
+        h - 6.0,
+        escape(unit)
     );
     for (i, (label, p, href)) in rows.iter().enumerate() {
         let y = top + i as f64 * row_h + row_h / 2.0;
@@ -295,11 +300,12 @@ pub fn distribution(title: &str, rows: &[(String, [f64; 3], Option<String>)]) ->
         mark_open(&mut out, href);
         let _ = write!(
             out,
-            "<g><title>{}: p50 {}, p90 {}, p99 {} cycles</title><line class=\"s0 whisker\" x1=\"{x50:.1}\" y1=\"{y:.1}\" x2=\"{x99:.1}\" y2=\"{y:.1}\"/><rect class=\"s0\" x=\"{x50:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"8\"/><circle class=\"s1\" cx=\"{x50:.1}\" cy=\"{y:.1}\" r=\"4\"/></g>",
+            "<g><title>{}: p50 {}, p90 {}, p99 {} {}</title><line class=\"s0 whisker\" x1=\"{x50:.1}\" y1=\"{y:.1}\" x2=\"{x99:.1}\" y2=\"{y:.1}\"/><rect class=\"s0\" x=\"{x50:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"8\"/><circle class=\"s1\" cx=\"{x50:.1}\" cy=\"{y:.1}\" r=\"4\"/></g>",
             escape(label),
             fmt::fmt_cycles(Some(p[0])),
             fmt::fmt_cycles(Some(p[1])),
             fmt::fmt_cycles(Some(p[2])),
+            escape(unit),
             y - 4.0,
             (x90 - x50).max(1.0)
         );
@@ -364,7 +370,13 @@ mod tests {
         }];
         let s = scatter_log("s", "signature bytes", "sign cycles", &pts).unwrap();
         assert!(s.contains("<circle class=\"pt\""));
-        let d = distribution("d", &[("BiT-128 sign".into(), [1e6, 1.2e6, 2e6], None)]).unwrap();
-        assert!(d.contains("p50 1.00 M, p90 1.20 M, p99 2.00 M"));
+        let rows = [("BiT-128 sign".into(), [1e6, 1.2e6, 2e6], None)];
+        let d = distribution("d", "cycles", &rows).unwrap();
+        assert!(d.contains("p50 1.00 M, p90 1.20 M, p99 2.00 M cycles"));
+        assert!(d.contains(">cycles per call (log scale)<"));
+        let t = distribution("d", "ticks (TSC)", &rows).unwrap();
+        assert!(t.contains("p99 2.00 M ticks (TSC)"), "{t}");
+        assert!(t.contains(">ticks (TSC) per call (log scale)<"), "{t}");
+        assert!(!t.contains("cycles"), "{t}");
     }
 }
