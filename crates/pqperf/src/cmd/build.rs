@@ -227,7 +227,7 @@ pub struct KatChildArgs {
 
 pub fn run_kat_child(args: KatChildArgs) -> anyhow::Result<ExitCode> {
     let code = pqperf_kat::child_main(&args.job);
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+    Ok(super::code(code))
 }
 
 /// `^(<id>/<label>|…)$` over `keys`, or `None` when there are none.

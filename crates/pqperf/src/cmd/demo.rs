@@ -12,6 +12,24 @@ use anyhow::{Context, bail};
 use pqperf_measure::campaign::{self, CampaignOptions, Phase};
 use pqperf_measure::plan::Planning;
 
+/// `pqperf demo`: see [`run_demo`].
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Run directory (default: runs/demo).
+    #[arg(long, default_value = "runs/demo")]
+    run_dir: PathBuf,
+    /// Seconds of timed work per trial (short: this is a demo).
+    #[arg(long, default_value_t = 0.05)]
+    trial_target: f64,
+    /// Benchmark CPU (default: the last CPU this process may use).
+    #[arg(long)]
+    cpu: Option<usize>,
+}
+
+pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
+    run(&a.run_dir, a.trial_target, a.cpu)
+}
+
 /// The representative set: `<id>/<label>` of ML-DSA-44/65/87, Falcon-512,
 /// SPHINCS+-SHAKE-128f-simple and ML-KEM-512/768/1024 (clean), plus ML-DSA-44 AVX2.
 pub const DEMO_SET: &str = r"^(ml-dsa-(44|65|87)/ml-dsa-(44|65|87)|falcon-512/falcon-512|sphincs-shake-128f-simple/sphincs-shake-128f-simple|ml-kem-(512|768|1024)/ml-kem-(512|768|1024)|ml-dsa-44/ml-dsa-44-avx2)$";
@@ -82,7 +100,7 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
             .unwrap_or("unknown CPU")
     ));
     o.publish_to = Some(run_dir.join("dataset"));
-    let hooks = crate::cmd::measure::hooks();
+    let hooks = super::phases::hooks();
     // The constant-time check needs only the builds; it runs before the timing phases so
     // that its valgrind processes never overlap them. A failing check is logged by the
     // phase and does not stop the demo.

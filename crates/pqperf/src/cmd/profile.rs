@@ -13,7 +13,7 @@ pub struct HashprofArgs {
 
 pub fn run_hashprof(a: HashprofArgs) -> anyhow::Result<ExitCode> {
     let code = pqperf_profile::driver::child_main(&a.args, &mut std::io::stderr().lock());
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+    Ok(super::code(code))
 }
 
 /// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`.
