@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct HashprofArgs {
-    /// Driver arguments: `[--plain] LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--nist SPEC]`.
+    /// Driver arguments: `[--plain] LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [NIST options]` (see `pqperf_measure::driver::DriverArgs`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
 }
