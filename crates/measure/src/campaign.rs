@@ -201,7 +201,7 @@ impl CampaignOptions {
             deferred_only: false,
             system: None,
             shard: None,
-            planning: Planning::default(),
+            planning: plan::reference_planning(),
             allow_unfixed_host: false,
             samples: true,
             register: None,
@@ -786,8 +786,8 @@ pub fn plan_all(opts: &CampaignOptions, insts: &[Instance]) -> Vec<PlannedOp> {
         }
     }
     out.sort_by(|a, b| {
-        let ea = a.plan.as_ref().map_or(-1.0, |p| p.estimated_s);
-        let eb = b.plan.as_ref().map_or(-1.0, |p| p.estimated_s);
+        let ea = a.plan.as_ref().map_or(-1.0, plan::estimated_s);
+        let eb = b.plan.as_ref().map_or(-1.0, plan::estimated_s);
         ea.total_cmp(&eb)
     });
     out
@@ -845,7 +845,7 @@ fn measure_one(
                 processes.push(pr);
             }
         }
-        Some(pl) if pl.reuses_calibration() => {
+        Some(pl) if plan::reuses_calibration(pl) => {
             if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
                 pr.disturbed_retries = Some(0);
                 pr.extra.insert("reused_calibration".into(), json!(true));
@@ -862,7 +862,7 @@ fn measure_one(
             } else {
                 (1, pl.trials)
             };
-            let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.max(1.0));
+            let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
             for _ in 0..nproc {
                 let args = driver_args(
                     opts,
@@ -989,7 +989,7 @@ fn measure_one(
         operation: p.op.clone(),
         input_bytes: p.bytes,
         plan: match &plan {
-            Some(pl) => serde_json::from_value(pl.to_json()).unwrap_or_default(),
+            Some(pl) => pl.clone(),
             None => Default::default(),
         },
         kat: e.kat.clone(),
@@ -1072,13 +1072,13 @@ fn phase_measure(
     };
     let est_total: f64 = todo
         .iter()
-        .map(|p| p.plan.as_ref().map_or(0.1, |pl| pl.estimated_s))
+        .map(|p| p.plan.as_ref().map_or(0.1, plan::estimated_s))
         .sum();
     let bar = progress(est_total, "measure");
     log.set_bar(Some(bar.clone()));
     let mut left = est_total;
     for p in todo {
-        let est = p.plan.as_ref().map_or(0.1, |pl| pl.estimated_s);
+        let est = p.plan.as_ref().map_or(0.1, plan::estimated_s);
         let rec = measure_one(opts, env, counter_info, p, &mut totals)?;
         left -= est;
         let what = match (rec.mean_cycles, rec.mean_seconds) {
@@ -1127,7 +1127,7 @@ fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
     let with: Vec<&PlannedOp> = planned.iter().filter(|p| p.plan.is_some()).collect();
     let total: f64 = with
         .iter()
-        .map(|p| p.plan.as_ref().unwrap().estimated_s)
+        .map(|p| plan::estimated_s(p.plan.as_ref().unwrap()))
         .sum();
     println!(
         "{} operations, estimated {:.1} h",
@@ -1136,17 +1136,14 @@ fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
     );
     let mut by_cost = with.clone();
     by_cost.sort_by(|a, b| {
-        b.plan
-            .as_ref()
-            .unwrap()
-            .estimated_s
-            .total_cmp(&a.plan.as_ref().unwrap().estimated_s)
+        let est = |p: &PlannedOp| p.plan.as_ref().map_or(0.0, plan::estimated_s);
+        est(b).total_cmp(&est(a))
     });
     for p in by_cost.iter().take(15) {
         let pl = p.plan.as_ref().unwrap();
         println!(
             "{:.1} min  {} {} {}  iters/trial={} separate={}",
-            pl.estimated_s / 60.0,
+            plan::estimated_s(pl) / 60.0,
             p.inst.entry.candidate,
             p.inst.entry.label,
             p.opkey,
@@ -1279,7 +1276,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     let camp = read_json(&opts.run_dir.join("campaign.json"));
     if phase != Phase::Build
         && let Some(old) = camp.as_ref().and_then(|c| c.get("planning"))
-        && *old != opts.planning.to_json()
+        && *old != plan::planning_json(&opts.planning)
         && has_records(&opts.run_dir)
     {
         eprintln!(
@@ -1390,7 +1387,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         }
         m.insert("arch_config".into(), arch_config(&u.machine));
         m.insert("harness_additions".into(), json!(HARNESS_ADDITIONS));
-        m.insert("planning".into(), opts.planning.to_json());
+        m.insert("planning".into(), plan::planning_json(&opts.planning));
         let mut pq = counter_info.clone();
         let mut commands: Vec<Value> = m
             .get("pqperf")

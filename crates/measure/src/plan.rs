@@ -2,92 +2,43 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// Planning constants of a run (stored as `planning` in campaign.json).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Planning {
-    /// Trials per operation (5).
-    pub trials: u32,
-    /// Seconds of timed work aimed at per trial.
-    pub trial_target_s: f64,
-    /// Timed calls wanted per operation (100).
-    pub min_total: u32,
-    /// Upper bound of iterations per trial (20 000).
-    pub max_iters_per_trial: u64,
-    /// Seconds per operation above which fewer calls are timed.
-    pub op_budget_s: f64,
-    /// Setup time above which all trials share one process (60 s).
-    pub separate_process_setup_s: f64,
-}
+pub use pqperf_model::{Plan, Planning};
 
-impl Planning {
-    /// Reference constants with the given trial target and operation budget.
-    pub fn new(trial_target_s: f64, op_budget_s: f64) -> Self {
-        Planning {
-            trials: 5,
-            trial_target_s,
-            min_total: 100,
-            max_iters_per_trial: 20_000,
-            op_budget_s,
-            separate_process_setup_s: 60.0,
-        }
-    }
-
-    /// The `planning` object of campaign.json.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "trials": self.trials,
-            "trial_target_s": self.trial_target_s,
-            "min_total": self.min_total,
-            "max_iters_per_trial": self.max_iters_per_trial,
-            "op_budget_s": self.op_budget_s,
-            "separate_process_setup_s": self.separate_process_setup_s,
-        })
+/// The reference planning constants (method §6.1) with the given trial target and operation
+/// budget (model's `reference_planning()` is all zeros; this is the harness default).
+pub fn planning(trial_target_s: f64, op_budget_s: f64) -> Planning {
+    Planning {
+        trials: 5,
+        trial_target_s,
+        min_total: 100,
+        max_iters_per_trial: 20_000,
+        op_budget_s,
+        separate_process_setup_s: 60.0,
+        ..Default::default()
     }
 }
 
-impl Default for Planning {
-    fn default() -> Self {
-        Planning::new(1.0, 900.0)
-    }
+/// The reference constants with a 1 s trial target and a 900 s operation budget.
+pub fn reference_planning() -> Planning {
+    planning(1.0, 900.0)
 }
 
-/// The plan of one operation (§6.3).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    /// Calls per trial.
-    pub iterations_per_trial: u64,
-    /// Untimed calls per process before the first trial.
-    pub warmups: u64,
-    /// Trials.
-    pub trials: u64,
-    /// One process per trial.
-    pub separate_processes: bool,
-    /// Estimated seconds for the whole operation.
-    pub estimated_s: f64,
-    /// Hard timeout of each driver process.
-    pub timeout_per_process_s: f64,
+/// The `planning` object of campaign.json.
+pub fn planning_json(p: &Planning) -> Value {
+    serde_json::to_value(p).unwrap_or(Value::Null)
 }
 
-impl Plan {
-    /// The record's `plan` object.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "iterations_per_trial": self.iterations_per_trial,
-            "warmups": self.warmups,
-            "trials": self.trials,
-            "separate_processes": self.separate_processes,
-            "estimated_s": self.estimated_s,
-            "timeout_per_process_s": self.timeout_per_process_s,
-        })
-    }
+/// True when the calibration call itself is the measurement (§6.4).
+pub fn reuses_calibration(p: &Plan) -> bool {
+    p.trials == 1 && p.iterations_per_trial == 1 && p.warmups == 0
+}
 
-    /// True when the calibration call itself is the measurement (§6.4).
-    pub fn reuses_calibration(&self) -> bool {
-        self.trials == 1 && self.iterations_per_trial == 1 && self.warmups == 0
-    }
+/// Estimated seconds of the whole operation (0 when the plan has none).
+pub fn estimated_s(p: &Plan) -> f64 {
+    p.estimated_s.unwrap_or(0.0)
 }
 
 /// Plans one operation from its calibration: `t1` = seconds of the single timed call,
@@ -103,7 +54,7 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
         iters = ((p.op_budget_s / (trials_f * t)).floor() as u64).max(1);
     }
     let trials = if trials_f * t <= p.op_budget_s {
-        p.trials as u64
+        p.trials
     } else {
         ((p.op_budget_s / t).floor() as u64).max(1)
     };
@@ -125,8 +76,9 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
         warmups,
         trials,
         separate_processes: separate,
-        estimated_s,
-        timeout_per_process_s: timeout,
+        estimated_s: Some(estimated_s),
+        timeout_per_process_s: Some(timeout),
+        ..Default::default()
     }
 }
 
@@ -184,7 +136,7 @@ mod tests {
     #[test]
     fn reference_example_aigis_keygen() {
         // Aigis-sig1 keygen t≈0.32 ms → 5 × 3131 (t chosen to give the published count).
-        let p = plan_op(&Planning::default(), 0.000_319_4, 0.01, None);
+        let p = plan_op(&reference_planning(), 0.000_319_4, 0.01, None);
         assert_eq!(p.iterations_per_trial, 3131);
         assert_eq!(p.trials, 5);
         assert_eq!(p.warmups, 3);
@@ -194,28 +146,28 @@ mod tests {
     #[test]
     fn slow_operation_gets_one_trial_one_call() {
         // NIIKE exchange on arm_1: t1 = 315 s > 300 s budget.
-        let p = plan_op(&Planning::new(0.5, 300.0), 315.0, 2.0, None);
+        let p = plan_op(&planning(0.5, 300.0), 315.0, 2.0, None);
         assert_eq!((p.trials, p.iterations_per_trial, p.warmups), (1, 1, 0));
-        assert!(p.reuses_calibration());
+        assert!(reuses_calibration(&p));
     }
 
     #[test]
     fn fast_operation_is_capped_and_has_at_least_20_calls() {
-        let p = plan_op(&Planning::default(), 1e-9, 0.0, None);
+        let p = plan_op(&reference_planning(), 1e-9, 0.0, None);
         assert_eq!(p.iterations_per_trial, 20_000);
-        let p = plan_op(&Planning::new(0.001, 900.0), 0.01, 0.0, None);
+        let p = plan_op(&planning(0.001, 900.0), 0.01, 0.0, None);
         assert_eq!(p.iterations_per_trial, 20);
         assert_eq!(p.warmups, 3);
-        let p = plan_op(&Planning::default(), 0.01, 70.0, Some(0.02));
+        let p = plan_op(&reference_planning(), 0.01, 70.0, Some(0.02));
         assert!(!p.separate_processes);
         assert_eq!(p.iterations_per_trial, 50);
         let want = 3.0 * (50.0 * 5.0 + 3.0) * 0.02 + 3.0 * 70.0 + 300.0;
-        assert!((p.timeout_per_process_s - want).abs() < 1e-9);
+        assert!((p.timeout_per_process_s.unwrap() - want).abs() < 1e-9);
     }
 
     #[test]
     fn budget_limits_iterations() {
-        let p = plan_op(&Planning::default(), 10.0, 1.0, None);
+        let p = plan_op(&reference_planning(), 10.0, 1.0, None);
         assert_eq!(p.iterations_per_trial, 18);
         assert_eq!(p.trials, 5);
         assert_eq!(p.warmups, 0);

@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use pqperf_measure::campaign::{self, CampaignOptions, Phase};
-use pqperf_measure::plan::Planning;
 
 /// `pqperf demo`: see [`run_demo`].
 #[derive(clap::Args)]
@@ -89,7 +88,7 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     if let Some(c) = cpu {
         o.cpu = c;
     }
-    o.planning = Planning::new(trial_target, 900.0);
+    o.planning = pqperf_measure::plan::planning(trial_target, 900.0);
     o.allow_unfixed_host = true;
     o.probe_attempts = 1;
     o.calibration_timeout = std::time::Duration::from_secs(600);

@@ -7,7 +7,6 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use pqperf_measure::campaign::{self, CampaignOptions, Phase};
 use pqperf_measure::host::{self, CheckOptions};
-use pqperf_measure::plan::Planning;
 use pqperf_measure::{Regex, shard};
 
 use super::code;
@@ -146,7 +145,7 @@ impl CampaignCommon {
                 .with_context(|| format!("--shard must be K/N with 1 <= K <= N, got {s}"))?;
             o.shard = Some((k, n));
         }
-        o.planning = Planning::new(self.trial_target, self.op_budget);
+        o.planning = pqperf_measure::plan::planning(self.trial_target, self.op_budget);
         o.allow_unfixed_host = self.allow_unfixed_host;
         o.prior_data = self.prior_data.clone();
         o.calibration_timeout = Duration::from_secs_f64(self.calibration_timeout.max(1.0));
