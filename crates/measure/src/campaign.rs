@@ -16,6 +16,7 @@ use pqperf_model::fields::Fields;
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::pyjson;
 use pqperf_model::record::{self, PqperfRecordExt, Process, Record};
+use pqperf_model::sidecsv::write_csv;
 use pqperf_model::stats::{ProcessTotals, Quantiles, RecordStats};
 use regex::Regex;
 use serde_json::{Map, Value, json};
@@ -1637,22 +1638,25 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
     // Side CSVs of the dataset root.
     let perf = dest_root.join("performance");
     let rows = systems::load(&opts.systems_csv)?;
-    let mut sys = String::from("ID;Arch;Hostname;Description\n");
+    let mut sys: Vec<Vec<String>> = Vec::new();
     let existing = systems::load(&perf.join("systems.csv"))?;
     let mut seen = BTreeSet::new();
     for r in existing.iter().chain(rows.iter()) {
         if seen.insert(r.id.clone()) && (r.id == id || existing.iter().any(|e| e.id == r.id)) {
-            sys.push_str(&format!(
-                "{};{};{};{}\n",
-                r.id, r.arch, r.hostname, r.description
-            ));
+            sys.push(vec![
+                r.id.clone(),
+                r.arch.clone(),
+                r.hostname.clone(),
+                r.description.clone(),
+            ]);
         }
     }
+    let sys = write_csv(&["ID", "Arch", "Hostname", "Description"], &sys);
     write_atomic(&perf.join("systems.csv"), sys.as_bytes())?;
     let build = load_build(run)?;
     let st_path = perf.join("security_targets.csv");
     let mut st_rows: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut st_text = String::from("ID;Instance;TargetBits\n");
+    let mut st_text: Vec<Vec<String>> = Vec::new();
     if st_path.exists() {
         let bad = |e: pqperf_model::ModelError| MeasureError::msg(e.to_string());
         let old = pqperf_model::sidecsv::CsvTable::read(&st_path, &st_path)
@@ -1660,24 +1664,24 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
             .map_err(bad)?;
         for r in old {
             if st_rows.insert((r.id.clone(), r.instance.clone())) {
-                st_text.push_str(&format!(
-                    "{};{};{}\n",
-                    r.id,
-                    r.instance,
-                    r.target_bits.map(|b| b.to_string()).unwrap_or_default()
-                ));
+                st_text.push(vec![
+                    r.id.clone(),
+                    r.instance.clone(),
+                    r.target_bits.map(|b| b.to_string()).unwrap_or_default(),
+                ]);
             }
         }
     }
     for e in build.instances.values() {
         if e.candidate != "iccs" && st_rows.insert((e.candidate.clone(), e.label.clone())) {
-            st_text.push_str(&format!("{};{};\n", e.candidate, e.label));
+            st_text.push(vec![e.candidate.clone(), e.label.clone(), String::new()]);
         }
     }
+    let st_text = write_csv(&["ID", "Instance", "TargetBits"], &st_text);
     write_atomic(&st_path, st_text.as_bytes())?;
     if let Some(cat) = load_catalog(run)? {
         let dl = dest_root.join("downloads.csv");
-        let mut text = String::from("ID;Algorithm;PageURL\n");
+        let mut text: Vec<Vec<String>> = Vec::new();
         let mut ids = BTreeSet::new();
         if dl.exists() {
             let old = pqperf_model::sidecsv::CsvTable::read(&dl, &dl)
@@ -1685,20 +1689,20 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
                 .map_err(|e| MeasureError::msg(e.to_string()))?;
             for d in old {
                 if ids.insert(d.id.clone()) {
-                    text.push_str(&format!("{};{};{}\n", d.id, d.algorithm, d.page_url));
+                    text.push(vec![d.id.clone(), d.algorithm.clone(), d.page_url.clone()]);
                 }
             }
         }
         for c in &cat.candidates {
             if ids.insert(c.id.clone()) {
-                text.push_str(&format!(
-                    "{};{};{}\n",
-                    c.id,
-                    c.algorithm,
-                    c.page.clone().unwrap_or_default()
-                ));
+                text.push(vec![
+                    c.id.clone(),
+                    c.algorithm.clone(),
+                    c.page.clone().unwrap_or_default(),
+                ]);
             }
         }
+        let text = write_csv(&["ID", "Algorithm", "PageURL"], &text);
         write_atomic(&dl, text.as_bytes())?;
     }
     println!(
