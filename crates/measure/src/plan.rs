@@ -1,14 +1,16 @@
-//! Calibration-based planning (method §6) and shard assignment (§16).
+//! Calibration-based planning (method §6): the constants, the plan of one operation, and the
+//! plans of every calibrated operation of a set of instances.
 
-use std::collections::BTreeMap;
+use crate::UnitSettings;
+use crate::calibrate::{cal_path, ops_of, read_json};
+use crate::instance::Instance;
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 pub use pqperf_model::{Plan, Planning};
 
 /// The reference planning constants (method §6.1) with the given trial target and operation
-/// budget (model's `reference_planning()` is all zeros; this is the harness default).
+/// budget (model's `Planning::default()` is all zeros; this is the harness default).
 pub fn planning(trial_target_s: f64, op_budget_s: f64) -> Planning {
     Planning {
         trials: 5,
@@ -82,51 +84,59 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
     }
 }
 
-/// Shard map (§16): greedy longest-processing-time over `cand/label` keys. `costs` holds the
-/// prior cost (Σ process wall seconds over published records) of keys that have one; `built`
-/// are the keys of this run's build.json; `deferred` tells which keys are left out.
-pub fn shard_map(
-    costs: &BTreeMap<String, f64>,
-    built: &[String],
-    n: usize,
-    deferred: &dyn Fn(&str) -> bool,
-) -> BTreeMap<String, usize> {
-    let mut keys: Vec<(String, f64)> = costs
-        .iter()
-        .map(|(k, c)| (k.clone(), *c))
-        .chain(
-            built
-                .iter()
-                .filter(|k| !costs.contains_key(*k))
-                .map(|k| (k.clone(), 60.0)),
-        )
-        .filter(|(k, _)| !deferred(k))
-        .collect();
-    keys.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    keys.dedup_by(|a, b| a.0 == b.0);
-    let mut load = vec![0.0f64; n.max(1)];
-    let mut map = BTreeMap::new();
-    for (k, c) in keys {
-        let (i, _) = load
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(&b.0)))
-            .expect("n >= 1");
-        load[i] += c;
-        map.insert(k, i);
-    }
-    map
+/// One planned operation.
+#[derive(Debug, Clone)]
+pub struct PlannedOp {
+    /// The instance.
+    pub inst: Instance,
+    /// Record key (`hash_32`, `keygen`).
+    pub opkey: String,
+    /// Driver operation.
+    pub op: String,
+    /// Hash message bytes.
+    pub bytes: u64,
+    /// The plan, or None when the calibration produced no trial.
+    pub plan: Option<Plan>,
+    /// The calibration result.
+    pub calibration: Value,
 }
 
-/// Shard (0-based) of `key`: from the map, else SHA-256(key) mod n.
-pub fn shard_of(map: &BTreeMap<String, usize>, key: &str, n: usize) -> usize {
-    if let Some(&s) = map.get(key) {
-        return s;
+/// Plans every operation of `insts` that has a calibration; sorted cheapest first. Operations
+/// whose calibration failed come first with `plan: None` (they are recorded as failed).
+pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
+    let mut out = Vec::new();
+    for inst in insts {
+        let exch_t1 =
+            read_json(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c["t1_s"].as_f64());
+        for (opkey, op, bytes) in ops_of(&opts.run_dir, inst) {
+            let Some(cal) = read_json(&cal_path(&opts.run_dir, inst, &opkey)) else {
+                continue;
+            };
+            let plan = match (cal["t1_s"].as_f64(), cal["setup_s"].as_f64()) {
+                (Some(t1), Some(setup)) => {
+                    let c = (inst.category == "kex" && opkey != "exchange")
+                        .then_some(exch_t1)
+                        .flatten();
+                    Some(plan_op(&opts.planning, t1, setup.max(0.0), c))
+                }
+                _ => None,
+            };
+            out.push(PlannedOp {
+                inst: inst.clone(),
+                opkey,
+                op,
+                bytes,
+                plan,
+                calibration: cal,
+            });
+        }
     }
-    let d = Sha256::digest(key.as_bytes());
-    // int(hex, 16) mod n: reduce the big-endian digest byte by byte.
-    d.iter()
-        .fold(0u128, |acc, &b| (acc * 256 + b as u128) % n.max(1) as u128) as usize
+    out.sort_by(|a, b| {
+        let ea = a.plan.as_ref().map_or(-1.0, estimated_s);
+        let eb = b.plan.as_ref().map_or(-1.0, estimated_s);
+        ea.total_cmp(&eb)
+    });
+    out
 }
 
 #[cfg(test)]
@@ -171,23 +181,5 @@ mod tests {
         assert_eq!(p.iterations_per_trial, 18);
         assert_eq!(p.trials, 5);
         assert_eq!(p.warmups, 0);
-    }
-
-    #[test]
-    fn lpt_balances_and_falls_back_to_hash() {
-        let mut costs = BTreeMap::new();
-        costs.insert("a/x".to_string(), 100.0);
-        costs.insert("a/y".to_string(), 50.0);
-        costs.insert("a/z".to_string(), 40.0);
-        let built = vec!["b/new".to_string(), "slow/one".to_string()];
-        let m = shard_map(&costs, &built, 2, &|k| k.starts_with("slow/"));
-        assert_eq!(m["a/x"], 0);
-        assert_eq!(m["b/new"], 1);
-        assert_eq!(m["a/y"], 1);
-        assert_eq!(m["a/z"], 0);
-        assert!(!m.contains_key("slow/one"));
-        let s = shard_of(&m, "other/k", 3);
-        assert!(s < 3);
-        assert_eq!(s, shard_of(&m, "other/k", 3));
     }
 }

@@ -94,7 +94,7 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     for n in &summary.notes {
         eprintln!("import: {n}");
     }
-    pqperf_measure::campaign::note_command(&run_dir, &command)?;
+    pqperf_campaign::note_command(&run_dir, &command)?;
     println!(
         "imported {} candidate(s), {} instance(s) into {}",
         summary.candidates.len(),
@@ -152,7 +152,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     for f in &s.failed {
         println!("BUILDFAIL {f}");
     }
-    pqperf_measure::campaign::note_command(&run_dir, "pqperf build")?;
+    pqperf_campaign::note_command(&run_dir, "pqperf build")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -214,7 +214,7 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
             parts.join(", ")
         }
     );
-    pqperf_measure::campaign::note_command(&run_dir, "pqperf kat")?;
+    pqperf_campaign::note_command(&run_dir, "pqperf kat")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -245,10 +245,10 @@ fn exact_keys(keys: &[String]) -> Option<String> {
 /// `campaign build` / `campaign kat`) run them. Resumable like the other phases: `build`
 /// builds the catalog instances (selected by `--only`) that build.json does not list yet,
 /// `kat` checks the built instances whose KAT has not run (`NOLOG`).
-pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
+pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
     h.build = Some(Box::new(|ctx| {
         let run = &ctx.opts.run_dir;
-        let cat = pqperf_measure::campaign::load_catalog(run)
+        let cat = pqperf_campaign::load_catalog(run)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| {
                 format!(
@@ -256,7 +256,7 @@ pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
                     run.display()
                 )
             })?;
-        let built = pqperf_measure::campaign::load_build(run).map_err(|e| e.to_string())?;
+        let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
         let todo: Vec<String> = cat
             .instances()
             .filter(|(c, _)| ctx.opts.only.as_ref().is_none_or(|r| r.is_match(&c.id)))
@@ -292,7 +292,7 @@ pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
     }));
     h.kat = Some(Box::new(|ctx| {
         let run = &ctx.opts.run_dir;
-        let built = pqperf_measure::campaign::load_build(run).map_err(|e| e.to_string())?;
+        let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
         let todo: Vec<String> = built
             .instances
             .iter()

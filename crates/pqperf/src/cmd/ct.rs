@@ -70,7 +70,7 @@ pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The campaign phase `ct` (off by default: not part of `all`; `demo` runs it on its set).
-pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
+pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
     h.ct = Some(Box::new(|ctx| {
         let mut o = pqperf_ct::CtOptions::new(&ctx.opts.run_dir);
         o.only = ctx.opts.only.as_ref().map(|r| r.as_str().to_string());

@@ -9,7 +9,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use pqperf_measure::campaign::{self, CampaignOptions, Phase};
+use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
 
 /// `pqperf demo`: see [`run_demo`].
 #[derive(clap::Args)]

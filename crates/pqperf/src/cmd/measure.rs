@@ -5,9 +5,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use pqperf_measure::campaign::{self, CampaignOptions, Phase};
+use pqperf_campaign::shard;
+use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
+use pqperf_measure::Regex;
 use pqperf_measure::host::{self, CheckOptions};
-use pqperf_measure::{Regex, shard};
 
 use super::code;
 

@@ -2,7 +2,7 @@
 //! (`cmd/build.rs`), baseline/profile/hashcost (`cmd/profile.rs`) and ct (`cmd/ct.rs`).
 //! Used by `pqperf campaign` and `pqperf demo`.
 
-use pqperf_measure::campaign::Hooks;
+use pqperf_campaign::Hooks;
 
 /// The hooks through which other stages provide their phases.
 pub fn hooks() -> Hooks {

@@ -17,7 +17,7 @@ pub fn run_hashprof(a: HashprofArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`.
-pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
+pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
     h.profile = Some(Box::new(|ctx| {
         let child = pqperf_profile::phase::ChildExe::current_pqperf().map_err(|e| e.to_string())?;
         pqperf_profile::phase::run_profile_phase(ctx, &child)
@@ -28,7 +28,7 @@ pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
 
 /// After `campaign publish`: merge the run's derived survey verdicts into the dataset's
 /// `performance/symmetric_survey.csv` (curated rows win).
-pub fn publish_survey(opts: &pqperf_measure::campaign::CampaignOptions) -> anyhow::Result<()> {
+pub fn publish_survey(opts: &pqperf_campaign::CampaignOptions) -> anyhow::Result<()> {
     let dest = opts
         .publish_to
         .clone()

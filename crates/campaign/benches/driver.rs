@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pqperf_measure::campaign::{self, CampaignOptions, Hooks, Phase};
+use pqperf_campaign::{self as campaign, CampaignOptions, Hooks, Phase};
 use pqperf_measure::driver::{self, ApiSpec, DriverArgs};
 use pqperf_measure::runner::{self, DriverExe};
 use pqperf_model::buildjson::{BuildEntry, BuildJson};
