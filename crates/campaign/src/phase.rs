@@ -1,6 +1,8 @@
 //! Campaign phases: the [`Phase`] names, what a phase implementation sees ([`PhaseCtx`]) and
 //! the registry through which stages provide phases ([`Hooks`], wired by the CLI).
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use crate::{CampaignOptions, Logger};
@@ -103,19 +105,22 @@ pub struct PhaseCtx<'a> {
 /// A phase implemented by another stage. Returns the phase's exit status (0 = fine).
 pub type Hook = Box<dyn Fn(&PhaseCtx) -> Result<i32, String> + Send + Sync>;
 
-/// Phases plugged in by other stages (wired by the CLI).
+/// The phases other stages provide, keyed by phase name (filled by the CLI: build and KAT
+/// from `pqperf-build`/`pqperf-kat`, baseline/profile/hashcost from `pqperf-profile`, ct from
+/// `pqperf-ct`). Calibrate, measure and plan are the campaign's own and need no entry.
 #[derive(Default)]
 pub struct Hooks {
-    /// `build`: builds every catalog instance, writes build.json (crate `pqperf-build`).
-    pub build: Option<Hook>,
-    /// `kat`: KAT gate, updates build.json (crate `pqperf-kat`).
-    pub kat: Option<Hook>,
-    /// `baseline`: ICCS helpers as hash instances (crate `pqperf-profile`).
-    pub baseline: Option<Hook>,
-    /// `profile`: symmetric-primitive profiles (crate `pqperf-profile`).
-    pub profile: Option<Hook>,
-    /// `hashcost`: per-call-shape costs (crate `pqperf-profile`).
-    pub hashcost: Option<Hook>,
-    /// `ct`: constant-time check under valgrind memcheck (crate `pqperf-ct`).
-    pub ct: Option<Hook>,
+    by_name: BTreeMap<&'static str, Hook>,
+}
+
+impl Hooks {
+    /// Registers `hook` as the implementation of `phase` (replacing an earlier one).
+    pub fn provide(&mut self, phase: Phase, hook: Hook) {
+        self.by_name.insert(phase.name(), hook);
+    }
+
+    /// The implementation of `phase`, if a stage provided one.
+    pub fn get(&self, phase: Phase) -> Option<&Hook> {
+        self.by_name.get(phase.name())
+    }
 }

@@ -295,55 +295,37 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     let mut code = 0;
     for ph in sequence {
         let c = match ph {
-            Phase::Build
-            | Phase::Kat
-            | Phase::Baseline
-            | Phase::Profile
-            | Phase::Hashcost
-            | Phase::Ct => {
-                let hook = match ph {
-                    Phase::Build => &hooks.build,
-                    Phase::Kat => &hooks.kat,
-                    Phase::Baseline => &hooks.baseline,
-                    Phase::Profile => &hooks.profile,
-                    Phase::Ct => &hooks.ct,
-                    _ => &hooks.hashcost,
-                };
-                match hook {
-                    Some(h) => h(&ctx).map_err(CampaignError::msg)?,
-                    None => {
-                        let msg = format!(
-                            "phase {}: this program does not provide it; run `pqperf {}` for {} first (stopping)",
-                            ph.name(),
-                            match ph {
-                                Phase::Build => "build --run-dir <run>".to_string(),
-                                Phase::Kat => "kat --run-dir <run>".to_string(),
-                                p => format!("campaign {} --run-dir <run>", p.name()),
-                            },
-                            opts.run_dir.display()
-                        );
-                        log.log(&msg);
-                        eprintln!("{msg}");
-                        code = code.max(2);
-                        break;
+            Phase::Calibrate | Phase::Measure | Phase::Plan => {
+                let insts = selected(opts, measurable(opts)?);
+                match ph {
+                    Phase::Calibrate => phase_calibrate(opts, &log, &insts)?,
+                    Phase::Measure => {
+                        let (c, t) = phase_measure(opts, &log, &insts, &env, &counter_info)?;
+                        out.totals = t;
+                        c
                     }
+                    _ => phase_plan(opts, &insts),
                 }
             }
-            Phase::Calibrate => {
-                let insts = selected(opts, measurable(opts)?);
-                phase_calibrate(opts, &log, &insts)?
-            }
-            Phase::Measure => {
-                let insts = selected(opts, measurable(opts)?);
-                let (c, t) = phase_measure(opts, &log, &insts, &env, &counter_info)?;
-                out.totals = t;
-                c
-            }
-            Phase::Plan => {
-                let insts = selected(opts, measurable(opts)?);
-                phase_plan(opts, &insts)
-            }
-            _ => 0,
+            _ => match hooks.get(ph) {
+                Some(h) => h(&ctx).map_err(CampaignError::msg)?,
+                None => {
+                    let msg = format!(
+                        "phase {}: this program does not provide it; run `pqperf {}` for {} first (stopping)",
+                        ph.name(),
+                        match ph {
+                            Phase::Build => "build --run-dir <run>".to_string(),
+                            Phase::Kat => "kat --run-dir <run>".to_string(),
+                            p => format!("campaign {} --run-dir <run>", p.name()),
+                        },
+                        opts.run_dir.display()
+                    );
+                    log.log(&msg);
+                    eprintln!("{msg}");
+                    code = code.max(2);
+                    break;
+                }
+            },
         };
         code = code.max(c);
     }

@@ -18,12 +18,22 @@ pub fn run_hashprof(a: HashprofArgs) -> anyhow::Result<ExitCode> {
 
 /// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`.
 pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
-    h.profile = Some(Box::new(|ctx| {
-        let child = pqperf_profile::phase::ChildExe::current_pqperf().map_err(|e| e.to_string())?;
-        pqperf_profile::phase::run_profile_phase(ctx, &child)
-    }));
-    h.baseline = Some(Box::new(pqperf_profile::phase::run_baseline_phase));
-    h.hashcost = Some(Box::new(pqperf_profile::phase::run_hashcost_phase));
+    h.provide(
+        pqperf_campaign::Phase::Profile,
+        Box::new(|ctx| {
+            let child =
+                pqperf_profile::phase::ChildExe::current_pqperf().map_err(|e| e.to_string())?;
+            pqperf_profile::phase::run_profile_phase(ctx, &child)
+        }),
+    );
+    h.provide(
+        pqperf_campaign::Phase::Baseline,
+        Box::new(pqperf_profile::phase::run_baseline_phase),
+    );
+    h.provide(
+        pqperf_campaign::Phase::Hashcost,
+        Box::new(pqperf_profile::phase::run_hashcost_phase),
+    );
 }
 
 /// After `campaign publish`: merge the run's derived survey verdicts into the dataset's
