@@ -9,7 +9,7 @@
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
 //! | `phases` | the calibrate, measure and plan phases (units handed to `pqperf-measure`) |
 //! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json, walks |
-//! | [`observe`] | `campaign.log` and the terminal progress bar |
+//! | [`observe`] | observers of log lines and progress: `campaign.log`, terminal, null |
 //! | [`publish`] | dataset publication and its side tables |
 //! | [`shard`] | the parallel launcher (one shard chain per CPU) |
 //! | [`systems`] | the `systems.csv` registry |
@@ -27,7 +27,7 @@ pub mod shard;
 pub mod systems;
 
 pub use error::CampaignError;
-pub use observe::Logger;
+pub use observe::{Logger, Observer};
 pub use options::{CampaignOptions, DEFAULT_DEFER, default_cpu};
 pub use phase::{Hook, Hooks, Phase, PhaseCtx};
 pub use pqperf_measure::record::utc_now;

@@ -8,7 +8,6 @@ use pqperf_measure::plan::{self, PlannedOp, plan_all};
 use pqperf_measure::record::{MeasureTotals, measure_one, rec_path};
 use serde_json::Value;
 
-use crate::observe::progress;
 use crate::rundir::remove_stale_temps;
 use crate::{CampaignError, CampaignOptions, Logger};
 
@@ -25,8 +24,7 @@ pub(crate) fn phase_calibrate(
         .iter()
         .flat_map(|i| base_ops(&i.category).into_iter().map(move |o| (i, o)))
         .collect();
-    let bar = progress(todo.len() as f64, "calibrate");
-    log.set_bar(Some(bar.clone()));
+    log.progress_begin("calibrate", todo.len() as f64);
     for (inst, (opkey, op, bytes)) in &todo {
         calibrate_one(&unit, &log_line, inst, opkey, op, *bytes)?;
         if inst.category == "kex" {
@@ -34,10 +32,9 @@ pub(crate) fn phase_calibrate(
                 calibrate_one(&unit, &log_line, inst, &k, &o, b)?;
             }
         }
-        bar.inc(1000);
+        log.progress_advance(1.0);
     }
-    bar.finish_and_clear();
-    log.set_bar(None);
+    log.progress_end();
     Ok(0)
 }
 
@@ -63,8 +60,7 @@ pub(crate) fn phase_measure(
         .iter()
         .map(|p| p.plan.as_ref().map_or(0.1, plan::estimated_s))
         .sum();
-    let bar = progress(est_total, "measure");
-    log.set_bar(Some(bar.clone()));
+    log.progress_begin("measure", est_total);
     let mut left = est_total;
     for p in todo {
         let est = p.plan.as_ref().map_or(0.1, plan::estimated_s);
@@ -104,10 +100,9 @@ pub(crate) fn phase_measure(
             rec.measurements.unwrap_or(0),
             left.max(0.0) / 3600.0
         ));
-        bar.inc((est * 1000.0) as u64);
+        log.progress_advance(est);
     }
-    bar.finish_and_clear();
-    log.set_bar(None);
+    log.progress_end();
     Ok((0, totals))
 }
 
