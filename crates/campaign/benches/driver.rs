@@ -1,4 +1,4 @@
-//! Driver-overhead benchmark (`cargo bench -p pqperf-measure --bench driver`).
+//! Driver-overhead benchmark (`cargo bench -p pqperf-campaign --bench driver`).
 //!
 //! Builds a tiny C signature library whose operations return at once (gcc), then prints:
 //! * ticks per call in batch mode (the reference loop, no per-call reads) and in per-call mode
