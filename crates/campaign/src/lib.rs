@@ -14,6 +14,8 @@
 //! | [`shard`] | the parallel launcher (one shard chain per CPU) |
 //! | [`systems`] | the `systems.csv` registry |
 
+#![forbid(unsafe_code)]
+
 pub mod error;
 pub mod observe;
 pub mod options;

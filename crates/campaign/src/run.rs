@@ -96,14 +96,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     });
     out.host_problems = problems.clone();
     if phase == Phase::Check {
-        for p in &problems {
-            println!("HOST: {p}");
-        }
-        if problems.is_empty() {
-            println!("host ready");
-        } else {
-            println!("{} problem(s)", problems.len());
-        }
+        host::print_problems(&problems);
         out.code = i32::from(!problems.is_empty());
         return Ok(out);
     }

@@ -9,9 +9,10 @@ use pqperf_model::pyjson;
 use pqperf_model::record::{self, Process};
 use serde_json::{Value, json};
 
+use crate::MeasureError;
 use crate::instance::{Instance, base_ops, driver_args, kex_steps};
 use crate::runner;
-use crate::{MeasureError, UnitSettings};
+use crate::settings::UnitSettings;
 
 type Res<T> = Result<T, MeasureError>;
 

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use pqperf_model::buildjson::BuildEntry;
 
-use crate::UnitSettings;
 use crate::driver::{ApiSpec, DriverArgs, HASH_SIZES};
+use crate::settings::UnitSettings;
 
 /// One measurable instance (§2.7) with what the driver needs.
 #[derive(Debug, Clone)]

@@ -1,9 +1,9 @@
 //! Calibration-based planning (method §6): the constants, the plan of one operation, and the
 //! plans of every calibrated operation of a set of instances.
 
-use crate::UnitSettings;
 use crate::calibrate::{cal_path, ops_of, read_json};
 use crate::instance::Instance;
+use crate::settings::UnitSettings;
 
 use serde_json::Value;
 

@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use crate::instance::{Instance, driver_args};
 use crate::plan::{self, PlannedOp};
 use crate::runner::{self, Run};
-use crate::{MeasureError, UnitSettings, host};
+use crate::settings::UnitSettings;
+use crate::{MeasureError, host};
 
 type Res<T> = Result<T, MeasureError>;
 

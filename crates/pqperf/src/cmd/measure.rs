@@ -26,14 +26,7 @@ pub struct CheckArgs {
 pub fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let cpu = a.cpu.unwrap_or_else(campaign::default_cpu);
     let problems = host::host_problems(&CheckOptions::new(cpu));
-    for p in &problems {
-        println!("HOST: {p}");
-    }
-    if problems.is_empty() {
-        println!("host ready");
-    } else {
-        println!("{} problem(s)", problems.len());
-    }
+    host::print_problems(&problems);
     let kind = host::counter_kind();
     let probe = host::clock_probe(cpu, 21, 50);
     let info = host::counter_info(kind, probe.as_ref());
