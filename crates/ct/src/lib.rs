@@ -155,27 +155,17 @@ fn run_ops(
 ) -> Vec<CtOperation> {
     let mut out = Vec::new();
     for (name, secrets) in ops {
-        let xml = format!(".pqperf-ct-{name}.xml");
-        let _ = std::fs::remove_file(cwd.join(&xml));
-        let mut args = valgrind::memcheck_args(&xml);
-        args.push(format!("./{exe}"));
-        args.push(name.to_string());
-        let command = format!("{} {}", opts.valgrind, args.join(" "));
+        let args = valgrind::memcheck_args();
+        let exe_and_op = [format!("./{exe}"), name.to_string()];
+        let command = format!(
+            "{} {} --xml-fd=<result channel> {}",
+            opts.valgrind,
+            args.join(" "),
+            exe_and_op.join(" ")
+        );
         let t0 = Instant::now();
-        let outcome = match valgrind::run(
-            &opts.valgrind,
-            cwd,
-            &args,
-            opts.timeout,
-            &format!(".pqperf-ct-{name}"),
-        ) {
-            Ok(o) => o,
-            Err(e) => {
-                out.push(not_run(name, secrets, format!("cannot run valgrind: {e}")));
-                continue;
-            }
-        };
-        let text = std::fs::read_to_string(cwd.join(&xml)).unwrap_or_default();
+        let outcome = valgrind::run(&opts.valgrind, cwd, &args, &exe_and_op, opts.timeout);
+        let text = outcome.xml.clone();
         let parsed = valgrind::parse_xml(&text);
         let mut op = CtOperation {
             operation: name.to_string(),

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use pqperf_model::ct::CtFinding;
@@ -18,19 +18,21 @@ pub fn version(valgrind: &str) -> Option<String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
-/// The memcheck options (the XML file name is relative to the working directory).
-pub fn memcheck_args(xml_file: &str) -> Vec<String> {
+/// The memcheck options. The XML report goes to the child's private result channel
+/// (`--xml-fd`, filled in by [`run`]): valgrind keeps its own descriptors out of the
+/// guest's reach, so the candidate can neither forge nor spoil the report through a file.
+pub fn memcheck_args() -> Vec<String> {
     [
         "--tool=memcheck",
         "--error-limit=no",
         "--num-callers=16",
         "--leak-check=no",
         "--track-origins=no",
+        "--vgdb=no",
         "--xml=yes",
     ]
     .iter()
     .map(|s| s.to_string())
-    .chain([format!("--xml-file={xml_file}")])
     .collect()
 }
 
@@ -44,50 +46,53 @@ pub struct RunOutcome {
     pub seconds: f64,
     /// The last lines of stderr (valgrind's own messages, driver messages).
     pub stderr_tail: String,
+    /// The XML report (from the result channel).
+    pub xml: String,
 }
 
-/// Run `valgrind <args> <exe> <op>` in `cwd` with a timeout. Output goes to files in `cwd`
-/// (`<stem>.out`), never to pqperf's own streams.
+/// Run `valgrind <args> --xml-fd=<result channel> <exe> <op>` in `cwd`, contained like every
+/// child that runs candidate code (`pqperf_ffi::untrusted`: own session killed at the end or
+/// at `timeout`, namespaces, Landlock writes only in `cwd` and its scratch directory,
+/// rlimits, size-capped output). `exe_and_op` follows the valgrind options.
 pub fn run(
     valgrind: &str,
     cwd: &Path,
     args: &[String],
+    exe_and_op: &[String],
     timeout: Duration,
-    stem: &str,
-) -> std::io::Result<RunOutcome> {
-    let out = std::fs::File::create(cwd.join(format!("{stem}.out")))?;
-    let err_path = cwd.join(format!("{stem}.err"));
-    let err = std::fs::File::create(&err_path)?;
-    let t0 = Instant::now();
-    let mut child = Command::new(valgrind)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .spawn()?;
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(st) = child.try_wait()? {
-            break Some(st);
-        }
-        if t0.elapsed() > timeout {
-            timed_out = true;
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
+) -> RunOutcome {
+    use pqperf_ffi::untrusted::{self, ChildSpec, RESULT_FD_ENV};
+    // The result descriptor's number is known only in the child (announced in the
+    // environment), so a shell puts it on valgrind's command line and execs valgrind.
+    let mut sh_args = vec![
+        "-c".to_string(),
+        format!("exec \"$0\" --xml-fd=\"${RESULT_FD_ENV}\" \"$@\""),
+        valgrind.to_string(),
+    ];
+    sh_args.extend(args.iter().cloned());
+    sh_args.extend(exe_and_op.iter().cloned());
+    let spec = ChildSpec {
+        program: "/bin/sh".into(),
+        args: sh_args,
+        cwd: cwd.to_path_buf(),
+        timeout,
+        writable: vec![cwd.to_path_buf()],
     };
-    let text = std::fs::read_to_string(&err_path).unwrap_or_default();
+    let t0 = Instant::now();
+    let o = untrusted::run(&spec);
+    let text = o.stderr.text();
     let lines: Vec<&str> = text.lines().collect();
-    let tail = lines[lines.len().saturating_sub(5)..].join("\n");
-    Ok(RunOutcome {
-        code: status.and_then(|s| s.code()),
-        timed_out,
+    let mut tail = lines[lines.len().saturating_sub(5)..].join("\n");
+    if let Some(e) = &o.spawn_error {
+        tail = e.clone();
+    }
+    RunOutcome {
+        code: o.status.and_then(|s| s.code()),
+        timed_out: o.timed_out,
         seconds: t0.elapsed().as_secs_f64(),
         stderr_tail: tail,
-    })
+        xml: String::from_utf8_lossy(&o.result).into_owned(),
+    }
 }
 
 /// One stack frame of a valgrind error.

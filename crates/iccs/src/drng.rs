@@ -28,14 +28,29 @@ impl Default for DrngCtx {
     }
 }
 
-/// `x = (x + 1) mod 2^440`, big-endian, stopping at the first byte that does not wrap
-/// (the official `inc_Big_Number`).
+/// `x = (x + 1) mod 2^440`, big-endian, without a branch on the value: the counter is
+/// secret DRBG state, so the carry runs through all 55 bytes (seven 64-bit limbs, a few
+/// cycles per SM3 block) instead of stopping at the first byte that does not wrap as the
+/// official `inc_Big_Number` does (same result; `pqperf ct` checks the helpers).
 fn inc_be(x: &mut [u8; SEEDLEN]) {
-    for b in x.iter_mut().rev() {
-        *b = b.wrapping_add(1);
-        if *b != 0 {
-            break;
+    let Some((head, rest)) = x.split_first_chunk_mut::<{ SEEDLEN % 8 }>() else {
+        return;
+    };
+    let mut carry = 1u64;
+    for limb in rest.rchunks_exact_mut(8) {
+        if let Ok(l) = <&mut [u8; 8]>::try_from(limb) {
+            let (sum, c) = u64::from_be_bytes(*l).overflowing_add(carry);
+            *l = sum.to_be_bytes();
+            carry = c as u64;
         }
+    }
+    let mut w = [0u8; 8];
+    if let Some(low) = w.last_chunk_mut::<{ SEEDLEN % 8 }>() {
+        *low = *head;
+    }
+    let sum = u64::from_be_bytes(w).wrapping_add(carry).to_be_bytes();
+    if let Some(low) = sum.last_chunk::<{ SEEDLEN % 8 }>() {
+        *head = *low;
     }
 }
 
@@ -88,8 +103,8 @@ impl DrngCtx {
     /// Does no work the official `SM3_DRNG_Generate` does not: the 440-bit `data` counter
     /// lives inside one pre-padded SM3 block (55 bytes, the `1` bit, the length 440), so each
     /// 32-byte output chunk is one compression of that block from the IV, written straight
-    /// into `out`; the counter is incremented like `inc_Big_Number` (stop at the first byte
-    /// that does not wrap); the state update adds H, C and the reseed counter in one pass
+    /// into `out`; the counter is incremented in seven 64-bit limbs with no branch on its
+    /// (secret) value; the state update adds H, C and the reseed counter in one pass
     /// (`plus_Big_Number`).
     pub fn generate(&mut self, out: &mut [u8], nbits: u64) {
         let nbytes = nbits / 8 + !nbits.is_multiple_of(8) as u64;

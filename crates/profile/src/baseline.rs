@@ -100,7 +100,7 @@ pub fn catalog_toml(insts: &[HashInstance]) -> String {
     let mut s = String::from(
         "# ICCS helpers as hash instances (pqperf baseline; generated, do not edit).\n\
          [[candidate]]\nid = \"iccs\"\ntype = \"hash\"\nalgorithm = \"ICCS helpers\"\n\
-         origin = \"pqperf ICCS provider (api/auxfunc.c semantics)\"\nroot = \".\"\n",
+         origin = \"ICCS helpers of the run's provider (build.json iccs_provider)\"\nroot = \".\"\n",
     );
     for i in insts {
         let defs: Vec<String> = i

@@ -205,10 +205,25 @@ fn mldsa44_profile_matches_callgrind() {
         eprintln!("{line}");
         report.push((op, wrap_share, cg.share(), line));
     }
+    // The wrapper counts ticks, callgrind counts instructions: the two shares differ by how
+    // much faster (in instructions per tick) Keccak runs than the rest of ML-DSA on this CPU.
+    // Seen: under 5 pp on the first development machine, 7.0-8.7 pp (ticks lower) on an AMD
+    // EPYC VM. So the bound is 12 pp, and the ordering of the three operations by hash share
+    // must be the same in both measures (a wrapper that misattributes calls breaks it).
     for (op, w, c, line) in &report {
         assert!(
-            (w - c).abs() <= 0.05,
-            "{op}: shares disagree by more than 5 percentage points: {line}"
+            (w - c).abs() <= 0.12,
+            "{op}: shares disagree by more than 12 percentage points: {line}"
         );
     }
+    let order = |pick: fn(&(&str, f64, f64, String)) -> f64| {
+        let mut ops: Vec<_> = report.iter().map(|r| (r.0, pick(r))).collect();
+        ops.sort_by(|a, b| a.1.total_cmp(&b.1));
+        ops.into_iter().map(|(op, _)| op).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        order(|r| r.1),
+        order(|r| r.2),
+        "operations ordered differently by wrapper and callgrind shares: {report:?}"
+    );
 }
