@@ -416,6 +416,19 @@ pub fn counter_kind() -> counters::CounterKind {
     }
 }
 
+/// Prints the host problems as `pqperf check` and `campaign check` do: one `HOST:` line each,
+/// then `host ready` or the count.
+pub fn print_problems(problems: &[String]) {
+    for p in problems {
+        println!("HOST: {p}");
+    }
+    if problems.is_empty() {
+        println!("host ready");
+    } else {
+        println!("{} problem(s)", problems.len());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

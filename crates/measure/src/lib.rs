@@ -1,17 +1,22 @@
-//! Stage measure: host checks, the per-trial driver child, calibration and planning,
-//! campaigns with resumable phases, sharding and publication of the evidence.
+//! Stage measure: host checks, the per-trial driver child and its runner, calibration of one
+//! unit, planning, and measuring one planned operation into its record. The campaign around
+//! it (phases, selection, run directory, publication) is `pqperf-campaign`.
 
 #![forbid(unsafe_code)]
 
+pub mod calibrate;
 pub mod driver;
 pub mod error;
 pub mod host;
+pub mod instance;
 pub mod plan;
-pub mod systems;
+pub mod record;
+pub mod runner;
+pub mod settings;
 
 pub use error::MeasureError;
-pub mod campaign;
-pub mod runner;
-pub mod shard;
-
+pub use instance::Instance;
+pub use plan::{Plan, Planning};
 pub use regex::{Regex, escape as regex_escape};
+pub use runner::DriverExe;
+pub use settings::UnitSettings;

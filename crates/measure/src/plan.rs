@@ -1,93 +1,46 @@
-//! Calibration-based planning (method §6) and shard assignment (§16).
+//! Calibration-based planning (method §6): the constants, the plan of one operation, and the
+//! plans of every calibrated operation of a set of instances.
 
-use std::collections::BTreeMap;
+use crate::calibrate::{cal_path, ops_of, read_json};
+use crate::instance::Instance;
+use crate::settings::UnitSettings;
 
-use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
+use serde_json::Value;
 
-/// Planning constants of a run (stored as `planning` in campaign.json).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Planning {
-    /// Trials per operation (5).
-    pub trials: u32,
-    /// Seconds of timed work aimed at per trial.
-    pub trial_target_s: f64,
-    /// Timed calls wanted per operation (100).
-    pub min_total: u32,
-    /// Upper bound of iterations per trial (20 000).
-    pub max_iters_per_trial: u64,
-    /// Seconds per operation above which fewer calls are timed.
-    pub op_budget_s: f64,
-    /// Setup time above which all trials share one process (60 s).
-    pub separate_process_setup_s: f64,
-}
+pub use pqperf_model::{Plan, Planning};
 
-impl Planning {
-    /// Reference constants with the given trial target and operation budget.
-    pub fn new(trial_target_s: f64, op_budget_s: f64) -> Self {
-        Planning {
-            trials: 5,
-            trial_target_s,
-            min_total: 100,
-            max_iters_per_trial: 20_000,
-            op_budget_s,
-            separate_process_setup_s: 60.0,
-        }
-    }
-
-    /// The `planning` object of campaign.json.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "trials": self.trials,
-            "trial_target_s": self.trial_target_s,
-            "min_total": self.min_total,
-            "max_iters_per_trial": self.max_iters_per_trial,
-            "op_budget_s": self.op_budget_s,
-            "separate_process_setup_s": self.separate_process_setup_s,
-        })
+/// The reference planning constants (method §6.1) with the given trial target and operation
+/// budget (model's `Planning::default()` is all zeros; this is the harness default).
+pub fn planning(trial_target_s: f64, op_budget_s: f64) -> Planning {
+    Planning {
+        trials: 5,
+        trial_target_s,
+        min_total: 100,
+        max_iters_per_trial: 20_000,
+        op_budget_s,
+        separate_process_setup_s: 60.0,
+        ..Default::default()
     }
 }
 
-impl Default for Planning {
-    fn default() -> Self {
-        Planning::new(1.0, 900.0)
-    }
+/// The reference constants with a 1 s trial target and a 900 s operation budget.
+pub fn reference_planning() -> Planning {
+    planning(1.0, 900.0)
 }
 
-/// The plan of one operation (§6.3).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    /// Calls per trial.
-    pub iterations_per_trial: u64,
-    /// Untimed calls per process before the first trial.
-    pub warmups: u64,
-    /// Trials.
-    pub trials: u64,
-    /// One process per trial.
-    pub separate_processes: bool,
-    /// Estimated seconds for the whole operation.
-    pub estimated_s: f64,
-    /// Hard timeout of each driver process.
-    pub timeout_per_process_s: f64,
+/// The `planning` object of campaign.json.
+pub fn planning_json(p: &Planning) -> Value {
+    serde_json::to_value(p).unwrap_or(Value::Null)
 }
 
-impl Plan {
-    /// The record's `plan` object.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "iterations_per_trial": self.iterations_per_trial,
-            "warmups": self.warmups,
-            "trials": self.trials,
-            "separate_processes": self.separate_processes,
-            "estimated_s": self.estimated_s,
-            "timeout_per_process_s": self.timeout_per_process_s,
-        })
-    }
+/// True when the calibration call itself is the measurement (§6.4).
+pub fn reuses_calibration(p: &Plan) -> bool {
+    p.trials == 1 && p.iterations_per_trial == 1 && p.warmups == 0
+}
 
-    /// True when the calibration call itself is the measurement (§6.4).
-    pub fn reuses_calibration(&self) -> bool {
-        self.trials == 1 && self.iterations_per_trial == 1 && self.warmups == 0
-    }
+/// Estimated seconds of the whole operation (0 when the plan has none).
+pub fn estimated_s(p: &Plan) -> f64 {
+    p.estimated_s.unwrap_or(0.0)
 }
 
 /// Plans one operation from its calibration: `t1` = seconds of the single timed call,
@@ -103,7 +56,7 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
         iters = ((p.op_budget_s / (trials_f * t)).floor() as u64).max(1);
     }
     let trials = if trials_f * t <= p.op_budget_s {
-        p.trials as u64
+        p.trials
     } else {
         ((p.op_budget_s / t).floor() as u64).max(1)
     };
@@ -125,56 +78,65 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
         warmups,
         trials,
         separate_processes: separate,
-        estimated_s,
-        timeout_per_process_s: timeout,
+        estimated_s: Some(estimated_s),
+        timeout_per_process_s: Some(timeout),
+        ..Default::default()
     }
 }
 
-/// Shard map (§16): greedy longest-processing-time over `cand/label` keys. `costs` holds the
-/// prior cost (Σ process wall seconds over published records) of keys that have one; `built`
-/// are the keys of this run's build.json; `deferred` tells which keys are left out.
-pub fn shard_map(
-    costs: &BTreeMap<String, f64>,
-    built: &[String],
-    n: usize,
-    deferred: &dyn Fn(&str) -> bool,
-) -> BTreeMap<String, usize> {
-    let mut keys: Vec<(String, f64)> = costs
-        .iter()
-        .map(|(k, c)| (k.clone(), *c))
-        .chain(
-            built
-                .iter()
-                .filter(|k| !costs.contains_key(*k))
-                .map(|k| (k.clone(), 60.0)),
-        )
-        .filter(|(k, _)| !deferred(k))
-        .collect();
-    keys.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    keys.dedup_by(|a, b| a.0 == b.0);
-    let mut load = vec![0.0f64; n.max(1)];
-    let mut map = BTreeMap::new();
-    for (k, c) in keys {
-        let (i, _) = load
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(&b.0)))
-            .expect("n >= 1");
-        load[i] += c;
-        map.insert(k, i);
-    }
-    map
+/// One planned operation.
+#[derive(Debug, Clone)]
+pub struct PlannedOp {
+    /// The instance.
+    pub inst: Instance,
+    /// Record key (`hash_32`, `keygen`).
+    pub opkey: String,
+    /// Driver operation.
+    pub op: String,
+    /// Hash message bytes.
+    pub bytes: u64,
+    /// The plan, or None when the calibration produced no trial.
+    pub plan: Option<Plan>,
+    /// The calibration result.
+    pub calibration: Value,
 }
 
-/// Shard (0-based) of `key`: from the map, else SHA-256(key) mod n.
-pub fn shard_of(map: &BTreeMap<String, usize>, key: &str, n: usize) -> usize {
-    if let Some(&s) = map.get(key) {
-        return s;
+/// Plans every operation of `insts` that has a calibration; sorted cheapest first. Operations
+/// whose calibration failed come first with `plan: None` (they are recorded as failed).
+pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
+    let mut out = Vec::new();
+    for inst in insts {
+        let exch_t1 =
+            read_json(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c["t1_s"].as_f64());
+        for (opkey, op, bytes) in ops_of(&opts.run_dir, inst) {
+            let Some(cal) = read_json(&cal_path(&opts.run_dir, inst, &opkey)) else {
+                continue;
+            };
+            let plan = match (cal["t1_s"].as_f64(), cal["setup_s"].as_f64()) {
+                (Some(t1), Some(setup)) => {
+                    let c = (inst.category == "kex" && opkey != "exchange")
+                        .then_some(exch_t1)
+                        .flatten();
+                    Some(plan_op(&opts.planning, t1, setup.max(0.0), c))
+                }
+                _ => None,
+            };
+            out.push(PlannedOp {
+                inst: inst.clone(),
+                opkey,
+                op,
+                bytes,
+                plan,
+                calibration: cal,
+            });
+        }
     }
-    let d = Sha256::digest(key.as_bytes());
-    // int(hex, 16) mod n: reduce the big-endian digest byte by byte.
-    d.iter()
-        .fold(0u128, |acc, &b| (acc * 256 + b as u128) % n.max(1) as u128) as usize
+    out.sort_by(|a, b| {
+        let ea = a.plan.as_ref().map_or(-1.0, estimated_s);
+        let eb = b.plan.as_ref().map_or(-1.0, estimated_s);
+        ea.total_cmp(&eb)
+    });
+    out
 }
 
 #[cfg(test)]
@@ -184,7 +146,7 @@ mod tests {
     #[test]
     fn reference_example_aigis_keygen() {
         // Aigis-sig1 keygen t≈0.32 ms → 5 × 3131 (t chosen to give the published count).
-        let p = plan_op(&Planning::default(), 0.000_319_4, 0.01, None);
+        let p = plan_op(&reference_planning(), 0.000_319_4, 0.01, None);
         assert_eq!(p.iterations_per_trial, 3131);
         assert_eq!(p.trials, 5);
         assert_eq!(p.warmups, 3);
@@ -194,48 +156,30 @@ mod tests {
     #[test]
     fn slow_operation_gets_one_trial_one_call() {
         // NIIKE exchange on arm_1: t1 = 315 s > 300 s budget.
-        let p = plan_op(&Planning::new(0.5, 300.0), 315.0, 2.0, None);
+        let p = plan_op(&planning(0.5, 300.0), 315.0, 2.0, None);
         assert_eq!((p.trials, p.iterations_per_trial, p.warmups), (1, 1, 0));
-        assert!(p.reuses_calibration());
+        assert!(reuses_calibration(&p));
     }
 
     #[test]
     fn fast_operation_is_capped_and_has_at_least_20_calls() {
-        let p = plan_op(&Planning::default(), 1e-9, 0.0, None);
+        let p = plan_op(&reference_planning(), 1e-9, 0.0, None);
         assert_eq!(p.iterations_per_trial, 20_000);
-        let p = plan_op(&Planning::new(0.001, 900.0), 0.01, 0.0, None);
+        let p = plan_op(&planning(0.001, 900.0), 0.01, 0.0, None);
         assert_eq!(p.iterations_per_trial, 20);
         assert_eq!(p.warmups, 3);
-        let p = plan_op(&Planning::default(), 0.01, 70.0, Some(0.02));
+        let p = plan_op(&reference_planning(), 0.01, 70.0, Some(0.02));
         assert!(!p.separate_processes);
         assert_eq!(p.iterations_per_trial, 50);
         let want = 3.0 * (50.0 * 5.0 + 3.0) * 0.02 + 3.0 * 70.0 + 300.0;
-        assert!((p.timeout_per_process_s - want).abs() < 1e-9);
+        assert!((p.timeout_per_process_s.unwrap() - want).abs() < 1e-9);
     }
 
     #[test]
     fn budget_limits_iterations() {
-        let p = plan_op(&Planning::default(), 10.0, 1.0, None);
+        let p = plan_op(&reference_planning(), 10.0, 1.0, None);
         assert_eq!(p.iterations_per_trial, 18);
         assert_eq!(p.trials, 5);
         assert_eq!(p.warmups, 0);
-    }
-
-    #[test]
-    fn lpt_balances_and_falls_back_to_hash() {
-        let mut costs = BTreeMap::new();
-        costs.insert("a/x".to_string(), 100.0);
-        costs.insert("a/y".to_string(), 50.0);
-        costs.insert("a/z".to_string(), 40.0);
-        let built = vec!["b/new".to_string(), "slow/one".to_string()];
-        let m = shard_map(&costs, &built, 2, &|k| k.starts_with("slow/"));
-        assert_eq!(m["a/x"], 0);
-        assert_eq!(m["b/new"], 1);
-        assert_eq!(m["a/y"], 1);
-        assert_eq!(m["a/z"], 0);
-        assert!(!m.contains_key("slow/one"));
-        let s = shard_of(&m, "other/k", 3);
-        assert!(s < 3);
-        assert_eq!(s, shard_of(&m, "other/k", 3));
     }
 }

@@ -585,6 +585,25 @@ impl CsvTable {
     }
 }
 
+/// Writes a side table from scratch: the `header` line, then one line per row, `;`-separated,
+/// a field quoted only when it holds `;`, `"`, CR or LF (a quote doubled inside), every line
+/// ending in `\n`. The one writer of the side CSVs that pqperf produces (publish); what it
+/// writes reads back through [`CsvTable::parse`] field for field.
+pub fn write_csv(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(b';')
+        .quote_style(csv::QuoteStyle::Necessary)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    // Writing into memory cannot fail; field counts may differ (the reader allows that).
+    let _ = w.write_record(header);
+    for r in rows {
+        let _ = w.write_record(r);
+    }
+    let bytes = w.into_inner().unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -633,5 +652,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.kat_issues().unwrap()[0].cause, "a;b;c");
+    }
+
+    #[test]
+    fn write_csv_quotes_and_round_trips() {
+        let rows = vec![
+            vec!["x86_1".to_string(), "a VM; not fixed".to_string()],
+            vec!["x86_2".to_string(), "say \"hi\"\nthere".to_string()],
+            vec!["x86_3".to_string(), String::new()],
+        ];
+        let text = write_csv(&["ID", "Description"], &rows);
+        assert!(
+            text.starts_with("ID;Description\nx86_1;\"a VM; not fixed\"\n"),
+            "{text}"
+        );
+        let t = CsvTable::parse(Path::new("t.csv"), &text).unwrap();
+        assert_eq!(t.header, ["ID", "Description"]);
+        let got: Vec<Vec<String>> = t.rows.iter().map(|r| r.fields.clone()).collect();
+        assert_eq!(got, rows);
     }
 }

@@ -80,12 +80,12 @@ enum Command {
     Campaign(cmd::measure::CampaignArgs),
     /// Demo: import PQClean, build, KAT, measure a representative set briefly, publish,
     /// validate and render the site.
-    Demo(cmd::measure::DemoArgs),
+    Demo(cmd::demo::DemoArgs),
     /// Build the static HTML site from one or more datasets.
     Site(cmd::site::SiteArgs),
     /// Internal: one measurement child process (pqperf re-executes itself).
     #[command(hide = true)]
-    Driver(cmd::measure::DriverArgs),
+    Driver(cmd::driver::DriverChildArgv),
     /// Internal: one hash-profiling child process (pqperf re-executes itself).
     #[command(hide = true)]
     Hashprof(cmd::profile::HashprofArgs),
@@ -125,9 +125,9 @@ fn main() -> std::process::ExitCode {
         Command::Ct(a) => cmd::ct::run(a),
         Command::Check(a) => cmd::measure::run_check(a),
         Command::Campaign(a) => cmd::measure::run_campaign(a),
-        Command::Demo(a) => cmd::measure::run_demo(a),
+        Command::Demo(a) => cmd::demo::run_demo(a),
         Command::Site(a) => cmd::site::run(a),
-        Command::Driver(a) => cmd::measure::run_driver(a),
+        Command::Driver(a) => cmd::driver::run_driver_child(a),
         Command::Hashprof(a) => cmd::profile::run_hashprof(a),
     };
     match result {

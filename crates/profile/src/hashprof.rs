@@ -3,7 +3,7 @@
 //! PreparedOp`), then the wrappers' accounting around each profiled operation.
 //!
 //! Arguments: the timing driver's (`LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N]
-//! [--nist SPEC]`) optionally preceded by `--plain` (run the operations without any wrapper
+//! [NIST options]`) optionally preceded by `--plain` (run the operations without any wrapper
 //! control, for callgrind on the unwrapped library); or `--kat JOB` (the KAT stage's child
 //! on a job file, to check that a profiling build still reproduces the KAT).
 //!

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indexmap::IndexMap;
+use pqperf_campaign::{self as campaign, CampaignOptions, PhaseCtx};
 use pqperf_ffi::untrusted::{self, ChildSpec};
-use pqperf_measure::campaign::{self, CampaignOptions, Instance, PhaseCtx};
+use pqperf_measure::Instance;
 use pqperf_measure::driver::DriverArgs;
 use pqperf_model::fields::Fields;
 use pqperf_model::fsutil::write_atomic;

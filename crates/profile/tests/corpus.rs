@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use pqperf_measure::campaign::Instance;
+use pqperf_measure::Instance;
 use pqperf_measure::driver::ApiSpec;
 use pqperf_model::catalog::{CandidateType, Catalog};
 use pqperf_model::profile::Profile;

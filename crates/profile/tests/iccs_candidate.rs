@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use pqperf_measure::campaign::Instance;
+use pqperf_measure::Instance;
 use pqperf_measure::driver::ApiSpec;
 use pqperf_model::profile::Profile;
 use pqperf_profile::phase::{self, ChildExe, ProfileOptions};

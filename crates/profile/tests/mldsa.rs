@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pqperf_measure::campaign::Instance;
+use pqperf_measure::Instance;
 use pqperf_measure::driver::{ApiSpec, DriverArgs};
 use pqperf_model::catalog::Catalog;
 use pqperf_model::profile::Profile;

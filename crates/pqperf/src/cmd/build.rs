@@ -94,7 +94,7 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     for n in &summary.notes {
         eprintln!("import: {n}");
     }
-    pqperf_measure::campaign::note_command(&run_dir, &command)?;
+    pqperf_campaign::note_command(&run_dir, &command)?;
     println!(
         "imported {} candidate(s), {} instance(s) into {}",
         summary.candidates.len(),
@@ -152,7 +152,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     for f in &s.failed {
         println!("BUILDFAIL {f}");
     }
-    pqperf_measure::campaign::note_command(&run_dir, "pqperf build")?;
+    pqperf_campaign::note_command(&run_dir, "pqperf build")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -214,7 +214,7 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
             parts.join(", ")
         }
     );
-    pqperf_measure::campaign::note_command(&run_dir, "pqperf kat")?;
+    pqperf_campaign::note_command(&run_dir, "pqperf kat")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -227,7 +227,7 @@ pub struct KatChildArgs {
 
 pub fn run_kat_child(args: KatChildArgs) -> anyhow::Result<ExitCode> {
     let code = pqperf_kat::child_main(&args.job);
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+    Ok(super::code(code))
 }
 
 /// `^(<id>/<label>|…)$` over `keys`, or `None` when there are none.
@@ -245,84 +245,90 @@ fn exact_keys(keys: &[String]) -> Option<String> {
 /// `campaign build` / `campaign kat`) run them. Resumable like the other phases: `build`
 /// builds the catalog instances (selected by `--only`) that build.json does not list yet,
 /// `kat` checks the built instances whose KAT has not run (`NOLOG`).
-pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
-    h.build = Some(Box::new(|ctx| {
-        let run = &ctx.opts.run_dir;
-        let cat = pqperf_measure::campaign::load_catalog(run)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| {
-                format!(
-                    "phase build: no catalog.toml in {}; run `pqperf import …` first",
-                    run.display()
-                )
-            })?;
-        let built = pqperf_measure::campaign::load_build(run).map_err(|e| e.to_string())?;
-        let todo: Vec<String> = cat
-            .instances()
-            .filter(|(c, _)| ctx.opts.only.as_ref().is_none_or(|r| r.is_match(&c.id)))
-            .map(|(c, i)| i.key(c))
-            .filter(|k| !built.instances.contains_key(k))
-            .collect();
-        let Some(only) = exact_keys(&todo) else {
-            ctx.log
-                .log("phase build: every selected instance is in build.json already");
-            return Ok(0);
-        };
-        let s = pqperf_build::build(&pqperf_build::BuildOptions {
-            run_dir: run.clone(),
-            catalog: None,
-            only: Some(only),
-            jobs: 2,
-            progress: true,
-            on_progress: None,
-            // The catalog's choice, else the run's remembered one (pqperf build --iccs-provider).
-            iccs_provider: None,
-        })
-        .map_err(|e| format!("build: {e}"))?;
-        ctx.log.log(format!(
-            "phase build: {} built, {} BUILDFAIL in {:.1} s",
-            s.built.len(),
-            s.failed.len(),
-            s.seconds
-        ));
-        for f in &s.failed {
-            ctx.log.log(format!("BUILDFAIL {f}"));
-        }
-        Ok(0)
-    }));
-    h.kat = Some(Box::new(|ctx| {
-        let run = &ctx.opts.run_dir;
-        let built = pqperf_measure::campaign::load_build(run).map_err(|e| e.to_string())?;
-        let todo: Vec<String> = built
-            .instances
-            .iter()
-            .filter(|(_, e)| e.kat == "NOLOG")
-            .filter(|(_, e)| {
-                ctx.opts
-                    .only
-                    .as_ref()
-                    .is_none_or(|r| r.is_match(&e.candidate))
+pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
+    h.provide(
+        pqperf_campaign::Phase::Build,
+        Box::new(|ctx| {
+            let run = &ctx.opts.run_dir;
+            let cat = pqperf_campaign::load_catalog(run)
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| {
+                    format!(
+                        "phase build: no catalog.toml in {}; run `pqperf import …` first",
+                        run.display()
+                    )
+                })?;
+            let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            let todo: Vec<String> = cat
+                .instances()
+                .filter(|(c, _)| ctx.opts.only.as_ref().is_none_or(|r| r.is_match(&c.id)))
+                .map(|(c, i)| i.key(c))
+                .filter(|k| !built.instances.contains_key(k))
+                .collect();
+            let Some(only) = exact_keys(&todo) else {
+                ctx.log
+                    .log("phase build: every selected instance is in build.json already");
+                return Ok(0);
+            };
+            let s = pqperf_build::build(&pqperf_build::BuildOptions {
+                run_dir: run.clone(),
+                catalog: None,
+                only: Some(only),
+                jobs: 2,
+                progress: true,
+                on_progress: None,
+                // The catalog's choice, else the run's remembered one (pqperf build --iccs-provider).
+                iccs_provider: None,
             })
-            .map(|(k, _)| k.clone())
-            .collect();
-        let Some(only) = exact_keys(&todo) else {
-            ctx.log
-                .log("phase kat: no built instance is waiting for its KAT check");
-            return Ok(0);
-        };
-        let mut opts = pqperf_kat::KatOptions::new(run.clone());
-        opts.only = Some(only);
-        opts.progress = true;
-        let s = pqperf_kat::run(&opts).map_err(|e| format!("kat: {e}"))?;
-        for i in &s.instances {
-            ctx.log.log(&i.result_line);
-        }
-        ctx.log.log(format!(
-            "phase kat: {} instance(s) checked in {:.1} s, {} PASS",
-            s.instances.len(),
-            s.seconds,
-            s.count("PASS")
-        ));
-        Ok(0)
-    }));
+            .map_err(|e| format!("build: {e}"))?;
+            ctx.log.log(format!(
+                "phase build: {} built, {} BUILDFAIL in {:.1} s",
+                s.built.len(),
+                s.failed.len(),
+                s.seconds
+            ));
+            for f in &s.failed {
+                ctx.log.log(format!("BUILDFAIL {f}"));
+            }
+            Ok(0)
+        }),
+    );
+    h.provide(
+        pqperf_campaign::Phase::Kat,
+        Box::new(|ctx| {
+            let run = &ctx.opts.run_dir;
+            let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            let todo: Vec<String> = built
+                .instances
+                .iter()
+                .filter(|(_, e)| e.kat == "NOLOG")
+                .filter(|(_, e)| {
+                    ctx.opts
+                        .only
+                        .as_ref()
+                        .is_none_or(|r| r.is_match(&e.candidate))
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            let Some(only) = exact_keys(&todo) else {
+                ctx.log
+                    .log("phase kat: no built instance is waiting for its KAT check");
+                return Ok(0);
+            };
+            let mut opts = pqperf_kat::KatOptions::new(run.clone());
+            opts.only = Some(only);
+            opts.progress = true;
+            let s = pqperf_kat::run(&opts).map_err(|e| format!("kat: {e}"))?;
+            for i in &s.instances {
+                ctx.log.log(&i.result_line);
+            }
+            ctx.log.log(format!(
+                "phase kat: {} instance(s) checked in {:.1} s, {} PASS",
+                s.instances.len(),
+                s.seconds,
+                s.count("PASS")
+            ));
+            Ok(0)
+        }),
+    );
 }

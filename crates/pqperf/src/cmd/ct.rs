@@ -70,31 +70,34 @@ pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The campaign phase `ct` (off by default: not part of `all`; `demo` runs it on its set).
-pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
-    h.ct = Some(Box::new(|ctx| {
-        let mut o = pqperf_ct::CtOptions::new(&ctx.opts.run_dir);
-        o.only = ctx.opts.only.as_ref().map(|r| r.as_str().to_string());
-        o.progress = true;
-        // A failing check (valgrind missing, bad accepted table) is logged; the campaign
-        // goes on and keeps what it recorded.
-        let s = match check(&o) {
-            Ok(s) => s,
-            Err(e) => {
-                ctx.log.log(format!("phase ct: not run: {e:#}"));
-                return Ok(1);
-            }
-        };
-        let findings: u64 = s
-            .evidence
-            .iter()
-            .flat_map(|e| &e.operations)
-            .map(|o| o.findings)
-            .sum();
-        ctx.log.log(format!(
-            "phase ct: {} instance(s) in {:.1} s, {findings} finding group(s) not accepted",
-            s.evidence.len(),
-            s.seconds
-        ));
-        Ok(0)
-    }));
+pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
+    h.provide(
+        pqperf_campaign::Phase::Ct,
+        Box::new(|ctx| {
+            let mut o = pqperf_ct::CtOptions::new(&ctx.opts.run_dir);
+            o.only = ctx.opts.only.as_ref().map(|r| r.as_str().to_string());
+            o.progress = true;
+            // A failing check (valgrind missing, bad accepted table) is logged; the campaign
+            // goes on and keeps what it recorded.
+            let s = match check(&o) {
+                Ok(s) => s,
+                Err(e) => {
+                    ctx.log.log(format!("phase ct: not run: {e:#}"));
+                    return Ok(1);
+                }
+            };
+            let findings: u64 = s
+                .evidence
+                .iter()
+                .flat_map(|e| &e.operations)
+                .map(|o| o.findings)
+                .sum();
+            ctx.log.log(format!(
+                "phase ct: {} instance(s) in {:.1} s, {findings} finding group(s) not accepted",
+                s.evidence.len(),
+                s.seconds
+            ));
+            Ok(0)
+        }),
+    );
 }

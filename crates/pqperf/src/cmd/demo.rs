@@ -9,8 +9,25 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use pqperf_measure::campaign::{self, CampaignOptions, Phase};
-use pqperf_measure::plan::Planning;
+use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
+
+/// `pqperf demo`: see [`run_demo`].
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Run directory (default: runs/demo).
+    #[arg(long, default_value = "runs/demo")]
+    run_dir: PathBuf,
+    /// Seconds of timed work per trial (short: this is a demo).
+    #[arg(long, default_value_t = 0.05)]
+    trial_target: f64,
+    /// Benchmark CPU (default: the last CPU this process may use).
+    #[arg(long)]
+    cpu: Option<usize>,
+}
+
+pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
+    run(&a.run_dir, a.trial_target, a.cpu)
+}
 
 /// The representative set: `<id>/<label>` of ML-DSA-44/65/87, Falcon-512,
 /// SPHINCS+-SHAKE-128f-simple and ML-KEM-512/768/1024 (clean), plus ML-DSA-44 AVX2.
@@ -71,7 +88,7 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     if let Some(c) = cpu {
         o.cpu = c;
     }
-    o.planning = Planning::new(trial_target, 900.0);
+    o.planning = pqperf_measure::plan::planning(trial_target, 900.0);
     o.allow_unfixed_host = true;
     o.probe_attempts = 1;
     o.calibration_timeout = std::time::Duration::from_secs(600);
@@ -82,7 +99,7 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
             .unwrap_or("unknown CPU")
     ));
     o.publish_to = Some(run_dir.join("dataset"));
-    let hooks = crate::cmd::measure::hooks();
+    let hooks = super::phases::hooks();
     // The constant-time check needs only the builds; it runs before the timing phases so
     // that its valgrind processes never overlap them. A failing check is logged by the
     // phase and does not stop the demo.

@@ -1,18 +1,16 @@
-//! `pqperf check`, `pqperf campaign`, `pqperf demo` and the hidden driver child.
+//! `pqperf check` and `pqperf campaign`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use pqperf_measure::campaign::{self, CampaignOptions, Hooks, Phase};
+use pqperf_campaign::shard;
+use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
+use pqperf_measure::Regex;
 use pqperf_measure::host::{self, CheckOptions};
-use pqperf_measure::plan::Planning;
-use pqperf_measure::{Regex, driver, shard};
 
-fn code(c: i32) -> ExitCode {
-    ExitCode::from(c.clamp(0, 255) as u8)
-}
+use super::code;
 
 /// `pqperf check`: host problems (method §3.1) and the environment snapshot (§3.2).
 #[derive(clap::Args)]
@@ -28,14 +26,7 @@ pub struct CheckArgs {
 pub fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let cpu = a.cpu.unwrap_or_else(campaign::default_cpu);
     let problems = host::host_problems(&CheckOptions::new(cpu));
-    for p in &problems {
-        println!("HOST: {p}");
-    }
-    if problems.is_empty() {
-        println!("host ready");
-    } else {
-        println!("{} problem(s)", problems.len());
-    }
+    host::print_problems(&problems);
     let kind = host::counter_kind();
     let probe = host::clock_probe(cpu, 21, 50);
     let info = host::counter_info(kind, probe.as_ref());
@@ -148,7 +139,7 @@ impl CampaignCommon {
                 .with_context(|| format!("--shard must be K/N with 1 <= K <= N, got {s}"))?;
             o.shard = Some((k, n));
         }
-        o.planning = Planning::new(self.trial_target, self.op_budget);
+        o.planning = pqperf_measure::plan::planning(self.trial_target, self.op_budget);
         o.allow_unfixed_host = self.allow_unfixed_host;
         o.prior_data = self.prior_data.clone();
         o.calibration_timeout = Duration::from_secs_f64(self.calibration_timeout.max(1.0));
@@ -173,15 +164,6 @@ pub struct CampaignArgs {
     /// parallel: CPU of the deferred instances.
     #[arg(long)]
     deferred_cpu: Option<usize>,
-}
-
-/// The hooks through which other stages provide their phases.
-pub fn hooks() -> Hooks {
-    let mut h = Hooks::default();
-    super::build::add_hooks(&mut h);
-    super::profile::add_hooks(&mut h);
-    super::ct::add_hooks(&mut h);
-    h
 }
 
 pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
@@ -245,54 +227,9 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         bail!("publish needs --run-dir");
     }
     let opts = a.common.options()?;
-    let out = campaign::run_phase(phase, &opts, &hooks())?;
+    let out = campaign::run_phase(phase, &opts, &super::phases::hooks())?;
     if phase == Phase::Publish && out.code == 0 {
         super::profile::publish_survey(&opts)?;
     }
     Ok(code(out.code))
-}
-
-/// `pqperf demo`: see [`run_demo`].
-#[derive(clap::Args)]
-pub struct DemoArgs {
-    /// Run directory (default: runs/demo).
-    #[arg(long, default_value = "runs/demo")]
-    run_dir: PathBuf,
-    /// Seconds of timed work per trial (short: this is a demo).
-    #[arg(long, default_value_t = 0.05)]
-    trial_target: f64,
-    /// Benchmark CPU (default: the last CPU this process may use).
-    #[arg(long)]
-    cpu: Option<usize>,
-}
-
-pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
-    crate::cmd::demo::run(&a.run_dir, a.trial_target, a.cpu)
-}
-
-/// The hidden driver child: `pqperf driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] …`.
-#[derive(clap::Args)]
-pub struct DriverArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    args: Vec<String>,
-}
-
-pub fn run_driver(a: DriverArgs) -> anyhow::Result<ExitCode> {
-    let args = match driver::DriverArgs::parse(&a.args) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(code(2));
-        }
-    };
-    // Confine this process and take the private result channel before the library is loaded.
-    let mut out = match pqperf_ffi::untrusted::child_enter() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("driver: {e}");
-            return Ok(code(2));
-        }
-    };
-    let c = driver::run(&args, &mut out, &mut std::io::stderr());
-    Ok(code(c))
 }

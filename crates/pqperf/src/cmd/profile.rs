@@ -6,29 +6,39 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct HashprofArgs {
-    /// Driver arguments: `[--plain] LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--nist SPEC]`.
+    /// Driver arguments: `[--plain] LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [NIST options]` (see `pqperf_measure::driver::DriverArgs`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
 }
 
 pub fn run_hashprof(a: HashprofArgs) -> anyhow::Result<ExitCode> {
     let code = pqperf_profile::hashprof::child_main(&a.args, &mut std::io::stderr().lock());
-    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+    Ok(super::code(code))
 }
 
 /// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`.
-pub fn add_hooks(h: &mut pqperf_measure::campaign::Hooks) {
-    h.profile = Some(Box::new(|ctx| {
-        let child = pqperf_profile::phase::ChildExe::current_pqperf().map_err(|e| e.to_string())?;
-        pqperf_profile::phase::run_profile_phase(ctx, &child)
-    }));
-    h.baseline = Some(Box::new(pqperf_profile::phase::run_baseline_phase));
-    h.hashcost = Some(Box::new(pqperf_profile::phase::run_hashcost_phase));
+pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
+    h.provide(
+        pqperf_campaign::Phase::Profile,
+        Box::new(|ctx| {
+            let child =
+                pqperf_profile::phase::ChildExe::current_pqperf().map_err(|e| e.to_string())?;
+            pqperf_profile::phase::run_profile_phase(ctx, &child)
+        }),
+    );
+    h.provide(
+        pqperf_campaign::Phase::Baseline,
+        Box::new(pqperf_profile::phase::run_baseline_phase),
+    );
+    h.provide(
+        pqperf_campaign::Phase::Hashcost,
+        Box::new(pqperf_profile::phase::run_hashcost_phase),
+    );
 }
 
 /// After `campaign publish`: merge the run's derived survey verdicts into the dataset's
 /// `performance/symmetric_survey.csv` (curated rows win).
-pub fn publish_survey(opts: &pqperf_measure::campaign::CampaignOptions) -> anyhow::Result<()> {
+pub fn publish_survey(opts: &pqperf_campaign::CampaignOptions) -> anyhow::Result<()> {
     let dest = opts
         .publish_to
         .clone()

@@ -5,17 +5,17 @@ use std::path::Path;
 
 use pqperf_model::sidecsv::{CsvTable, SystemRow};
 
-use crate::MeasureError;
+use crate::CampaignError;
 
 const HEADER: &str = "ID;Arch;Hostname;Description";
 
 /// Rows of the registry at `path` (empty if the file does not exist).
-pub fn load(path: &Path) -> Result<Vec<SystemRow>, MeasureError> {
+pub fn load(path: &Path) -> Result<Vec<SystemRow>, CampaignError> {
     if !path.is_file() {
         return Ok(Vec::new());
     }
-    let t = CsvTable::read(path, path).map_err(|e| MeasureError::msg(e.to_string()))?;
-    t.systems().map_err(|e| MeasureError::msg(e.to_string()))
+    let t = CsvTable::read(path, path).map_err(|e| CampaignError::msg(e.to_string()))?;
+    t.systems().map_err(|e| CampaignError::msg(e.to_string()))
 }
 
 /// Short architecture name used in ids: `x86_64` → `x86`, `aarch64` → `arm`.
@@ -41,7 +41,7 @@ pub fn register(
     hostname: &str,
     arch: &str,
     description: &str,
-) -> Result<String, MeasureError> {
+) -> Result<String, CampaignError> {
     let rows = load(path)?;
     if let Some(id) = find(&rows, hostname, arch) {
         return Ok(id);

@@ -1,4 +1,4 @@
-//! Driver-overhead benchmark (`cargo bench -p pqperf-measure --bench driver`).
+//! Driver-overhead benchmark (`cargo bench -p pqperf-campaign --bench driver`).
 //!
 //! Builds a tiny C signature library whose operations return at once (gcc), then prints:
 //! * ticks per call in batch mode (the reference loop, no per-call reads) and in per-call mode
@@ -12,9 +12,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pqperf_measure::campaign::{self, CampaignOptions, Hooks, Phase};
+use pqperf_campaign::{self as campaign, CampaignOptions, Hooks, Phase};
 use pqperf_measure::driver::{self, ApiSpec, DriverArgs};
-use pqperf_measure::plan::Planning;
 use pqperf_measure::runner::{self, DriverExe};
 use pqperf_model::buildjson::{BuildEntry, BuildJson};
 
@@ -134,7 +133,7 @@ fn main() {
     let mut o = CampaignOptions::new(&run).unwrap();
     o.driver = exe.clone();
     o.cpu = cpu;
-    o.planning = Planning::new(0.05, 900.0);
+    o.planning = pqperf_measure::plan::planning(0.05, 900.0);
     o.allow_unfixed_host = true;
     o.probe_attempts = 1;
     o.systems_csv = dir.join("systems.csv");

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::MeasureError;
-use crate::campaign::Logger;
+use crate::CampaignError;
+use crate::Logger;
 
 /// Runs `exe campaign <phase> --run-dir RUN --cpu C --shard k/n --defer <extra>` for each
 /// phase of `phases`, one background chain per CPU, plus the deferred chain on `deferred_cpu`
@@ -18,10 +18,10 @@ pub fn launch(
     deferred_cpu: Option<usize>,
     phases: &[&str],
     extra: &[String],
-) -> Result<i32, MeasureError> {
+) -> Result<i32, CampaignError> {
     let mut bench: Vec<usize> = cpus.to_vec();
     bench.extend(deferred_cpu);
-    crate::campaign::keep_off_cpus(&bench);
+    crate::keep_off_cpus(&bench);
     std::fs::create_dir_all(run)?;
     let log = Logger::open(&run.join("campaign.log"), false)?;
     let n = cpus.len();

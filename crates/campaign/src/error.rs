@@ -1,0 +1,22 @@
+//! Errors of the campaign: a message naming the file or instance concerned.
+
+/// An error of the campaign orchestration.
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignError {
+    /// A described failure.
+    #[error("{0}")]
+    Msg(String),
+    /// An I/O error.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// An error of the measure stage.
+    #[error(transparent)]
+    Measure(#[from] pqperf_measure::MeasureError),
+}
+
+impl CampaignError {
+    /// A described failure.
+    pub fn msg(m: impl Into<String>) -> Self {
+        CampaignError::Msg(m.into())
+    }
+}

@@ -1,0 +1,39 @@
+//! The campaign orchestrator (method §2, §6, §7, §12, §16), above the stages: phases over a
+//! run directory, resumable by file existence, with campaign.json bookkeeping under a lock.
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`options`] | [`CampaignOptions`] as plain data, reference defaults |
+//! | [`phase`] | [`Phase`] names, [`PhaseCtx`], the [`Hooks`] registry stages plug phases into |
+//! | [`run`] | [`run_phase`]: host checks, system id, bookkeeping, lock, dispatch |
+//! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
+//! | `phases` | the calibrate, measure and plan phases (units handed to `pqperf-measure`) |
+//! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json, walks |
+//! | [`observe`] | observers of log lines and progress: `campaign.log`, terminal, null |
+//! | [`publish`] | dataset publication and its side tables |
+//! | [`shard`] | the parallel launcher (one shard chain per CPU) |
+//! | [`systems`] | the `systems.csv` registry |
+
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod observe;
+pub mod options;
+pub mod phase;
+mod phases;
+pub mod publish;
+pub mod run;
+pub mod rundir;
+pub mod select;
+pub mod shard;
+pub mod systems;
+
+pub use error::CampaignError;
+pub use observe::{Logger, Observer};
+pub use options::{CampaignOptions, DEFAULT_DEFER, default_cpu};
+pub use phase::{Hook, Hooks, Phase, PhaseCtx};
+pub use pqperf_measure::record::utc_now;
+pub use publish::publish;
+pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};
+pub use rundir::{load_build, load_catalog, note_command, update_campaign, walk_files};
+pub use select::{measurable, prior_costs, selected};

@@ -1,0 +1,143 @@
+//! The measuring phases the campaign runs itself: calibrate, measure and the plan preview.
+//! Each walks the selected instances, skips what the run directory already holds, and hands
+//! one unit at a time to `pqperf-measure`.
+
+use pqperf_measure::calibrate::{calibrate_one, ops_of};
+use pqperf_measure::instance::{Instance, base_ops};
+use pqperf_measure::plan::{self, PlannedOp, plan_all};
+use pqperf_measure::record::{MeasureTotals, measure_one, rec_path};
+use serde_json::Value;
+
+use crate::rundir::remove_stale_temps;
+use crate::{CampaignError, CampaignOptions, Logger};
+
+type Res<T> = Result<T, CampaignError>;
+
+pub(crate) fn phase_calibrate(
+    opts: &CampaignOptions,
+    log: &Logger,
+    insts: &[Instance],
+) -> Res<i32> {
+    let unit = opts.unit();
+    let log_line = |m: String| log.log(m);
+    let todo: Vec<(&Instance, (String, String, u64))> = insts
+        .iter()
+        .flat_map(|i| base_ops(&i.category).into_iter().map(move |o| (i, o)))
+        .collect();
+    log.progress_begin("calibrate", todo.len() as f64);
+    for (inst, (opkey, op, bytes)) in &todo {
+        calibrate_one(&unit, &log_line, inst, opkey, op, *bytes)?;
+        if inst.category == "kex" {
+            for (k, o, b) in ops_of(&opts.run_dir, inst).into_iter().skip(1) {
+                calibrate_one(&unit, &log_line, inst, &k, &o, b)?;
+            }
+        }
+        log.progress_advance(1.0);
+    }
+    log.progress_end();
+    Ok(0)
+}
+
+pub(crate) fn phase_measure(
+    opts: &CampaignOptions,
+    log: &Logger,
+    insts: &[Instance],
+    env: &Value,
+    counter_info: &Value,
+) -> Res<(i32, MeasureTotals)> {
+    let unit = opts.unit();
+    remove_stale_temps(&opts.run_dir.join("records"));
+    let planned = plan_all(&opts.unit(), insts);
+    let todo: Vec<&PlannedOp> = planned
+        .iter()
+        .filter(|p| !rec_path(&opts.run_dir, &p.inst, &p.opkey).exists())
+        .collect();
+    let mut totals = MeasureTotals {
+        skipped: planned.len() - todo.len(),
+        ..Default::default()
+    };
+    let est_total: f64 = todo
+        .iter()
+        .map(|p| p.plan.as_ref().map_or(0.1, plan::estimated_s))
+        .sum();
+    log.progress_begin("measure", est_total);
+    let mut left = est_total;
+    for p in todo {
+        let est = p.plan.as_ref().map_or(0.1, plan::estimated_s);
+        let rec = measure_one(&unit, env, counter_info, p, &mut totals)?;
+        left -= est;
+        let what = match (rec.mean_cycles, rec.mean_seconds) {
+            (Some(c), _) => format!(
+                "{c:.0} {}",
+                rec.pqperf
+                    .as_ref()
+                    .and_then(|x| x.extra.get("counter"))
+                    .and_then(Value::as_str)
+                    .map(|c| if c == "cycles" { "cycles" } else { "ticks" })
+                    .unwrap_or("cycles")
+            ),
+            (None, Some(s)) => format!("{s:.6} s"),
+            _ => String::new(),
+        };
+        let why = if rec.status == "complete" {
+            String::new()
+        } else {
+            let last = rec.processes.last();
+            format!(
+                " [{}{}]",
+                last.map(|p| p.status.as_str()).unwrap_or("no process"),
+                last.and_then(|p| p.stderr.lines().last())
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default()
+            )
+        };
+        log.log(format!(
+            "measure {} {} {}: {} n={} {what}{why} (left ~{:.2} h)",
+            p.inst.entry.candidate,
+            p.inst.entry.label,
+            p.opkey,
+            rec.status,
+            rec.measurements.unwrap_or(0),
+            left.max(0.0) / 3600.0
+        ));
+        log.progress_advance(est);
+    }
+    log.progress_end();
+    Ok((0, totals))
+}
+
+pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
+    let planned = plan_all(&opts.unit(), insts);
+    let with: Vec<&PlannedOp> = planned.iter().filter(|p| p.plan.is_some()).collect();
+    let total: f64 = with
+        .iter()
+        .map(|p| plan::estimated_s(p.plan.as_ref().unwrap()))
+        .sum();
+    println!(
+        "{} operations, estimated {:.1} h",
+        with.len(),
+        total / 3600.0
+    );
+    let mut by_cost = with.clone();
+    by_cost.sort_by(|a, b| {
+        let est = |p: &PlannedOp| p.plan.as_ref().map_or(0.0, plan::estimated_s);
+        est(b).total_cmp(&est(a))
+    });
+    for p in by_cost.iter().take(15) {
+        let pl = p.plan.as_ref().unwrap();
+        println!(
+            "{:.1} min  {} {} {}  iters/trial={} separate={}",
+            plan::estimated_s(pl) / 60.0,
+            p.inst.entry.candidate,
+            p.inst.entry.label,
+            p.opkey,
+            pl.iterations_per_trial,
+            if pl.separate_processes {
+                "True"
+            } else {
+                "False"
+            }
+        );
+    }
+    0
+}

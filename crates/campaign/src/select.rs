@@ -1,0 +1,270 @@
+//! Which instances a phase works on: the measurable instances of the run (method §2.7,
+//! minus `kat_issues.csv` exclusions), narrowed by `--only`, `--defer`, `--deferred-only`
+//! and `--shard` (§16: longest-processing-time over prior costs from published records).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use pqperf_measure::Instance;
+use pqperf_measure::Regex;
+use pqperf_measure::driver::ApiSpec;
+use pqperf_model::catalog::ApiKind;
+use pqperf_model::record::Record;
+use sha2::{Digest, Sha256};
+
+use crate::options::DEFAULT_DEFER;
+use crate::rundir::{load_build, load_catalog};
+use crate::{CampaignError, CampaignOptions};
+
+type Res<T> = Result<T, CampaignError>;
+
+/// Statuses timed although the KAT did not pass (method §2.6).
+pub const TIMED_WITHOUT_PASS: [&str; 6] = [
+    "MISMATCH",
+    "NOKAT",
+    "PARTIAL",
+    "CRYPTOFAIL",
+    "TIMEOUT",
+    "OVERFLOW",
+];
+
+/// Rows of `kat_issues.csv` next to the registry, if present: (id, label regex, action).
+/// A malformed file or label regex is an error naming the file and line.
+fn kat_issues(opts: &CampaignOptions) -> Res<Vec<(String, Regex, String)>> {
+    let p = opts
+        .systems_csv
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("kat_issues.csv");
+    if !p.exists() {
+        return Ok(Vec::new());
+    }
+    let bad = |e: pqperf_model::ModelError| CampaignError::msg(e.to_string());
+    let t = pqperf_model::sidecsv::CsvTable::read(&p, &p).map_err(bad)?;
+    t.kat_issues()
+        .map_err(bad)?
+        .into_iter()
+        .map(|k| {
+            let re = Regex::new(&k.label).map_err(|e| {
+                CampaignError::msg(format!(
+                    "{}:{}: Label {:?} is not a valid regex: {e}",
+                    p.display(),
+                    k.line,
+                    k.label
+                ))
+            })?;
+            Ok((k.id, re, k.action))
+        })
+        .collect()
+}
+
+/// Measurable instances of the run (§2.7), in build order.
+pub fn measurable(opts: &CampaignOptions) -> Res<Vec<Instance>> {
+    let build = load_build(&opts.run_dir)?;
+    let catalog = load_catalog(&opts.run_dir)?;
+    let issues = kat_issues(opts)?;
+    let mut out = Vec::new();
+    for e in build.instances.values() {
+        if issues
+            .iter()
+            .any(|(id, re, act)| id == &e.candidate && re.is_match(&e.label) && act == "exclude")
+        {
+            continue;
+        }
+        let pass = e.kat == "PASS";
+        let timed = TIMED_WITHOUT_PASS.contains(&e.kat.as_str());
+        if !(pass || timed) || e.library.is_none() {
+            continue;
+        }
+        let cat_inst = catalog.as_ref().and_then(|c| {
+            c.instances()
+                .find(|(c, i)| c.id == e.candidate && i.label == e.label)
+        });
+        let category = match cat_inst {
+            Some((c, _)) => c.kind.as_str().to_string(),
+            None if e.candidate == "iccs" => "iccs".to_string(),
+            None => e
+                .candidate
+                .split('-')
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        };
+        let api = match cat_inst {
+            Some((c, i)) if i.api == ApiKind::Nist => {
+                let Some(n) = &i.nist else {
+                    return Err(CampaignError::msg(format!(
+                        "catalog: {}/{} has api nist but no [nist] sizes",
+                        c.id, i.label
+                    )));
+                };
+                ApiSpec::Nist {
+                    kind: c.kind.as_str().to_string(),
+                    namespace: n.namespace.clone(),
+                    pk: n.pk_bytes,
+                    sk: n.sk_bytes,
+                    out: n.sig_bytes.or(n.ct_bytes).unwrap_or(0),
+                    ss: n.ss_bytes.unwrap_or(0),
+                    ctx: n.ctx,
+                    id: c.id.clone(),
+                    instance: i.instance.clone(),
+                }
+            }
+            _ => ApiSpec::Iccs,
+        };
+        out.push(Instance {
+            entry: e.clone(),
+            category,
+            api,
+            kat_not_passed: !pass,
+        });
+    }
+    Ok(out)
+}
+
+/// Prior cost per `cand/label`: Σ of process wall seconds over published records.
+pub fn prior_costs(data: &Path) -> BTreeMap<String, f64> {
+    let mut costs = BTreeMap::new();
+    let Ok(systems) = std::fs::read_dir(data) else {
+        return costs;
+    };
+    let mut files = Vec::new();
+    for s in systems.flatten() {
+        let Ok(cands) = std::fs::read_dir(s.path().join("records")) else {
+            continue;
+        };
+        for c in cands.flatten() {
+            if let Ok(fs) = std::fs::read_dir(c.path()) {
+                files.extend(fs.flatten().map(|f| f.path()));
+            }
+        }
+    }
+    files.sort();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let Ok(rec) = pqperf_model::pyjson::from_str::<Record>(&f, &text) else {
+            continue;
+        };
+        let w: f64 = rec.processes.iter().filter_map(|p| p.wall_s).sum();
+        *costs
+            .entry(format!("{}/{}", rec.candidate, rec.label))
+            .or_insert(0.0) += w;
+    }
+    costs
+}
+
+/// Instances selected by `--only`, `--deferred-only`, `--defer` and `--shard`.
+pub fn selected(opts: &CampaignOptions, all: Vec<Instance>) -> Vec<Instance> {
+    let defer_re = opts.defer.clone().or_else(|| {
+        opts.deferred_only
+            .then(|| Regex::new(DEFAULT_DEFER).expect("regex"))
+    });
+    let shard_map = opts.shard.map(|(_, n)| {
+        let costs = opts
+            .prior_data
+            .as_deref()
+            .map(prior_costs)
+            .unwrap_or_default();
+        let built: Vec<String> = all.iter().map(Instance::key).collect();
+        let d = defer_re.clone();
+        (
+            shard_map(&costs, &built, n, &move |k| {
+                d.as_ref().is_some_and(|r| r.is_match(k))
+            }),
+            n,
+        )
+    });
+    all.into_iter()
+        .filter(|i| {
+            let key = i.key();
+            if let Some(re) = &opts.only
+                && !re.is_match(&i.entry.candidate)
+            {
+                return false;
+            }
+            let is_deferred = defer_re.as_ref().is_some_and(|r| r.is_match(&key));
+            if opts.deferred_only {
+                return is_deferred;
+            }
+            if opts.defer.is_some() && is_deferred {
+                return false;
+            }
+            if let (Some((k, _)), Some((map, n))) = (opts.shard, &shard_map) {
+                return shard_of(map, &key, *n) == k - 1;
+            }
+            true
+        })
+        .collect()
+}
+
+/// Shard map (§16): greedy longest-processing-time over `cand/label` keys. `costs` holds the
+/// prior cost (Σ process wall seconds over published records) of keys that have one; `built`
+/// are the keys of this run's build.json; `deferred` tells which keys are left out.
+pub fn shard_map(
+    costs: &BTreeMap<String, f64>,
+    built: &[String],
+    n: usize,
+    deferred: &dyn Fn(&str) -> bool,
+) -> BTreeMap<String, usize> {
+    let mut keys: Vec<(String, f64)> = costs
+        .iter()
+        .map(|(k, c)| (k.clone(), *c))
+        .chain(
+            built
+                .iter()
+                .filter(|k| !costs.contains_key(*k))
+                .map(|k| (k.clone(), 60.0)),
+        )
+        .filter(|(k, _)| !deferred(k))
+        .collect();
+    keys.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    keys.dedup_by(|a, b| a.0 == b.0);
+    let mut load = vec![0.0f64; n.max(1)];
+    let mut map = BTreeMap::new();
+    for (k, c) in keys {
+        let (i, _) = load
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(&b.0)))
+            .expect("n >= 1");
+        load[i] += c;
+        map.insert(k, i);
+    }
+    map
+}
+
+/// Shard (0-based) of `key`: from the map, else SHA-256(key) mod n.
+pub fn shard_of(map: &BTreeMap<String, usize>, key: &str, n: usize) -> usize {
+    if let Some(&s) = map.get(key) {
+        return s;
+    }
+    let d = Sha256::digest(key.as_bytes());
+    // int(hex, 16) mod n: reduce the big-endian digest byte by byte.
+    d.iter()
+        .fold(0u128, |acc, &b| (acc * 256 + b as u128) % n.max(1) as u128) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lpt_balances_and_falls_back_to_hash() {
+        let mut costs = BTreeMap::new();
+        costs.insert("a/x".to_string(), 100.0);
+        costs.insert("a/y".to_string(), 50.0);
+        costs.insert("a/z".to_string(), 40.0);
+        let built = vec!["b/new".to_string(), "slow/one".to_string()];
+        let m = shard_map(&costs, &built, 2, &|k| k.starts_with("slow/"));
+        assert_eq!(m["a/x"], 0);
+        assert_eq!(m["b/new"], 1);
+        assert_eq!(m["a/y"], 1);
+        assert_eq!(m["a/z"], 0);
+        assert!(!m.contains_key("slow/one"));
+        let s = shard_of(&m, "other/k", 3);
+        assert!(s < 3);
+        assert_eq!(s, shard_of(&m, "other/k", 3));
+    }
+}

@@ -1,0 +1,103 @@
+//! Calibration of one unit (method §6.2): one driver run of one call per (instance,
+//! operation), stored in `calibrate/<id>/<label>__<op>.json` with `t1_s` and `setup_s`; the
+//! operations of an instance once its exchange is calibrated (KEX steps).
+
+use std::path::{Path, PathBuf};
+
+use pqperf_model::fsutil::write_atomic;
+use pqperf_model::pyjson;
+use pqperf_model::record::{self, Process};
+use serde_json::{Value, json};
+
+use crate::MeasureError;
+use crate::instance::{Instance, base_ops, driver_args, kex_steps};
+use crate::runner;
+use crate::settings::UnitSettings;
+
+type Res<T> = Result<T, MeasureError>;
+
+/// The JSON file at `path`, if it exists and parses.
+pub fn read_json(path: &Path) -> Option<Value> {
+    let text = std::fs::read_to_string(path).ok()?;
+    pyjson::parse(path, &text).ok()
+}
+
+fn process_json(p: &Process) -> Value {
+    serde_json::to_value(p).unwrap_or(Value::Null)
+}
+
+pub fn cal_path(run: &Path, inst: &Instance, opkey: &str) -> PathBuf {
+    run.join("calibrate")
+        .join(&inst.entry.candidate)
+        .join(record::Record::file_name(&inst.entry.label, opkey))
+}
+
+/// Calibration stored in `calibrate/`: the driver result plus `t1_s`, `setup_s`.
+pub fn calibrate_one(
+    opts: &UnitSettings,
+    log: &dyn Fn(String),
+    inst: &Instance,
+    opkey: &str,
+    op: &str,
+    bytes: u64,
+) -> Res<Value> {
+    let path = cal_path(&opts.run_dir, inst, opkey);
+    if let Some(v) = read_json(&path) {
+        return Ok(v);
+    }
+    let args = driver_args(opts, inst, op, bytes, 1, 1, 0);
+    let run = runner::run_driver(&opts.driver, &args, opts.calibration_timeout);
+    let mut v = process_json(&run.process);
+    let t1 = run.process.trials.first().map(|t| t.seconds);
+    if let Value::Object(m) = &mut v {
+        m.insert("t1_s".into(), json!(t1));
+        m.insert("setup_s".into(), json!(t1.map(|t| run.wall_s - t)));
+        if !run.samples.is_empty() {
+            m.insert("pqperf".into(), json!({"counter": run.counter}));
+        }
+    }
+    write_atomic(&path, pyjson::value_to_string(&v).as_bytes())?;
+    match t1 {
+        Some(t) => log(format!(
+            "calibrate {} {} {opkey}: {t:.6}s (process {:.1}s)",
+            inst.entry.candidate, inst.entry.label, run.wall_s
+        )),
+        None => log(format!(
+            "calibrate {} {} {opkey}: {} (exit {:?}){}",
+            inst.entry.candidate,
+            inst.entry.label,
+            run.process.status,
+            run.process.exit_code,
+            if run.process.stderr.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", run.process.stderr.lines().last().unwrap_or(""))
+            }
+        )),
+    }
+    Ok(v)
+}
+
+/// Operations (opkey, op, bytes) of an instance given its exchange calibration (KEX).
+pub fn ops_of(run: &Path, inst: &Instance) -> Vec<(String, String, u64)> {
+    let mut ops = base_ops(&inst.category);
+    if inst.category == "kex" {
+        let cal = read_json(&cal_path(run, inst, "exchange"));
+        if let Some(c) = cal
+            && c["t1_s"].is_number()
+        {
+            let passes = c["meta"]["kex_passes"]
+                .as_str()
+                .and_then(|s| s.parse::<u64>().ok())
+                .unwrap_or(0);
+            let run_p = c["meta"]["kex_passes_run"]
+                .as_str()
+                .and_then(|s| s.parse::<u64>().ok())
+                .unwrap_or(0);
+            for s in kex_steps(passes.min(run_p)) {
+                ops.push((s.clone(), s, 0));
+            }
+        }
+    }
+    ops
+}

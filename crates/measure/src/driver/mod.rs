@@ -1,0 +1,144 @@
+//! The timing driver: one child process = one operation of one library (method §4).
+//!
+//! The orchestrator re-executes `pqperf driver …`; the child pins itself, dlopens the library
+//! through `pqperf_ffi::dl`, seeds the DRNG with `00 01 … 2f`, prepares honest inputs, runs the
+//! warm-ups and the trials, and writes the reference META/TRIAL/STATUS lines to its private
+//! result channel (tab-separated, flushed progressively; never stdout, which belongs to the
+//! candidate, see `pqperf_ffi::untrusted`). pqperf additions are `PQPERF <key> <value>` lines
+//! (counter name) and `SAMPLES <trial> <ticks>…` lines: per-call tick-counter deltas taken
+//! inside the same timed loop, from which pages show p50/p90/p99.
+//!
+//! Exit status: 0 complete, 4 partial, 3 setup/operation failure, 2 usage/ABI/symbol errors.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use pqperf_ffi::counters::{self, Counter, CounterKind};
+use pqperf_ffi::dl::{
+    GuardedBuf, HashApi, IccsDrng, KemApi, KexApi, Library, NistKem, NistKemSizes, NistRng,
+    NistSign, NistSignSizes, SigApi,
+};
+use pqperf_ffi::{affinity, procinfo};
+
+mod args;
+mod kex;
+mod ops;
+mod out;
+mod prepare_iccs;
+mod prepare_nist;
+mod timing;
+
+pub use args::{ApiSpec, DriverArgs};
+pub use timing::run;
+
+use kex::{Acc, Kex, Step};
+use ops::{Op, SigStats};
+use out::Out;
+use prepare_iccs::prepare_iccs;
+use prepare_nist::prepare_nist;
+
+/// Operations of the hash type are `hash` with a byte count; the others have no input.
+pub const HASH_SIZES: [u64; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
+
+/// A failure with the exit code it maps to.
+struct Fail(i32, String);
+
+type R<T> = Result<T, Fail>;
+
+fn usage(m: impl Into<String>) -> Fail {
+    Fail(2, m.into())
+}
+fn setup(m: impl Into<String>) -> Fail {
+    Fail(3, m.into())
+}
+
+const SEED: [u8; 48] = {
+    let mut s = [0u8; 48];
+    let mut i = 0;
+    while i < 48 {
+        s[i] = i as u8;
+        i += 1;
+    }
+    s
+};
+
+fn message64() -> Vec<u8> {
+    (0..64u32).map(|i| ((i * 131 + 64) % 256) as u8).collect()
+}
+
+fn slice(b: &mut GuardedBuf, n: u64) -> &mut [u8] {
+    let n = (n as usize).min(b.len());
+    &mut b.as_mut_slice()[..n]
+}
+
+/// What the preparation reports besides the operation.
+struct Prepared {
+    op: Op,
+    meta: Vec<(String, String)>,
+    stats: SigStats,
+    kex_step: Option<Step>,
+}
+
+fn gb(n: u64) -> R<GuardedBuf> {
+    if n > 1 << 29 {
+        return Err(usage(format!("declared size {n} above 2^29 bytes")));
+    }
+    Ok(GuardedBuf::new(n as usize))
+}
+
+fn sizes_meta(pk: u64, sk: u64, ct: u64, ss: u64, sig: u64, dig: u64) -> Vec<(String, String)> {
+    [
+        ("pk_bytes", pk),
+        ("sk_bytes", sk),
+        ("ct_bytes", ct),
+        ("ss_bytes", ss),
+        ("signature_bytes", sig),
+        ("digest_bytes", dig),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+/// The driver's preparation for other stages (the hash profiler, `pqperf-profile`): the same
+/// loading, seeding and honest inputs as a timing run, so profiled inputs are exactly those the
+/// benchmark times. [`PreparedOp::call`] runs the operation once, as one timed call does.
+pub struct PreparedOp {
+    prepared: Prepared,
+    meta: Vec<(String, String)>,
+}
+
+impl PreparedOp {
+    /// Open `a.lib`, seed and prepare `a.op`; on failure (exit status, message) as the driver
+    /// would report them.
+    pub fn prepare(a: &DriverArgs) -> Result<PreparedOp, (i32, String)> {
+        let lib = Library::open(&a.lib).map_err(|e| (2, e.to_string()))?;
+        let mut head = Vec::new();
+        let p = match a.api {
+            ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head),
+            ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head),
+        }
+        .map_err(|Fail(c, m)| (c, m))?;
+        if !p.op.guards_intact() {
+            return Err((
+                3,
+                "guard bytes overwritten during setup (buffer overflow)".into(),
+            ));
+        }
+        head.extend(p.meta.iter().cloned());
+        Ok(PreparedOp {
+            prepared: p,
+            meta: head,
+        })
+    }
+
+    /// META pairs of the preparation (`id`, `instance`, `variant`, sizes …).
+    pub fn meta(&self) -> &[(String, String)] {
+        &self.meta
+    }
+
+    /// Run the operation once (KEX: one complete exchange).
+    pub fn call(&mut self) -> Result<(), String> {
+        self.prepared.op.call(&mut self.prepared.stats)
+    }
+}

@@ -1,0 +1,238 @@
+//! The prepared operation ([`Op`]) called in the timed loop (method §4.4): one variant per API
+//! and operation, each call checking return codes and lengths; signature statistics.
+
+use super::*;
+
+/// Signature statistics printed after the trials.
+#[derive(Default)]
+pub(super) struct SigStats {
+    pub(super) sign_failures_retried: u64,
+    pub(super) message_tweaks: u64,
+    pub(super) signature_length_excess: u64,
+    pub(super) verify_rejections: u64,
+}
+
+/// The prepared operation called in the timed loop (§4.4).
+pub(super) enum Op {
+    SigKeygen(SigApi, GuardedBuf, GuardedBuf),
+    SigSign {
+        api: SigApi,
+        sk: GuardedBuf,
+        sk_len: u64,
+        m: GuardedBuf,
+        sn: GuardedBuf,
+    },
+    SigVerify {
+        api: SigApi,
+        pk: GuardedBuf,
+        pk_len: u64,
+        sn: GuardedBuf,
+        sn_len: u64,
+        m: GuardedBuf,
+    },
+    KemKeygen(KemApi, GuardedBuf, GuardedBuf),
+    KemEnc {
+        api: KemApi,
+        pk: GuardedBuf,
+        pk_len: u64,
+        ss: GuardedBuf,
+        ct: GuardedBuf,
+    },
+    KemDec {
+        api: KemApi,
+        sk: GuardedBuf,
+        sk_len: u64,
+        ct: GuardedBuf,
+        ct_len: u64,
+        ss: GuardedBuf,
+        ss_len: u64,
+    },
+    NSignKeygen(NistSign, GuardedBuf, GuardedBuf),
+    NSignSign(NistSign, GuardedBuf, Vec<u8>, GuardedBuf),
+    NSignVerify(NistSign, GuardedBuf, Vec<u8>, GuardedBuf, usize),
+    NKemKeygen(NistKem, GuardedBuf, GuardedBuf),
+    NKemEnc(NistKem, GuardedBuf, GuardedBuf, GuardedBuf),
+    NKemDec(NistKem, GuardedBuf, GuardedBuf, GuardedBuf),
+    Hash {
+        api: HashApi,
+        bits: u32,
+        msg: GuardedBuf,
+        digest: GuardedBuf,
+    },
+    Kex(Box<Kex>),
+}
+
+impl Op {
+    pub(super) fn call(&mut self, st: &mut SigStats) -> Result<(), String> {
+        let e = |e: pqperf_ffi::dl::DlError| e.to_string();
+        match self {
+            Op::SigKeygen(api, pk, sk) => {
+                let o = api
+                    .keygen(pk.as_mut_slice(), sk.as_mut_slice())
+                    .map_err(e)?;
+                if o.rc != 0 || o.pk_len > api.sizes.pk || o.sk_len > api.sizes.sk {
+                    return Err(format!("sig_keygen rc {}", o.rc));
+                }
+            }
+            Op::SigSign {
+                api,
+                sk,
+                sk_len,
+                m,
+                sn,
+            } => {
+                for _ in 0..64 {
+                    let (rc, len) = api
+                        .sign(slice(sk, *sk_len), m.as_mut_slice(), sn.as_mut_slice())
+                        .map_err(e)?;
+                    if rc == 0 {
+                        if len > api.sizes.sn + 4096 {
+                            return Err(format!("signature length {len} exceeds capacity"));
+                        }
+                        return Ok(());
+                    }
+                    st.sign_failures_retried += 1;
+                }
+                return Err("sig_sign failed 64 times".into());
+            }
+            Op::SigVerify {
+                api,
+                pk,
+                pk_len,
+                sn,
+                sn_len,
+                m,
+            } => {
+                let rc = api.verify(slice(pk, *pk_len), slice(sn, *sn_len), m.as_mut_slice());
+                if rc != 0 {
+                    st.verify_rejections += 1;
+                }
+            }
+            Op::KemKeygen(api, pk, sk) => {
+                let o = api
+                    .keygen(pk.as_mut_slice(), sk.as_mut_slice())
+                    .map_err(e)?;
+                if o.rc != 0 || o.pk_len > api.sizes.pk || o.sk_len > api.sizes.sk {
+                    return Err(format!("kem_keygen rc {}", o.rc));
+                }
+            }
+            Op::KemEnc {
+                api,
+                pk,
+                pk_len,
+                ss,
+                ct,
+            } => {
+                let o = api
+                    .enc(slice(pk, *pk_len), ss.as_mut_slice(), ct.as_mut_slice())
+                    .map_err(e)?;
+                if o.rc != 0 || o.ss_len > api.sizes.ss || o.ct_len > api.sizes.ct {
+                    return Err(format!("kem_enc rc {}", o.rc));
+                }
+            }
+            Op::KemDec {
+                api,
+                sk,
+                sk_len,
+                ct,
+                ct_len,
+                ss,
+                ss_len,
+            } => {
+                let (rc, l) = api
+                    .dec(slice(sk, *sk_len), slice(ct, *ct_len), ss.as_mut_slice())
+                    .map_err(e)?;
+                if rc != 0 || l > api.sizes.ss || l != *ss_len {
+                    return Err(format!("kem_dec rc {rc}"));
+                }
+            }
+            Op::NSignKeygen(api, pk, sk) => {
+                let rc = api
+                    .keypair(pk.as_mut_slice(), sk.as_mut_slice())
+                    .map_err(e)?;
+                if rc != 0 {
+                    return Err(format!("crypto_sign_keypair rc {rc}"));
+                }
+            }
+            Op::NSignSign(api, sk, m, sig) => {
+                for _ in 0..64 {
+                    let (rc, len) = api
+                        .signature(sig.as_mut_slice(), m, sk.as_slice())
+                        .map_err(e)?;
+                    if rc == 0 {
+                        if len > api.sizes.sig + 4096 {
+                            return Err(format!("signature length {len} exceeds capacity"));
+                        }
+                        return Ok(());
+                    }
+                    st.sign_failures_retried += 1;
+                }
+                return Err("crypto_sign_signature failed 64 times".into());
+            }
+            Op::NSignVerify(api, pk, m, sig, len) => {
+                let rc = api
+                    .verify(&sig.as_slice()[..*len], m, pk.as_slice())
+                    .map_err(e)?;
+                if rc != 0 {
+                    st.verify_rejections += 1;
+                }
+            }
+            Op::NKemKeygen(api, pk, sk) => {
+                let rc = api
+                    .keypair(pk.as_mut_slice(), sk.as_mut_slice())
+                    .map_err(e)?;
+                if rc != 0 {
+                    return Err(format!("crypto_kem_keypair rc {rc}"));
+                }
+            }
+            Op::NKemEnc(api, pk, ct, ss) => {
+                let rc = api
+                    .enc(ct.as_mut_slice(), ss.as_mut_slice(), pk.as_slice())
+                    .map_err(e)?;
+                if rc != 0 {
+                    return Err(format!("crypto_kem_enc rc {rc}"));
+                }
+            }
+            Op::NKemDec(api, sk, ct, ss) => {
+                let rc = api
+                    .dec(ss.as_mut_slice(), ct.as_slice(), sk.as_slice())
+                    .map_err(e)?;
+                if rc != 0 {
+                    return Err(format!("crypto_kem_dec rc {rc}"));
+                }
+            }
+            Op::Hash {
+                api,
+                bits,
+                msg,
+                digest,
+            } => {
+                let n = msg.len() as u64 * 8;
+                let rc = api
+                    .hash(*bits, msg.as_slice(), n, digest.as_mut_slice())
+                    .map_err(e)?;
+                if rc != 0 {
+                    return Err(format!("CryptHash rc {rc}"));
+                }
+            }
+            Op::Kex(k) => k.exchange(Step::Whole, None)?,
+        }
+        Ok(())
+    }
+
+    pub(super) fn guards_intact(&self) -> bool {
+        let all = |bs: &[&GuardedBuf]| bs.iter().all(|b| b.guards_intact());
+        match self {
+            Op::SigKeygen(_, a, b) | Op::KemKeygen(_, a, b) => all(&[a, b]),
+            Op::SigSign { sk, m, sn, .. } => all(&[sk, m, sn]),
+            Op::SigVerify { pk, sn, m, .. } => all(&[pk, sn, m]),
+            Op::KemEnc { pk, ss, ct, .. } => all(&[pk, ss, ct]),
+            Op::KemDec { sk, ct, ss, .. } => all(&[sk, ct, ss]),
+            Op::NSignKeygen(_, a, b) | Op::NKemKeygen(_, a, b) => all(&[a, b]),
+            Op::NSignSign(_, a, _, b) | Op::NSignVerify(_, a, _, b, _) => all(&[a, b]),
+            Op::NKemEnc(_, a, b, c) | Op::NKemDec(_, a, b, c) => all(&[a, b, c]),
+            Op::Hash { msg, digest, .. } => all(&[msg, digest]),
+            Op::Kex(k) => k.guards_intact(),
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! Preparation for ICCS-API libraries: metadata, DRNG seeding and honest inputs (a key pair,
+//! a signature, a ciphertext, a first exchange) for the operation to be timed.
+
+use super::*;
+
+pub(super) fn prepare_iccs(
+    lib: &Library,
+    a: &DriverArgs,
+    head: &mut Vec<(String, String)>,
+) -> R<Prepared> {
+    let meta = lib
+        .meta()
+        .map_err(|e| usage(format!("invalid harness metadata: {e}")))?;
+    head.push(("id".into(), meta.id.clone()));
+    head.push(("instance".into(), meta.instance.clone()));
+    head.push(("variant".into(), meta.variant.clone()));
+    let drng = IccsDrng::new(lib).map_err(|e| usage(format!("missing symbol ngcc_seed: {e}")))?;
+    if drng.seed(&SEED) != 0 {
+        return Err(setup("DRNG seeding failed"));
+    }
+    let sym = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));
+    let mut stats = SigStats::default();
+    let op = a.op.as_str();
+    let mut kex_step = None;
+    let (op, sizes) = match meta.kind {
+        2 => {
+            let api = SigApi::new(lib).map_err(sym)?;
+            let s = api.sizes;
+            let sizes = sizes_meta(s.pk, s.sk, 0, 0, s.sn, 0);
+            let (mut pk, mut sk) = (gb(s.pk)?, gb(s.sk)?);
+            if op == "keygen" {
+                (Op::SigKeygen(api, pk, sk), sizes)
+            } else {
+                let o = api
+                    .keygen(pk.as_mut_slice(), sk.as_mut_slice())
+                    .map_err(|e| setup(e.to_string()))?;
+                if o.rc != 0 || o.pk_len > s.pk || o.sk_len > s.sk {
+                    return Err(setup("setup keygen failed"));
+                }
+                let mut m = GuardedBuf::from_slice(&message64());
+                let mut sn = gb(s.sn + 4096)?;
+                match op {
+                    "sign" => (
+                        Op::SigSign {
+                            api,
+                            sk,
+                            sk_len: o.sk_len,
+                            m,
+                            sn,
+                        },
+                        sizes,
+                    ),
+                    "verify" => {
+                        let mut got = None;
+                        'outer: for t in 0..16 {
+                            if t > 0 {
+                                let last = m.len() - 1;
+                                let b = &mut m.as_mut_slice()[last];
+                                *b = b.wrapping_add(1);
+                                stats.message_tweaks += 1;
+                            }
+                            for _ in 0..16 {
+                                let (rc, len) = api
+                                    .sign(
+                                        slice(&mut sk, o.sk_len),
+                                        m.as_mut_slice(),
+                                        sn.as_mut_slice(),
+                                    )
+                                    .map_err(|e| setup(e.to_string()))?;
+                                if rc == 0 && len <= s.sn + 4096 {
+                                    stats.signature_length_excess =
+                                        stats.signature_length_excess.max(len.saturating_sub(s.sn));
+                                    got = Some(len);
+                                    break 'outer;
+                                }
+                            }
+                        }
+                        let Some(sn_len) = got else {
+                            return Err(setup("setup signing failed"));
+                        };
+                        (
+                            Op::SigVerify {
+                                api,
+                                pk,
+                                pk_len: o.pk_len,
+                                sn,
+                                sn_len,
+                                m,
+                            },
+                            sizes,
+                        )
+                    }
+                    _ => return Err(usage(format!("unknown operation {op}"))),
+                }
+            }
+        }
+        1 => {
+            let api = KemApi::new(lib).map_err(sym)?;
+            let s = api.sizes;
+            let sizes = sizes_meta(s.pk, s.sk, s.ct, s.ss, 0, 0);
+            let (mut pk, mut sk) = (gb(s.pk)?, gb(s.sk)?);
+            if op == "keygen" {
+                (Op::KemKeygen(api, pk, sk), sizes)
+            } else {
+                let o = api
+                    .keygen(pk.as_mut_slice(), sk.as_mut_slice())
+                    .map_err(|e| setup(e.to_string()))?;
+                if o.rc != 0 || o.pk_len > s.pk || o.sk_len > s.sk {
+                    return Err(setup("setup keygen failed"));
+                }
+                let (mut ss, mut ct) = (gb(s.ss)?, gb(s.ct)?);
+                let eo = api
+                    .enc(
+                        slice(&mut pk, o.pk_len),
+                        ss.as_mut_slice(),
+                        ct.as_mut_slice(),
+                    )
+                    .map_err(|e| setup(e.to_string()))?;
+                if eo.rc != 0 || eo.ss_len > s.ss || eo.ct_len > s.ct {
+                    return Err(setup("setup encapsulation failed"));
+                }
+                match op {
+                    "enc" => (
+                        Op::KemEnc {
+                            api,
+                            pk,
+                            pk_len: o.pk_len,
+                            ss,
+                            ct,
+                        },
+                        sizes,
+                    ),
+                    "dec" => {
+                        let mut ss2 = gb(s.ss)?;
+                        let (rc, l) = api
+                            .dec(
+                                slice(&mut sk, o.sk_len),
+                                slice(&mut ct, eo.ct_len),
+                                ss2.as_mut_slice(),
+                            )
+                            .map_err(|e| setup(e.to_string()))?;
+                        let n = eo.ss_len as usize;
+                        if rc != 0 || l != eo.ss_len || ss2.as_slice()[..n] != ss.as_slice()[..n] {
+                            return Err(setup("honest decapsulation mismatch; refusing timing"));
+                        }
+                        (
+                            Op::KemDec {
+                                api,
+                                sk,
+                                sk_len: o.sk_len,
+                                ct,
+                                ct_len: eo.ct_len,
+                                ss: ss2,
+                                ss_len: eo.ss_len,
+                            },
+                            sizes,
+                        )
+                    }
+                    _ => return Err(usage(format!("unknown operation {op}"))),
+                }
+            }
+        }
+        4 => {
+            if op != "hash" {
+                return Err(usage(format!("unknown operation {op}")));
+            }
+            if a.bytes > 16 << 20 {
+                return Err(usage("message above 16 MiB"));
+            }
+            let api = HashApi::new(lib).map_err(sym)?;
+            let bits = meta.sizes.first().copied().unwrap_or(0);
+            let dlen = meta.sizes.get(1).copied().unwrap_or(bits.div_ceil(8));
+            let msg: Vec<u8> = (0..a.bytes)
+                .map(|i| ((i * 131 + a.bytes) % 256) as u8)
+                .collect();
+            (
+                Op::Hash {
+                    api,
+                    bits: bits as u32,
+                    msg: GuardedBuf::from_slice(&msg),
+                    digest: gb(dlen)?,
+                },
+                sizes_meta(0, 0, 0, 0, 0, dlen),
+            )
+        }
+        3 => {
+            let api = KexApi::new(lib).map_err(sym)?;
+            let s = api.sizes;
+            if s.passes > 16 {
+                return Err(usage(format!("{} passes declared (> 16)", s.passes)));
+            }
+            let step = match op {
+                "exchange" => Step::Whole,
+                "init_a" => Step::InitA,
+                "init_b" => Step::InitB,
+                "derive_a" => Step::DeriveA,
+                "derive_b" => Step::DeriveB,
+                p if p.starts_with("pass") => {
+                    let k: usize = p[4..]
+                        .parse()
+                        .map_err(|_| usage(format!("unknown operation {op}")))?;
+                    if k < 1 || k as u64 > s.passes.max(3) {
+                        return Err(usage(format!("unknown operation {op}")));
+                    }
+                    Step::Pass(k)
+                }
+                _ => return Err(usage(format!("unknown operation {op}"))),
+            };
+            let mut k = Kex {
+                api,
+                declared: s.passes as usize,
+                pka: gb(s.pk)?,
+                ska: gb(s.sk)?,
+                sta: gb(s.sta)?,
+                pkb: gb(s.pk)?,
+                skb: gb(s.sk)?,
+                stb: gb(s.stb)?,
+                ssa: gb(s.ss)?,
+                ssb: gb(s.ss)?,
+                msgs: (0..=16).map(|_| gb(s.total_msg)).collect::<R<_>>()?,
+                lens: vec![0; 17],
+                passes_run: 0,
+                ss_len: 0,
+            };
+            k.exchange(Step::Whole, None)
+                .map_err(|e| setup(format!("setup key exchange failed or secrets differ: {e}")))?;
+            let sizes = sizes_meta(s.pk, s.sk, 0, s.ss, 0, 0);
+            let mut kx = vec![
+                ("kex_passes".to_string(), s.passes.to_string()),
+                ("kex_passes_run".to_string(), k.passes_run.to_string()),
+                ("sta_bytes".to_string(), s.sta.to_string()),
+                ("stb_bytes".to_string(), s.stb.to_string()),
+            ];
+            let mut total = 0;
+            for i in 1..=k.passes_run {
+                kx.push((format!("msg{i}_bytes"), k.lens[i].to_string()));
+                total += k.lens[i];
+            }
+            kx.push(("total_msg_bytes".into(), total.to_string()));
+            kx.push(("ss_actual_bytes".into(), k.ss_len.to_string()));
+            kex_step = Some(step);
+            let mut all = sizes;
+            all.extend(kx);
+            (Op::Kex(Box::new(k)), all)
+        }
+        t => return Err(usage(format!("invalid harness metadata: type {t}"))),
+    };
+    Ok(Prepared {
+        op,
+        meta: sizes,
+        stats,
+        kex_step,
+    })
+}

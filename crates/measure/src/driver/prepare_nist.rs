@@ -1,0 +1,125 @@
+//! Preparation for NIST-API (PQClean) libraries: the library's DRBG seeded, sizes from the
+//! catalog, honest inputs for the operation to be timed.
+
+use super::*;
+
+pub(super) fn prepare_nist(
+    lib: &Library,
+    a: &DriverArgs,
+    head: &mut Vec<(String, String)>,
+) -> R<Prepared> {
+    let ApiSpec::Nist {
+        kind,
+        namespace,
+        pk,
+        sk,
+        out,
+        ss,
+        ctx,
+        id,
+        instance,
+    } = &a.api
+    else {
+        unreachable!()
+    };
+    head.push(("id".into(), id.clone()));
+    head.push(("instance".into(), instance.clone()));
+    head.push(("variant".into(), "Reference_Implementation".into()));
+    let rng = NistRng::new(lib).map_err(|e| usage(format!("missing symbol: {e}")))?;
+    if rng.seed(&SEED) != 0 {
+        return Err(setup("DRBG seeding failed"));
+    }
+    let sym = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));
+    let op = a.op.as_str();
+    let (mut pkb, mut skb) = (gb(*pk)?, gb(*sk)?);
+    let stats = SigStats::default();
+    let prepared = match kind.as_str() {
+        "sign" => {
+            let sizes = NistSignSizes {
+                pk: *pk as usize,
+                sk: *sk as usize,
+                sig: *out as usize,
+            };
+            let api = NistSign::new(lib, namespace, sizes, *ctx).map_err(sym)?;
+            let m = message64();
+            let meta = sizes_meta(*pk, *sk, 0, 0, *out, 0);
+            if op == "keygen" {
+                (Op::NSignKeygen(api, pkb, skb), meta)
+            } else {
+                let rc = api
+                    .keypair(pkb.as_mut_slice(), skb.as_mut_slice())
+                    .map_err(|e| setup(e.to_string()))?;
+                if rc != 0 {
+                    return Err(setup("setup keygen failed"));
+                }
+                let mut sig = gb(*out + 4096)?;
+                match op {
+                    "sign" => (Op::NSignSign(api, skb, m, sig), meta),
+                    "verify" => {
+                        let mut len = None;
+                        for _ in 0..16 {
+                            let (rc, l) = api
+                                .signature(sig.as_mut_slice(), &m, skb.as_slice())
+                                .map_err(|e| setup(e.to_string()))?;
+                            if rc == 0 && l <= *out as usize + 4096 {
+                                len = Some(l);
+                                break;
+                            }
+                        }
+                        let len = len.ok_or_else(|| setup("setup signing failed"))?;
+                        (Op::NSignVerify(api, pkb, m, sig, len), meta)
+                    }
+                    _ => return Err(usage(format!("unknown operation {op}"))),
+                }
+            }
+        }
+        "kem" => {
+            let sizes = NistKemSizes {
+                pk: *pk as usize,
+                sk: *sk as usize,
+                ct: *out as usize,
+                ss: *ss as usize,
+            };
+            let api = NistKem::new(lib, namespace, sizes).map_err(sym)?;
+            let meta = sizes_meta(*pk, *sk, *out, *ss, 0, 0);
+            if op == "keygen" {
+                (Op::NKemKeygen(api, pkb, skb), meta)
+            } else {
+                let rc = api
+                    .keypair(pkb.as_mut_slice(), skb.as_mut_slice())
+                    .map_err(|e| setup(e.to_string()))?;
+                if rc != 0 {
+                    return Err(setup("setup keygen failed"));
+                }
+                let (mut ct, mut ssb) = (gb(*out)?, gb(*ss)?);
+                let rc = api
+                    .enc(ct.as_mut_slice(), ssb.as_mut_slice(), pkb.as_slice())
+                    .map_err(|e| setup(e.to_string()))?;
+                if rc != 0 {
+                    return Err(setup("setup encapsulation failed"));
+                }
+                match op {
+                    "enc" => (Op::NKemEnc(api, pkb, ct, ssb), meta),
+                    "dec" => {
+                        let mut ss2 = gb(*ss)?;
+                        let rc = api
+                            .dec(ss2.as_mut_slice(), ct.as_slice(), skb.as_slice())
+                            .map_err(|e| setup(e.to_string()))?;
+                        if rc != 0 || ss2.as_slice() != ssb.as_slice() {
+                            return Err(setup("honest decapsulation mismatch; refusing timing"));
+                        }
+                        (Op::NKemDec(api, skb, ct, ss2), meta)
+                    }
+                    _ => return Err(usage(format!("unknown operation {op}"))),
+                }
+            }
+        }
+        k => return Err(usage(format!("unknown NIST API kind {k}"))),
+    };
+    Ok(Prepared {
+        op: prepared.0,
+        meta: prepared.1,
+        stats,
+        kex_step: None,
+    })
+}

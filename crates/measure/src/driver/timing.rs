@@ -1,0 +1,175 @@
+//! The timing loop (method §4.5–§4.8): pin, load, prepare, warm up, run the trials with the
+//! counter and the raw monotonic clock around each, check the guards, report.
+
+use super::*;
+
+/// Runs the driver and returns its exit status; everything goes to `out`, errors also to
+/// `err`.
+pub fn run(a: &DriverArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match run_inner(a, out) {
+        Ok(code) => code,
+        Err(Fail(code, msg)) => {
+            let _ = writeln!(err, "{msg}");
+            code
+        }
+    }
+}
+
+pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
+    if !(1..=16).contains(&a.trials) || a.iters < 1 {
+        return Err(usage("trials must be 1..16 and iterations >= 1"));
+    }
+    if let Some(c) = a.cpu {
+        affinity::pin_to(c).map_err(|e| usage(format!("cannot pin to CPU {c}: {e}")))?;
+    }
+    procinfo::disable_core_dumps();
+    let lib = Library::open(&a.lib).map_err(|e| usage(e.to_string()))?;
+    let mut head = Vec::new();
+    let mut p = match a.api {
+        ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head)?,
+        ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head)?,
+    };
+    if !p.op.guards_intact() {
+        return Err(setup(
+            "guard bytes overwritten during setup (buffer overflow)",
+        ));
+    }
+    let baseline = procinfo::rss_bytes().unwrap_or(0);
+    let peak_reset = procinfo::reset_peak_rss();
+    let counter = if a.force_ticks {
+        Counter::ticks()
+    } else {
+        Counter::best()
+    };
+    let mut o = Out(w);
+    for (k, v) in &head {
+        o.meta(k, v);
+    }
+    o.meta("operation", &a.op);
+    o.meta("input_bytes", a.bytes);
+    let flags = lib
+        .build_flags()
+        .or_else(|| lib.meta().ok().map(|m| m.build_flags))
+        .unwrap_or_default();
+    o.meta("build_flags", flags);
+    o.meta("baseline_rss_bytes", baseline);
+    for (k, v) in &p.meta {
+        o.meta(k, v);
+    }
+    let step = p.kex_step.filter(|s| *s != Step::Whole);
+    o.meta("mode", "fixed_iterations");
+    o.meta(
+        "cpu_cycles_available",
+        if counter.kind() == CounterKind::Cycles {
+            "yes"
+        } else {
+            "no"
+        },
+    );
+    o.meta(
+        "timing_scope",
+        if step.is_some() {
+            "per_call_step"
+        } else {
+            "loop"
+        },
+    );
+    let _ = writeln!(o.0, "PQPERF\tcounter\t{}", counter.kind().evidence_name());
+    let _ = writeln!(o.0, "PQPERF\tpeak_rss_reset\t{}", peak_reset);
+    for _ in 0..a.warmups {
+        p.op.call(&mut p.stats)
+            .map_err(|e| setup(format!("warm-up operation failed: {e}")))?;
+    }
+    o.meta("warmups", a.warmups);
+    let mut total = 0u64;
+    // Touch the sample buffer and warm the clock and counter paths (first vDSO call, page
+    // faults) so none of that lands inside a timed trial.
+    let mut stamps: Vec<u64> = if a.samples {
+        vec![1; a.iters as usize + 1]
+    } else {
+        Vec::new()
+    };
+    for _ in 0..2 {
+        let b = counter.begin();
+        let _ = counters::monotonic_raw_ns();
+        let _ = counters::ticks();
+        let _ = counter.end(b);
+    }
+    for t in 1..=a.trials {
+        let (ns, count) = if let (Some(s), Op::Kex(k)) = (step, &mut p.op) {
+            let mut acc = Acc {
+                counter: &counter,
+                ns: 0,
+                count: 0,
+            };
+            for _ in 0..a.iters {
+                k.exchange(s, Some(&mut acc))
+                    .map_err(|e| setup(format!("measured operation failed: {e}")))?;
+            }
+            (acc.ns, acc.count)
+        } else if a.samples {
+            let b = counter.begin();
+            let t0 = counters::monotonic_raw_ns();
+            stamps[0] = counters::ticks();
+            for slot in stamps[1..].iter_mut() {
+                p.op.call(&mut p.stats)
+                    .map_err(|e| setup(format!("measured operation failed: {e}")))?;
+                *slot = counters::ticks();
+            }
+            let t1 = counters::monotonic_raw_ns();
+            (t1 - t0, counter.end(b))
+        } else {
+            let b = counter.begin();
+            let t0 = counters::monotonic_raw_ns();
+            for _ in 0..a.iters {
+                p.op.call(&mut p.stats)
+                    .map_err(|e| setup(format!("measured operation failed: {e}")))?;
+            }
+            let t1 = counters::monotonic_raw_ns();
+            (t1 - t0, counter.end(b))
+        };
+        if !p.op.guards_intact() {
+            return Err(setup("guard bytes overwritten (buffer overflow)"));
+        }
+        total += a.iters;
+        o.line(format_args!(
+            "TRIAL\t{t}\t{}\t{}.{:09}\t{count}",
+            a.iters,
+            ns / 1_000_000_000,
+            ns % 1_000_000_000
+        ));
+        if a.samples && stamps.len() > 1 {
+            let mut line = format!("SAMPLES\t{t}\t");
+            for w in stamps.windows(2) {
+                line.push_str(&(w[1] - w[0]).to_string());
+                line.push(' ');
+            }
+            line.pop();
+            o.line(line);
+        }
+    }
+    if matches!(
+        p.op,
+        Op::SigKeygen(..)
+            | Op::SigSign { .. }
+            | Op::SigVerify { .. }
+            | Op::NSignKeygen(..)
+            | Op::NSignSign(..)
+            | Op::NSignVerify(..)
+    ) {
+        let s = &p.stats;
+        o.meta("sign_failures_retried", s.sign_failures_retried);
+        o.meta("message_tweaks", s.message_tweaks);
+        o.meta("setup_verify_failed", 0);
+        o.meta("signature_length_excess", s.signature_length_excess);
+        o.meta("verify_rejections", s.verify_rejections);
+    }
+    o.meta("peak_rss_bytes", procinfo::vm_hwm_bytes().unwrap_or(0));
+    o.meta("measurement_count", total);
+    o.meta(
+        "guide_100_measurements",
+        if total >= 100 { "met" } else { "not_met" },
+    );
+    o.line("STATUS\tcomplete");
+    Ok(0)
+}

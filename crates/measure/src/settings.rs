@@ -1,0 +1,24 @@
+//! What measuring one unit (instance × operation) needs to know of the campaign around it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::plan::Planning;
+use crate::runner::DriverExe;
+
+/// What measuring one unit (instance × operation) needs to know of the campaign.
+#[derive(Debug, Clone)]
+pub struct UnitSettings {
+    /// Run directory (`calibrate/`, `records/` below it).
+    pub run_dir: PathBuf,
+    /// Benchmark CPU.
+    pub cpu: usize,
+    /// Per-call samples in the driver.
+    pub samples: bool,
+    /// The driver executable.
+    pub driver: DriverExe,
+    /// Hard timeout of a calibration run.
+    pub calibration_timeout: Duration,
+    /// Planning constants.
+    pub planning: Planning,
+}
