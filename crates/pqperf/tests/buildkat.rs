@@ -2,31 +2,17 @@
 //! ICCS test candidates of `testdata/candidates/` (one run that goes on past every kind of
 //! failure) and a representative subset of the PQClean corpus.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pqperf_model::{BuildJson, KatLog};
 
-fn pqperf() -> &'static str {
-    env!("CARGO_BIN_EXE_pqperf")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::{exe as pqperf, repo};
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(pqperf())
-        .args(args)
-        .output()
-        .expect("run pqperf");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "pqperf {args:?} failed:\n{text}");
-    text
+    common::ok(None, args)
 }
 
 fn copy_dir(from: &Path, to: &Path) {

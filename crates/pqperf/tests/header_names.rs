@@ -3,27 +3,16 @@
 //! entry under another name is diagnosed (NOKAT with the cause and the catalog field to set),
 //! and the harness-default rebuild follows MISMATCH but not NOKAT.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use pqperf_model::BuildJson;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::repo;
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .args(args)
-        .output()
-        .expect("run pqperf");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "pqperf {args:?} failed:\n{text}");
-    text
+    common::ok(None, args)
 }
 
 /// A copy of macro-sig with `manifest` as its kat.sha256.

@@ -6,29 +6,19 @@
 //! on an empty directory, `demo` exit status when a phase fails, and a malformed
 //! `kat_issues.csv` met inside a campaign.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::text;
 
 fn pqperf(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run pqperf")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    common::output(Some(cwd), args)
 }
 
 fn ok(cwd: &Path, args: &[&str]) -> String {
-    let o = pqperf(cwd, args);
-    assert!(o.status.success(), "pqperf {args:?} failed:\n{}", text(&o));
-    text(&o)
+    common::ok(Some(cwd), args)
 }
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {

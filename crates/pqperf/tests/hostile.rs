@@ -4,9 +4,10 @@
 //! a failure, never forge a result, stall the campaign, reach the network, write outside its
 //! scratch directory or exhaust the host.
 
+mod common;
+
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -55,22 +56,10 @@ struct Fixture {
     listener: TcpListener,
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::repo;
 
 fn pqperf(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .args(args)
-        .output()
-        .expect("run pqperf");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "pqperf {args:?} failed:\n{text}");
-    text
+    common::ok(None, args)
 }
 
 /// Imports and builds every case once (shared by the tests of this file).

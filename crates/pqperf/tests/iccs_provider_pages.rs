@@ -5,22 +5,12 @@
 //! table, and the candidate, method and summary pages (and the site) say which helpers the
 //! numbers include.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn run(cwd: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run pqperf");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "pqperf {args:?} failed:\n{text}");
-    text
+    common::ok(Some(cwd), args)
 }
 
 fn last_cpu() -> String {

@@ -3,22 +3,12 @@
 //! publish (profiles and the derived survey) → validate (shares recomputed from calls) →
 //! report (the candidate page's "Symmetric primitives" section shows the measured shares).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn run(cwd: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run pqperf");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "pqperf {args:?} failed:\n{text}");
-    text
+    common::ok(Some(cwd), args)
 }
 
 #[test]

@@ -232,7 +232,7 @@ fn describe_counter(run: &Path) -> Option<String> {
         format!("{name} (user-mode core cycles)")
     } else {
         format!(
-            "{name} at {} Hz: reference ticks, NOT core cycles (no hardware PMU here); the pages' cycle columns are tick counts",
+            "{name} at {} Hz: reference ticks, NOT core cycles (no hardware PMU here); the pages' timing columns count ticks and say so",
             c["counter_hz"]
         )
     })

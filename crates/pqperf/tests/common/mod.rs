@@ -1,0 +1,42 @@
+//! Shared helpers of the CLI's end-to-end tests: the repository root and the real `pqperf`
+//! binary, run in a folder, with its stdout and stderr joined.
+#![allow(dead_code)] // each test file uses the part it needs
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The pqperf binary cargo built for these tests.
+pub fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_pqperf")
+}
+
+/// Runs pqperf with `args` in `cwd` (`None`: the test's own folder).
+pub fn output(cwd: Option<&Path>, args: &[&str]) -> Output {
+    let mut c = Command::new(exe());
+    if let Some(d) = cwd {
+        c.current_dir(d);
+    }
+    c.args(args).output().expect("run pqperf")
+}
+
+/// stdout followed by stderr.
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Runs pqperf and returns its output, failing the test (with the output) when it fails.
+pub fn ok(cwd: Option<&Path>, args: &[&str]) -> String {
+    let o = output(cwd, args);
+    let t = text(&o);
+    assert!(o.status.success(), "pqperf {args:?} failed:\n{t}");
+    t
+}
