@@ -98,17 +98,7 @@ pub fn measurable(opts: &CampaignOptions) -> Res<Vec<Instance>> {
                         c.id, i.label
                     )));
                 };
-                ApiSpec::Nist {
-                    kind: c.kind.as_str().to_string(),
-                    namespace: n.namespace.clone(),
-                    pk: n.pk_bytes,
-                    sk: n.sk_bytes,
-                    out: n.sig_bytes.or(n.ct_bytes).unwrap_or(0),
-                    ss: n.ss_bytes.unwrap_or(0),
-                    ctx: n.ctx,
-                    id: c.id.clone(),
-                    instance: i.instance.clone(),
-                }
+                ApiSpec::nist(c.kind.as_str(), n, &c.id, &i.instance)
             }
             _ => ApiSpec::Iccs,
         };

@@ -50,17 +50,7 @@ fn one_of_each_family() {
         insts.push(Instance {
             entry: bj.instances[&format!("{}/{}", c.id, i.label)].clone(),
             category: kind.into(),
-            api: ApiSpec::Nist {
-                kind: kind.into(),
-                namespace: n.namespace.clone(),
-                pk: n.pk_bytes,
-                sk: n.sk_bytes,
-                out: n.sig_bytes.or(n.ct_bytes).unwrap_or(0),
-                ss: n.ss_bytes.unwrap_or(0),
-                ctx: n.ctx,
-                id: c.id.clone(),
-                instance: i.instance.clone(),
-            },
+            api: ApiSpec::nist(kind, &n, &c.id, &i.instance),
             kat_not_passed: false,
         });
     }

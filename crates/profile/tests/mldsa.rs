@@ -44,17 +44,7 @@ fn build_mldsa(run: &Path) -> Instance {
     Instance {
         entry,
         category: "sign".into(),
-        api: ApiSpec::Nist {
-            kind: "sign".into(),
-            namespace: n.namespace.clone(),
-            pk: n.pk_bytes,
-            sk: n.sk_bytes,
-            out: n.sig_bytes.unwrap_or(0),
-            ss: 0,
-            ctx: n.ctx,
-            id: ID.into(),
-            instance: inst.instance.clone(),
-        },
+        api: ApiSpec::nist("sign", &n, ID, &inst.instance),
         kat_not_passed: false,
     }
 }

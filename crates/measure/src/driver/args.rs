@@ -32,6 +32,29 @@ pub enum ApiSpec {
     },
 }
 
+impl ApiSpec {
+    /// The NIST API of a catalog instance (`kind`: `sign` or `kem`; `id`, `instance` for the
+    /// META lines).
+    pub fn nist(
+        kind: &str,
+        n: &pqperf_model::catalog::NistApi,
+        id: &str,
+        instance: &str,
+    ) -> ApiSpec {
+        ApiSpec::Nist {
+            kind: kind.to_string(),
+            namespace: n.namespace.clone(),
+            pk: n.pk_bytes,
+            sk: n.sk_bytes,
+            out: n.sig_bytes.or(n.ct_bytes).unwrap_or(0),
+            ss: n.ss_bytes.unwrap_or(0),
+            ctx: n.ctx,
+            id: id.to_string(),
+            instance: instance.to_string(),
+        }
+    }
+}
+
 /// Arguments of one driver run.
 #[derive(Debug, Clone)]
 pub struct DriverArgs {
