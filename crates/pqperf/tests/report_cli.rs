@@ -2,23 +2,16 @@
 //! fails with a unified diff after one byte of a page changed, and malformed evidence gives an
 //! error naming file and line with nothing written.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 fn copy_tree(from: &Path, to: &Path) {
     pqperf_model::fsutil::copy_tree(from, to).unwrap();
 }
 
 fn pqperf(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::status(args)
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! `pqperf validate` as a user runs it: exit status, problem lines and summary.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
 use pqperf_model::golden::golden_harness;
 
@@ -10,15 +11,7 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::status(args)
 }
 
 #[test]

@@ -40,3 +40,13 @@ pub fn ok(cwd: Option<&Path>, args: &[&str]) -> String {
     assert!(o.status.success(), "pqperf {args:?} failed:\n{t}");
     t
 }
+
+/// Runs pqperf with `args`: exit code (-1 when killed), stdout, stderr.
+pub fn status(args: &[&str]) -> (i32, String, String) {
+    let o = output(None, args);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
