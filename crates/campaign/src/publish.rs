@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use pqperf_measure::Regex;
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::sidecsv::write_csv;
 
@@ -72,17 +71,15 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
                 .filter(|f| f.extension().is_some_and(|e| e == "log")),
         );
     }
-    let abs = Regex::new(r"(?:^|[^\w.])(/(?:home|tmp|root|Users|work)/[^\s\x22]*)").expect("regex");
     let mut staged = Vec::new();
     for f in files.iter().filter(|f| f.is_file()) {
         let rel = f.strip_prefix(run).unwrap_or(f).to_path_buf();
         let bytes = std::fs::read(f)?;
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        if let Some(m) = abs.captures(&text) {
+        if let Some(m) = pqperf_model::paths::find_machine_path(&text) {
             eprintln!(
-                "{}: absolute path '{}' remains; not publishing",
-                rel.display(),
-                &m[1]
+                "{}: absolute path '{m}' remains; not publishing",
+                rel.display()
             );
             return Ok(2);
         }

@@ -33,3 +33,32 @@ fn publish_side_tables_round_trip_a_semicolon_in_a_description() {
             .is_file()
     );
 }
+
+#[test]
+fn publish_refuses_evidence_with_a_machine_path() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    std::fs::create_dir_all(run.join("records/sign-90")).unwrap();
+    std::fs::write(run.join("campaign.json"), "{\"system_id\": \"x86_7\"}\n").unwrap();
+    std::fs::write(
+        run.join("records/sign-90/W__sign.json"),
+        "{\"library\": \"/home/someone/lib.so\"}\n",
+    )
+    .unwrap();
+    let mut o = CampaignOptions::new(&run).unwrap();
+    o.publish_to = Some(d.path().join("ds"));
+    assert_eq!(publish(&o).unwrap(), 2);
+    assert!(!d.path().join("ds/performance/data/x86_7").exists());
+    // Once the path is gone the same run publishes.
+    std::fs::write(
+        run.join("records/sign-90/W__sign.json"),
+        "{\"library\": \"lib/sign-90/libW.so\"}\n",
+    )
+    .unwrap();
+    assert_eq!(publish(&o).unwrap(), 0);
+    assert!(
+        d.path()
+            .join("ds/performance/data/x86_7/records/sign-90/W__sign.json")
+            .is_file()
+    );
+}
