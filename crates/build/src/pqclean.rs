@@ -501,6 +501,7 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
                     ct_bytes: meta.length_ciphertext,
                     ss_bytes: meta.length_shared_secret,
                     ctx,
+                    nist_level: meta.claimed_nist_level,
                 };
                 let kat = match &meta.nistkat_sha256 {
                     Some(sha) => Kat::Nistkat {

@@ -2,7 +2,7 @@
 //! (`performance/data/<system>/…`) and the side tables the pages read, written through the
 //! one side-table writer (`pqperf_model::sidecsv::write_csv`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use pqperf_model::fsutil::write_atomic;
@@ -110,6 +110,17 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
     let sys = write_csv(&["ID", "Arch", "Hostname", "Description"], &sys);
     write_atomic(&perf.join("systems.csv"), sys.as_bytes())?;
     let build = load_build(run)?;
+    let catalog = load_catalog(run)?;
+    // PQClean instances: the target of the scheme's claimed NIST level (catalog, from
+    // META.yml); NGCC instances stay empty for curation.
+    let claimed: BTreeMap<(String, String), u32> = catalog
+        .iter()
+        .flat_map(|cat| cat.instances())
+        .filter_map(|(c, i)| {
+            let bits = i.nist.as_ref()?.target_bits()?;
+            Some(((c.id.clone(), i.label.clone()), bits))
+        })
+        .collect();
     let st_path = perf.join("security_targets.csv");
     let mut st_rows: BTreeSet<(String, String)> = BTreeSet::new();
     let mut st_text: Vec<Vec<String>> = Vec::new();
@@ -119,23 +130,29 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
             .and_then(|t| t.security_targets())
             .map_err(bad)?;
         for r in old {
-            if st_rows.insert((r.id.clone(), r.instance.clone())) {
+            let key = (r.id.clone(), r.instance.clone());
+            let bits = r
+                .target_bits
+                .or_else(|| claimed.get(&key).map(|&b| u64::from(b)));
+            if st_rows.insert(key) {
                 st_text.push(vec![
                     r.id.clone(),
                     r.instance.clone(),
-                    r.target_bits.map(|b| b.to_string()).unwrap_or_default(),
+                    bits.map(|b| b.to_string()).unwrap_or_default(),
                 ]);
             }
         }
     }
     for e in build.instances.values() {
-        if e.candidate != "iccs" && st_rows.insert((e.candidate.clone(), e.label.clone())) {
-            st_text.push(vec![e.candidate.clone(), e.label.clone(), String::new()]);
+        let key = (e.candidate.clone(), e.label.clone());
+        let bits = claimed.get(&key).map(|b| b.to_string()).unwrap_or_default();
+        if e.candidate != "iccs" && st_rows.insert(key) {
+            st_text.push(vec![e.candidate.clone(), e.label.clone(), bits]);
         }
     }
     let st_text = write_csv(&["ID", "Instance", "TargetBits"], &st_text);
     write_atomic(&st_path, st_text.as_bytes())?;
-    if let Some(cat) = load_catalog(run)? {
+    if let Some(cat) = &catalog {
         let dl = dest_root.join("downloads.csv");
         let mut text: Vec<Vec<String>> = Vec::new();
         let mut ids = BTreeSet::new();

@@ -197,23 +197,14 @@ impl SiteData {
     }
 }
 
-/// Security target of an instance. A curated `security_targets.csv` value wins. Without
-/// one, a known PQClean scheme gets its NIST level (1–2 → 128, 5 → 256; level 3 has no page
-/// target) — also when its curated TargetBits is empty, as the demo's catalog leaves it.
-/// Instances without a curated row finally take a `128`, `256` or `512` digit run of the
-/// label (`BiT-128`, `DARTS512`); a curated empty TargetBits of an NGCC instance means no
-/// claimed target (method.md §14).
+/// Security target of an instance: the `security_targets.csv` value (publish writes PQClean
+/// instances' targets from their claimed NIST level, META.yml); without one, a `128`, `256`
+/// or `512` digit run of the label (`BiT-128`, `DARTS512`); a curated empty TargetBits means
+/// no claimed target (method.md §14).
 pub fn security_target(side: &Side, cand: &str, label: &str) -> Option<u32> {
     let curated = side.targets.get(&(cand.to_string(), label.to_string()));
     if let Some(Some(t)) = curated {
         return Some(*t);
-    }
-    if let Some(level) = nist_level(label).or_else(|| nist_level(cand)) {
-        return match level {
-            1 | 2 => Some(128),
-            5 => Some(256),
-            _ => None,
-        };
     }
     if curated.is_some() {
         return None;
@@ -222,44 +213,6 @@ pub fn security_target(side: &Side, cand: &str, label: &str) -> Option<u32> {
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|d| d.parse::<u32>().ok())
         .find(|n| matches!(n, 128 | 256 | 512))
-}
-
-/// NIST security level of a PQClean scheme name (case-insensitive), if known.
-pub fn nist_level(name: &str) -> Option<u8> {
-    let n = name.to_ascii_lowercase().replace('_', "-");
-    let table: &[(&str, u8)] = &[
-        ("ml-dsa-44", 2),
-        ("ml-dsa-65", 3),
-        ("ml-dsa-87", 5),
-        ("ml-kem-512", 1),
-        ("ml-kem-768", 3),
-        ("ml-kem-1024", 5),
-        ("falcon-padded-512", 1),
-        ("falcon-padded-1024", 5),
-        ("falcon-512", 1),
-        ("falcon-1024", 5),
-        ("hqc-128", 1),
-        ("hqc-192", 3),
-        ("hqc-256", 5),
-        ("mceliece348864", 1),
-        ("mceliece460896", 3),
-        ("mceliece6688128", 5),
-        ("mceliece6960119", 5),
-        ("mceliece8192128", 5),
-    ];
-    for (prefix, level) in table {
-        if n.starts_with(prefix) {
-            return Some(*level);
-        }
-    }
-    if n.starts_with("sphincs") || n.starts_with("slh-dsa") {
-        for (digits, level) in [("128", 1u8), ("192", 3), ("256", 5)] {
-            if n.contains(digits) {
-                return Some(level);
-            }
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -275,13 +228,9 @@ mod tests {
         );
         assert_eq!(security_target(&side, "sign-06", "COMPASS-SIG-384"), None);
         assert_eq!(security_target(&side, "sign-08", "DARTS512"), Some(512));
-        assert_eq!(security_target(&side, "ml-kem-512", "clean"), Some(128));
-        assert_eq!(security_target(&side, "ml-dsa-65", "clean"), None);
-        assert_eq!(security_target(&side, "ml-dsa-87", "clean"), Some(256));
-        assert_eq!(
-            security_target(&side, "sphincs-sha2-256f-simple", "clean"),
-            Some(256)
-        );
+        // PQClean targets come from security_targets.csv (publish writes them from the
+        // claimed NIST level); no name table guesses them.
+        assert_eq!(security_target(&side, "ml-dsa-87", "clean"), None);
         side.targets
             .insert(("sign-06".into(), "COMPASS-SIG-384".into()), Some(256));
         side.targets
@@ -292,7 +241,10 @@ mod tests {
         );
         assert_eq!(security_target(&side, "sign-08", "DARTS512"), None);
         side.targets
-            .insert(("ml-dsa-44".into(), "clean".into()), None);
-        assert_eq!(security_target(&side, "ml-dsa-44", "clean"), Some(128));
+            .insert(("ml-kem-512".into(), "ml-kem-512".into()), Some(128));
+        assert_eq!(
+            security_target(&side, "ml-kem-512", "ml-kem-512"),
+            Some(128)
+        );
     }
 }

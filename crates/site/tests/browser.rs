@@ -151,10 +151,11 @@ fn demo_like_site_in_chromium() {
         .map(|s| (s.to_string(), s.to_uppercase()))
         .collect();
     synth_dataset(&data, &["x86_1"], &map, &downloads, true);
-    // Curated targets: an empty TargetBits of a PQClean scheme falls back to its NIST level.
+    // Targets as `campaign publish` writes them for PQClean schemes (from the claimed NIST
+    // level in the catalog), plus an empty curated row.
     std::fs::write(
         data.join("performance/security_targets.csv"),
-        "ID;Instance;TargetBits\nml-dsa-44;clean;\nsign-99;x;\nml-dsa-87;clean;256\n",
+        "ID;Instance;TargetBits\nml-dsa-44;clean;128\nsign-99;x;\nml-dsa-87;clean;256\nfalcon-512;clean;128\nfalcon-1024;clean;256\n",
     )
     .unwrap();
     let out = tmp.path().join("site");

@@ -229,6 +229,21 @@ pub struct NistApi {
     /// Signature API uses the `_ctx` functions (ML-DSA): called with an empty context.
     #[serde(default, skip_serializing_if = "is_false")]
     pub ctx: bool,
+    /// The scheme's claimed NIST security level (META.yml `claimed-nist-level`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nist_level: Option<u32>,
+}
+
+impl NistApi {
+    /// The page's security target for the claimed NIST level: 1–2 → 128, 5 → 256; level 3
+    /// (192 bits) has no page target (method.md §14).
+    pub fn target_bits(&self) -> Option<u32> {
+        match self.nist_level? {
+            1 | 2 => Some(128),
+            5 => Some(256),
+            _ => None,
+        }
+    }
 }
 
 /// Which deterministic generator backs `PQCLEAN_randombytes` in a NIST KAT.
