@@ -104,6 +104,17 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
     }
 }
 
+/// Removes `names` from the environment, so that candidate code loaded later cannot look up
+/// the result descriptor or the sandbox settings with `getenv`.
+pub fn forget_env(names: &[&str]) {
+    for n in names {
+        // SAFETY: called by `untrusted::child_enter` first thing in a child process, before
+        // any candidate library is loaded and before the child starts a thread, so no other
+        // thread reads or writes the environment concurrently.
+        unsafe { std::env::remove_var(n) };
+    }
+}
+
 /// Adopts the result descriptor the parent announced (`fd`), marking it close-on-exec so that
 /// programs the candidate might execute do not inherit it. Refuses 0/1/2 and anything that is
 /// not an open pipe.

@@ -581,7 +581,9 @@ pub fn child_enter() -> Result<Box<dyn Write>, String> {
             .collect();
         sandbox::confine_writes(&writable)?;
     }
-    match std::env::var(RESULT_FD_ENV) {
+    let announced = std::env::var(RESULT_FD_ENV);
+    sandbox::forget_env(&[RESULT_FD_ENV, SANDBOX_ENV, WRITABLE_ENV]);
+    match announced {
         Ok(v) => {
             let fd: i32 = v
                 .parse()

@@ -26,6 +26,10 @@ const CASES: &[(&str, &str)] = &[
         r#"{ printf("TRIAL\t1\t5\t0.000001000\t210\nSTATUS\tcomplete\n"); fflush(stdout); _exit(0); }"#,
     ),
     ("sign-73", r#"exit(0);"#),
+    (
+        "sign-69",
+        r#"{ const char *e = getenv("PQPERF_RESULT_FD"); if (e) { dprintf(atoi(e), "TRIAL\t1\t5\t0.000001000\t210\nSTATUS\tcomplete\n"); } _exit(0); }"#,
+    ),
     ("sign-74", r#"close(1); close(2);"#),
     (
         "sign-75",
@@ -102,7 +106,10 @@ fn fixture() -> &'static Fixture {
             ]);
         }
         let out = pqperf(&["build", "--run-dir", rd]);
-        assert!(out.contains("built 10 libraries, 0 BUILDFAIL"), "{out}");
+        assert!(
+            out.contains(&format!("built {} libraries, 0 BUILDFAIL", CASES.len())),
+            "{out}"
+        );
         Fixture {
             _tmp: tmp,
             run,
@@ -187,6 +194,15 @@ fn exit_inside_sign_is_a_failure() {
     assert!(!r.complete());
     assert_eq!(r.process.status, "missing", "{:?}", r.process);
     assert_eq!(r.process.exit_code, Some(0));
+}
+
+#[test]
+fn result_descriptor_is_not_announced_to_candidate_code() {
+    // The candidate looks the channel up in its environment to forge a result: the child
+    // removed the variable before loading the library, so nothing is forged.
+    let r = drive("sign-69", Duration::from_secs(60));
+    assert!(!r.complete(), "{:?}", r.process);
+    assert!(r.process.trials.is_empty(), "{:?}", r.process);
 }
 
 #[test]
