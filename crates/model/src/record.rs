@@ -167,6 +167,10 @@ evidence_struct! {
         /// Quantiles of per-call cycles, when the driver sampled single calls.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub per_call_cycles: Option<Quantiles>,
+        /// Set when the host that measured was emulated (for example `"qemu-user"`): the
+        /// timings are then not performance figures. Absent on native hosts.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub emulated: Option<String>,
     }
 }
 
@@ -174,6 +178,11 @@ impl Record {
     /// Record file name for a label and operation key: `<label>__<opkey>.json`.
     pub fn file_name(label: &str, opkey: &str) -> String {
         format!("{label}__{opkey}.json")
+    }
+
+    /// How the measuring host was emulated (`pqperf.emulated`), `None` on a native host.
+    pub fn emulated(&self) -> Option<&str> {
+        self.pqperf.as_ref().and_then(|p| p.emulated.as_deref())
     }
 
     /// `<candidate>/<label>`, the build.json key of the record's instance.
