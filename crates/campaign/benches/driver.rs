@@ -83,6 +83,7 @@ fn main() {
                     samples,
                     force_ticks: true,
                     api: ApiSpec::Iccs,
+                    stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                 };
                 let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
                 assert!(r.complete(), "{:?}", r.process);

@@ -1,4 +1,4 @@
-//! Arguments of one driver run and their argv form (`pqperf driver LIB OP BYTES TRIALS 1 ITERS
+//! Arguments of one driver run and their argv form (`pqperf-driver LIB OP BYTES TRIALS 1 ITERS
 //! WARMUPS [options]`, reference order first), written by the orchestrator and parsed by the
 //! child.
 
@@ -78,10 +78,13 @@ pub struct DriverArgs {
     pub force_ticks: bool,
     /// API description.
     pub api: ApiSpec,
+    /// Stack bytes painted by the memory pass (`--stack-region`, default
+    /// [`crate::DEFAULT_STACK_REGION`]).
+    pub stack_region: u64,
 }
 
 impl DriverArgs {
-    /// The argument list after `pqperf driver` (reference order, then pqperf options).
+    /// The argument list after `pqperf-driver` (reference order, then pqperf options).
     pub fn to_argv(&self) -> Vec<String> {
         let mut v = vec![
             self.lib.to_string_lossy().into_owned(),
@@ -101,6 +104,10 @@ impl DriverArgs {
         }
         if self.force_ticks {
             v.push("--ticks".into());
+        }
+        if self.stack_region != crate::DEFAULT_STACK_REGION {
+            v.push("--stack-region".into());
+            v.push(self.stack_region.to_string());
         }
         if let ApiSpec::Nist {
             kind,
@@ -148,6 +155,7 @@ impl DriverArgs {
             samples: false,
             force_ticks: false,
             api: ApiSpec::Iccs,
+            stack_region: crate::DEFAULT_STACK_REGION,
         };
         let mut nist = NistArgs::default();
         let mut it = argv.iter();
@@ -162,6 +170,7 @@ impl DriverArgs {
                 }
                 "--samples" => a.samples = true,
                 "--ticks" => a.force_ticks = true,
+                "--stack-region" => a.stack_region = number(&mut it, x)?,
                 "--nist-kind" => nist.kind = Some(value(&mut it, x)?),
                 "--namespace" => nist.namespace = Some(value(&mut it, x)?),
                 "--pk-bytes" => nist.pk = Some(number(&mut it, x)?),
@@ -177,7 +186,7 @@ impl DriverArgs {
         a.api = nist.into_api()?;
         if pos.len() != 7 {
             return Err(format!(
-                "usage: pqperf driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--samples] [--ticks] [--nist-kind K --namespace NS --pk-bytes N --sk-bytes N --out-bytes N --ss-bytes N [--ctx] --id ID --instance NAME] (got {} positional arguments)",
+                "usage: pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--samples] [--ticks] [--stack-region BYTES] [--nist-kind K --namespace NS --pk-bytes N --sk-bytes N --out-bytes N --ss-bytes N [--ctx] --id ID --instance NAME] (got {} positional arguments)",
                 pos.len()
             ));
         }
@@ -264,6 +273,7 @@ mod tests {
             samples: true,
             force_ticks: false,
             api,
+            stack_region: 65536,
         }
     }
 
@@ -292,6 +302,7 @@ mod tests {
         assert_eq!(back.api, nist.api);
         assert_eq!((back.trials, back.iters, back.warmups), (5, 120, 3));
         assert_eq!(back.cpu, Some(1));
+        assert_eq!(back.stack_region, 65536);
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! The timing driver: one child process = one operation of one library (method §4).
 //!
-//! The orchestrator re-executes `pqperf driver …`; the child pins itself, dlopens the library
-//! through `pqperf_ffi::dl`, seeds the DRNG with `00 01 … 2f`, prepares honest inputs, runs the
-//! warm-ups and the trials, and writes the reference META/TRIAL/STATUS lines to its private
-//! result channel (tab-separated, flushed progressively; never stdout, which belongs to the
-//! candidate, see `pqperf_ffi::untrusted`). pqperf additions are `PQPERF <key> <value>` lines
-//! (counter name) and `SAMPLES <trial> <ticks>…` lines: per-call tick-counter deltas taken
-//! inside the same timed loop, from which pages show p50/p90/p99.
+//! The orchestrator starts the lean executable `pqperf-driver …` (this crate's binary, found
+//! next to `pqperf`, see `pqperf_measure::runner::DriverExe`); the child pins itself, dlopens
+//! the library through `pqperf_ffi::dl`, seeds the DRNG with `00 01 … 2f`, prepares honest
+//! inputs, runs the warm-ups and the trials, and writes the reference META/TRIAL/STATUS lines
+//! to its private result channel (tab-separated, flushed progressively; never stdout, which
+//! belongs to the candidate, see `pqperf_ffi::untrusted`). pqperf additions are
+//! `PQPERF <key> <value>` lines (counter name; the untimed memory pass, [`mem`]) and `SAMPLES <trial> <ticks>…` lines: per-call
+//! tick-counter deltas taken inside the same timed loop, from which pages show p50/p90/p99.
 //!
 //! Exit status: 0 complete, 4 partial, 3 setup/operation failure, 2 usage/ABI/symbol errors.
+
+#![forbid(unsafe_code)]
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -22,6 +25,7 @@ use pqperf_ffi::{affinity, procinfo};
 
 mod args;
 mod kex;
+mod mem;
 mod ops;
 mod out;
 mod prepare_iccs;
@@ -29,9 +33,11 @@ mod prepare_nist;
 mod timing;
 
 pub use args::{ApiSpec, DriverArgs};
+pub use mem::DEFAULT_STACK_REGION;
 pub use timing::run;
 
 use kex::{Acc, Kex, Step};
+use mem::memory_pass;
 use ops::{Op, SigStats};
 use out::Out;
 use prepare_iccs::prepare_iccs;

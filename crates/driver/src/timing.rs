@@ -165,6 +165,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         o.meta("verify_rejections", s.verify_rejections);
     }
     o.meta("peak_rss_bytes", procinfo::vm_hwm_bytes().unwrap_or(0));
+    memory_pass(&mut p, a.stack_region, &mut o);
     o.meta("measurement_count", total);
     o.meta(
         "guide_100_measurements",

@@ -55,6 +55,9 @@ pub fn calibrate_one(
         if !run.samples.is_empty() {
             m.insert("pqperf".into(), json!({"counter": run.counter}));
         }
+        if let Some(mem) = &run.mem {
+            m.insert("pqperf_mem".into(), mem.to_json());
+        }
     }
     write_atomic(&path, pyjson::value_to_string(&v).as_bytes())?;
     match t1 {

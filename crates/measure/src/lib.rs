@@ -5,7 +5,6 @@
 #![forbid(unsafe_code)]
 
 pub mod calibrate;
-pub mod driver;
 pub mod error;
 pub mod host;
 pub mod instance;
@@ -13,6 +12,9 @@ pub mod plan;
 pub mod record;
 pub mod runner;
 pub mod settings;
+
+/// The timing child's library part (argv, preparation), from `pqperf-driver`.
+pub use pqperf_driver as driver;
 
 pub use error::MeasureError;
 pub use instance::Instance;

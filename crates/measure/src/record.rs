@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::instance::{Instance, driver_args};
 use crate::plan::{self, PlannedOp};
-use crate::runner::{self, Run};
+use crate::runner::{self, MemFigures, Run};
 use crate::settings::UnitSettings;
 use crate::{MeasureError, host};
 
@@ -79,6 +79,7 @@ pub fn measure_one(
     let mut processes: Vec<Process> = Vec::new();
     let mut samples: Vec<u64> = Vec::new();
     let mut counter: Option<String> = None;
+    let mut mem: Option<MemFigures> = None;
     let mut retries_total = 0u64;
     let plan = p.plan.clone();
     match &plan {
@@ -97,6 +98,7 @@ pub fn measure_one(
                     .insert("t1_s".into(), p.calibration["t1_s"].clone());
                 pr.extra
                     .insert("setup_s".into(), p.calibration["setup_s"].clone());
+                mem = MemFigures::from_json(&p.calibration["pqperf_mem"]);
                 processes.push(pr);
             }
         }
@@ -135,6 +137,9 @@ pub fn measure_one(
                 samples.extend_from_slice(&run.samples);
                 if counter.is_none() {
                     counter = run.counter.clone();
+                }
+                if let Some(m) = run.mem {
+                    mem = Some(mem.map_or(m, |x| x.max(m)));
                 }
                 processes.push(pr);
                 if !ok {
@@ -198,6 +203,14 @@ pub fn measure_one(
     }
     if let Some(pv) = e.extra.get("iccs_provider") {
         ext.extra.insert("iccs_provider".into(), pv.clone());
+    }
+    if complete && let Some(m) = mem {
+        ext.stack_bytes = Some(m.stack_bytes);
+        ext.stack_region_bytes = Some(m.stack_region_bytes);
+        ext.stack_overflow = Some(m.stack_overflow);
+        ext.heap_peak_bytes = m.heap_peak_bytes;
+        ext.heap_allocations = m.heap_allocations;
+        ext.heap_untracked = m.heap_untracked.filter(|&u| u > 0);
     }
     let tick_hz = pqperf_ffi::counters::ticks_hz(5).filter(|_| !samples.is_empty());
     if !samples.is_empty() {
@@ -278,6 +291,7 @@ fn strip_cal(cal: &Value) -> Value {
         m.remove("t1_s");
         m.remove("setup_s");
         m.remove("pqperf");
+        m.remove("pqperf_mem");
     }
     v
 }

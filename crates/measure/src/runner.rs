@@ -1,4 +1,4 @@
-//! Orchestrator side of a driver run (method §4.9): spawn `pqperf driver …` contained, with a
+//! Orchestrator side of a driver run (method §4.9): spawn the lean `pqperf-driver …` contained, with a
 //! hard timeout, kill its process group on exit or hang, parse the META/TRIAL/STATUS lines of
 //! its private result channel, and turn a crash or a hang
 //! into a process entry with a status instead of an error.
@@ -13,22 +13,71 @@ use serde_json::Value;
 
 use crate::driver::DriverArgs;
 
+/// File name of the lean driver executable (the `pqperf-driver` crate's binary).
+pub const DRIVER_BIN: &str = "pqperf-driver";
+/// Environment variable naming the driver executable explicitly (overrides the lookup).
+pub const DRIVER_ENV: &str = "PQPERF_DRIVER";
+
 /// How to start the driver child.
 #[derive(Debug, Clone)]
 pub struct DriverExe {
-    /// The pqperf executable (normally `std::env::current_exe()`).
+    /// The lean driver executable (normally [`DriverExe::locate`]).
     pub exe: PathBuf,
     /// Working directory of the child (the run directory; library paths are relative to it).
     pub cwd: PathBuf,
 }
 
 impl DriverExe {
-    /// The running executable, working in `cwd`.
+    /// The lean driver found by [`DriverExe::locate`], working in `cwd`.
     pub fn current(cwd: &Path) -> std::io::Result<DriverExe> {
         Ok(DriverExe {
-            exe: std::env::current_exe()?,
+            exe: DriverExe::locate()?,
             cwd: cwd.to_path_buf(),
         })
+    }
+
+    /// Where the lean driver executable is: `$PQPERF_DRIVER` if set, else `pqperf-driver` next
+    /// to the running executable, else (a test or benchmark binary in `target/<profile>/deps/`)
+    /// next to that directory. The error names the path that was expected.
+    pub fn locate() -> std::io::Result<PathBuf> {
+        let exe = std::env::current_exe()?;
+        DriverExe::locate_from(&exe, std::env::var_os(DRIVER_ENV).map(PathBuf::from))
+    }
+
+    /// [`DriverExe::locate`] for a given running executable and `$PQPERF_DRIVER` value.
+    pub fn locate_from(exe: &Path, env: Option<PathBuf>) -> std::io::Result<PathBuf> {
+        let missing = |p: &Path, how: &str| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "the lean driver executable is missing: expected {} ({how}); build it with `cargo build --release -p pqperf-driver` (or the whole workspace) or set {DRIVER_ENV}",
+                    p.display()
+                ),
+            )
+        };
+        if let Some(p) = env.filter(|p| !p.as_os_str().is_empty()) {
+            return if p.is_file() {
+                Ok(p)
+            } else {
+                Err(missing(&p, &format!("from {DRIVER_ENV}")))
+            };
+        }
+        let dir = exe.parent().unwrap_or(Path::new("."));
+        let sibling = dir.join(DRIVER_BIN);
+        if sibling.is_file() {
+            return Ok(sibling);
+        }
+        if dir.file_name().is_some_and(|n| n == "deps")
+            && let Some(up) = dir.parent()
+        {
+            let p = up.join(DRIVER_BIN);
+            return if p.is_file() {
+                Ok(p)
+            } else {
+                Err(missing(&p, "next to the deps/ directory of this test binary"))
+            };
+        }
+        Err(missing(&sibling, "next to the running executable"))
     }
 }
 
@@ -45,6 +94,67 @@ pub struct Run {
     pub wall_s: f64,
     /// Σ trial seconds.
     pub timed_s: f64,
+    /// The untimed memory pass (`PQPERF mem_…` lines), when the driver made one.
+    pub mem: Option<MemFigures>,
+}
+
+/// Per-operation memory from the driver's untimed memory pass (`pqperf_driver` `mem`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemFigures {
+    /// Stack bytes from the driver's calling frame to the deepest byte the call wrote.
+    pub stack_bytes: u64,
+    /// Stack bytes painted.
+    pub stack_region_bytes: u64,
+    /// The call reached the bottom of the painted region (its use is at least the region).
+    pub stack_overflow: bool,
+    /// Peak of live heap bytes the call allocated (requested sizes), with the interposer.
+    pub heap_peak_bytes: Option<u64>,
+    /// Allocations the call made, with the interposer.
+    pub heap_allocations: Option<u64>,
+    /// Allocations the interposer could not follow (the peak is then an upper bound).
+    pub heap_untracked: Option<u64>,
+}
+
+impl MemFigures {
+    /// The figures as stored in a calibration file (`pqperf_mem`).
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "stack_bytes": self.stack_bytes,
+            "stack_region_bytes": self.stack_region_bytes,
+            "stack_overflow": self.stack_overflow,
+            "heap_peak_bytes": self.heap_peak_bytes,
+            "heap_allocations": self.heap_allocations,
+            "heap_untracked": self.heap_untracked,
+        })
+    }
+
+    /// Reads what [`MemFigures::to_json`] wrote.
+    pub fn from_json(v: &Value) -> Option<MemFigures> {
+        Some(MemFigures {
+            stack_bytes: v["stack_bytes"].as_u64()?,
+            stack_region_bytes: v["stack_region_bytes"].as_u64()?,
+            stack_overflow: v["stack_overflow"].as_bool()?,
+            heap_peak_bytes: v["heap_peak_bytes"].as_u64(),
+            heap_allocations: v["heap_allocations"].as_u64(),
+            heap_untracked: v["heap_untracked"].as_u64(),
+        })
+    }
+
+    /// The larger of two passes (several driver processes per record), field by field.
+    pub fn max(self, o: MemFigures) -> MemFigures {
+        let m = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        MemFigures {
+            stack_bytes: self.stack_bytes.max(o.stack_bytes),
+            stack_region_bytes: self.stack_region_bytes.max(o.stack_region_bytes),
+            stack_overflow: self.stack_overflow || o.stack_overflow,
+            heap_peak_bytes: m(self.heap_peak_bytes, o.heap_peak_bytes),
+            heap_allocations: m(self.heap_allocations, o.heap_allocations),
+            heap_untracked: m(self.heap_untracked, o.heap_untracked),
+        }
+    }
 }
 
 impl Run {
@@ -59,13 +169,11 @@ impl Run {
 /// captured with a size cap; the record keeps their byte counts and the stderr tail.
 pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run {
     let argv = args.to_argv();
-    let mut command = vec!["pqperf".to_string(), "driver".to_string()];
+    let mut command = vec![DRIVER_BIN.to_string()];
     command.extend(argv.iter().cloned());
-    let mut child_args = vec!["driver".to_string()];
-    child_args.extend(argv.iter().cloned());
     let out = untrusted::run(&ChildSpec {
         program: exe.exe.clone(),
-        args: child_args,
+        args: argv,
         cwd: exe.cwd.clone(),
         timeout,
         writable: Vec::new(),
@@ -85,6 +193,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             counter: None,
             wall_s: 0.0,
             timed_s: 0.0,
+            mem: None,
         };
     }
     let wall_s = out.wall_s;
@@ -111,6 +220,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         p.extra
             .insert("timeout_s".into(), Value::from(timeout.as_secs_f64()));
         parsed.trials.clear();
+        parsed.mem = None;
         p
     } else {
         let code = out.code();
@@ -157,6 +267,11 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         counter: parsed.counter,
         wall_s,
         timed_s,
+        mem: if process.status == "complete" {
+            parsed.mem
+        } else {
+            None
+        },
     }
 }
 
@@ -186,11 +301,14 @@ pub struct Parsed {
     pub samples: Vec<u64>,
     /// PQPERF counter.
     pub counter: Option<String>,
+    /// PQPERF mem_… lines (complete stack figures required).
+    pub mem: Option<MemFigures>,
 }
 
 /// Parses driver stdout lines (tab-separated).
 pub fn parse_output(lines: &[String]) -> Parsed {
     let mut p = Parsed::default();
+    let mut mem = std::collections::HashMap::new();
     for l in lines {
         let f: Vec<&str> = l.split('\t').collect();
         match f.as_slice() {
@@ -210,8 +328,28 @@ pub fn parse_output(lines: &[String]) -> Parsed {
                 .samples
                 .extend(xs.split(' ').filter_map(|x| x.parse::<u64>().ok())),
             ["PQPERF", "counter", v] => p.counter = Some(v.to_string()),
+            ["PQPERF", k, v] if k.starts_with("mem_") => {
+                if let Ok(n) = v.parse::<u64>() {
+                    mem.insert(k.to_string(), n);
+                }
+            }
             _ => {}
         }
+    }
+    let get = |k: &str| mem.get(k).copied();
+    if let (Some(s), Some(r), Some(o)) = (
+        get("mem_stack_bytes"),
+        get("mem_stack_region_bytes"),
+        get("mem_stack_overflow"),
+    ) {
+        p.mem = Some(MemFigures {
+            stack_bytes: s,
+            stack_region_bytes: r,
+            stack_overflow: o != 0,
+            heap_peak_bytes: get("mem_heap_peak_bytes"),
+            heap_allocations: get("mem_heap_allocations"),
+            heap_untracked: get("mem_heap_untracked"),
+        });
     }
     p
 }
@@ -228,6 +366,11 @@ mod tests {
             "PQPERF\tcounter\ttsc",
             "TRIAL\t1\t20\t0.001000000\t2100000",
             "SAMPLES\t1\t5 6 7",
+            "PQPERF\tmem_stack_bytes\t100480",
+            "PQPERF\tmem_stack_region_bytes\t1048576",
+            "PQPERF\tmem_stack_overflow\t0",
+            "PQPERF\tmem_heap_peak_bytes\t1048576",
+            "PQPERF\tmem_heap_allocations\t1",
             "STATUS\tcomplete",
             "garbage",
         ]
@@ -243,5 +386,34 @@ mod tests {
         assert_eq!(p.samples, vec![5, 6, 7]);
         assert_eq!(p.status.as_deref(), Some("complete"));
         assert_eq!(p.counter.as_deref(), Some("tsc"));
+        let m = p.mem.unwrap();
+        assert_eq!((m.stack_bytes, m.stack_overflow), (100480, false));
+        assert_eq!(m.heap_peak_bytes, Some(1048576));
+        assert_eq!(m.heap_allocations, Some(1));
+        assert_eq!(m.heap_untracked, None);
+    }
+
+    #[test]
+    fn lean_driver_is_found_next_to_the_executable_or_deps() {
+        let d = tempfile::tempdir().unwrap();
+        let deps = d.path().join("deps");
+        std::fs::create_dir_all(&deps).unwrap();
+        let e = DriverExe::locate_from(&deps.join("t-123"), None).unwrap_err();
+        assert!(
+            e.to_string().contains(&d.path().join(DRIVER_BIN).display().to_string()),
+            "{e}"
+        );
+        std::fs::write(d.path().join(DRIVER_BIN), "").unwrap();
+        assert_eq!(
+            DriverExe::locate_from(&deps.join("t-123"), None).unwrap(),
+            d.path().join(DRIVER_BIN)
+        );
+        assert_eq!(
+            DriverExe::locate_from(&d.path().join("pqperf"), None).unwrap(),
+            d.path().join(DRIVER_BIN)
+        );
+        let e = DriverExe::locate_from(&d.path().join("pqperf"), Some(d.path().join("nope")))
+            .unwrap_err();
+        assert!(e.to_string().contains("PQPERF_DRIVER"), "{e}");
     }
 }

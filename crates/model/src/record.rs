@@ -171,6 +171,32 @@ evidence_struct! {
         /// timings are then not performance figures. Absent on native hosts.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub emulated: Option<String>,
+        /// Memory pass (untimed, one call, the largest over the record's driver processes):
+        /// stack bytes from the driver's calling frame down to the deepest byte the operation
+        /// wrote (painted region; at least this when `stack_overflow`). The three keys
+        /// `stack_bytes`, `heap_peak_bytes`, `heap_allocations` come together (a record "with a
+        /// memory pass"); absent in records without one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stack_bytes: Option<u64>,
+        /// Stack bytes painted in the memory pass.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stack_region_bytes: Option<u64>,
+        /// The operation reached the bottom of the painted region: `stack_bytes` is a lower
+        /// bound.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stack_overflow: Option<bool>,
+        /// Peak of live heap bytes (requested sizes) allocated by the operation, counted by the
+        /// driver's interposed allocation functions.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub heap_peak_bytes: Option<u64>,
+        /// Heap allocations the operation made (malloc, calloc, realloc to a new block, the
+        /// memalign family).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub heap_allocations: Option<u64>,
+        /// Allocations the interposer could not follow (present only when not 0: the heap peak
+        /// is then an upper bound).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub heap_untracked: Option<u64>,
     }
 }
 
@@ -183,6 +209,18 @@ impl Record {
     /// How the measuring host was emulated (`pqperf.emulated`), `None` on a native host.
     pub fn emulated(&self) -> Option<&str> {
         self.pqperf.as_ref().and_then(|p| p.emulated.as_deref())
+    }
+
+    /// The memory pass (`stack_bytes`, `heap_peak_bytes`, `heap_allocations`, overflow flag),
+    /// when the record has one.
+    pub fn memory(&self) -> Option<(u64, Option<u64>, Option<u64>, bool)> {
+        let p = self.pqperf.as_ref()?;
+        Some((
+            p.stack_bytes?,
+            p.heap_peak_bytes,
+            p.heap_allocations,
+            p.stack_overflow.unwrap_or(false),
+        ))
     }
 
     /// `<candidate>/<label>`, the build.json key of the record's instance.

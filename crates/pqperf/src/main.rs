@@ -8,9 +8,9 @@ mod cmd;
 use clap::{Parser, Subcommand};
 
 /// mimalloc for pqperf's own work, the C library's malloc in the children that run candidate
-/// code (see `pqperf_ffi::alloc`).
+/// code (see `pqperf_alloc`).
 #[global_allocator]
-static ALLOC: pqperf_ffi::alloc::PqAlloc = pqperf_ffi::alloc::PqAlloc;
+static ALLOC: pqperf_alloc::PqAlloc = pqperf_alloc::PqAlloc;
 
 /// Reproducible, evidence-backed performance harness for post-quantum public-key cryptography.
 ///
@@ -83,9 +83,6 @@ enum Command {
     Demo(cmd::demo::DemoArgs),
     /// Build the static HTML site from one or more datasets.
     Site(cmd::site::SiteArgs),
-    /// Internal: one measurement child process (pqperf re-executes itself).
-    #[command(hide = true)]
-    Driver(cmd::driver::DriverChildArgv),
     /// Internal: one hash-profiling child process (pqperf re-executes itself).
     #[command(hide = true)]
     Hashprof(cmd::profile::HashprofArgs),
@@ -94,11 +91,8 @@ enum Command {
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     // Children that run candidate code keep the C library's allocator: their RSS is evidence.
-    if !matches!(
-        cli.command,
-        Command::Driver(_) | Command::KatChild(_) | Command::Hashprof(_)
-    ) {
-        pqperf_ffi::alloc::use_mimalloc();
+    if !matches!(cli.command, Command::KatChild(_) | Command::Hashprof(_)) {
+        pqperf_alloc::use_mimalloc();
     }
     let mem_limit = match parse_mem_limit(&cli.mem_limit) {
         Ok(m) => m,
@@ -114,6 +108,9 @@ fn main() -> std::process::ExitCode {
             ..Default::default()
         },
     });
+    if matches!(cli.command, Command::Campaign(_) | Command::Demo(_)) {
+        cmd::ensure_lean_driver();
+    }
     let result = match cli.command {
         Command::Report(a) => cmd::report::run_report(a),
         Command::Validate(a) => cmd::validate::run_validate(a),
@@ -127,7 +124,6 @@ fn main() -> std::process::ExitCode {
         Command::Campaign(a) => cmd::measure::run_campaign(a),
         Command::Demo(a) => cmd::demo::run_demo(a),
         Command::Site(a) => cmd::site::run(a),
-        Command::Driver(a) => cmd::driver::run_driver_child(a),
         Command::Hashprof(a) => cmd::profile::run_hashprof(a),
     };
     match result {

@@ -132,12 +132,10 @@ fn drive(id: &str, timeout: Duration) -> Run {
         samples: true,
         force_ticks: true,
         api: ApiSpec::Iccs,
+        stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
     };
     assert!(f.run.join(&args.lib).is_file(), "{}", args.lib.display());
-    let exe = DriverExe {
-        exe: PathBuf::from(env!("CARGO_BIN_EXE_pqperf")),
-        cwd: f.run.clone(),
-    };
+    let exe = DriverExe::current(&f.run).expect("the lean driver pqperf-driver");
     runner::run_driver(&exe, &args, timeout)
 }
 

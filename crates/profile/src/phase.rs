@@ -439,6 +439,7 @@ pub fn profile_instances(
                 samples: false,
                 force_ticks: false,
                 api: inst.api.clone(),
+                stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
             };
             let child_run = run_child(
                 &opts.child,

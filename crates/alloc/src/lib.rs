@@ -1,8 +1,13 @@
 //! The process allocator of the `pqperf` binary: mimalloc for pqperf's own work (the evidence
 //! model is millions of small strings and maps; with glibc malloc a quarter of `pqperf site`
-//! went to malloc/free), the C library's malloc in the child processes that run candidate
-//! code (driver, KAT child, hash profiler), so that their baseline and peak RSS carry no
-//! second allocator (mimalloc there added ≈ 0.6 MB to every baseline RSS).
+//! went to malloc/free), the C library's malloc in the child processes of this binary that run
+//! candidate code (KAT child, hash profiler), so that their baseline and peak RSS carry no
+//! second allocator (mimalloc there added ≈ 0.6 MB to every baseline RSS). The timing driver
+//! is the separate lean executable `pqperf-driver`, which does not link this crate (linking
+//! mimalloc at all runs its process initialisation at start-up).
+//!
+//! This crate is part of the Rust→C seam (like `pqperf-ffi`): its `unsafe` blocks forward the
+//! `GlobalAlloc` contract to the C allocators, each with its invariant.
 //!
 //! The binary installs [`PqAlloc`] as `#[global_allocator]` and calls [`use_mimalloc`] once
 //! it knows it is not such a child. Blocks allocated before that (argument parsing) come from
