@@ -3,10 +3,15 @@
 //! Builds a tiny C signature library whose operations return at once (gcc), then prints:
 //! * ticks per call in batch mode (the reference loop, no per-call reads) and in per-call mode
 //!   (one counter read after every call; batch total and the median per-call delta);
+//! * the baseline RSS of the lean driver executable `pqperf-driver` next to that of the same
+//!   driver code running inside a large Rust executable (this benchmark binary, as the former
+//!   `pqperf driver` subcommand ran inside `pqperf`), on the same do-nothing library;
 //! * the campaign efficiency (Σ timed seconds ÷ wall seconds of the calibrate + measure
 //!   phases) of a demo-sized campaign (trial target 0.05 s) over that library and a toy one.
 //!
-//! The benchmark binary is its own driver child: `driver.rs driver …` runs the driver.
+//! Timings and the campaign use the lean driver (found next to `target/<profile>/deps`; build
+//! it with the workspace); the benchmark binary is its own large-executable driver child for
+//! the RSS comparison (`driver-… LIB.so OP …` runs the driver in-process).
 
 use std::path::Path;
 use std::process::Command;
@@ -43,12 +48,16 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("driver") {
-        let a = DriverArgs::parse(&argv[1..]).unwrap_or_else(|e| {
+    if argv.first().is_some_and(|a| a.ends_with(".so")) {
+        let a = DriverArgs::parse(&argv).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2)
         });
-        let code = driver::run(&a, &mut std::io::stdout().lock(), &mut std::io::stderr());
+        let mut out = pqperf_ffi::untrusted::child_enter().unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        });
+        let code = driver::run(&a, &mut out, &mut std::io::stderr());
         std::process::exit(code);
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -57,7 +66,9 @@ fn main() {
     let toy = gcc(dir, "toy", &[]);
     let cpu = campaign::default_cpu();
     campaign::keep_off_cpu(cpu);
-    let exe = DriverExe {
+    let exe =
+        DriverExe::current(dir).expect("the lean driver (cargo build --release -p pqperf-driver)");
+    let in_process = DriverExe {
         exe: std::env::current_exe().unwrap(),
         cwd: dir.to_path_buf(),
     };
@@ -65,6 +76,40 @@ fn main() {
     println!(
         "counter: {} at {hz:.0} Hz; benchmark CPU {cpu}",
         pqperf_measure::host::counter_info(pqperf_measure::host::counter_kind(), None)["counter"]
+    );
+    // Baseline RSS (after loading and preparing, before the trials) on the do-nothing library.
+    let baseline = |e: &DriverExe| {
+        let mut v = Vec::new();
+        for _ in 0..7 {
+            let a = DriverArgs {
+                lib: noop.clone().into(),
+                op: "sign".into(),
+                bytes: 0,
+                trials: 1,
+                iters: 1000,
+                warmups: 1,
+                cpu: Some(cpu),
+                samples: false,
+                force_ticks: true,
+                api: ApiSpec::Iccs,
+                stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+            };
+            let r = runner::run_driver(e, &a, Duration::from_secs(60));
+            assert!(r.complete(), "{:?}", r.process);
+            let b = r.process.meta.str("baseline_rss_bytes").unwrap_or("0");
+            v.push(b.parse::<f64>().unwrap_or(0.0));
+        }
+        median(v)
+    };
+    let lean = baseline(&exe);
+    let big = baseline(&in_process);
+    println!(
+        "baseline RSS, do-nothing library (median of 7): lean pqperf-driver {:.0} KiB ({:.2} MB); same driver inside a large Rust executable (the former `pqperf driver`) {:.0} KiB ({:.2} MB); ratio {:.2}",
+        lean / 1024.0,
+        lean / 1e6,
+        big / 1024.0,
+        big / 1e6,
+        big / lean
     );
     let iters = 20_000u64;
     for op in ["keygen", "sign", "verify"] {
@@ -101,9 +146,10 @@ fn main() {
                     median(per_call_median)
                 );
             } else {
+                let m = median(per_call_batch);
                 println!(
-                    "no-op {op:6}  batch mode:    {:7.1} ticks/call (median of 25 trials of {iters} calls)",
-                    median(per_call_batch)
+                    "no-op {op:6}  batch mode:    {m:7.1} ticks/call = {:.1} ns per empty call (median of 25 trials of {iters} calls)",
+                    if hz > 0.0 { m / hz * 1e9 } else { f64::NAN }
                 );
             }
         }

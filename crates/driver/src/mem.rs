@@ -53,14 +53,23 @@ pub(super) fn memory_pass(p: &mut Prepared, region: u64, o: &mut Out) {
         return;
     }
     o.line(format_args!("PQPERF\tmem_stack_bytes\t{}", stack.bytes));
-    o.line(format_args!("PQPERF\tmem_stack_region_bytes\t{}", stack.region));
+    o.line(format_args!(
+        "PQPERF\tmem_stack_region_bytes\t{}",
+        stack.region
+    ));
     o.line(format_args!(
         "PQPERF\tmem_stack_overflow\t{}",
         u8::from(stack.overflow)
     ));
     if let Some(h) = heap {
-        o.line(format_args!("PQPERF\tmem_heap_peak_bytes\t{}", h.peak_bytes));
-        o.line(format_args!("PQPERF\tmem_heap_allocations\t{}", h.allocations));
+        o.line(format_args!(
+            "PQPERF\tmem_heap_peak_bytes\t{}",
+            h.peak_bytes
+        ));
+        o.line(format_args!(
+            "PQPERF\tmem_heap_allocations\t{}",
+            h.allocations
+        ));
         o.line(format_args!("PQPERF\tmem_heap_untracked\t{}", h.untracked));
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use pqperf_driver::{ApiSpec, DriverArgs, DEFAULT_STACK_REGION};
+use pqperf_driver::{ApiSpec, DEFAULT_STACK_REGION, DriverArgs};
 use pqperf_ffi::untrusted::{self, ChildSpec};
 
 /// The harness shim the driver needs (`ngcc_meta`, `ngcc_seed`, `ngcc_build_flags`), as

@@ -44,7 +44,8 @@ pub struct StackUse {
 }
 
 fn stack_limit() -> Option<usize> {
-    let (soft, _) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_STACK).ok()?;
+    let (soft, _) =
+        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_STACK).ok()?;
     (soft != nix::sys::resource::RLIM_INFINITY).then_some(soft as usize)
 }
 

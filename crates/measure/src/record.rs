@@ -204,7 +204,10 @@ pub fn measure_one(
     if let Some(pv) = e.extra.get("iccs_provider") {
         ext.extra.insert("iccs_provider".into(), pv.clone());
     }
-    if complete && let Some(m) = mem {
+    if complete
+        && let Some(m) = mem
+        && m.heap_peak_bytes.is_some()
+    {
         ext.stack_bytes = Some(m.stack_bytes);
         ext.stack_region_bytes = Some(m.stack_region_bytes);
         ext.stack_overflow = Some(m.stack_overflow);

@@ -74,7 +74,10 @@ impl DriverExe {
             return if p.is_file() {
                 Ok(p)
             } else {
-                Err(missing(&p, "next to the deps/ directory of this test binary"))
+                Err(missing(
+                    &p,
+                    "next to the deps/ directory of this test binary",
+                ))
             };
         }
         Err(missing(&sibling, "next to the running executable"))
@@ -261,17 +264,18 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             .insert("candidate_output".into(), out.output_json());
     }
     let timed_s = process.trials.iter().map(|t| t.seconds).sum();
+    let mem = if process.status == "complete" {
+        parsed.mem
+    } else {
+        None
+    };
     Run {
         process,
         samples: parsed.samples,
         counter: parsed.counter,
         wall_s,
         timed_s,
-        mem: if process.status == "complete" {
-            parsed.mem
-        } else {
-            None
-        },
+        mem,
     }
 }
 
@@ -400,7 +404,8 @@ mod tests {
         std::fs::create_dir_all(&deps).unwrap();
         let e = DriverExe::locate_from(&deps.join("t-123"), None).unwrap_err();
         assert!(
-            e.to_string().contains(&d.path().join(DRIVER_BIN).display().to_string()),
+            e.to_string()
+                .contains(&d.path().join(DRIVER_BIN).display().to_string()),
             "{e}"
         );
         std::fs::write(d.path().join(DRIVER_BIN), "").unwrap();

@@ -222,6 +222,8 @@ pub(crate) fn check_record(
             }
         }
     }
+    check_memory(rep, shown, r);
+
     let complete = r.status == "complete";
     if complete && r.trials.len() as u64 != r.plan.trials {
         rep.problems.push(p(
@@ -308,6 +310,94 @@ pub(crate) fn check_record(
                 }
             }
         }
+    }
+}
+
+/// A pqperf record that claims a memory pass (any of its keys under `pqperf`) must carry all of
+/// them (their JSON types are checked when the record is loaded): `stack_bytes`,
+/// `stack_region_bytes`, `stack_overflow`, `heap_peak_bytes`, `heap_allocations`; a stack use
+/// within the region unless it overflowed, and no heap peak without an allocation.
+pub(crate) fn check_memory(rep: &mut Report, shown: &Path, r: &Record) {
+    let Some(x) = &r.pqperf else { return };
+    let present = [
+        ("stack_bytes", x.stack_bytes.is_some()),
+        ("stack_region_bytes", x.stack_region_bytes.is_some()),
+        ("stack_overflow", x.stack_overflow.is_some()),
+        ("heap_peak_bytes", x.heap_peak_bytes.is_some()),
+        ("heap_allocations", x.heap_allocations.is_some()),
+    ];
+    if !present.iter().any(|(_, p)| *p) {
+        return;
+    }
+    for (k, p) in present {
+        if !p {
+            rep.problems.push(Problem::new(
+                shown,
+                format!("pqperf.{k}"),
+                "missing: the record has other memory-pass keys (stack_bytes, stack_region_bytes, stack_overflow, heap_peak_bytes, heap_allocations come together)",
+            ));
+        }
+    }
+    if let (Some(s), Some(region), Some(false)) =
+        (x.stack_bytes, x.stack_region_bytes, x.stack_overflow)
+        && s > region + 4096
+    {
+        rep.problems.push(Problem::new(
+            shown,
+            "pqperf.stack_bytes",
+            format!("{s} exceeds the painted region {region} but stack_overflow is false"),
+        ));
+    }
+    if let (Some(h), Some(0)) = (x.heap_peak_bytes, x.heap_allocations)
+        && h > 0
+    {
+        rep.problems.push(Problem::new(
+            shown,
+            "pqperf.heap_peak_bytes",
+            format!("{h} bytes at peak but heap_allocations is 0"),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod memory_tests {
+    use super::*;
+    use pqperf_model::record::PqperfRecordExt;
+
+    fn problems(ext: PqperfRecordExt) -> Vec<String> {
+        let r = Record {
+            pqperf: Some(ext),
+            ..Default::default()
+        };
+        let mut rep = Report::default();
+        check_memory(&mut rep, Path::new("r.json"), &r);
+        rep.problems.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn memory_keys_come_together_and_agree() {
+        let full = PqperfRecordExt {
+            stack_bytes: Some(100_527),
+            stack_region_bytes: Some(1 << 20),
+            stack_overflow: Some(false),
+            heap_peak_bytes: Some(1 << 20),
+            heap_allocations: Some(1),
+            ..Default::default()
+        };
+        assert!(problems(full.clone()).is_empty());
+        assert!(problems(PqperfRecordExt::default()).is_empty());
+        let p = problems(PqperfRecordExt {
+            heap_allocations: None,
+            ..full.clone()
+        });
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("pqperf.heap_allocations"), "{p:?}");
+        let p = problems(PqperfRecordExt {
+            heap_allocations: Some(0),
+            stack_bytes: Some(2 << 20),
+            ..full
+        });
+        assert_eq!(p.len(), 2, "{p:?}");
     }
 }
 

@@ -22,10 +22,8 @@ pub fn code(c: i32) -> std::process::ExitCode {
 /// the path they expected (`pqperf_measure::runner::DriverExe::locate`).
 pub fn ensure_lean_driver() {
     use pqperf_measure::runner::DriverExe;
-    let (Ok(cargo), Ok(manifest)) = (
-        std::env::var("CARGO"),
-        std::env::var("CARGO_MANIFEST_DIR"),
-    ) else {
+    let (Ok(cargo), Ok(manifest)) = (std::env::var("CARGO"), std::env::var("CARGO_MANIFEST_DIR"))
+    else {
         return;
     };
     if DriverExe::locate().is_ok() {

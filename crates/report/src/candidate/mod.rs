@@ -170,10 +170,25 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     out.push(String::new());
     out.push("Static memory is approximated by the library's loadable ELF segments; peak memory is the process high-water mark (VmHWM) including the benchmark driver and libc, so both are upper-bound proxies rather than isolated algorithm memory.".into());
     out.push(String::new());
-    out.push(
-        "| instance | operation | static: ELF image (bytes) | baseline RSS | peak RSS |".into(),
-    );
-    out.push("|---|---|---|---|---|".into());
+    // Per-operation stack and heap (pqperf's memory pass) only where records carry them.
+    let with_mem = labels.iter().any(|l| {
+        v.records_of(cand, l)
+            .iter()
+            .any(|r| r.rec.memory().is_some())
+    });
+    if with_mem {
+        out.push("Stack is the deepest stack use of one call measured by painting the stack below the driver's calling frame (\"≥\" when the call went past the painted region); heap peak is the largest sum of live bytes the call requested through `malloc` and its relatives, and heap allocations counts them (untimed memory pass, largest over the driver processes).".into());
+        out.push(String::new());
+        out.push(
+            "| instance | operation | static: ELF image (bytes) | baseline RSS | peak RSS | stack (bytes) | heap peak (bytes) | heap allocations |".into(),
+        );
+        out.push("|---|---|---|---|---|---|---|---|".into());
+    } else {
+        out.push(
+            "| instance | operation | static: ELF image (bytes) | baseline RSS | peak RSS |".into(),
+        );
+        out.push("|---|---|---|---|---|".into());
+    }
     for label in &labels {
         let elf = v
             .entry(cand, label)
@@ -184,8 +199,21 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
             if r.rec.peak_rss_bytes.is_none() {
                 continue;
             }
+            let mem = if !with_mem {
+                String::new()
+            } else if let Some((stack, heap, allocs, overflow)) = r.rec.memory() {
+                let n = |x: Option<u64>| x.map_or_else(|| DASH.to_string(), |x| x.to_string());
+                format!(
+                    " {}{stack} | {} | {} |",
+                    if overflow { "≥ " } else { "" },
+                    n(heap),
+                    n(allocs)
+                )
+            } else {
+                format!(" {DASH} | {DASH} | {DASH} |")
+            };
             out.push(format!(
-                "| {} | {} | {elf} | {} | {} |",
+                "| {} | {} | {elf} | {} | {} |{mem}",
                 code(label),
                 r.opkey(),
                 kib(r.rec.baseline_rss_bytes),
