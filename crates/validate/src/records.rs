@@ -359,6 +359,16 @@ pub(crate) fn check_memory(rep: &mut Report, shown: &Path, r: &Record) {
     }
 }
 
+pub(crate) fn show_num(v: Option<u64>) -> String {
+    v.map(|x| x.to_string())
+        .unwrap_or_else(|| "null".to_string())
+}
+
+pub(crate) fn show_float(v: Option<f64>) -> String {
+    v.map(pyjson::py_float_repr)
+        .unwrap_or_else(|| "null".to_string())
+}
+
 #[cfg(test)]
 mod memory_tests {
     use super::*;
@@ -399,14 +409,4 @@ mod memory_tests {
         });
         assert_eq!(p.len(), 2, "{p:?}");
     }
-}
-
-pub(crate) fn show_num(v: Option<u64>) -> String {
-    v.map(|x| x.to_string())
-        .unwrap_or_else(|| "null".to_string())
-}
-
-pub(crate) fn show_float(v: Option<f64>) -> String {
-    v.map(pyjson::py_float_repr)
-        .unwrap_or_else(|| "null".to_string())
 }
