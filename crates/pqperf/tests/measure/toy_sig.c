@@ -37,6 +37,13 @@ int ngcc_seed(const unsigned char *seed, unsigned long long len) {
     for (unsigned long long i = 0; i < len; i++) state = (state ^ seed[i]) * 1099511628211ull;
     return 0;
 }
+/* The shim's DRNG output, as `pqperf build` exports it (a library without it makes every
+ * driver look it up in vain, which costs the C library's dlerror formatting). */
+static unsigned char rnd(void);
+int ngcc_random(unsigned char *out, unsigned long long bits) {
+    for (unsigned long long i = 0; i < (bits + 7) / 8; i++) out[i] = rnd();
+    return 0;
+}
 static unsigned char rnd(void) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return (unsigned char)(state >> 56);
