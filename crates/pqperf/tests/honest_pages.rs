@@ -183,6 +183,25 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     ] {
         assert_honest(&page);
     }
+    // Section 5 carries the memory pass of pqperf records beside the RSS columns (issue 14),
+    // in both page forms and on the site.
+    for page in [
+        ds.join(format!("sign-90/perf_{sys}.md")),
+        d.join(format!("sitemd/content/performance/{sys}/sign-90.md")),
+    ] {
+        let s = std::fs::read_to_string(&page).unwrap();
+        assert!(
+            s.contains("| baseline RSS | peak RSS | stack (bytes) | heap peak (bytes) | heap allocations |"),
+            "{}: {s}",
+            page.display()
+        );
+    }
+    assert!(
+        files(&d.join("site").join(&sys), "html")
+            .iter()
+            .any(|f| std::fs::read_to_string(f).unwrap().contains("heap peak (bytes)")),
+        "no site page shows the memory columns"
+    );
     let method = std::fs::read_to_string(ds.join(format!("performance/method_{sys}.md"))).unwrap();
     assert!(method.contains("governor unknown"), "{method}");
     assert!(

@@ -159,11 +159,20 @@ fn crash_hang_and_rejecting_verify_are_recorded_and_the_campaign_goes_on() {
         assert!(r["measurements"].as_u64().unwrap() >= 100);
         assert!(r["pqperf"]["counter"].as_str().is_some());
         assert!(r["pqperf"]["per_call_seconds"]["p50"].as_f64().unwrap() > 0.0);
+        // The untimed memory pass of the lean driver (issue 14): toy_sig.c uses a few bytes
+        // of stack and no heap.
+        let stack = r["pqperf"]["stack_bytes"].as_u64().expect("stack_bytes");
+        assert!(stack > 0 && stack < 4096, "{op}: {stack}");
+        assert_eq!(r["pqperf"]["stack_overflow"], false);
+        assert!(r["pqperf"]["stack_region_bytes"].as_u64().unwrap() > 0);
+        assert_eq!(r["pqperf"]["heap_peak_bytes"], 0, "{op}");
+        assert_eq!(r["pqperf"]["heap_allocations"], 0, "{op}");
     }
     let segv = record(&run, "sign-91", "segv", "sign");
     assert_eq!(segv["status"], "failed_or_partial");
     assert_eq!(segv["processes"][0]["status"], "failed");
     assert_eq!(segv["processes"][0]["exit_code"], -11);
+    assert!(segv["pqperf"].get("stack_bytes").is_none());
     assert!(
         segv["processes"][0]["stderr"]
             .as_str()
