@@ -37,6 +37,8 @@ pub struct CampaignOptions {
     pub allow_unfixed_host: bool,
     /// Per-call samples in the driver.
     pub samples: bool,
+    /// Stack bytes painted by the driver's memory pass.
+    pub stack_region: u64,
     /// The driver executable.
     pub driver: DriverExe,
     /// The systems registry (`systems.csv`).
@@ -77,6 +79,7 @@ impl CampaignOptions {
             planning: plan::reference_planning(),
             allow_unfixed_host: false,
             samples: true,
+            stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
             register: None,
             prior_data: None,
             calibration_timeout: Duration::from_secs(6 * 3600),
@@ -93,6 +96,7 @@ impl CampaignOptions {
             run_dir: self.run_dir.clone(),
             cpu: self.cpu,
             samples: self.samples,
+            stack_region: self.stack_region,
             driver: self.driver.clone(),
             calibration_timeout: self.calibration_timeout,
             planning: self.planning.clone(),

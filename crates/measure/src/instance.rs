@@ -76,6 +76,6 @@ pub fn driver_args(
         samples: opts.samples,
         force_ticks: false,
         api: inst.api.clone(),
-        stack_region: crate::driver::DEFAULT_STACK_REGION,
+        stack_region: opts.stack_region,
     }
 }

@@ -15,6 +15,8 @@ pub struct UnitSettings {
     pub cpu: usize,
     /// Per-call samples in the driver.
     pub samples: bool,
+    /// Stack bytes painted by the driver's memory pass.
+    pub stack_region: u64,
     /// The driver executable.
     pub driver: DriverExe,
     /// Hard timeout of a calibration run.

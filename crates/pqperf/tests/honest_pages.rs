@@ -191,7 +191,9 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     ] {
         let s = std::fs::read_to_string(&page).unwrap();
         assert!(
-            s.contains("| baseline RSS | peak RSS | stack (bytes) | heap peak (bytes) | heap allocations |"),
+            s.contains(
+                "| baseline RSS | peak RSS | stack (bytes) | heap peak (bytes) | heap allocations |"
+            ),
             "{}: {s}",
             page.display()
         );
@@ -199,7 +201,9 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     assert!(
         files(&d.join("site").join(&sys), "html")
             .iter()
-            .any(|f| std::fs::read_to_string(f).unwrap().contains("heap peak (bytes)")),
+            .any(|f| std::fs::read_to_string(f)
+                .unwrap()
+                .contains("heap peak (bytes)")),
         "no site page shows the memory columns"
     );
     let method = std::fs::read_to_string(ds.join(format!("performance/method_{sys}.md"))).unwrap();

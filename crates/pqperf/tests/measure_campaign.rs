@@ -139,6 +139,8 @@ fn crash_hang_and_rejecting_verify_are_recorded_and_the_campaign_goes_on() {
         "0.002",
         "--calibration-timeout",
         "2",
+        "--stack-region",
+        "262144",
     ];
     ok(campaign(&run, "calibrate", &common));
     let log = ok(campaign(&run, "measure", &common));
@@ -164,7 +166,7 @@ fn crash_hang_and_rejecting_verify_are_recorded_and_the_campaign_goes_on() {
         let stack = r["pqperf"]["stack_bytes"].as_u64().expect("stack_bytes");
         assert!(stack > 0 && stack < 4096, "{op}: {stack}");
         assert_eq!(r["pqperf"]["stack_overflow"], false);
-        assert!(r["pqperf"]["stack_region_bytes"].as_u64().unwrap() > 0);
+        assert_eq!(r["pqperf"]["stack_region_bytes"], 262144, "--stack-region");
         assert_eq!(r["pqperf"]["heap_peak_bytes"], 0, "{op}");
         assert_eq!(r["pqperf"]["heap_allocations"], 0, "{op}");
     }

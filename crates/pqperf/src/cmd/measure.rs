@@ -98,6 +98,10 @@ pub struct CampaignCommon {
     /// Do not record per-call samples.
     #[arg(long)]
     no_samples: bool,
+    /// Stack bytes the driver's untimed memory pass paints below its calling frame (a deeper
+    /// operation is reported as using at least this much).
+    #[arg(long, default_value_t = pqperf_measure::driver::DEFAULT_STACK_REGION)]
+    stack_region: u64,
     /// Clock-probe attempts of the host check (5 s apart).
     #[arg(long, default_value_t = 3)]
     probe_attempts: usize,
@@ -145,6 +149,7 @@ impl CampaignCommon {
         o.calibration_timeout = Duration::from_secs_f64(self.calibration_timeout.max(1.0));
         o.publish_to = self.publish_to.clone();
         o.samples = !self.no_samples;
+        o.stack_region = self.stack_region;
         o.probe_attempts = self.probe_attempts;
         Ok(o)
     }
@@ -209,6 +214,7 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         if a.common.no_samples {
             extra.push("--no-samples".into());
         }
+        extra.extend(["--stack-region".into(), a.common.stack_region.to_string()]);
         let exe = std::env::current_exe()?;
         let c = shard::launch(
             &exe,
