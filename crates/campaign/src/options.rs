@@ -37,6 +37,9 @@ pub struct CampaignOptions {
     pub allow_unfixed_host: bool,
     /// Per-call samples in the driver.
     pub samples: bool,
+    /// Adaptive stopping (`--adaptive`): trials are added until the CI half-width is ≤ 1 %
+    /// or the operation budget is spent.
+    pub adaptive: bool,
     /// The driver executable.
     pub driver: DriverExe,
     /// The systems registry (`systems.csv`).
@@ -77,6 +80,7 @@ impl CampaignOptions {
             planning: plan::reference_planning(),
             allow_unfixed_host: false,
             samples: true,
+            adaptive: false,
             register: None,
             prior_data: None,
             calibration_timeout: Duration::from_secs(6 * 3600),
@@ -96,6 +100,7 @@ impl CampaignOptions {
             driver: self.driver.clone(),
             calibration_timeout: self.calibration_timeout,
             planning: self.planning.clone(),
+            adaptive: self.adaptive,
         }
     }
 

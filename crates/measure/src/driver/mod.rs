@@ -5,8 +5,9 @@
 //! warm-ups and the trials, and writes the reference META/TRIAL/STATUS lines to its private
 //! result channel (tab-separated, flushed progressively; never stdout, which belongs to the
 //! candidate, see `pqperf_ffi::untrusted`). pqperf additions are `PQPERF <key> <value>` lines
-//! (counter name) and `SAMPLES <trial> <ticks>…` lines: per-call tick-counter deltas taken
-//! inside the same timed loop, from which pages show p50/p90/p99.
+//! (counter name; `trial_sched`/`sample_sched`: per-trial scheduler facts, see `timing`) and
+//! `SAMPLES <trial> <ticks>…` lines: per-call tick-counter deltas of separate sampled trials
+//! (never of the reference trials), from which the robust estimate and its CI are computed.
 //!
 //! Exit status: 0 complete, 4 partial, 3 setup/operation failure, 2 usage/ABI/symbol errors.
 
@@ -29,7 +30,7 @@ mod prepare_nist;
 mod timing;
 
 pub use args::{ApiSpec, DriverArgs};
-pub use timing::run;
+pub use timing::{SAMPLE_CALLS, run};
 
 use kex::{Acc, Kex, Step};
 use ops::{Op, SigStats};

@@ -95,9 +95,13 @@ pub struct CampaignCommon {
     /// Dataset root written by `publish` (default: <run-dir>/dataset).
     #[arg(long)]
     publish_to: Option<PathBuf>,
-    /// Do not record per-call samples.
+    /// Do not record per-call samples (no robust estimate, no CI).
     #[arg(long)]
     no_samples: bool,
+    /// Adaptive stopping: after the planned trials add trials until the robust estimate's
+    /// 95 % CI half-width is at most 1 % or the operation budget is spent.
+    #[arg(long)]
+    adaptive: bool,
     /// Clock-probe attempts of the host check (5 s apart).
     #[arg(long, default_value_t = 3)]
     probe_attempts: usize,
@@ -145,6 +149,7 @@ impl CampaignCommon {
         o.calibration_timeout = Duration::from_secs_f64(self.calibration_timeout.max(1.0));
         o.publish_to = self.publish_to.clone();
         o.samples = !self.no_samples;
+        o.adaptive = self.adaptive && !self.no_samples;
         o.probe_attempts = self.probe_attempts;
         Ok(o)
     }
@@ -208,6 +213,9 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         }
         if a.common.no_samples {
             extra.push("--no-samples".into());
+        }
+        if a.common.adaptive {
+            extra.push("--adaptive".into());
         }
         let exe = std::env::current_exe()?;
         let c = shard::launch(
