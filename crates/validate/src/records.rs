@@ -309,6 +309,62 @@ pub(crate) fn check_record(
             }
         }
     }
+    check_robust(rep, r, &p);
+}
+
+/// `pqperf.robust`: the estimate and its bootstrap CI must be recomputed bit for bit from
+/// the stored samples, seed and parameters.
+fn check_robust(rep: &mut Report, r: &Record, p: &dyn Fn(&str, String) -> Problem) {
+    let Some(rb) = r.pqperf.as_ref().and_then(|x| x.robust.as_ref()) else {
+        return;
+    };
+    match rb.recompute() {
+        Err(e) => rep.problems.push(p("pqperf.robust", e)),
+        Ok(None) => rep.problems.push(p(
+            "pqperf.robust",
+            "no estimate can be computed from the stored samples".to_string(),
+        )),
+        Ok(Some(want)) => {
+            let pairs = [
+                ("estimate_ticks", rb.estimate_ticks, want.estimate_ticks),
+                ("ci_low_ticks", rb.ci_low_ticks, want.ci_low_ticks),
+                ("ci_high_ticks", rb.ci_high_ticks, want.ci_high_ticks),
+                (
+                    "estimate_seconds",
+                    rb.estimate_seconds,
+                    want.estimate_seconds,
+                ),
+                ("ci_low_seconds", rb.ci_low_seconds, want.ci_low_seconds),
+                ("ci_high_seconds", rb.ci_high_seconds, want.ci_high_seconds),
+                (
+                    "ci_half_width_rel",
+                    rb.ci_half_width_rel,
+                    want.ci_half_width_rel,
+                ),
+            ];
+            for (f, got, want) in pairs {
+                if got.to_bits() != want.to_bits() {
+                    rep.problems.push(p(
+                        &format!("pqperf.robust.{f}"),
+                        format!(
+                            "recorded {} but the stored samples give {} (bootstrap recomputed bit for bit)",
+                            pyjson::py_float_repr(got),
+                            pyjson::py_float_repr(want)
+                        ),
+                    ));
+                }
+            }
+            if rb.calls != want.calls {
+                rep.problems.push(p(
+                    "pqperf.robust.calls",
+                    format!(
+                        "recorded {} but {} samples are stored",
+                        rb.calls, want.calls
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 pub(crate) fn show_num(v: Option<u64>) -> String {
