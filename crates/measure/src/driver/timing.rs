@@ -2,8 +2,8 @@
 //! counter and the raw monotonic clock around each, check the guards, report.
 //!
 //! Reference trials read the counter and the clock only around the whole loop. With
-//! `--samples` every reference trial is followed by a separate *sampled* trial of at most
-//! [`SAMPLE_CALLS`] calls that reads the tick counter after every call (`SAMPLES` line), so
+//! `--samples` the reference trials are followed by as many separate *sampled* trials of at
+//! most [`SAMPLE_CALLS`] calls each that reads the tick counter after every call (`SAMPLES` line), so
 //! per-call reads never inflate the reference figures. Around every trial the driver takes a
 //! scheduler snapshot ([`SchedSnap`]) and reports the differences as a
 //! `PQPERF trial_sched` / `PQPERF sample_sched` line (`key=value` pairs: calls, wall ns,
@@ -177,6 +177,10 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
             ns % 1_000_000_000
         ));
         o.line(sched_line("trial_sched", t, a.iters, ns, count, &s0, &s1));
+    }
+    // The sampled trials follow all reference trials, so that the reference trials run in the
+    // same sequence with and without sampling.
+    for t in 1..=a.trials {
         if sampling && stamps.len() > 1 {
             let s0 = SchedSnap::now();
             let b = counter.begin();
