@@ -353,3 +353,16 @@ fn spread(rows: &[Row]) -> Option<Spread> {
         same_libraries: with.iter().all(|r| r.same_library),
     })
 }
+
+/// The A–A noise floor as recorded under campaign.json's `pqperf.noise_floor`.
+pub fn noise_floor_json(c: &Comparison, utc: &str) -> Option<serde_json::Value> {
+    let s = c.spread.as_ref().filter(|s| s.same_libraries)?;
+    Some(serde_json::json!({
+        "method": "pqperf compare of two campaigns of the same library files (A-A): spread of the ratios of the robust estimates",
+        "ops": s.ops,
+        "median_abs_change": s.median_abs_change,
+        "max_abs_change": s.max_abs_change,
+        "max_ci_half_width": s.max_ci_half_width,
+        "recorded_utc": utc,
+    }))
+}

@@ -11,6 +11,8 @@
 //!   emulated data and mixed ICCS providers unless forced, lists instances present on one
 //!   side only and reports the spread it found ([`Spread`]; the A–A noise floor when both
 //!   sides measured the same library files).
+//! * [`record_noise_floor`] writes an A–A spread into side B's campaign.json
+//!   (`pqperf.noise_floor`), which the method page states.
 //! * [`render`] turns a [`Comparison`] into Markdown; JSON is its serde form.
 
 #![forbid(unsafe_code)]
@@ -19,8 +21,8 @@ pub mod analysis;
 pub mod load;
 pub mod render;
 
-pub use analysis::{Comparison, Options, Row, Spread, Verdict, compare};
-pub use load::{Side, load};
+pub use analysis::{Comparison, Options, Row, Spread, Verdict, compare, noise_floor_json};
+pub use load::{Side, load, record_noise_floor};
 
 /// Errors of `pqperf compare`.
 #[derive(Debug, thiserror::Error)]

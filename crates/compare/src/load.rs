@@ -99,3 +99,34 @@ pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
         records,
     })
 }
+
+/// Writes `floor` as `pqperf.noise_floor` into the campaign.json next to the side's
+/// `records/` (a run directory's or a dataset system's), atomically, keeping every other key.
+pub fn record_noise_floor(side: &Side, floor: serde_json::Value) -> Result<PathBuf, CompareError> {
+    let dir = side.records_dir.parent().unwrap_or(Path::new("."));
+    let path = dir.join("campaign.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| CompareError::Load(format!("{}: {e}", path.display())))?;
+    let mut v: serde_json::Value =
+        pyjson::from_str(&path, &text).map_err(|e| CompareError::Load(e.to_string()))?;
+    let Some(obj) = v.as_object_mut() else {
+        return Err(CompareError::Load(format!(
+            "{}: not a JSON object",
+            path.display()
+        )));
+    };
+    let pq = obj
+        .entry("pqperf")
+        .or_insert_with(|| serde_json::Value::Object(Default::default()));
+    let Some(pq) = pq.as_object_mut() else {
+        return Err(CompareError::Load(format!(
+            "{}: pqperf is not an object",
+            path.display()
+        )));
+    };
+    pq.insert("noise_floor".into(), floor);
+    let out = pyjson::to_string(&v).map_err(|e| CompareError::Load(e.to_string()))?;
+    pqperf_model::fsutil::write_atomic(&path, out.as_bytes())
+        .map_err(|e| CompareError::Load(format!("{}: {e}", path.display())))?;
+    Ok(path)
+}

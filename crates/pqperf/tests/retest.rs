@@ -5,7 +5,9 @@
 //! re-run; the naive median-trial ratio is printed beside. The quiet run also measures the
 //! AVX2 implementation, which `compare --map` must call faster for every operation, and its
 //! published dataset validates (the bootstrap CI recomputed bit for bit) until a stored CI
-//! bound is altered.
+//! bound is altered. Quiet vs loaded is also an A–A comparison (same library file): its
+//! spread is recorded as a noise floor and stated on the method page. Emulated records and
+//! mixed ICCS providers are refused unless forced.
 
 mod common;
 
@@ -140,6 +142,17 @@ fn mldsa44_quiet_vs_loaded_and_clean_vs_avx2() {
     }
     assert!(loaded_retries > 0);
 
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&quiet, "ml-dsa-44", op);
+        let attempts = r["pqperf"]["attempts"].as_array().unwrap();
+        let disturbed = attempts.iter().filter(|a| a["disturbed"] == true).count();
+        println!(
+            "quiet {op}: {} attempts, {disturbed} disturbed, disturbed_retries {}",
+            attempts.len(),
+            r["disturbed_retries"]
+        );
+    }
+
     // Robust estimates agree within 3 %; the naive median-trial figures are printed.
     for op in ["keygen", "verify"] {
         let (q, l) = (
@@ -175,6 +188,97 @@ fn mldsa44_quiet_vs_loaded_and_clean_vs_avx2() {
             .iter()
             .any(|x| x.as_str().unwrap().contains("ml-dsa-44-avx2")),
         "{c}"
+    );
+
+    // Quiet and loaded measured the same library file: an A-A comparison whose spread is
+    // recorded as the loaded run's noise floor; the same campaign twice is refused.
+    let (qs, ls) = (quiet.to_str().unwrap(), loaded.to_str().unwrap());
+    assert_eq!(c["spread"]["same_libraries"], true, "{c}");
+    let t = common::ok(None, &["compare", qs, ls, "--record-noise-floor"]);
+    assert!(t.contains("A–A noise floor"), "{t}");
+    let camp: Value =
+        serde_json::from_str(&std::fs::read_to_string(loaded.join("campaign.json")).unwrap())
+            .unwrap();
+    let nf = &camp["pqperf"]["noise_floor"];
+    assert_eq!(nf["ops"], 3, "{camp}");
+    println!(
+        "A-A noise floor (quiet vs loaded): median |change| {:.2} %, max {:.2} %",
+        nf["median_abs_change"].as_f64().unwrap() * 100.0,
+        nf["max_abs_change"].as_f64().unwrap() * 100.0
+    );
+    let o = common::output(None, &["compare", ls, ls, "--record-noise-floor"]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::text(&o));
+    common::ok(
+        None,
+        &[
+            "campaign",
+            "publish",
+            "--run-dir",
+            ls,
+            "--systems",
+            systems.to_str().unwrap(),
+        ],
+    );
+    let lds = loaded.join("dataset");
+    common::ok(
+        None,
+        &["report", lds.to_str().unwrap(), "--pages", "method"],
+    );
+    let method = std::fs::read_dir(lds.join("performance"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("method_")
+        })
+        .unwrap();
+    let text = std::fs::read_to_string(&method).unwrap();
+    assert!(
+        text.contains("- Noise floor: two campaigns of the same library files"),
+        "{text}"
+    );
+
+    // Emulated data and mixed ICCS providers are refused unless forced.
+    let edited = tmp.path().join("edited");
+    std::fs::create_dir_all(edited.join("records/ml-dsa-44")).unwrap();
+    let src = loaded.join("records/ml-dsa-44/ml-dsa-44__verify.json");
+    let mut rec: Value = serde_json::from_str(&std::fs::read_to_string(&src).unwrap()).unwrap();
+    rec["pqperf"]["emulated"] = Value::from("qemu-user");
+    let dst = edited.join("records/ml-dsa-44/ml-dsa-44__verify.json");
+    std::fs::write(&dst, pqperf_model::pyjson::to_string(&rec).unwrap()).unwrap();
+    let es = edited.to_str().unwrap();
+    let o = common::output(None, &["compare", ls, es]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::text(&o).contains("emulated"),
+        "{}",
+        common::text(&o)
+    );
+    let forced = common::ok(None, &["compare", ls, es, "--force"]);
+    assert!(forced.contains("forced:"), "{forced}");
+    rec["pqperf"].as_object_mut().unwrap().remove("emulated");
+    rec["pqperf"]["iccs_provider"] = serde_json::json!({"kind": "official"});
+    std::fs::write(&dst, pqperf_model::pyjson::to_string(&rec).unwrap()).unwrap();
+    let mut other = rec.clone();
+    other["pqperf"]["iccs_provider"] = serde_json::json!({"kind": "pqperf"});
+    let edited2 = tmp.path().join("edited2/records/ml-dsa-44");
+    std::fs::create_dir_all(&edited2).unwrap();
+    std::fs::write(
+        edited2.join("ml-dsa-44__verify.json"),
+        pqperf_model::pyjson::to_string(&other).unwrap(),
+    )
+    .unwrap();
+    let o = common::output(
+        None,
+        &["compare", es, tmp.path().join("edited2").to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::text(&o).contains("mixed ICCS providers"),
+        "{}",
+        common::text(&o)
     );
 
     // clean vs AVX2: faster for every operation.

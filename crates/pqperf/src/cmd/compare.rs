@@ -23,7 +23,8 @@ Exit status: 0, or 1 with --fail-on-regression when any operation is slower; 2 o
 Examples:
   pqperf compare runs/before runs/after
   pqperf compare runs/x runs/x --map ml-dsa-44=ml-dsa-44-avx2
-  pqperf compare base/dataset new/dataset --system x86_1 --json --fail-on-regression";
+  pqperf compare base/dataset new/dataset --system x86_1 --json --fail-on-regression
+  pqperf compare runs/aa-1 runs/aa-2 --record-noise-floor   # A-A: noise floor of runs/aa-2";
 
 #[derive(clap::Args)]
 #[command(after_long_help = LONG_HELP)]
@@ -51,6 +52,11 @@ pub struct CompareArgs {
     /// Compare emulated data or mixed ICCS providers anyway.
     #[arg(long)]
     force: bool,
+    /// Record the spread as the noise floor of B: writes `pqperf.noise_floor` into the
+    /// campaign.json next to B's records (only for an A-A comparison: every pair measured
+    /// the same library file). Re-render the pages afterwards (`pqperf report`).
+    #[arg(long)]
+    record_noise_floor: bool,
 }
 
 /// Runs the comparison; errors are printed here and give exit status 2 (status 1 is the
@@ -92,6 +98,19 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&c)?);
     } else {
         print!("{}", pqperf_compare::render::markdown(&c));
+    }
+    if a.record_noise_floor {
+        let same = |x: &std::path::Path| std::fs::canonicalize(x).ok();
+        anyhow::ensure!(
+            same(&sa.records_dir) != same(&sb.records_dir),
+            "--record-noise-floor: A and B are the same campaign ({}); an A-A noise floor needs two campaigns",
+            sb.records_dir.display()
+        );
+        let floor = pqperf_compare::noise_floor_json(&c, &pqperf_campaign::utc_now()).context(
+            "--record-noise-floor needs an A-A comparison: both sides must have measured the same library files",
+        )?;
+        let p = pqperf_compare::record_noise_floor(&sb, floor)?;
+        eprintln!("noise floor recorded in {}", p.display());
     }
     Ok(if a.fail_on_regression && c.any_slower() {
         ExitCode::from(1)
