@@ -24,31 +24,32 @@ fn prepare(run: &Path, only: &str) {
     assert!(!kat.contains("FAIL"), "{kat}");
 }
 
-fn measure(run: &Path, cpu: usize, systems: &Path) {
+fn measure(run: &Path, cpu: usize, systems: &Path, extra: &[&str]) {
     let cpus = cpu.to_string();
     for phase in ["calibrate", "measure"] {
-        common::ok(
-            None,
-            &[
-                "campaign",
-                phase,
-                "--run-dir",
-                run.to_str().unwrap(),
-                "--cpu",
-                &cpus,
-                "--only",
-                "^ml-dsa-44$",
-                "--trial-target",
-                "0.05",
-                "--allow-unfixed-host",
-                "--probe-attempts",
-                "1",
-                "--register",
-                "test VM",
-                "--systems",
-                systems.to_str().unwrap(),
-            ],
-        );
+        let mut a = vec![
+            "campaign",
+            phase,
+            "--run-dir",
+            run.to_str().unwrap(),
+            "--cpu",
+            &cpus,
+            "--only",
+            "^ml-dsa-44$",
+            "--trial-target",
+            "0.05",
+            "--allow-unfixed-host",
+            "--probe-attempts",
+            "1",
+            "--register",
+            "test VM",
+            "--systems",
+            systems.to_str().unwrap(),
+        ];
+        if phase == "measure" {
+            a.extend_from_slice(extra);
+        }
+        common::ok(None, &a);
     }
 }
 
@@ -115,10 +116,10 @@ fn mldsa44_quiet_vs_loaded_and_clean_vs_avx2() {
         .unwrap();
     prepare(&quiet, "^ml-dsa-44/");
     prepare(&loaded, "^ml-dsa-44/ml-dsa-44$");
-    measure(&quiet, cpu, &systems);
+    measure(&quiet, cpu, &systems, &["--adaptive"]);
     {
         let _spin = Spinner::start(cpu);
-        measure(&loaded, cpu, &systems);
+        measure(&loaded, cpu, &systems, &[]);
     }
 
     // The loaded run: disturbed trials detected and re-run, every attempt listed.
@@ -144,6 +145,29 @@ fn mldsa44_quiet_vs_loaded_and_clean_vs_avx2() {
 
     for op in ["keygen", "sign", "verify"] {
         let r = record(&quiet, "ml-dsa-44", op);
+        // Adaptive stopping (quiet run only): why it stopped, every added trial counted.
+        let ad = &r["pqperf"]["adaptive"];
+        let (planned, added) = (
+            ad["planned_trials"].as_u64().unwrap(),
+            ad["added_trials"].as_u64().unwrap(),
+        );
+        assert_eq!(r["plan"]["trials"].as_u64(), Some(planned + added), "{ad}");
+        assert_eq!(
+            r["trials"].as_array().unwrap().len() as u64,
+            planned + added
+        );
+        let hw = r["pqperf"]["robust"]["ci_half_width_rel"].as_f64().unwrap();
+        match ad["stopped"].as_str().unwrap() {
+            "ci_reached" => assert!(hw <= 0.01, "{op}: {hw}"),
+            "max_trials" => assert_eq!(added, 20),
+            "budget_spent" => {}
+            other => panic!("{op}: adaptive stopped: {other}"),
+        }
+        println!(
+            "quiet {op}: adaptive +{added} trials, stopped {}, CI half-width {:.2} %",
+            ad["stopped"],
+            hw * 100.0
+        );
         let attempts = r["pqperf"]["attempts"].as_array().unwrap();
         let disturbed = attempts.iter().filter(|a| a["disturbed"] == true).count();
         println!(
