@@ -106,11 +106,16 @@ fn preempted_share(run: &Run) -> f64 {
 
 /// Runs one planned driver process, re-running it while disturbed (at most [`MAX_RETRIES`]
 /// times); every attempt goes into `attempts`. Returns the kept run and the re-run count.
-fn run_with_retries(
-    opts: &UnitSettings,
-    args: &crate::driver::DriverArgs,
+/// How the processes of one operation are run.
+struct RunCtx<'a> {
+    opts: &'a UnitSettings,
     timeout: Duration,
     fixed: Option<f64>,
+}
+
+fn run_with_retries(
+    ctx: &RunCtx,
+    args: &crate::driver::DriverArgs,
     index: u64,
     attempts: &mut Vec<Attempt>,
     totals: &mut MeasureTotals,
@@ -118,11 +123,11 @@ fn run_with_retries(
 ) -> (Run, u64) {
     let mut runs: Vec<(Run, bool)> = Vec::new();
     for attempt in 0..=MAX_RETRIES {
-        let mut run = runner::run_driver(&opts.driver, args, timeout);
+        let mut run = runner::run_driver(&ctx.opts.driver, args, ctx.timeout);
         totals.timed_s += run.timed_s;
         totals.process_s += run.wall_s;
         *spent_s += run.wall_s;
-        let disturbed = mark_disturbed(&mut run, fixed);
+        let disturbed = mark_disturbed(&mut run, ctx.fixed);
         attempts.push(Attempt {
             process: index,
             attempt,
@@ -208,6 +213,11 @@ pub fn measure_one(
                 (1, pl.trials)
             };
             let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
+            let ctx = RunCtx {
+                opts,
+                timeout,
+                fixed,
+            };
             let mut spent_s = 0.0;
             let mut ok = true;
             for i in 0..nproc {
@@ -220,16 +230,8 @@ pub fn measure_one(
                     pl.iterations_per_trial,
                     pl.warmups,
                 );
-                let (run, retries) = run_with_retries(
-                    opts,
-                    &args,
-                    timeout,
-                    fixed,
-                    i,
-                    &mut attempts,
-                    totals,
-                    &mut spent_s,
-                );
+                let (run, retries) =
+                    run_with_retries(&ctx, &args, i, &mut attempts, totals, &mut spent_s);
                 retries_total += retries;
                 ok = run.complete();
                 keep_run(
@@ -272,10 +274,8 @@ pub fn measure_one(
                         pl.warmups,
                     );
                     let (run, retries) = run_with_retries(
-                        opts,
+                        &ctx,
                         &args,
-                        timeout,
-                        fixed,
                         nproc + added,
                         &mut attempts,
                         totals,
