@@ -246,7 +246,10 @@ pub fn measure_one(
                 }
             }
             if opts.adaptive && ok {
-                let hz = counter_info["tick_hz"].as_f64().unwrap_or(0.0);
+                let hz = counter_info["tick_hz"]
+                    .as_f64()
+                    .or_else(|| pqperf_ffi::counters::ticks_hz(5).map(|h| h as f64))
+                    .unwrap_or(0.0);
                 let mut added = 0u64;
                 let mut last;
                 let stopped = loop {

@@ -138,7 +138,8 @@ evidence_struct! {
         pub command: Vec<String>,
         /// Process wall time (s).
         pub wall_s: Option<f64>,
-        /// Attempt index of the kept run (disturbed-trial retry).
+        /// Attempt index of the kept run (disturbed-trial retry); pqperf writes the number of
+        /// re-runs of this process and marks the kept attempt in `pqperf.attempts`.
         pub disturbed_retries: Option<u64>,
     }
 }
