@@ -366,3 +366,103 @@ pub fn noise_floor_json(c: &Comparison, utc: &str) -> Option<serde_json::Value> 
         "recorded_utc": utc,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pqperf_model::record::PqperfRecordExt;
+    use pqperf_model::robust::{Robust, SplitMix64};
+
+    /// A record of `label`/`op` whose five sampled trials are `base` ± 2 % noise × `scale`.
+    fn rec(label: &str, op: &str, scale: f64, seed: u64) -> Record {
+        let mut rng = SplitMix64::new(seed);
+        let trials: Vec<Vec<u64>> = (0..5)
+            .map(|_| {
+                (0..400)
+                    .map(|_| ((100_000 + rng.next_u64() % 4_000) as f64 * scale) as u64)
+                    .collect()
+            })
+            .collect();
+        Record {
+            candidate: "ml-dsa-44".into(),
+            label: label.into(),
+            operation: op.into(),
+            median_trial_seconds: Some(4e-5 * scale),
+            library_sha256: Some(label.into()),
+            pqperf: Some(PqperfRecordExt {
+                robust: Robust::compute(&trials, op, 2.5e9),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn side(recs: Vec<Record>) -> Side {
+        Side {
+            shown: "x".into(),
+            records_dir: "x/records".into(),
+            records: recs,
+        }
+    }
+
+    #[test]
+    fn verdicts_need_the_interval_and_the_threshold() {
+        let a = side(vec![rec("l", "keygen", 1.0, 1), rec("l", "sign", 1.0, 2)]);
+        let b = side(vec![rec("l", "keygen", 1.05, 3), rec("l", "sign", 0.9, 4)]);
+        let c = compare(&a, &b, &Options::default()).unwrap();
+        let v: Vec<Verdict> = c.rows.iter().map(|r| r.verdict).collect();
+        assert_eq!(v, vec![Verdict::Slower, Verdict::Faster]);
+        assert!(c.any_slower());
+        let r = &c.rows[0];
+        assert!(r.ratio_ci_low.unwrap() > 1.0 && (r.ratio.unwrap() - 1.05).abs() < 0.01);
+        // 1 % slower: a clear interval, but below the 2 % threshold.
+        let b1 = side(vec![rec("l", "keygen", 1.01, 5)]);
+        let a1 = side(vec![rec("l", "keygen", 1.0, 1)]);
+        let c = compare(&a1, &b1, &Options::default()).unwrap();
+        assert_eq!(c.rows[0].verdict, Verdict::NoChange);
+        let o = Options {
+            threshold: 0.005,
+            ..Default::default()
+        };
+        assert_eq!(
+            compare(&a1, &b1, &o).unwrap().rows[0].verdict,
+            Verdict::Slower
+        );
+    }
+
+    #[test]
+    fn mapping_one_side_only_and_missing_estimates() {
+        let a = side(vec![
+            rec("clean", "verify", 1.0, 1),
+            rec("gone", "verify", 1.0, 2),
+        ]);
+        let mut no_est = rec("avx2", "keygen", 1.0, 3);
+        no_est.pqperf = None;
+        let b = side(vec![rec("avx2", "verify", 0.3, 4), no_est]);
+        let o = Options {
+            map: vec![("clean".into(), "avx2".into())],
+            ..Default::default()
+        };
+        let c = compare(&a, &b, &o).unwrap();
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!(
+            (c.rows[0].label_b.as_str(), c.rows[0].verdict),
+            ("avx2", Verdict::Faster)
+        );
+        assert_eq!(c.only_b, vec!["ml-dsa-44/avx2 keygen".to_string()]);
+        assert!(c.only_a.is_empty());
+        let bad = Options {
+            map: vec![("nope".into(), "avx2".into())],
+            ..Default::default()
+        };
+        assert!(compare(&a, &b, &bad).is_err());
+        // Without the mapping nothing pairs up; a pair without estimates has no verdict.
+        let c = compare(&a, &b, &Options::default()).unwrap();
+        assert!(c.rows.is_empty() && c.only_a.len() == 2 && c.only_b.len() == 2);
+        let mut x = rec("clean", "verify", 1.0, 1);
+        x.pqperf = None;
+        let c = compare(&side(vec![x.clone()]), &side(vec![x]), &Options::default()).unwrap();
+        assert_eq!(c.rows[0].verdict, Verdict::NoEstimate);
+        assert!(c.spread.is_none());
+    }
+}

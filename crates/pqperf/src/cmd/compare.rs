@@ -9,7 +9,7 @@ use anyhow::Context;
 const LONG_HELP: &str = "A and B are run directories (records/) or datasets \
 (performance/data/<system>/records/; --system when there are several). For every (candidate, \
 instance, operation) on both sides: the ratio B/A of the robust per-call estimates \
-(pqperf.robust: p50, or the 10 % trimmed mean for sign), a 95 % percentile-bootstrap interval \
+(pqperf.robust: p50, or the 20 % trimmed mean for sign), a 95 % percentile-bootstrap interval \
 of the ratio drawn from the stored per-call samples, and a verdict: faster/slower when the \
 interval excludes 1.0 and |change| >= --threshold (default 2 %), else no change. The \
 reference median-trial ratio is shown beside it. Instances on one side only are listed. The \

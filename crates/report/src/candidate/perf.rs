@@ -78,7 +78,7 @@ pub(super) fn robust_note(v: &SystemView, cand: &str, labels: &[String]) -> Opti
         }
     }
     Some(format!(
-        "The `robust ± CI` column is pqperf's robust per-call estimate from separate sampled trials (the reference columns come from trials without per-call reads): the median call, or for `sign` (variable work: rejection sampling) the 10 % trimmed mean over calls, with the half-width of a seeded 95 % bootstrap interval; ⚠ marks intervals wider than ±{} %. Driver runs: {}, of which {reruns} repeated a run with a disturbed trial (run-queue wait above 2 % of the trial).",
+        "The `robust ± CI` column is pqperf's robust per-call estimate from separate sampled trials (the reference columns come from trials without per-call reads): the median call, or for `sign` (variable work: rejection sampling) the 20 % trimmed mean over calls, with the half-width of a seeded 95 % bootstrap interval; ⚠ marks intervals wider than ±{} %. Driver runs: {}, of which {reruns} repeated a run with a disturbed trial (run-queue wait above 2 % of the trial).",
         fmt_f(WIDE_CI * 100.0, 0),
         processes as u64 + reruns
     ))
