@@ -79,6 +79,19 @@ impl Drop for Spinner {
     }
 }
 
+/// Mean run-queue share of the kept attempts' trials (how disturbed the kept data was).
+fn kept_preempted(r: &Value) -> f64 {
+    let v: Vec<f64> = r["pqperf"]["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["kept"] == true)
+        .flat_map(|a| a["trials"].as_array().unwrap().iter())
+        .filter_map(|t| t["preempted_share"].as_f64())
+        .collect();
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
 fn compare_json(args: &[&str]) -> Value {
     let mut a = vec!["compare"];
     a.extend_from_slice(args);
@@ -188,9 +201,11 @@ fn mldsa44_quiet_vs_loaded_and_clean_vs_avx2() {
         let naive = l["median_trial_seconds"].as_f64().unwrap()
             / q["median_trial_seconds"].as_f64().unwrap();
         println!(
-            "ML-DSA-44 {op}: robust quiet {:.2} µs, loaded {:.2} µs, loaded/quiet {robust:.4}; naive median-trial loaded/quiet {naive:.4}",
+            "ML-DSA-44 {op}: robust quiet {:.2} µs, loaded {:.2} µs, loaded/quiet {robust:.4}; naive median-trial loaded/quiet {naive:.4} (run-queue share of kept trials: quiet {:.1} %, loaded {:.1} %)",
             est(&q) * 1e6,
-            est(&l) * 1e6
+            est(&l) * 1e6,
+            kept_preempted(&q) * 100.0,
+            kept_preempted(&l) * 100.0
         );
         assert!((robust - 1.0).abs() <= 0.03, "{op}: robust ratio {robust}");
     }
