@@ -310,6 +310,35 @@ pub(crate) fn check_record(
         }
     }
     check_robust(rep, r, &p);
+    check_attempts(rep, r, &p);
+}
+
+/// `pqperf.attempts`: one kept attempt per process, and the re-runs counted in
+/// `disturbed_retries` are the attempts that were not kept.
+fn check_attempts(rep: &mut Report, r: &Record, p: &dyn Fn(&str, String) -> Problem) {
+    let Some(att) = r.pqperf.as_ref().and_then(|x| x.attempts.as_ref()) else {
+        return;
+    };
+    let kept = att.iter().filter(|a| a.kept).count();
+    if kept != r.processes.len() {
+        rep.problems.push(p(
+            "pqperf.attempts",
+            format!(
+                "{kept} kept attempt(s) but {} process(es)",
+                r.processes.len()
+            ),
+        ));
+    }
+    let reruns = (att.len() - kept) as u64;
+    if reruns != r.disturbed_retries {
+        rep.problems.push(p(
+            "disturbed_retries",
+            format!(
+                "{} but pqperf.attempts lists {reruns} re-run(s)",
+                r.disturbed_retries
+            ),
+        ));
+    }
 }
 
 /// `pqperf.robust`: the estimate and its bootstrap CI must be recomputed bit for bit from
