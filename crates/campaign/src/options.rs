@@ -39,6 +39,9 @@ pub struct CampaignOptions {
     pub samples: bool,
     /// Stack bytes painted by the driver's memory pass.
     pub stack_region: u64,
+    /// Adaptive stopping (`--adaptive`): trials are added until the CI half-width is ≤ 1 %
+    /// or the operation budget is spent.
+    pub adaptive: bool,
     /// The driver executable.
     pub driver: DriverExe,
     /// The systems registry (`systems.csv`).
@@ -80,6 +83,7 @@ impl CampaignOptions {
             allow_unfixed_host: false,
             samples: true,
             stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+            adaptive: false,
             register: None,
             prior_data: None,
             calibration_timeout: Duration::from_secs(6 * 3600),
@@ -100,6 +104,7 @@ impl CampaignOptions {
             driver: self.driver.clone(),
             calibration_timeout: self.calibration_timeout,
             planning: self.planning.clone(),
+            adaptive: self.adaptive,
         }
     }
 

@@ -6,8 +6,10 @@
 //! inputs, runs the warm-ups and the trials, and writes the reference META/TRIAL/STATUS lines
 //! to its private result channel (tab-separated, flushed progressively; never stdout, which
 //! belongs to the candidate, see `pqperf_ffi::untrusted`). pqperf additions are
-//! `PQPERF <key> <value>` lines (counter name; the untimed memory pass, [`mem`]) and `SAMPLES <trial> <ticks>…` lines: per-call
-//! tick-counter deltas taken inside the same timed loop, from which pages show p50/p90/p99.
+//! `PQPERF <key> <value>` lines (counter name; `trial_sched`/`sample_sched`: per-trial
+//! scheduler facts, see `timing`; `mem_…`: the untimed memory pass, [`mem`]) and
+//! `SAMPLES <trial> <ticks>…` lines: per-call tick-counter deltas of separate sampled trials
+//! (never of the reference trials), from which the robust estimate and its CI are computed.
 //!
 //! Exit status: 0 complete, 4 partial, 3 setup/operation failure, 2 usage/ABI/symbol errors.
 
@@ -34,7 +36,7 @@ mod timing;
 
 pub use args::{ApiSpec, DriverArgs};
 pub use mem::DEFAULT_STACK_REGION;
-pub use timing::run;
+pub use timing::{SAMPLE_CALLS, run};
 
 use kex::{Acc, Kex, Step};
 use mem::memory_pass;

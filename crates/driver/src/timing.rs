@@ -1,7 +1,50 @@
 //! The timing loop (method §4.5–§4.8): pin, load, prepare, warm up, run the trials with the
 //! counter and the raw monotonic clock around each, check the guards, report.
+//!
+//! Reference trials read the counter and the clock only around the whole loop. With
+//! `--samples` the reference trials are followed by as many separate *sampled* trials of at
+//! most [`SAMPLE_CALLS`] calls each that reads the tick counter after every call (`SAMPLES` line), so
+//! per-call reads never inflate the reference figures. Around every trial the driver takes a
+//! scheduler snapshot ([`SchedSnap`]) and reports the differences as a
+//! `PQPERF trial_sched` / `PQPERF sample_sched` line (`key=value` pairs: calls, wall ns,
+//! counter, involuntary switches, run-queue wait, faults, migrations, CPU change), from which
+//! the orchestrator decides whether the trial was disturbed.
 
 use super::*;
+use pqperf_ffi::procinfo::SchedSnap;
+
+/// Calls in one sampled trial at most (bounds the per-call samples kept in a record).
+pub const SAMPLE_CALLS: u64 = 400;
+
+/// `PQPERF <key>\t<trial> calls=… ns=… count=… nivcsw=… runq_ns=… …` for one trial.
+fn sched_line(
+    key: &str,
+    t: u32,
+    calls: u64,
+    ns: u64,
+    count: u64,
+    a: &SchedSnap,
+    b: &SchedSnap,
+) -> String {
+    let d = |x: Option<u64>, y: Option<u64>| match (x, y) {
+        (Some(x), Some(y)) => y.saturating_sub(x).to_string(),
+        _ => "-".to_string(),
+    };
+    let cpu_changed = match (a.cpu, b.cpu) {
+        (Some(x), Some(y)) => u64::from(x != y).to_string(),
+        _ => "-".to_string(),
+    };
+    format!(
+        "PQPERF\t{key}\ttrial={t} calls={calls} ns={ns} count={count} nivcsw={} nvcsw={} runq_ns={} run_ns={} minflt={} majflt={} migrations={} cpu_changed={cpu_changed}",
+        b.nivcsw.saturating_sub(a.nivcsw),
+        b.nvcsw.saturating_sub(a.nvcsw),
+        d(a.runq_wait_ns, b.runq_wait_ns),
+        d(a.run_ns, b.run_ns),
+        b.minflt.saturating_sub(a.minflt),
+        b.majflt.saturating_sub(a.majflt),
+        d(a.migrations, b.migrations),
+    )
+}
 
 /// Runs the driver and returns its exit status; everything goes to `out`, errors also to
 /// `err`.
@@ -82,10 +125,13 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
     }
     o.meta("warmups", a.warmups);
     let mut total = 0u64;
-    // Touch the sample buffer and warm the clock and counter paths (first vDSO call, page
-    // faults) so none of that lands inside a timed trial.
-    let mut stamps: Vec<u64> = if a.samples {
-        vec![1; a.iters as usize + 1]
+    // Sampled trials (separate from the reference trials, which read no clock per call):
+    // at most SAMPLE_CALLS calls each. Touch the sample buffer and warm the clock and
+    // counter paths (first vDSO call, page faults) so none of that lands inside a timed trial.
+    let sample_calls = a.iters.min(SAMPLE_CALLS);
+    let sampling = a.samples && step.is_none();
+    let mut stamps: Vec<u64> = if sampling {
+        vec![1; sample_calls as usize + 1]
     } else {
         Vec::new()
     };
@@ -95,7 +141,9 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         let _ = counters::ticks();
         let _ = counter.end(b);
     }
+    let _ = SchedSnap::now();
     for t in 1..=a.trials {
+        let s0 = SchedSnap::now();
         let (ns, count) = if let (Some(s), Op::Kex(k)) = (step, &mut p.op) {
             let mut acc = Acc {
                 counter: &counter,
@@ -107,17 +155,6 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
                     .map_err(|e| setup(format!("measured operation failed: {e}")))?;
             }
             (acc.ns, acc.count)
-        } else if a.samples {
-            let b = counter.begin();
-            let t0 = counters::monotonic_raw_ns();
-            stamps[0] = counters::ticks();
-            for slot in stamps[1..].iter_mut() {
-                p.op.call(&mut p.stats)
-                    .map_err(|e| setup(format!("measured operation failed: {e}")))?;
-                *slot = counters::ticks();
-            }
-            let t1 = counters::monotonic_raw_ns();
-            (t1 - t0, counter.end(b))
         } else {
             let b = counter.begin();
             let t0 = counters::monotonic_raw_ns();
@@ -128,6 +165,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
             let t1 = counters::monotonic_raw_ns();
             (t1 - t0, counter.end(b))
         };
+        let s1 = SchedSnap::now();
         if !p.op.guards_intact() {
             return Err(setup("guard bytes overwritten (buffer overflow)"));
         }
@@ -138,7 +176,36 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
             ns / 1_000_000_000,
             ns % 1_000_000_000
         ));
-        if a.samples && stamps.len() > 1 {
+        o.line(sched_line("trial_sched", t, a.iters, ns, count, &s0, &s1));
+    }
+    // The sampled trials follow all reference trials, so that the reference trials run in the
+    // same sequence with and without sampling.
+    for t in 1..=a.trials {
+        if sampling && stamps.len() > 1 {
+            let s0 = SchedSnap::now();
+            let b = counter.begin();
+            let t0 = counters::monotonic_raw_ns();
+            stamps[0] = counters::ticks();
+            for slot in stamps[1..].iter_mut() {
+                p.op.call(&mut p.stats)
+                    .map_err(|e| setup(format!("measured operation failed: {e}")))?;
+                *slot = counters::ticks();
+            }
+            let t1 = counters::monotonic_raw_ns();
+            let count = counter.end(b);
+            let s1 = SchedSnap::now();
+            if !p.op.guards_intact() {
+                return Err(setup("guard bytes overwritten (buffer overflow)"));
+            }
+            o.line(sched_line(
+                "sample_sched",
+                t,
+                sample_calls,
+                t1 - t0,
+                count,
+                &s0,
+                &s1,
+            ));
             let mut line = format!("SAMPLES\t{t}\t");
             for w in stamps.windows(2) {
                 line.push_str(&(w[1] - w[0]).to_string());

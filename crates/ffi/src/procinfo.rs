@@ -1,6 +1,7 @@
 //! Process and host facts from the kernel: resident memory (`/proc/self/statm`), the peak
 //! resident set (`VmHWM`, resettable through `/proc/self/clear_refs`), page size, `uname`,
-//! load averages, core-dump limits and advisory file locks.
+//! load averages, core-dump limits and advisory file locks, and the scheduler facts of the
+//! calling thread that tell whether a timed trial was disturbed ([`SchedSnap`]).
 
 use std::path::Path;
 
@@ -78,6 +79,70 @@ pub fn load_average() -> [f64; 3] {
         it.next().unwrap_or(0.0),
         it.next().unwrap_or(0.0),
     ]
+}
+
+/// Scheduler and fault counters of the calling thread at one instant; the difference of two
+/// snapshots taken around a timed trial says how much the trial was disturbed.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SchedSnap {
+    /// Involuntary context switches (`getrusage(RUSAGE_THREAD)`, `ru_nivcsw`).
+    pub nivcsw: u64,
+    /// Voluntary context switches (`ru_nvcsw`).
+    pub nvcsw: u64,
+    /// Minor page faults (`ru_minflt`).
+    pub minflt: u64,
+    /// Major page faults (`ru_majflt`).
+    pub majflt: u64,
+    /// Nanoseconds spent runnable but waiting on a run queue (second field of
+    /// `/proc/thread-self/schedstat`); `None` when the kernel does not provide it.
+    pub runq_wait_ns: Option<u64>,
+    /// Nanoseconds on the CPU (first field of schedstat).
+    pub run_ns: Option<u64>,
+    /// CPU migrations (`se.nr_migrations` of `/proc/thread-self/sched`), when readable.
+    pub migrations: Option<u64>,
+    /// CPU the thread ran on when the snapshot was taken (`sched_getcpu`).
+    pub cpu: Option<usize>,
+}
+
+impl SchedSnap {
+    /// Takes a snapshot of the calling thread. Reads two small /proc files: call it outside
+    /// timed regions.
+    pub fn now() -> SchedSnap {
+        // SAFETY: rusage is plain data; zeroed is a valid value for getrusage to overwrite.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `ru` is a valid, writable rusage; RUSAGE_THREAD only reads kernel counters.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+        let (nivcsw, nvcsw, minflt, majflt) = if rc == 0 {
+            (
+                ru.ru_nivcsw as u64,
+                ru.ru_nvcsw as u64,
+                ru.ru_minflt as u64,
+                ru.ru_majflt as u64,
+            )
+        } else {
+            (0, 0, 0, 0)
+        };
+        let sched = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+        let mut f = sched.split_whitespace().map(|x| x.parse::<u64>().ok());
+        let run_ns = f.next().flatten();
+        let runq_wait_ns = f.next().flatten();
+        let migrations = std::fs::read_to_string("/proc/thread-self/sched")
+            .ok()
+            .and_then(|s| {
+                let l = s.lines().find(|l| l.starts_with("se.nr_migrations"))?;
+                l.split(':').nth(1)?.trim().parse().ok()
+            });
+        SchedSnap {
+            nivcsw,
+            nvcsw,
+            minflt,
+            majflt,
+            runq_wait_ns,
+            run_ns,
+            migrations,
+            cpu: crate::affinity::current_cpu(),
+        }
+    }
 }
 
 /// Disables core dumps for this process and its children (a crashing candidate must not
@@ -167,6 +232,25 @@ mod tests {
         let u = uname();
         assert!(!u.machine.is_empty() && !u.release.is_empty());
         assert!(load_average().iter().all(|x| *x >= 0.0));
+    }
+
+    #[test]
+    fn sched_snapshot_sees_this_thread_run() {
+        let a = SchedSnap::now();
+        // Busy for a while, then sleep: run time grows, a voluntary switch happens.
+        let t = std::time::Instant::now();
+        let mut x = 0u64;
+        while t.elapsed().as_millis() < 20 {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let b = SchedSnap::now();
+        assert!(b.nvcsw > a.nvcsw, "{a:?} {b:?}");
+        assert!(b.nivcsw >= a.nivcsw && b.minflt >= a.minflt);
+        if let (Some(r0), Some(r1)) = (a.run_ns, b.run_ns) {
+            assert!(r1 >= r0 + 10_000_000, "run time {r0} -> {r1}");
+        }
+        assert!(b.cpu.is_some());
     }
 
     #[test]

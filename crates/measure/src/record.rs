@@ -1,7 +1,23 @@
 //! Measuring one planned operation and building its record (method §7): the driver
 //! processes of the plan (with up to two retries of a disturbed run), the record with its
-//! statistics, sizes, counter and per-call quantiles, written to
+//! statistics, sizes, counter, per-call quantiles and robust estimate, written to
 //! `records/<id>/<label>__<op>.json`.
+//!
+//! **Disturbance** (works with any counter, no PMU needed): a trial is disturbed when its
+//! run-queue wait (`/proc/thread-self/schedstat`: time runnable but not running, i.e. time
+//! lost to preemption by other tasks) exceeds [`MAX_PREEMPTED_SHARE`] (2 %) of its wall
+//! time; where the kernel has no schedstat, when it had more than
+//! `max(2, 10 × seconds)` involuntary context switches; and, as in the reference (§7.1.4),
+//! when a cycle counter ran below 95 % of a known fixed clock in a trial over 10 ms. A
+//! process with a disturbed trial (reference or sampled) is run again, at most
+//! [`MAX_RETRIES`] times; when every attempt was disturbed the least disturbed one (smallest
+//! run-queue share) is kept. Every attempt is listed under `pqperf.attempts` with the
+//! per-trial facts; `processes[].disturbed_retries` is the number of re-runs of that process.
+//!
+//! **Adaptive stopping** (`UnitSettings::adaptive`): after the planned processes, one more
+//! single-trial process is added while the robust estimate's CI half-width exceeds 1 %, the
+//! driver time of the operation stays under its budget and fewer than [`MAX_ADDED_TRIALS`]
+//! were added; `pqperf.adaptive` says why it stopped and `plan.trials` counts every trial.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -9,7 +25,8 @@ use std::time::Duration;
 use pqperf_model::fields::Fields;
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::pyjson;
-use pqperf_model::record::{self, PqperfRecordExt, Process, Record};
+use pqperf_model::record::{self, Adaptive, Attempt, PqperfRecordExt, Process, Record};
+use pqperf_model::robust::Robust;
 use pqperf_model::stats::{ProcessTotals, Quantiles, RecordStats};
 use serde_json::{Value, json};
 
@@ -36,20 +53,107 @@ pub fn rec_path(run: &Path, inst: &Instance, opkey: &str) -> PathBuf {
         .join(record::Record::file_name(&inst.entry.label, opkey))
 }
 
-/// A run is disturbed (§7.1.4) when the fixed clock is known, the counter counts core cycles,
-/// the scope is a loop and a long trial ran below 95 % of the clock.
-fn disturbed(run: &Run, fixed_hz: Option<f64>) -> bool {
-    let Some(f) = fixed_hz else { return false };
-    if run.counter.as_deref() != Some("cycles") {
-        return false;
+/// Largest share of a trial's wall time spent waiting on the run queue before the trial
+/// counts as disturbed.
+pub const MAX_PREEMPTED_SHARE: f64 = 0.02;
+/// Re-runs of a disturbed driver process at most.
+pub const MAX_RETRIES: u64 = 2;
+/// Trials adaptive stopping adds at most.
+pub const MAX_ADDED_TRIALS: u64 = 20;
+/// Target relative CI half-width of adaptive stopping.
+pub const ADAPTIVE_TARGET: f64 = 0.01;
+
+/// The disturbance rule as recorded under `pqperf.disturbance_rule`.
+pub fn disturbance_rule() -> String {
+    format!(
+        "trial disturbed when run-queue wait > {} % of its wall time (without schedstat: involuntary context switches > max(2, 10 x seconds)); or a cycle counter below 95 % of the fixed clock over 10 ms; a disturbed process is re-run up to {MAX_RETRIES} times, the least disturbed attempt kept",
+        MAX_PREEMPTED_SHARE * 100.0
+    )
+}
+
+/// Marks the disturbed trials of `run` (see the module doc); true if any.
+fn mark_disturbed(run: &mut Run, fixed_hz: Option<f64>) -> bool {
+    let cycles = run.counter.as_deref() == Some("cycles")
+        && run.process.meta.str("timing_scope") != Some("per_call_step");
+    let mut any = false;
+    for t in run.sched.iter_mut() {
+        let preempted = match t.preempted_share {
+            Some(s) => s > MAX_PREEMPTED_SHARE,
+            None => t.nivcsw as f64 > (10.0 * t.seconds).max(2.0),
+        };
+        let slow_clock = match (fixed_hz, t.counter_per_ns) {
+            (Some(f), Some(r)) if cycles && t.kind == "reference" => {
+                t.seconds > 0.01 && r * 1e9 < 0.95 * f
+            }
+            _ => false,
+        };
+        t.disturbed = preempted || slow_clock;
+        any |= t.disturbed;
     }
-    if run.process.meta.str("timing_scope") == Some("per_call_step") {
-        return false;
+    any
+}
+
+/// Share of the run's trial time spent on the run queue (0 when unknown).
+fn preempted_share(run: &Run) -> f64 {
+    let ns: f64 = run.sched.iter().map(|t| t.seconds).sum();
+    let q: f64 = run
+        .sched
+        .iter()
+        .map(|t| t.runq_ns.unwrap_or(0) as f64 / 1e9)
+        .sum();
+    if ns > 0.0 { q / ns } else { 0.0 }
+}
+
+/// How the processes of one operation are run.
+struct RunCtx<'a> {
+    opts: &'a UnitSettings,
+    timeout: Duration,
+    fixed: Option<f64>,
+}
+
+/// Runs one planned driver process, re-running it while disturbed (at most [`MAX_RETRIES`]
+/// times); every attempt goes into `attempts`. Returns the kept run and the re-run count.
+fn run_with_retries(
+    ctx: &RunCtx,
+    args: &crate::driver::DriverArgs,
+    index: u64,
+    attempts: &mut Vec<Attempt>,
+    totals: &mut MeasureTotals,
+    spent_s: &mut f64,
+) -> (Run, u64) {
+    let mut runs: Vec<(Run, bool)> = Vec::new();
+    for attempt in 0..=MAX_RETRIES {
+        let mut run = runner::run_driver(&ctx.opts.driver, args, ctx.timeout);
+        totals.timed_s += run.timed_s;
+        totals.process_s += run.wall_s;
+        *spent_s += run.wall_s;
+        let disturbed = mark_disturbed(&mut run, ctx.fixed);
+        attempts.push(Attempt {
+            process: index,
+            attempt,
+            kept: false,
+            status: run.process.status.clone(),
+            disturbed,
+            trials: run.sched.clone(),
+        });
+        let done = !run.complete() || !disturbed;
+        runs.push((run, disturbed));
+        if done {
+            break;
+        }
     }
-    run.process.trials.iter().any(|t| {
-        let c = t.cycles.unwrap_or(0);
-        c > 0 && t.seconds > 0.01 && (c as f64 / t.seconds) < 0.95 * f
-    })
+    let retries = runs.len() as u64 - 1;
+    // The last run unless every attempt was disturbed: then the least disturbed one.
+    let keep = if runs.iter().all(|(r, d)| r.complete() && *d) {
+        (0..runs.len())
+            .min_by(|&a, &b| preempted_share(&runs[a].0).total_cmp(&preempted_share(&runs[b].0)))
+            .unwrap_or(runs.len() - 1)
+    } else {
+        runs.len() - 1
+    };
+    let first = attempts.len() - runs.len();
+    attempts[first + keep].kept = true;
+    (runs.swap_remove(keep).0, retries)
 }
 
 /// Timing totals of a measure phase (for the efficiency figure).
@@ -77,11 +181,13 @@ pub fn measure_one(
     let la_start = pqperf_ffi::procinfo::load_average();
     let fixed = host::fixed_clock_hz(env);
     let mut processes: Vec<Process> = Vec::new();
-    let mut samples: Vec<u64> = Vec::new();
+    let mut sample_trials: Vec<Vec<u64>> = Vec::new();
     let mut counter: Option<String> = None;
     let mut mem: Option<MemFigures> = None;
     let mut retries_total = 0u64;
-    let plan = p.plan.clone();
+    let mut attempts: Vec<Attempt> = Vec::new();
+    let mut adaptive: Option<Adaptive> = None;
+    let mut plan = p.plan.clone();
     match &plan {
         None => {
             // The calibration itself failed: record its process and go on.
@@ -109,7 +215,14 @@ pub fn measure_one(
                 (1, pl.trials)
             };
             let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
-            for _ in 0..nproc {
+            let ctx = RunCtx {
+                opts,
+                timeout,
+                fixed,
+            };
+            let mut spent_s = 0.0;
+            let mut ok = true;
+            for i in 0..nproc {
                 let args = driver_args(
                     opts,
                     &p.inst,
@@ -119,35 +232,90 @@ pub fn measure_one(
                     pl.iterations_per_trial,
                     pl.warmups,
                 );
-                let mut attempt = 0;
-                let run = loop {
-                    let run = runner::run_driver(&opts.driver, &args, timeout);
-                    totals.timed_s += run.timed_s;
-                    totals.process_s += run.wall_s;
-                    if run.complete() && disturbed(&run, fixed) && attempt < 2 {
-                        attempt += 1;
-                        continue;
-                    }
-                    break run;
-                };
-                retries_total += attempt;
-                let mut pr = run.process.clone();
-                pr.disturbed_retries = Some(attempt);
-                let ok = run.complete();
-                samples.extend_from_slice(&run.samples);
-                if counter.is_none() {
-                    counter = run.counter.clone();
-                }
-                if let Some(m) = run.mem {
-                    mem = Some(mem.map_or(m, |x| x.max(m)));
-                }
-                processes.push(pr);
+                let (run, retries) =
+                    run_with_retries(&ctx, &args, i, &mut attempts, totals, &mut spent_s);
+                retries_total += retries;
+                ok = run.complete();
+                keep_run(
+                    run,
+                    retries,
+                    &mut processes,
+                    &mut sample_trials,
+                    &mut counter,
+                    &mut mem,
+                );
                 if !ok {
                     break;
                 }
             }
+            if opts.adaptive && ok {
+                let hz = counter_info["tick_hz"]
+                    .as_f64()
+                    .or_else(|| pqperf_ffi::counters::ticks_hz(5).map(|h| h as f64))
+                    .unwrap_or(0.0);
+                let mut added = 0u64;
+                let mut last;
+                let stopped = loop {
+                    let r = Robust::compute(&sample_trials, &p.op, hz);
+                    last = r.as_ref().map(|r| r.ci_half_width_rel);
+                    match &r {
+                        None => break "no_samples",
+                        Some(r) if r.ci_half_width_rel <= ADAPTIVE_TARGET => break "ci_reached",
+                        _ => {}
+                    }
+                    if added >= MAX_ADDED_TRIALS {
+                        break "max_trials";
+                    }
+                    let one = (spent_s / (processes.len().max(1) as f64)) / per as f64;
+                    if spent_s + one > opts.planning.op_budget_s {
+                        break "budget_spent";
+                    }
+                    let args = driver_args(
+                        opts,
+                        &p.inst,
+                        &p.op,
+                        p.bytes,
+                        1,
+                        pl.iterations_per_trial,
+                        pl.warmups,
+                    );
+                    let (run, retries) = run_with_retries(
+                        &ctx,
+                        &args,
+                        nproc + added,
+                        &mut attempts,
+                        totals,
+                        &mut spent_s,
+                    );
+                    retries_total += retries;
+                    let complete = run.complete();
+                    keep_run(
+                        run,
+                        retries,
+                        &mut processes,
+                        &mut sample_trials,
+                        &mut counter,
+                        &mut mem,
+                    );
+                    added += 1;
+                    if !complete {
+                        break "failed";
+                    }
+                };
+                adaptive = Some(Adaptive {
+                    target_half_width_rel: ADAPTIVE_TARGET,
+                    planned_trials: pl.trials,
+                    added_trials: added,
+                    stopped: stopped.to_string(),
+                    final_half_width_rel: last,
+                });
+            }
         }
     }
+    if let (Some(pl), Some(a)) = (plan.as_mut(), &adaptive) {
+        pl.trials += a.added_trials;
+    }
+    let samples: Vec<u64> = sample_trials.iter().flatten().copied().collect();
     let totals_p = ProcessTotals::of(&processes);
     let want_trials = plan.as_ref().map_or(u64::MAX, |pl| pl.trials);
     let complete = !processes.is_empty()
@@ -231,9 +399,17 @@ pub fn measure_one(
         }
         ext.extra.insert(
             "per_call_note".into(),
-            json!("per-call samples are tick-counter deltas read between consecutive calls of the same timed trials; the trial totals include one counter read per call"),
+            json!("per-call samples are tick-counter deltas read between consecutive calls of separate sampled trials (at most 400 calls after each reference trial); the reference trials read no counter per call"),
         );
+        if hz > 0.0 {
+            ext.robust = Robust::compute(&sample_trials, &p.op, hz);
+        }
     }
+    if !attempts.is_empty() {
+        ext.disturbance_rule = Some(disturbance_rule());
+        ext.attempts = Some(attempts);
+    }
+    ext.adaptive = adaptive;
     let mut rec = Record {
         schema: record::RECORD_SCHEMA,
         status: if complete {
@@ -286,6 +462,28 @@ pub fn measure_one(
     write_atomic(&path, text.as_bytes())?;
     totals.records += 1;
     Ok(rec)
+}
+
+/// Keeps a run: its process entry (with its re-run count), samples, counter name and memory
+/// figures (the largest of the kept runs).
+fn keep_run(
+    run: Run,
+    retries: u64,
+    processes: &mut Vec<Process>,
+    sample_trials: &mut Vec<Vec<u64>>,
+    counter: &mut Option<String>,
+    mem: &mut Option<MemFigures>,
+) {
+    if let Some(m) = run.mem {
+        *mem = Some(mem.map_or(m, |x| x.max(m)));
+    }
+    let mut pr = run.process;
+    pr.disturbed_retries = Some(retries);
+    sample_trials.extend(run.sample_trials);
+    if counter.is_none() {
+        *counter = run.counter;
+    }
+    processes.push(pr);
 }
 
 fn strip_cal(cal: &Value) -> Value {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use pqperf_ffi::untrusted::{self, ChildSpec};
 use pqperf_model::fields::Fields;
-use pqperf_model::record::{Process, Trial};
+use pqperf_model::record::{Process, Trial, TrialSched};
 use serde_json::Value;
 
 use crate::driver::DriverArgs;
@@ -89,8 +89,12 @@ impl DriverExe {
 pub struct Run {
     /// Process entry for the record (`status`, `exit_code`, `meta`, `trials`, …).
     pub process: Process,
-    /// Per-call tick deltas of all trials, in order.
+    /// Per-call tick deltas of all sampled trials, in order.
     pub samples: Vec<u64>,
+    /// Per-call tick deltas, one vector per sampled trial.
+    pub sample_trials: Vec<Vec<u64>>,
+    /// Scheduler facts of every trial (reference and sampled), `disturbed` still false.
+    pub sched: Vec<TrialSched>,
     /// The driver's counter (`cycles`, `tsc`, `cntvct_el0`), if it said.
     pub counter: Option<String>,
     /// Process wall seconds (also in `process.wall_s`).
@@ -193,6 +197,8 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         return Run {
             process,
             samples: Vec::new(),
+            sample_trials: Vec::new(),
+            sched: Vec::new(),
             counter: None,
             wall_s: 0.0,
             timed_s: 0.0,
@@ -224,6 +230,8 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             .insert("timeout_s".into(), Value::from(timeout.as_secs_f64()));
         parsed.trials.clear();
         parsed.mem = None;
+        parsed.sample_trials.clear();
+        parsed.samples.clear();
         p
     } else {
         let code = out.code();
@@ -272,6 +280,8 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     Run {
         process,
         samples: parsed.samples,
+        sample_trials: parsed.sample_trials,
+        sched: parsed.sched,
         counter: parsed.counter,
         wall_s,
         timed_s,
@@ -303,6 +313,10 @@ pub struct Parsed {
     pub status: Option<String>,
     /// SAMPLES values, concatenated.
     pub samples: Vec<u64>,
+    /// SAMPLES values, one vector per line.
+    pub sample_trials: Vec<Vec<u64>>,
+    /// `PQPERF trial_sched` / `sample_sched` lines.
+    pub sched: Vec<TrialSched>,
     /// PQPERF counter.
     pub counter: Option<String>,
     /// PQPERF mem_… lines (complete stack figures required).
@@ -328,10 +342,20 @@ pub fn parse_output(lines: &[String]) -> Parsed {
                 }
             }
             ["STATUS", s] => p.status = Some(s.to_string()),
-            ["SAMPLES", _, xs] => p
-                .samples
-                .extend(xs.split(' ').filter_map(|x| x.parse::<u64>().ok())),
+            ["SAMPLES", _, xs] => {
+                let v: Vec<u64> = xs
+                    .split(' ')
+                    .filter_map(|x| x.parse::<u64>().ok())
+                    .collect();
+                p.samples.extend_from_slice(&v);
+                p.sample_trials.push(v);
+            }
             ["PQPERF", "counter", v] => p.counter = Some(v.to_string()),
+            ["PQPERF", key @ ("trial_sched" | "sample_sched"), v] => {
+                if let Some(t) = parse_sched(key, v) {
+                    p.sched.push(t);
+                }
+            }
             ["PQPERF", k, v] if k.starts_with("mem_") => {
                 if let Ok(n) = v.parse::<u64>() {
                     mem.insert(k.to_string(), n);
@@ -358,6 +382,43 @@ pub fn parse_output(lines: &[String]) -> Parsed {
     p
 }
 
+/// One `key=value …` scheduler line (`-` = not available).
+fn parse_sched(key: &str, v: &str) -> Option<TrialSched> {
+    let mut m = std::collections::HashMap::new();
+    for kv in v.split(' ') {
+        let (k, x) = kv.split_once('=')?;
+        m.insert(k, x);
+    }
+    let opt = |k: &str| m.get(k).and_then(|x| x.parse::<u64>().ok());
+    let req = |k: &str| opt(k);
+    let ns = req("ns")?;
+    let count = req("count")?;
+    let runq = opt("runq_ns");
+    let seconds = ns as f64 / 1e9;
+    Some(TrialSched {
+        kind: if key == "trial_sched" {
+            "reference"
+        } else {
+            "sampled"
+        }
+        .to_string(),
+        trial: req("trial")?,
+        calls: req("calls")?,
+        seconds,
+        count,
+        counter_per_ns: (ns > 0).then(|| count as f64 / ns as f64),
+        nivcsw: req("nivcsw")?,
+        nvcsw: opt("nvcsw").unwrap_or(0),
+        runq_ns: runq,
+        minflt: opt("minflt").unwrap_or(0),
+        majflt: opt("majflt").unwrap_or(0),
+        migrations: opt("migrations"),
+        cpu_changed: opt("cpu_changed").map(|c| c != 0),
+        preempted_share: runq.filter(|_| ns > 0).map(|r| r as f64 / ns as f64),
+        disturbed: false,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,6 +430,7 @@ mod tests {
             "META\tbuild_flags\t-O2 -fPIC ",
             "PQPERF\tcounter\ttsc",
             "TRIAL\t1\t20\t0.001000000\t2100000",
+            "PQPERF\ttrial_sched\ttrial=1 calls=20 ns=1000000 count=2100000 nivcsw=3 nvcsw=0 runq_ns=250000 run_ns=750000 minflt=0 majflt=0 migrations=- cpu_changed=0",
             "SAMPLES\t1\t5 6 7",
             "PQPERF\tmem_stack_bytes\t100480",
             "PQPERF\tmem_stack_region_bytes\t1048576",
@@ -388,6 +450,14 @@ mod tests {
         assert_eq!(p.trials[0].measurements, 20);
         assert_eq!(p.trials[0].cycles, Some(2_100_000));
         assert_eq!(p.samples, vec![5, 6, 7]);
+        assert_eq!(p.sample_trials, vec![vec![5, 6, 7]]);
+        let t = &p.sched[0];
+        assert_eq!(
+            (t.kind.as_str(), t.trial, t.calls, t.nivcsw),
+            ("reference", 1, 20, 3)
+        );
+        assert_eq!(t.preempted_share, Some(0.25));
+        assert_eq!((t.migrations, t.cpu_changed), (None, Some(false)));
         assert_eq!(p.status.as_deref(), Some("complete"));
         assert_eq!(p.counter.as_deref(), Some("tsc"));
         let m = p.mem.unwrap();

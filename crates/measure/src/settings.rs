@@ -23,4 +23,7 @@ pub struct UnitSettings {
     pub calibration_timeout: Duration,
     /// Planning constants.
     pub planning: Planning,
+    /// Adaptive stopping: add trials after the planned ones until the robust estimate's CI
+    /// half-width is at most 1 % or the operation budget is spent.
+    pub adaptive: bool,
 }

@@ -17,6 +17,7 @@
 //! | [`fields`] | [`Fields`]: open JSON objects in file order (environment, driver meta) |
 //! | [`katlog`] | KAT logs ([`KatLog`]: header, manifest lines, RESULT status) and `<id>/kat.sha256` ([`KatManifest`]); [`katlog::sha256_hex`] |
 //! | [`sidecsv`] | `;`-CSV side files ([`CsvTable`]) and their typed rows (systems, kat_issues, summary_notes, external_sizes, symmetric_survey, security_targets, kex_bandwidth, downloads) |
+//! | [`robust`] | robust per-call estimate (p50 / 20 % trimmed mean) with a seeded two-level bootstrap CI, stored under `pqperf.robust` |
 //! | [`stats`] | method.md §8 statistics from trials ([`RecordStats`]), process aggregates, Python `sum`, per-call quantiles ([`stats::Quantiles`]) |
 //! | [`dataset`] | [`Dataset`] loader for a dataset root (`performance/data/<sys>/…`, side CSVs, manifests), with per-file errors and stray-file listing |
 //! | [`error`] | [`ModelError`]: every error names the file (relative), line/column and field |
@@ -63,6 +64,7 @@ pub mod paths;
 pub mod profile;
 pub mod pyjson;
 pub mod record;
+pub mod robust;
 pub mod sidecsv;
 pub mod stats;
 

@@ -138,7 +138,8 @@ evidence_struct! {
         pub command: Vec<String>,
         /// Process wall time (s).
         pub wall_s: Option<f64>,
-        /// Attempt index of the kept run (disturbed-trial retry).
+        /// Attempt index of the kept run (disturbed-trial retry); pqperf writes the number of
+        /// re-runs of this process and marks the kept attempt in `pqperf.attempts`.
         pub disturbed_retries: Option<u64>,
     }
 }
@@ -197,7 +198,89 @@ evidence_struct! {
         /// is then an upper bound).
         #[serde(skip_serializing_if = "Option::is_none")]
         pub heap_untracked: Option<u64>,
+        /// Robust per-call estimate with its bootstrap CI, from the sampled trials
+        /// (`crate::robust`); `validate` recomputes it from the stored samples.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub robust: Option<crate::robust::Robust>,
+        /// The rule that marked a trial disturbed (text, see `pqperf_measure::record`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub disturbance_rule: Option<String>,
+        /// Every driver process run, including disturbed attempts that were re-run.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub attempts: Option<Vec<Attempt>>,
+        /// Adaptive stopping: what was added after the planned trials and why it stopped.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub adaptive: Option<Adaptive>,
     }
+}
+
+/// One run of one driver process (pqperf addition, `pqperf.attempts`): a disturbed run is
+/// re-run a bounded number of times; every attempt is listed, the kept one marked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    /// Index of the process in the plan (0-based; adaptive additions continue the count).
+    pub process: u64,
+    /// Attempt number for that process (0 = first run).
+    pub attempt: u64,
+    /// True for the attempt whose process entry is in `processes`.
+    pub kept: bool,
+    /// Process status (`complete`, `failed`, …).
+    pub status: String,
+    /// True when any of its trials was disturbed.
+    pub disturbed: bool,
+    /// Per-trial scheduler facts (reference and sampled trials).
+    pub trials: Vec<TrialSched>,
+}
+
+/// Scheduler facts of one trial, from the driver's `PQPERF trial_sched`/`sample_sched` line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialSched {
+    /// `reference` or `sampled`.
+    pub kind: String,
+    /// Trial number within the process (1-based).
+    pub trial: u64,
+    /// Calls in the trial.
+    pub calls: u64,
+    /// Wall time (s, raw monotonic clock).
+    pub seconds: f64,
+    /// Counter value (cycles or ticks) of the trial.
+    pub count: u64,
+    /// Counter per wall nanosecond (GHz); drops below the clock when a cycle counter was
+    /// descheduled, constant for a tick counter.
+    pub counter_per_ns: Option<f64>,
+    /// Involuntary context switches during the trial.
+    pub nivcsw: u64,
+    /// Voluntary context switches.
+    pub nvcsw: u64,
+    /// Run-queue wait (ns): runnable but not running.
+    pub runq_ns: Option<u64>,
+    /// Minor page faults.
+    pub minflt: u64,
+    /// Major page faults.
+    pub majflt: u64,
+    /// CPU migrations.
+    pub migrations: Option<u64>,
+    /// CPU at the end differs from the CPU at the start.
+    pub cpu_changed: Option<bool>,
+    /// Share of the trial's wall time lost to preemption (run-queue wait ÷ wall time).
+    pub preempted_share: Option<f64>,
+    /// True when the disturbance rule marked it.
+    pub disturbed: bool,
+}
+
+/// Adaptive stopping of one record (pqperf addition, `pqperf.adaptive`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Adaptive {
+    /// Target relative CI half-width (0.01).
+    pub target_half_width_rel: f64,
+    /// Trials planned before adaptive additions.
+    pub planned_trials: u64,
+    /// Trials added.
+    pub added_trials: u64,
+    /// `ci_reached`, `budget_spent`, `max_trials`, `no_samples` or `failed`.
+    pub stopped: String,
+    /// Relative half-width when it stopped.
+    pub final_half_width_rel: Option<f64>,
 }
 
 impl Record {

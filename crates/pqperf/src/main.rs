@@ -81,6 +81,9 @@ enum Command {
     /// Demo: import PQClean, build, KAT, measure a representative set briefly, publish,
     /// validate and render the site.
     Demo(cmd::demo::DemoArgs),
+    /// Compare two campaigns (datasets or run directories): per operation the ratio B/A of
+    /// the robust estimates with its bootstrap interval and a verdict faster/slower/no change.
+    Compare(cmd::compare::CompareArgs),
     /// Build the static HTML site from one or more datasets.
     Site(cmd::site::SiteArgs),
     /// Internal: one hash-profiling child process (pqperf re-executes itself).
@@ -124,6 +127,7 @@ fn main() -> std::process::ExitCode {
         Command::Campaign(a) => cmd::measure::run_campaign(a),
         Command::Demo(a) => cmd::demo::run_demo(a),
         Command::Site(a) => cmd::site::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
         Command::Hashprof(a) => cmd::profile::run_hashprof(a),
     };
     match result {

@@ -331,6 +331,7 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     } else {
         out.push("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
     }
+    out.extend(robust_bullets(v));
     if let Some(sb) = v
         .campaign
         .extra
@@ -384,4 +385,56 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     out.push("- A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The `exchange` figure has no such overhead.".into());
     out.push(String::new());
     Ok(join_lines(&out))
+}
+
+/// pqperf datasets whose records carry `pqperf.robust`: how the robust estimate, its interval
+/// and the disturbance re-runs were made, adaptive stopping when used, and the noise floor
+/// when one was recorded (`pqperf compare --record-noise-floor`: campaign.json
+/// `pqperf.noise_floor`).
+fn robust_bullets(v: &SystemView) -> Vec<String> {
+    let with: Vec<&pqperf_model::record::PqperfRecordExt> = v
+        .records
+        .iter()
+        .filter_map(|r| r.rec.pqperf.as_ref())
+        .filter(|p| p.robust.is_some())
+        .collect();
+    if with.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec!["- Robust estimate (pqperf): after the reference trials, which read no clock per call, each process runs as many sampled trials of at most 400 calls that read the tick counter after every call. Per operation the robust estimate is the median call, or for `sign` (variable work: rejection sampling) the 20 % trimmed mean over calls; its 95 % interval is a seeded two-level percentile bootstrap (trials, then calls within them; 1000 replicates), recomputed by `pqperf validate`. Intervals wider than ±2 % are flagged on the candidate pages.".to_string()];
+    out.push("- Disturbance: around every trial the driver reads the thread's run-queue wait (`/proc/thread-self/schedstat`), involuntary context switches, page faults and migrations. A trial that waited on the run queue for more than 2 % of its wall time is disturbed; its process is run again, at most twice, and the least disturbed attempt is kept. Every attempt is listed in the record (`pqperf.attempts`).".to_string());
+    let adaptive: Vec<_> = with.iter().filter_map(|p| p.adaptive.as_ref()).collect();
+    if !adaptive.is_empty() {
+        let reached = adaptive
+            .iter()
+            .filter(|a| a.stopped == "ci_reached")
+            .count();
+        out.push(format!(
+            "- Adaptive stopping: after the planned trials, trials were added until the interval's half-width was at most ±1 % or the operation's budget was spent; {reached} of {} operations reached ±1 %.",
+            adaptive.len()
+        ));
+    }
+    if let Some(nf) = v
+        .campaign
+        .extra
+        .get("pqperf")
+        .and_then(|p| p.get("noise_floor"))
+    {
+        let pct = |k: &str| {
+            nf.get(k)
+                .and_then(|x| x.as_f64())
+                .map(|x| fmt_f(x * 100.0, 2))
+                .unwrap_or_else(|| DASH.to_string())
+        };
+        out.push(format!(
+            "- Noise floor: two campaigns of the same library files on this system (A–A) differed by a median of {} % and at most {} % over {} operations (robust estimates; largest interval half-width {} %). Smaller differences between instances are not meaningful here.",
+            pct("median_abs_change"),
+            pct("max_abs_change"),
+            nf.get("ops").and_then(|x| x.as_u64()).unwrap_or(0),
+            pct("max_ci_half_width")
+        ));
+    } else {
+        out.push("- Noise floor: no A–A comparison was recorded for this dataset.".to_string());
+    }
+    out
 }

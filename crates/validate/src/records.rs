@@ -311,6 +311,91 @@ pub(crate) fn check_record(
             }
         }
     }
+    check_robust(rep, r, &p);
+    check_attempts(rep, r, &p);
+}
+
+/// `pqperf.attempts`: one kept attempt per process, and the re-runs counted in
+/// `disturbed_retries` are the attempts that were not kept.
+fn check_attempts(rep: &mut Report, r: &Record, p: &dyn Fn(&str, String) -> Problem) {
+    let Some(att) = r.pqperf.as_ref().and_then(|x| x.attempts.as_ref()) else {
+        return;
+    };
+    let kept = att.iter().filter(|a| a.kept).count();
+    if kept != r.processes.len() {
+        rep.problems.push(p(
+            "pqperf.attempts",
+            format!(
+                "{kept} kept attempt(s) but {} process(es)",
+                r.processes.len()
+            ),
+        ));
+    }
+    let reruns = (att.len() - kept) as u64;
+    if reruns != r.disturbed_retries {
+        rep.problems.push(p(
+            "disturbed_retries",
+            format!(
+                "{} but pqperf.attempts lists {reruns} re-run(s)",
+                r.disturbed_retries
+            ),
+        ));
+    }
+}
+
+/// `pqperf.robust`: the estimate and its bootstrap CI must be recomputed bit for bit from
+/// the stored samples, seed and parameters.
+fn check_robust(rep: &mut Report, r: &Record, p: &dyn Fn(&str, String) -> Problem) {
+    let Some(rb) = r.pqperf.as_ref().and_then(|x| x.robust.as_ref()) else {
+        return;
+    };
+    match rb.recompute() {
+        Err(e) => rep.problems.push(p("pqperf.robust", e)),
+        Ok(None) => rep.problems.push(p(
+            "pqperf.robust",
+            "no estimate can be computed from the stored samples".to_string(),
+        )),
+        Ok(Some(want)) => {
+            let pairs = [
+                ("estimate_ticks", rb.estimate_ticks, want.estimate_ticks),
+                ("ci_low_ticks", rb.ci_low_ticks, want.ci_low_ticks),
+                ("ci_high_ticks", rb.ci_high_ticks, want.ci_high_ticks),
+                (
+                    "estimate_seconds",
+                    rb.estimate_seconds,
+                    want.estimate_seconds,
+                ),
+                ("ci_low_seconds", rb.ci_low_seconds, want.ci_low_seconds),
+                ("ci_high_seconds", rb.ci_high_seconds, want.ci_high_seconds),
+                (
+                    "ci_half_width_rel",
+                    rb.ci_half_width_rel,
+                    want.ci_half_width_rel,
+                ),
+            ];
+            for (f, got, want) in pairs {
+                if got.to_bits() != want.to_bits() {
+                    rep.problems.push(p(
+                        &format!("pqperf.robust.{f}"),
+                        format!(
+                            "recorded {} but the stored samples give {} (bootstrap recomputed bit for bit)",
+                            pyjson::py_float_repr(got),
+                            pyjson::py_float_repr(want)
+                        ),
+                    ));
+                }
+            }
+            if rb.calls != want.calls {
+                rep.problems.push(p(
+                    "pqperf.robust.calls",
+                    format!(
+                        "recorded {} but {} samples are stored",
+                        rb.calls, want.calls
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 /// A pqperf record that claims a memory pass (any of its keys under `pqperf`) must carry all of

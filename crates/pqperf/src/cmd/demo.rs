@@ -89,6 +89,7 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
         o.cpu = c;
     }
     o.planning = pqperf_measure::plan::planning(trial_target, 900.0);
+    o.adaptive = true;
     o.allow_unfixed_host = true;
     o.probe_attempts = 1;
     o.calibration_timeout = std::time::Duration::from_secs(600);

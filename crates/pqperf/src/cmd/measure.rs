@@ -95,13 +95,17 @@ pub struct CampaignCommon {
     /// Dataset root written by `publish` (default: <run-dir>/dataset).
     #[arg(long)]
     publish_to: Option<PathBuf>,
-    /// Do not record per-call samples.
+    /// Do not record per-call samples (no robust estimate, no CI).
     #[arg(long)]
     no_samples: bool,
     /// Stack bytes the driver's untimed memory pass paints below its calling frame (a deeper
     /// operation is reported as using at least this much).
     #[arg(long, default_value_t = pqperf_measure::driver::DEFAULT_STACK_REGION)]
     stack_region: u64,
+    /// Adaptive stopping: after the planned trials add trials until the robust estimate's
+    /// 95 % CI half-width is at most 1 % or the operation budget is spent.
+    #[arg(long)]
+    adaptive: bool,
     /// Clock-probe attempts of the host check (5 s apart).
     #[arg(long, default_value_t = 3)]
     probe_attempts: usize,
@@ -150,6 +154,7 @@ impl CampaignCommon {
         o.publish_to = self.publish_to.clone();
         o.samples = !self.no_samples;
         o.stack_region = self.stack_region;
+        o.adaptive = self.adaptive && !self.no_samples;
         o.probe_attempts = self.probe_attempts;
         Ok(o)
     }
@@ -215,6 +220,9 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             extra.push("--no-samples".into());
         }
         extra.extend(["--stack-region".into(), a.common.stack_region.to_string()]);
+        if a.common.adaptive {
+            extra.push("--adaptive".into());
+        }
         let exe = std::env::current_exe()?;
         let c = shard::launch(
             &exe,

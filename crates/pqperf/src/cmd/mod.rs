@@ -1,6 +1,7 @@
 //! Subcommand modules, one per stage: argument types and thin `run` functions.
 
 pub mod build;
+pub mod compare;
 pub mod ct;
 pub mod demo;
 pub mod iccs;

@@ -1,5 +1,7 @@
 //! Section 3 of the candidate page: the performance table per instance and operation (mean
-//! cycles, time, ops/s, median trial, `n`).
+//! cycles, time, ops/s, median trial, `n`), and — for pqperf records that carry a robust
+//! estimate (`pqperf.robust`) — one more column with the estimate ± its 95 % CI half-width,
+//! flagged when wider than ±2 %, and a sentence on what it is and on disturbed re-runs.
 
 use crate::common::code;
 use crate::view::{RecordRef, SystemView};
@@ -32,6 +34,56 @@ pub(super) fn n_cell(r: &RecordRef) -> String {
     s
 }
 
+/// CI half-width above which the robust estimate is flagged.
+const WIDE_CI: f64 = 0.02;
+
+fn robust<'a>(r: &RecordRef<'a>) -> Option<&'a pqperf_model::robust::Robust> {
+    r.rec.pqperf.as_ref()?.robust.as_ref()
+}
+
+/// True when any record of the instances carries a robust estimate.
+fn any_robust(v: &SystemView, cand: &str, labels: &[String]) -> bool {
+    labels
+        .iter()
+        .any(|l| v.records_of(cand, l).iter().any(|r| robust(r).is_some()))
+}
+
+/// `66.1 µs ± 0.8 %`, `⚠` when the half-width exceeds ±2 %.
+fn robust_cell(r: &RecordRef) -> String {
+    match robust(r) {
+        Some(rb) => format!(
+            "{} ± {} %{}",
+            fmt_time(Some(rb.estimate_seconds)),
+            fmt_f(rb.ci_half_width_rel * 100.0, 1),
+            if rb.ci_half_width_rel > WIDE_CI {
+                " ⚠"
+            } else {
+                ""
+            }
+        ),
+        None => DASH.into(),
+    }
+}
+
+/// The sentence under the table when the robust column is shown.
+pub(super) fn robust_note(v: &SystemView, cand: &str, labels: &[String]) -> Option<String> {
+    if !any_robust(v, cand, labels) {
+        return None;
+    }
+    let (mut reruns, mut processes) = (0u64, 0usize);
+    for l in labels {
+        for r in v.records_of(cand, l) {
+            reruns += r.rec.disturbed_retries;
+            processes += r.rec.processes.len();
+        }
+    }
+    Some(format!(
+        "The `robust ± CI` column is pqperf's robust per-call estimate from separate sampled trials (the reference columns come from trials without per-call reads): the median call, or for `sign` (variable work: rejection sampling) the 20 % trimmed mean over calls, with the half-width of a seeded 95 % bootstrap interval; ⚠ marks intervals wider than ±{} %. Driver runs: {}, of which {reruns} repeated a run with a disturbed trial (run-queue wait above 2 % of the trial).",
+        fmt_f(WIDE_CI * 100.0, 0),
+        processes as u64 + reruns
+    ))
+}
+
 pub(super) fn performance_table(
     v: &SystemView,
     cand: &str,
@@ -40,24 +92,34 @@ pub(super) fn performance_table(
     ticks: Option<&crate::counter::TickCounter>,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    let rb = any_robust(v, cand, labels);
+    let (rb_head, rb_sep) = if rb {
+        (" robust ± CI |", "---|")
+    } else {
+        ("", "")
+    };
     let (mean, per_byte) = match ticks {
         Some(t) => (format!("mean {}", t.unit()), "ticks/byte".to_string()),
         None => ("mean cycles".to_string(), "cycles/byte".to_string()),
     };
     if cat == Category::Hash {
         out.push(format!(
-            "| instance | message | {mean} | {per_byte} | mean time | MB/s | n |"
+            "| instance | message | {mean} | {per_byte} | mean time | MB/s | n |{rb_head}"
         ));
-        out.push("|---|---|---|---|---|---|---|".into());
+        out.push(format!("|---|---|---|---|---|---|---|{rb_sep}"));
     } else {
-        out.push(format!("| instance | operation | {mean} | mean time | ops/s | median trial | n (trials × iters) |"));
-        out.push("|---|---|---|---|---|---|---|".into());
+        out.push(format!("| instance | operation | {mean} | mean time | ops/s | median trial | n (trials × iters) |{rb_head}"));
+        out.push(format!("|---|---|---|---|---|---|---|{rb_sep}"));
     }
     for label in labels {
         for r in v.records_of(cand, label) {
             let opkey = r.opkey();
             if !r.complete() {
-                out.push(format!("| {} | {opkey} | failed | | | | |", code(label)));
+                let extra = if rb { " |" } else { "" };
+                out.push(format!(
+                    "| {} | {opkey} | failed | | | | |{extra}",
+                    code(label)
+                ));
                 continue;
             }
             if cat == Category::Hash {
@@ -68,14 +130,18 @@ pub(super) fn performance_table(
                     None => (DASH.into(), DASH.into()),
                 };
                 let mbs = fmt_f(r.rec.throughput_mb_per_second.unwrap_or(0.0), 1);
-                out.push(format!(
+                let mut row = format!(
                     "| {} | {bytes} B | {cyc} | {cpb} | {} | {mbs} | {} |",
                     code(label),
                     fmt_time(r.rec.mean_seconds),
                     n_cell(&r)
-                ));
+                );
+                if rb {
+                    row.push_str(&format!(" {} |", robust_cell(&r)));
+                }
+                out.push(row);
             } else {
-                out.push(format!(
+                let mut row = format!(
                     "| {} | {opkey} | {} | {} | {} | {} | {} |",
                     code(label),
                     fmt_cycles(r.rec.mean_cycles),
@@ -83,7 +149,11 @@ pub(super) fn performance_table(
                     fmt_ops(r.rec.operations_per_second),
                     fmt_time(r.rec.median_trial_seconds),
                     n_cell(&r)
-                ));
+                );
+                if rb {
+                    row.push_str(&format!(" {} |", robust_cell(&r)));
+                }
+                out.push(row);
             }
         }
     }

@@ -1,0 +1,77 @@
+//! Markdown rendering of a [`Comparison`] (the JSON form is its serde serialisation).
+
+use crate::Comparison;
+
+fn pct(x: f64) -> String {
+    format!("{:+.1} %", (x - 1.0) * 100.0)
+}
+
+fn time(s: Option<f64>) -> String {
+    match s {
+        Some(s) if s >= 1e-3 => format!("{:.3} ms", s * 1e3),
+        Some(s) => format!("{:.2} µs", s * 1e6),
+        None => "–".into(),
+    }
+}
+
+/// The comparison as a Markdown report (table, one-side-only lists, spread, notes).
+pub fn markdown(c: &Comparison) -> String {
+    let mut o = String::new();
+    o.push_str(&format!(
+        "# pqperf compare\n\nA: `{}`  \nB: `{}`\n\n",
+        c.a, c.b
+    ));
+    o.push_str(&format!(
+        "Ratio B/A of the robust per-call estimates, {:.0} % bootstrap interval; verdict faster/slower when the interval excludes 1.0 and the change is at least {:.1} %.\n\n",
+        c.confidence * 100.0,
+        c.threshold * 100.0
+    ));
+    o.push_str("| candidate | instance | op | A | B | B/A | interval | change | verdict | median-trial B/A |\n");
+    o.push_str("|---|---|---|---:|---:|---:|---|---:|---|---:|\n");
+    for r in &c.rows {
+        let inst = if r.label_a == r.label_b {
+            r.label_a.clone()
+        } else {
+            format!("{} → {}", r.label_a, r.label_b)
+        };
+        let (ratio, ci, ch) = match (r.ratio, r.ratio_ci_low, r.ratio_ci_high) {
+            (Some(x), Some(l), Some(h)) => (format!("{x:.4}"), format!("[{l:.4}, {h:.4}]"), pct(x)),
+            _ => ("–".into(), "–".into(), "–".into()),
+        };
+        let naive = r
+            .naive_ratio
+            .map(|x| format!("{x:.4}"))
+            .unwrap_or_else(|| "–".into());
+        o.push_str(&format!(
+            "| {} | {inst} | {} | {} | {} | {ratio} | {ci} | {ch} | {} | {naive} |\n",
+            r.candidate,
+            r.op,
+            time(r.a_seconds),
+            time(r.b_seconds),
+            r.verdict.text()
+        ));
+    }
+    for (name, list) in [("A", &c.only_a), ("B", &c.only_b)] {
+        if !list.is_empty() {
+            o.push_str(&format!("\nOnly in {name}: {}\n", list.join(", ")));
+        }
+    }
+    if let Some(s) = &c.spread {
+        o.push_str(&format!(
+            "\nSpread over {} operation(s): median |change| {:.2} %, max |change| {:.2} %, largest interval half-width {:.2} %{}\n",
+            s.ops,
+            s.median_abs_change * 100.0,
+            s.max_abs_change * 100.0,
+            s.max_ci_half_width * 100.0,
+            if s.same_libraries {
+                " — both sides measured the same library files: this is the A–A noise floor"
+            } else {
+                ""
+            }
+        ));
+    }
+    for n in &c.notes {
+        o.push_str(&format!("\nNote: {n}\n"));
+    }
+    o
+}

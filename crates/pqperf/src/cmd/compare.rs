@@ -1,0 +1,120 @@
+//! `pqperf compare A B`: thin wrapper over [`pqperf_compare`] (load both sides, compare,
+//! render Markdown or JSON, exit status for CI gates).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+const LONG_HELP: &str = "A and B are run directories (records/) or datasets \
+(performance/data/<system>/records/; --system when there are several). For every (candidate, \
+instance, operation) on both sides: the ratio B/A of the robust per-call estimates \
+(pqperf.robust: p50, or the 20 % trimmed mean for sign), a 95 % percentile-bootstrap interval \
+of the ratio drawn from the stored per-call samples, and a verdict: faster/slower when the \
+interval excludes 1.0 and |change| >= --threshold (default 2 %), else no change. The \
+reference median-trial ratio is shown beside it. Instances on one side only are listed. The \
+spread of the ratios is reported; when both sides measured the same library files it is the \
+A-A noise floor.
+
+Refuses records measured on an emulated host and mixed ICCS providers unless --force.
+
+Exit status: 0, or 1 with --fail-on-regression when any operation is slower; 2 on errors.
+
+Examples:
+  pqperf compare runs/before runs/after
+  pqperf compare runs/x runs/x --map ml-dsa-44=ml-dsa-44-avx2
+  pqperf compare base/dataset new/dataset --system x86_1 --json --fail-on-regression
+  pqperf compare runs/aa-1 runs/aa-2 --record-noise-floor   # A-A: noise floor of runs/aa-2";
+
+#[derive(clap::Args)]
+#[command(after_long_help = LONG_HELP)]
+pub struct CompareArgs {
+    /// Side A (baseline): run directory or dataset.
+    a: PathBuf,
+    /// Side B (candidate): run directory or dataset.
+    b: PathBuf,
+    /// System of a dataset with several systems.
+    #[arg(long)]
+    system: Option<String>,
+    /// Compare instance A_LABEL of A with B_LABEL of B (repeatable); with a mapping only the
+    /// mapped pairs are compared.
+    #[arg(long = "map", value_name = "A_LABEL=B_LABEL")]
+    map: Vec<String>,
+    /// Smallest relative change (percent) that counts as faster/slower.
+    #[arg(long, default_value_t = 2.0)]
+    threshold: f64,
+    /// JSON instead of Markdown.
+    #[arg(long)]
+    json: bool,
+    /// Exit with status 1 when any operation is slower.
+    #[arg(long)]
+    fail_on_regression: bool,
+    /// Compare emulated data or mixed ICCS providers anyway.
+    #[arg(long)]
+    force: bool,
+    /// Record the spread as the noise floor of B: writes `pqperf.noise_floor` into the
+    /// campaign.json next to B's records (only for an A-A comparison: every pair measured
+    /// the same library file). Re-render the pages afterwards (`pqperf report`).
+    #[arg(long)]
+    record_noise_floor: bool,
+}
+
+/// Runs the comparison; errors are printed here and give exit status 2 (status 1 is the
+/// regression signal).
+pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
+    match run_inner(a) {
+        Ok(c) => Ok(c),
+        Err(e) => {
+            eprintln!("pqperf compare: error: {e:#}");
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
+fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
+    let mut map = Vec::new();
+    for m in &a.map {
+        let (x, y) = m
+            .split_once('=')
+            .filter(|(x, y)| !x.is_empty() && !y.is_empty())
+            .with_context(|| format!("--map {m}: expected A_LABEL=B_LABEL"))?;
+        map.push((x.to_string(), y.to_string()));
+    }
+    anyhow::ensure!(
+        a.threshold >= 0.0 && a.threshold < 100.0,
+        "--threshold {}: expected a percentage in [0, 100)",
+        a.threshold
+    );
+    let sa = pqperf_compare::load(&a.a, a.system.as_deref())?;
+    let sb = pqperf_compare::load(&a.b, a.system.as_deref())?;
+    let o = pqperf_compare::Options {
+        threshold: a.threshold / 100.0,
+        map,
+        force: a.force,
+        ..Default::default()
+    };
+    let c = pqperf_compare::compare(&sa, &sb, &o)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&c)?);
+    } else {
+        print!("{}", pqperf_compare::render::markdown(&c));
+    }
+    if a.record_noise_floor {
+        let same = |x: &std::path::Path| std::fs::canonicalize(x).ok();
+        anyhow::ensure!(
+            same(&sa.records_dir) != same(&sb.records_dir),
+            "--record-noise-floor: A and B are the same campaign ({}); an A-A noise floor needs two campaigns",
+            sb.records_dir.display()
+        );
+        let floor = pqperf_compare::noise_floor_json(&c, &pqperf_campaign::utc_now()).context(
+            "--record-noise-floor needs an A-A comparison: both sides must have measured the same library files",
+        )?;
+        let p = pqperf_compare::record_noise_floor(&sb, floor)?;
+        eprintln!("noise floor recorded in {}", p.display());
+    }
+    Ok(if a.fail_on_regression && c.any_slower() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
