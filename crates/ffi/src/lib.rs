@@ -9,6 +9,7 @@ pub mod affinity;
 pub mod alloc;
 pub mod counters;
 pub mod dl;
+pub mod emulation;
 pub mod procinfo;
 pub mod profile;
 pub mod sandbox;

@@ -260,6 +260,19 @@ impl Drop for PidsCgroup {
 
 /// What contained a child (recorded in the campaign evidence and on the method page).
 pub fn in_force_json(p: &Policy) -> Value {
+    let emulator = crate::emulation::emulator_prefix();
+    let mut v = in_force_inner(p);
+    if !emulator.is_empty()
+        && let Value::Object(m) = &mut v
+    {
+        // The children are emulator processes running pqperf: every limit above applies to
+        // the emulator (address space included), the namespaces and Landlock to both.
+        m.insert("children_started_through".into(), json!(emulator.join(" ")));
+    }
+    v
+}
+
+fn in_force_inner(p: &Policy) -> Value {
     if !p.sandbox {
         return json!({
             "sandbox": "off (--no-sandbox)",
@@ -448,6 +461,22 @@ fn reader<R: Read + Send + 'static>(
     });
 }
 
+/// The command that starts `program`: pqperf itself goes through the emulator named in
+/// `PQPERF_EMULATOR` when one is set (an emulated pqperf on a host without binfmt_misc);
+/// other programs (valgrind) start directly.
+fn child_command(program: &Path) -> Command {
+    let is_self = std::env::current_exe()
+        .ok()
+        .and_then(|e| std::fs::canonicalize(e).ok())
+        .zip(std::fs::canonicalize(program).ok())
+        .is_some_and(|(a, b)| a == b);
+    if is_self {
+        crate::emulation::self_command(program)
+    } else {
+        Command::new(program)
+    }
+}
+
 /// Runs one contained child under the process-wide [`policy`].
 pub fn run(spec: &ChildSpec) -> ChildOutcome {
     run_with(spec, &policy())
@@ -468,7 +497,7 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         Ok(d) => d,
         Err(e) => return fail(format!("scratch directory: {e}")),
     };
-    let mut cmd = Command::new(&spec.program);
+    let mut cmd = child_command(&spec.program);
     cmd.args(&spec.args)
         .current_dir(&spec.cwd)
         .stdin(Stdio::null())
