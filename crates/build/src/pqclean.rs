@@ -533,8 +533,11 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
                 }
                 let (common_src, common_sub) = common_needs(tree, &idir);
                 let mut files = vec!["*.c".to_string()];
-                if !files_with_ext(&idir, &["S"]).is_empty() {
-                    files.push("*.S".to_string());
+                // Assembly: `.S` (preprocessed) and `.s` (the AArch64 SPHINCS+ Keccak core).
+                for ext in ["S", "s"] {
+                    if !files_with_ext(&idir, &[ext]).is_empty() {
+                        files.push(format!("*.{ext}"));
+                    }
                 }
                 files.extend(common_src.iter().map(|c| format!("../../../common/{c}")));
                 let mut include_dirs = vec!["../../../common".to_string()];
