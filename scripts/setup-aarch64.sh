@@ -15,7 +15,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 fi
 need=()
 for pkg in rustc-web cargo-web libstd-rust-web-dev:arm64 gcc-aarch64-linux-gnu \
-  libc6-dev-arm64-cross qemu-user; do
+  libc6-dev-arm64-cross libc6:arm64 qemu-user; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then
