@@ -298,7 +298,9 @@ fn in_force_inner(p: &Policy) -> Value {
         "namespaces": names,
         "network": if ns.contains(CloneFlags::CLONE_NEWNET) { "none (empty network namespace)" }
             else if landlock_available() { "TCP bind/connect denied by Landlock" } else { "not contained" },
-        "write_confinement": if landlock_available() { "landlock (scratch directory only)" } else { "not in force (kernel without Landlock)" },
+        "write_confinement": if landlock_available() { "landlock (scratch directory only)".to_string() }
+            else if let Some(e) = crate::emulation::emulated() { format!("not in force (Landlock unavailable under {e})") }
+            else { "not in force (kernel without Landlock)".to_string() },
         "address_space_limit_bytes": p.limits.address_space,
         "file_size_limit_bytes": p.limits.file_size,
         "open_files_limit": p.limits.open_files,
