@@ -1,7 +1,7 @@
 //! Pages of a dataset measured on an emulated host (campaign.json `pqperf.emulated`, derived
 //! here from the golden arm_1 files): the candidate, summary and method pages of that system
-//! say "emulated: timings are not performance figures" in both forms, once; the other system's pages do not. (Golden pages stay byte-identical:
-//! tests/golden_pages.rs.)
+//! say "emulated: timings are not performance figures" in both forms, once; the other
+//! system's pages do not. (Golden pages stay byte-identical: tests/golden_pages.rs.)
 
 use pqperf_model::dataset::Dataset;
 use pqperf_report::{Form, candidate_page, method_page, summary_page};
