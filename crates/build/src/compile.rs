@@ -60,10 +60,10 @@ pub fn compiler_version(cc: &str) -> String {
 }
 
 /// The C++ compiler beside a C compiler: `gcc` → `g++`, `aarch64-linux-gnu-gcc` →
-/// `aarch64-linux-gnu-g++`, `cc` → `c++`, `clang` → `clang++`.
+/// `aarch64-linux-gnu-g++`, `gcc-12` → `g++-12`, `cc` → `c++`, `clang` → `clang++`.
 pub fn cxx_for(cc: &str) -> String {
-    if let Some(stem) = cc.strip_suffix("gcc") {
-        format!("{stem}g++")
+    if let Some(i) = cc.rfind("gcc") {
+        format!("{}g++{}", &cc[..i], &cc[i + 3..])
     } else if cc.ends_with("clang") {
         format!("{cc}++")
     } else if let Some(stem) = cc.strip_suffix("cc") {
@@ -608,6 +608,26 @@ mod tests {
         );
         assert!(normalize_rel(Path::new("../x")).is_none());
         assert!(normalize_rel(Path::new("/abs")).is_none());
+    }
+
+    #[test]
+    fn cxx_sibling_of_the_c_compiler() {
+        assert_eq!(cxx_for("gcc"), "g++");
+        assert_eq!(cxx_for("aarch64-linux-gnu-gcc"), "aarch64-linux-gnu-g++");
+        assert_eq!(cxx_for("gcc-12"), "g++-12");
+        assert_eq!(cxx_for("clang"), "clang++");
+        assert_eq!(cxx_for("cc"), "c++");
+    }
+
+    #[test]
+    fn remembered_compiler_round_trips() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(remembered_cc(d.path()), None);
+        remember_cc(d.path(), "aarch64-linux-gnu-gcc").unwrap();
+        assert_eq!(
+            remembered_cc(d.path()).as_deref(),
+            Some("aarch64-linux-gnu-gcc")
+        );
     }
 
     #[test]
