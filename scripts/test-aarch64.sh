@@ -18,8 +18,10 @@
 # mixes that sysroot's ld.so with the multiarch libc.so.6 named in /etc/ld.so.cache, and
 # thread creation then hangs.
 #
-# PQPERF_AARCH64_SET=full tests all 16 aarch64 implementations and their clean counterparts;
-# the default (ci) a subset: ML-KEM-512, ML-DSA-44, Falcon-512, SPHINCS+-SHAKE-128f.
+# PQPERF_AARCH64_SET=full tests all 16 aarch64 implementations and their clean counterparts
+# (the 6 SPHINCS+-SHAKE aarch64 ones cannot build on Linux: their f1600x2.s is Apple assembler
+# syntax defining the Mach-O name `__f1600x2`; they end BUILDFAIL and the full set fails);
+# the default (ci) a subset: ML-KEM-512, ML-DSA-44, Falcon-512 (aarch64 and clean).
 # Last line: `aarch64: N/M KAT PASS, campaign ok|failed`; exit status non-zero on failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,7 +64,7 @@ fi
 if [ "${PQPERF_AARCH64_SET:-ci}" = full ]; then
   schemes=$aarch64_schemes
 else
-  schemes=$(printf '%s\n' ml-kem-512 ml-dsa-44 falcon-512 sphincs-shake-128f-simple)
+  schemes=$(printf '%s\n' ml-kem-512 ml-dsa-44 falcon-512)
 fi
 only="^($(echo "$schemes" | paste -sd'|'))/"
 step "$n_aarch64 aarch64 implementations imported; testing $(echo "$schemes" | wc -l) schemes: $only"
