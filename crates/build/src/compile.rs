@@ -138,7 +138,7 @@ pub fn default_excluded(basename: &str) -> bool {
 fn is_source(p: &Path) -> bool {
     matches!(
         p.extension().and_then(|e| e.to_str()),
-        Some("c" | "cpp" | "cc" | "S" | "s")
+        Some("c" | "cpp" | "cc" | "S")
     )
 }
 
