@@ -59,6 +59,39 @@ pub fn compiler_version(cc: &str) -> String {
         .unwrap_or_else(|| cc.to_string())
 }
 
+/// The C++ compiler beside a C compiler: `gcc` → `g++`, `aarch64-linux-gnu-gcc` →
+/// `aarch64-linux-gnu-g++`, `gcc-12` → `g++-12`, `cc` → `c++`, `clang` → `clang++`.
+pub fn cxx_for(cc: &str) -> String {
+    if let Some(i) = cc.rfind("gcc") {
+        format!("{}g++{}", &cc[..i], &cc[i + 3..])
+    } else if cc.ends_with("clang") {
+        format!("{cc}++")
+    } else if let Some(stem) = cc.strip_suffix("cc") {
+        format!("{stem}c++")
+    } else {
+        "g++".to_string()
+    }
+}
+
+/// The system default C compiler for this pqperf's architecture
+/// ([`pqperf_ffi::emulation::default_cc`]).
+pub fn default_cc() -> String {
+    pqperf_ffi::emulation::default_cc()
+}
+
+/// The compiler a run was built with (`--cc`), remembered in `<run>/provider/cc`.
+pub fn remembered_cc(run_dir: &Path) -> Option<String> {
+    let t = std::fs::read_to_string(run_dir.join("provider").join("cc")).ok()?;
+    Some(t.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// Remember `--cc` for the later builds of the run (KAT fallback, profiling relinks).
+pub fn remember_cc(run_dir: &Path, cc: &str) -> Result<(), BuildError> {
+    let p = run_dir.join("provider").join("cc");
+    pqperf_model::fsutil::write_atomic(&p, format!("{cc}\n").as_bytes())
+        .map_err(|e| BuildError::io(&p, e))
+}
+
 /// sha256 of a file as lower-case hex.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
     let data = std::fs::read(path)?;
@@ -305,9 +338,7 @@ fn build_inner(
         )
     })?;
     for f in &inst.cflags {
-        if !cflags.contains(f) {
-            cflags.push(f.clone());
-        }
+        crate::flags::add_instance_flag(&mut cflags, f);
     }
     b.flag_string = format!("{} ", cflags.join(" "));
     let root = cand.root_path(&ctx.catalog_dir);
@@ -367,7 +398,7 @@ fn build_inner(
         common.push(format!("-D{d}"));
     }
     if inst.api == ApiKind::Iccs {
-        log_header_values(cand, inst, &work, &cflags, &common, b);
+        log_header_values(&ctx.cc, cand, inst, &work, &cflags, &common, b);
     }
     let any_cxx = sources.iter().any(|s| is_cxx(s));
     let mut objects: Vec<String> = Vec::new();
@@ -385,11 +416,11 @@ fn build_inner(
                     }
                 })
                 .collect();
-            ("g++", f)
+            (cxx_for(&ctx.cc), f)
         } else {
-            ("gcc", cflags.clone())
+            (ctx.cc.clone(), cflags.clone())
         };
-        let mut argv = vec![cc.to_string()];
+        let mut argv = vec![cc];
         argv.extend(flags);
         argv.extend(common.iter().cloned());
         argv.extend([
@@ -432,7 +463,7 @@ fn build_inner(
         header: Some(inst.header.as_deref().unwrap_or(cand.kind.iccs_header())),
     });
     std::fs::write(work.join(".pqperf-shim.c"), shim).map_err(|e| format!("writing shim: {e}"))?;
-    let mut argv = vec!["gcc".to_string()];
+    let mut argv = vec![ctx.cc.clone()];
     argv.extend(cflags.iter().cloned());
     argv.extend(common.iter().cloned());
     argv.extend([
@@ -451,7 +482,11 @@ fn build_inner(
     std::fs::write(work.join(".pqperf-exports.map"), vs)
         .map_err(|e| format!("writing version script: {e}"))?;
     let mut argv = vec![
-        if any_cxx { "g++" } else { "gcc" }.to_string(),
+        if any_cxx {
+            cxx_for(&ctx.cc)
+        } else {
+            ctx.cc.clone()
+        },
         "-shared".into(),
     ];
     if set.lto() {
@@ -505,6 +540,7 @@ fn build_inner(
 /// with the probe commands; a name that differs from the catalog `instance` is flagged (KAT
 /// file names use the catalog's).
 fn log_header_values(
+    cc: &str,
     cand: &Candidate,
     inst: &Instance,
     work: &Path,
@@ -516,7 +552,7 @@ fn log_header_values(
     let mut args: Vec<String> = cflags.to_vec();
     args.extend(common.iter().cloned());
     let probe = crate::probe::HeaderProbe {
-        cc: "gcc".into(),
+        cc: cc.into(),
         cwd: work.to_path_buf(),
         scratch: work.join(".pqperf-obj"),
         args,
@@ -572,6 +608,26 @@ mod tests {
         );
         assert!(normalize_rel(Path::new("../x")).is_none());
         assert!(normalize_rel(Path::new("/abs")).is_none());
+    }
+
+    #[test]
+    fn cxx_sibling_of_the_c_compiler() {
+        assert_eq!(cxx_for("gcc"), "g++");
+        assert_eq!(cxx_for("aarch64-linux-gnu-gcc"), "aarch64-linux-gnu-g++");
+        assert_eq!(cxx_for("gcc-12"), "g++-12");
+        assert_eq!(cxx_for("clang"), "clang++");
+        assert_eq!(cxx_for("cc"), "c++");
+    }
+
+    #[test]
+    fn remembered_compiler_round_trips() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(remembered_cc(d.path()), None);
+        remember_cc(d.path(), "aarch64-linux-gnu-gcc").unwrap();
+        assert_eq!(
+            remembered_cc(d.path()).as_deref(),
+            Some("aarch64-linux-gnu-gcc")
+        );
     }
 
     #[test]

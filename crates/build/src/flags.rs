@@ -127,6 +127,31 @@ impl FlagSet {
     }
 }
 
+/// Add an instance's own flag to a flag set's flags. A `-march=BASE+ext…` flag (an ISA
+/// extension a PQClean implementation requires, e.g. `+sha3` on AArch64) is merged into the
+/// set's `-march` when it has one, keeping the set's base and extensions
+/// (`-march=armv8.2-a+sve` + `-march=armv8.2-a+sha3` → `-march=armv8.2-a+sve+sha3`), since a
+/// second `-march` would silently replace the guide's; otherwise the flag is appended once.
+pub fn add_instance_flag(cflags: &mut Vec<String>, flag: &str) {
+    if cflags.iter().any(|f| f == flag) {
+        return;
+    }
+    if let Some(extra) = flag.strip_prefix("-march=")
+        && let Some(pos) = cflags.iter().position(|f| f.starts_with("-march="))
+    {
+        let mut merged = cflags[pos].clone();
+        for ext in extra.split('+').skip(1) {
+            if !merged.split('+').skip(1).any(|e| e == ext) {
+                merged.push('+');
+                merged.push_str(ext);
+            }
+        }
+        cflags[pos] = merged;
+        return;
+    }
+    cflags.push(flag.to_string());
+}
+
 /// Quote one argument like Python's `shlex.quote`.
 pub fn shell_quote(arg: &str) -> String {
     if !arg.is_empty()
@@ -171,6 +196,27 @@ mod tests {
             FlagSet::parse("harness-default"),
             Some(FlagSet::HarnessDefault)
         );
+    }
+
+    #[test]
+    fn march_extensions_merge_into_the_set() {
+        let mut arm = FlagSet::GuidePerformance.cflags("aarch64").unwrap();
+        add_instance_flag(&mut arm, "-march=armv8.2-a+sha3");
+        add_instance_flag(&mut arm, "-march=armv8.2-a+sve");
+        assert_eq!(
+            arm.iter()
+                .filter(|f| f.starts_with("-march="))
+                .collect::<Vec<_>>(),
+            ["-march=armv8.2-a+sve+sha3"]
+        );
+        let mut guide = FlagSet::Guide.cflags("aarch64").unwrap();
+        add_instance_flag(&mut guide, "-march=armv8.2-a+sha3");
+        add_instance_flag(&mut guide, "-march=armv8.2-a+sha3");
+        assert_eq!(guide.last().unwrap(), "-march=armv8.2-a+sha3");
+        assert_eq!(guide.iter().filter(|f| f.starts_with("-march")).count(), 1);
+        let mut x86 = FlagSet::Guide.cflags("x86_64").unwrap();
+        add_instance_flag(&mut x86, "-mavx2");
+        assert_eq!(x86.last().unwrap(), "-mavx2");
     }
 
     #[test]

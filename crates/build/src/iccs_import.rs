@@ -222,7 +222,7 @@ fn header_instance(
     ];
     args.extend(defines.iter().map(|d| format!("-D{d}")));
     let probe = crate::probe::HeaderProbe {
-        cc: "gcc".into(),
+        cc: crate::compile::default_cc(),
         cwd: sdir.to_path_buf(),
         scratch: scratch.to_path_buf(),
         args,

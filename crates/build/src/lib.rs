@@ -182,6 +182,9 @@ pub struct BuildOptions {
     /// ICCS provider (`--iccs-provider`); `None`: the catalog's `iccs_provider`, else the
     /// run's remembered choice, else pqperf's own.
     pub iccs_provider: Option<ProviderChoice>,
+    /// C compiler (`--cc`); `None`: the run's remembered choice, else the system default
+    /// ([`compile::default_cc`]).
+    pub cc: Option<String>,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -193,6 +196,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("jobs", &self.jobs)
             .field("progress", &self.progress)
             .field("iccs_provider", &self.iccs_provider)
+            .field("cc", &self.cc)
             .finish_non_exhaustive()
     }
 }
@@ -208,6 +212,7 @@ impl BuildOptions {
             progress: false,
             on_progress: None,
             iccs_provider: None,
+            cc: None,
         }
     }
 }
@@ -269,7 +274,10 @@ pub struct BuildCtx {
     pub provider_include: PathBuf,
     /// `x86_64`, `aarch64`.
     pub arch: String,
-    /// `gcc 12.2.0`.
+    /// The C compiler command (`gcc`, `aarch64-linux-gnu-gcc`, …); C++ sources use its
+    /// `g++` sibling ([`compile::cxx_for`]).
+    pub cc: String,
+    /// `gcc 12.2.0` (the command's name and `-dumpfullversion`).
     pub compiler: String,
     /// Official provider: its archive, linked before `provider_lib` (which then supplies
     /// only what the official files do not define: `drng_algorithm` when no shim defines
@@ -284,6 +292,29 @@ impl BuildCtx {
     /// is the catalog's `iccs_provider`, else the run's remembered choice, else pqperf's.
     pub fn new(run_dir: &Path, catalog_file: &Path) -> Result<BuildCtx, BuildError> {
         BuildCtx::with_provider(run_dir, catalog_file, None)
+    }
+
+    /// [`BuildCtx::with_provider`] with an explicit C compiler (`--cc`), remembered for the
+    /// run so that later builds (KAT fallback) use the same one.
+    pub fn with_compiler(
+        run_dir: &Path,
+        catalog_file: &Path,
+        choice: Option<&ProviderChoice>,
+        cc: Option<&str>,
+    ) -> Result<BuildCtx, BuildError> {
+        let mut ctx = BuildCtx::with_provider(run_dir, catalog_file, choice)?;
+        if let Some(cc) = cc {
+            let version = compile::compiler_version(cc);
+            if version == cc {
+                return Err(BuildError::Tool(format!(
+                    "--cc {cc}: the compiler does not run (`{cc} -dumpfullversion` failed)"
+                )));
+            }
+            ctx.cc = cc.to_string();
+            ctx.compiler = version;
+            compile::remember_cc(&ctx.run_dir, cc)?;
+        }
+        Ok(ctx)
     }
 
     /// [`BuildCtx::new`] with an explicit provider choice (remembered for the run).
@@ -335,7 +366,8 @@ impl BuildCtx {
             provider_lib: provider.static_lib,
             provider_include: provider.include_dir,
             arch: pqclean::machine_arch().to_string(),
-            compiler: compile::compiler_version("gcc"),
+            cc: String::new(),
+            compiler: String::new(),
             official_lib: None,
             provider_record: ProviderRecord::pqperf(),
         };
@@ -346,6 +378,8 @@ impl BuildCtx {
             ctx.provider_record = off.record;
         }
         provider::remember_choice(&run_abs, &choice)?;
+        ctx.cc = compile::remembered_cc(&run_abs).unwrap_or_else(compile::default_cc);
+        ctx.compiler = compile::compiler_version(&ctx.cc);
         Ok(ctx)
     }
 }
@@ -429,7 +463,12 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let cat_path = catalog_path(&opts.run_dir, opts.catalog.as_deref());
     let cat = Catalog::load(&cat_path)?;
     let only = only_regex(opts.only.as_deref())?;
-    let ctx = BuildCtx::with_provider(&opts.run_dir, &cat_path, opts.iccs_provider.as_ref())?;
+    let ctx = BuildCtx::with_compiler(
+        &opts.run_dir,
+        &cat_path,
+        opts.iccs_provider.as_ref(),
+        opts.cc.as_deref(),
+    )?;
     let mut todo = Vec::new();
     for (ci, c) in cat.candidates.iter().enumerate() {
         for (ii, i) in c.instances.iter().enumerate() {

@@ -152,14 +152,61 @@ pub fn locate_tree(work: &Path) -> Result<PathBuf, BuildError> {
     Ok(tree)
 }
 
-/// CPU feature flags of this machine (`flags` line of /proc/cpuinfo; empty elsewhere).
+/// CPU feature flags of this machine: the `flags` (x86) or `Features` (AArch64) line of
+/// /proc/cpuinfo when it describes this pqperf's architecture; otherwise (an emulated pqperf,
+/// whose /proc/cpuinfo is the host's) the features the CPU running this process announces in
+/// its auxiliary vector (`AT_HWCAP`, AArch64 names as the kernel prints them).
 pub fn cpu_flags() -> BTreeSet<String> {
     let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    text.lines()
-        .find(|l| l.starts_with("flags") || l.starts_with("Features"))
-        .and_then(|l| l.split_once(':'))
+    let from_cpuinfo = cpuinfo_features(&text, machine_arch());
+    if !from_cpuinfo.is_empty() || machine_arch() != "aarch64" {
+        return from_cpuinfo;
+    }
+    let auxv = std::fs::read("/proc/self/auxv").unwrap_or_default();
+    auxv_hwcap(&auxv)
+        .map(aarch64_hwcap_names)
+        .unwrap_or_default()
+}
+
+/// The feature words of a /proc/cpuinfo text for `arch`: the first `flags` line on x86-64,
+/// the first `Features` line on AArch64 (empty when the text describes another architecture).
+pub fn cpuinfo_features(cpuinfo: &str, arch: &str) -> BTreeSet<String> {
+    let key = if arch == "aarch64" {
+        "Features"
+    } else {
+        "flags"
+    };
+    cpuinfo
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.trim() == key)
         .map(|(_, v)| v.split_whitespace().map(str::to_string).collect())
         .unwrap_or_default()
+}
+
+/// `AT_HWCAP` (type 16) of a native-endian 64-bit auxiliary vector (`/proc/self/auxv`).
+pub fn auxv_hwcap(auxv: &[u8]) -> Option<u64> {
+    auxv.chunks_exact(16).find_map(|pair| {
+        let key = u64::from_ne_bytes(pair[..8].try_into().ok()?);
+        let val = u64::from_ne_bytes(pair[8..].try_into().ok()?);
+        (key == 16).then_some(val)
+    })
+}
+
+/// AArch64 `HWCAP_*` bits (Linux `uapi/asm/hwcap.h`) as the names /proc/cpuinfo prints.
+pub fn aarch64_hwcap_names(hwcap: u64) -> BTreeSet<String> {
+    const NAMES: [&str; 32] = [
+        "fp", "asimd", "evtstrm", "aes", "pmull", "sha1", "sha2", "crc32", "atomics", "fphp",
+        "asimdhp", "cpuid", "asimdrdm", "jscvt", "fcma", "lrcpc", "dcpop", "sha3", "sm3", "sm4",
+        "asimddp", "sha512", "sve", "asimdfhm", "dit", "uscat", "ilrcpc", "flagm", "ssbs", "sb",
+        "paca", "pacg",
+    ];
+    NAMES
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| hwcap & (1 << i) != 0)
+        .map(|(_, n)| n.to_string())
+        .collect()
 }
 
 /// `x86_64`, `aarch64`, …
@@ -187,6 +234,10 @@ fn gcc_flag_for(cpu_flag: &str) -> Option<&'static str> {
         "sse4_1" => "-msse4.1",
         "pclmulqdq" => "-mpclmul",
         "avx" => "-mavx",
+        // AArch64 (PQClean `arm_8`): Advanced SIMD is in every ARMv8-A target; the SHA-3
+        // instructions need the extension, merged into the flag set's `-march` at build time.
+        "sha3" => "-march=armv8.2-a+sha3",
+        "sve" => "-march=armv8.2-a+sve",
         _ => return None,
     })
 }
@@ -219,7 +270,7 @@ pub fn instance_name(meta_name: &str) -> String {
 /// True if the implementation's `api.h` declares `<ns>_crypto_sign_signature_ctx` (gcc probe).
 fn signature_ctx(idir: &Path, common: &Path, scratch: &Path, ns: &str) -> Result<bool, BuildError> {
     let probe = crate::probe::HeaderProbe {
-        cc: "gcc".into(),
+        cc: crate::compile::default_cc(),
         cwd: idir.to_path_buf(),
         scratch: scratch.to_path_buf(),
         args: vec![
@@ -482,8 +533,11 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
                 }
                 let (common_src, common_sub) = common_needs(tree, &idir);
                 let mut files = vec!["*.c".to_string()];
-                if !files_with_ext(&idir, &["S"]).is_empty() {
-                    files.push("*.S".to_string());
+                // Assembly: `.S` (preprocessed) and `.s` (the AArch64 SPHINCS+ Keccak core).
+                for ext in ["S", "s"] {
+                    if !files_with_ext(&idir, &[ext]).is_empty() {
+                        files.push(format!("*.{ext}"));
+                    }
                 }
                 files.extend(common_src.iter().map(|c| format!("../../../common/{c}")));
                 let mut include_dirs = vec!["../../../common".to_string()];
@@ -578,6 +632,34 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// /proc/cpuinfo of an AArch64 server (Neoverse N1) and of this kind of x86 VM.
+    const ARM_CPUINFO: &str = "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n";
+    const X86_CPUINFO: &str =
+        "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu sse2 avx2 aes hypervisor\n";
+
+    #[test]
+    fn features_per_architecture() {
+        let arm = cpuinfo_features(ARM_CPUINFO, "aarch64");
+        assert!(arm.contains("asimd") && !arm.contains("sha3"));
+        assert!(cpuinfo_features(X86_CPUINFO, "aarch64").is_empty());
+        assert!(cpuinfo_features(X86_CPUINFO, "x86_64").contains("avx2"));
+        assert!(cpuinfo_features(ARM_CPUINFO, "x86_64").is_empty());
+    }
+
+    #[test]
+    fn hwcap_from_auxv() {
+        // AT_PAGESZ, AT_HWCAP = fp|asimd|sha3|sve, AT_NULL.
+        let mut auxv = Vec::new();
+        for (k, v) in [(6u64, 4096u64), (16, 1 | 2 | (1 << 17) | (1 << 22)), (0, 0)] {
+            auxv.extend(k.to_ne_bytes());
+            auxv.extend(v.to_ne_bytes());
+        }
+        let hw = auxv_hwcap(&auxv).unwrap();
+        let names: Vec<String> = aarch64_hwcap_names(hw).into_iter().collect();
+        assert_eq!(names, ["asimd", "fp", "sha3", "sve"]);
+        assert_eq!(auxv_hwcap(&auxv[..16]), None);
+    }
 
     #[test]
     fn namespaces_and_names() {

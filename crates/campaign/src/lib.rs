@@ -11,12 +11,14 @@
 //! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json, walks |
 //! | [`observe`] | observers of log lines and progress: `campaign.log`, terminal, null |
 //! | [`publish`] | dataset publication and its side tables |
+//! | [`merge`] | joining shard run directories (several hosts of one system) into one run |
 //! | [`shard`] | the parallel launcher (one shard chain per CPU) |
 //! | [`systems`] | the `systems.csv` registry |
 
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod merge;
 pub mod observe;
 pub mod options;
 pub mod phase;
@@ -36,4 +38,4 @@ pub use pqperf_measure::record::utc_now;
 pub use publish::publish;
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};
 pub use rundir::{load_build, load_catalog, note_command, update_campaign, walk_files};
-pub use select::{measurable, prior_costs, selected};
+pub use select::{measurable, parse_shard, prior_costs, selected};

@@ -241,6 +241,19 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         }
         pq["version"] = json!(env!("CARGO_PKG_VERSION"));
         pq["commands"] = Value::Array(commands);
+        // An emulated host (qemu-user, `--emulated`): kept once any phase ran emulated, since
+        // the run's records then include emulated timings.
+        let earlier = m
+            .get("pqperf")
+            .and_then(|p| p.get("emulated"))
+            .cloned()
+            .filter(|v| !v.is_null());
+        if let Some(e) = pqperf_ffi::emulation::emulated()
+            .map(Value::from)
+            .or(earlier)
+        {
+            pq["emulated"] = e;
+        }
         m.insert("pqperf".into(), pq);
         if let Some(Value::Object(pq)) = m.get_mut("pqperf") {
             iccs_provider_evidence(&opts.run_dir, pq);

@@ -145,6 +145,50 @@ pub fn prior_costs(data: &Path) -> BTreeMap<String, f64> {
     costs
 }
 
+/// `--shard K/N`, or `--shard slurm`: shard K of N from a Slurm job array
+/// (`SLURM_ARRAY_TASK_ID` − `SLURM_ARRAY_TASK_MIN` + 1 of `SLURM_ARRAY_TASK_COUNT`; the
+/// minimum defaults to 1 when unset), read through `env`. 1 ≤ K ≤ N.
+pub fn parse_shard(
+    s: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<(usize, usize), String> {
+    let num = |name: &str| -> Result<Option<i64>, String> {
+        env(name)
+            .map(|v| {
+                v.trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("{name}={v:?} is not a number"))
+            })
+            .transpose()
+    };
+    let (k, n) = if s.eq_ignore_ascii_case("slurm") {
+        let id = num("SLURM_ARRAY_TASK_ID")?
+            .ok_or("--shard slurm: SLURM_ARRAY_TASK_ID is not set (not a Slurm array task)")?;
+        let count = num("SLURM_ARRAY_TASK_COUNT")?
+            .ok_or("--shard slurm: SLURM_ARRAY_TASK_COUNT is not set")?;
+        let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(1);
+        (id - min + 1, count)
+    } else {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("--shard must be K/N or slurm, got {s}"))?;
+        (
+            k.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("--shard {s}: K is not a number"))?,
+            n.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("--shard {s}: N is not a number"))?,
+        )
+    };
+    if k < 1 || n < 1 || k > n {
+        return Err(format!(
+            "--shard {s}: shard {k} of {n} is outside 1..={n} (a Slurm array must be contiguous, e.g. --array=1-{n})"
+        ));
+    }
+    Ok((k as usize, n as usize))
+}
+
 /// Instances selected by `--only`, `--deferred-only`, `--defer` and `--shard`.
 pub fn selected(opts: &CampaignOptions, all: Vec<Instance>) -> Vec<Instance> {
     let defer_re = opts.defer.clone().or_else(|| {
@@ -239,6 +283,35 @@ pub fn shard_of(map: &BTreeMap<String, usize>, key: &str, n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shard_arguments_and_slurm_arrays() {
+        let none = |_: &str| None;
+        assert_eq!(parse_shard("2/3", none), Ok((2, 3)));
+        assert!(parse_shard("0/3", none).is_err());
+        assert!(parse_shard("4/3", none).is_err());
+        assert!(parse_shard("x", none).is_err());
+        assert!(
+            parse_shard("slurm", none)
+                .unwrap_err()
+                .contains("SLURM_ARRAY_TASK_ID")
+        );
+        let slurm = |min: Option<&'static str>, id: &'static str| {
+            move |k: &str| match k {
+                "SLURM_ARRAY_TASK_ID" => Some(id.to_string()),
+                "SLURM_ARRAY_TASK_COUNT" => Some("4".to_string()),
+                "SLURM_ARRAY_TASK_MIN" => min.map(str::to_string),
+                _ => None,
+            }
+        };
+        // --array=1-4 and --array=0-3 both give shards 1..4 of 4.
+        assert_eq!(parse_shard("slurm", slurm(None, "1")), Ok((1, 4)));
+        assert_eq!(parse_shard("slurm", slurm(Some("1"), "4")), Ok((4, 4)));
+        assert_eq!(parse_shard("slurm", slurm(Some("0"), "0")), Ok((1, 4)));
+        assert_eq!(parse_shard("slurm", slurm(Some("0"), "3")), Ok((4, 4)));
+        assert!(parse_shard("slurm", slurm(Some("0"), "4")).is_err());
+        assert!(parse_shard("SLURM", slurm(Some("1"), "x")).is_err());
+    }
 
     #[test]
     fn lpt_balances_and_falls_back_to_hash() {

@@ -3,7 +3,7 @@
 //! own work kept off those CPUs.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::CampaignError;
 use crate::Logger;
@@ -32,7 +32,7 @@ pub fn launch(
                 return 1;
             };
             for args in args_for {
-                let st = Command::new(&exe)
+                let st = pqperf_ffi::emulation::self_command(&exe)
                     .args(pqperf_ffi::untrusted::policy_args(
                         &pqperf_ffi::untrusted::policy(),
                     ))

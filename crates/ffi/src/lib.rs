@@ -8,6 +8,7 @@
 pub mod affinity;
 pub mod counters;
 pub mod dl;
+pub mod emulation;
 pub mod memprobe;
 pub mod procinfo;
 pub mod profile;

@@ -260,6 +260,19 @@ impl Drop for PidsCgroup {
 
 /// What contained a child (recorded in the campaign evidence and on the method page).
 pub fn in_force_json(p: &Policy) -> Value {
+    let emulator = crate::emulation::emulator_prefix();
+    let mut v = in_force_inner(p);
+    if !emulator.is_empty()
+        && let Value::Object(m) = &mut v
+    {
+        // The children are emulator processes running pqperf: every limit above applies to
+        // the emulator (address space included), the namespaces and Landlock to both.
+        m.insert("children_started_through".into(), json!(emulator.join(" ")));
+    }
+    v
+}
+
+fn in_force_inner(p: &Policy) -> Value {
     if !p.sandbox {
         return json!({
             "sandbox": "off (--no-sandbox)",
@@ -285,7 +298,9 @@ pub fn in_force_json(p: &Policy) -> Value {
         "namespaces": names,
         "network": if ns.contains(CloneFlags::CLONE_NEWNET) { "none (empty network namespace)" }
             else if landlock_available() { "TCP bind/connect denied by Landlock" } else { "not contained" },
-        "write_confinement": if landlock_available() { "landlock (scratch directory only)" } else { "not in force (kernel without Landlock)" },
+        "write_confinement": if landlock_available() { "landlock (scratch directory only)".to_string() }
+            else if let Some(e) = crate::emulation::emulated() { format!("not in force (Landlock unavailable under {e})") }
+            else { "not in force (kernel without Landlock)".to_string() },
         "address_space_limit_bytes": p.limits.address_space,
         "file_size_limit_bytes": p.limits.file_size,
         "open_files_limit": p.limits.open_files,
@@ -448,6 +463,24 @@ fn reader<R: Read + Send + 'static>(
     });
 }
 
+/// The command that starts `program`: pqperf's own executables (the running one and its
+/// siblings, such as the lean timing driver `pqperf-driver`) go through the emulator named in
+/// `PQPERF_EMULATOR` when one is set (an emulated pqperf on a host without binfmt_misc);
+/// other programs (valgrind) start directly.
+fn child_command(program: &Path) -> Command {
+    let canon = |p: &Path| std::fs::canonicalize(p).ok();
+    let own = std::env::current_exe()
+        .ok()
+        .and_then(|e| canon(&e))
+        .zip(canon(program))
+        .is_some_and(|(a, b)| a == b || (a.parent().is_some() && a.parent() == b.parent()));
+    if own {
+        crate::emulation::self_command(program)
+    } else {
+        Command::new(program)
+    }
+}
+
 /// Runs one contained child under the process-wide [`policy`].
 pub fn run(spec: &ChildSpec) -> ChildOutcome {
     run_with(spec, &policy())
@@ -468,7 +501,7 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         Ok(d) => d,
         Err(e) => return fail(format!("scratch directory: {e}")),
     };
-    let mut cmd = Command::new(&spec.program);
+    let mut cmd = child_command(&spec.program);
     cmd.args(&spec.args)
         .current_dir(&spec.cwd)
         .stdin(Stdio::null())

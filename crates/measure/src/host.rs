@@ -148,6 +148,11 @@ pub fn host_problems(opts: &CheckOptions) -> Vec<String> {
     if arch != "x86_64" && arch != "aarch64" {
         p.push(format!("architecture {arch} has no guide configuration"));
     }
+    if let Some(e) = pqperf_ffi::emulation::emulated() {
+        p.push(format!(
+            "the host is emulated ({e}): timings are not performance figures"
+        ));
+    }
     let paranoid = read_trim("/proc/sys/kernel/perf_event_paranoid");
     if !matches!(paranoid.as_deref(), Some("-1" | "0" | "1" | "2")) {
         p.push("hardware cycle counter unavailable: set kernel.perf_event_paranoid=2".to_string());
@@ -271,6 +276,95 @@ fn cpu_model(cpuinfo: &str) -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// Known AArch64 cores by MIDR implementer and part number (as /proc/cpuinfo prints them,
+/// `CPU implementer` / `CPU part`), from the kernel's `asm/cputype.h` and vendor documents.
+const ARM_CORES: &[(u32, u32, &str)] = &[
+    (0x41, 0xd03, "Arm Cortex-A53"),
+    (0x41, 0xd05, "Arm Cortex-A55"),
+    (0x41, 0xd07, "Arm Cortex-A57"),
+    (0x41, 0xd08, "Arm Cortex-A72"),
+    (0x41, 0xd0b, "Arm Cortex-A76"),
+    (0x41, 0xd0c, "Arm Neoverse N1"),
+    (0x41, 0xd0d, "Arm Cortex-A77"),
+    (0x41, 0xd40, "Arm Neoverse V1"),
+    (0x41, 0xd41, "Arm Cortex-A78"),
+    (0x41, 0xd44, "Arm Cortex-X1"),
+    (0x41, 0xd46, "Arm Cortex-A510"),
+    (0x41, 0xd47, "Arm Cortex-A710"),
+    (0x41, 0xd48, "Arm Cortex-X2"),
+    (0x41, 0xd49, "Arm Neoverse N2"),
+    (0x41, 0xd4f, "Arm Neoverse V2"),
+    (0x41, 0xd84, "Arm Neoverse V3"),
+    (0x41, 0xd8e, "Arm Neoverse N3"),
+    (0x43, 0x0af, "Cavium ThunderX2"),
+    (0x46, 0x001, "Fujitsu A64FX"),
+    (0x48, 0xd01, "HiSilicon Kunpeng 920 (TaiShan v110)"),
+    (0x48, 0xd02, "HiSilicon TaiShan v120"),
+    (0x4e, 0x004, "NVIDIA Carmel"),
+    (0x51, 0x001, "Qualcomm Oryon"),
+    (0x61, 0x022, "Apple M1 Icestorm"),
+    (0x61, 0x023, "Apple M1 Firestorm"),
+    (0x61, 0x032, "Apple M2 Blizzard"),
+    (0x61, 0x033, "Apple M2 Avalanche"),
+    (0xc0, 0xac3, "Ampere Ampere-1"),
+    (0xc0, 0xac4, "Ampere Ampere-1a"),
+];
+
+/// Implementer names for parts not in [`ARM_CORES`].
+const ARM_IMPLEMENTERS: &[(u32, &str)] = &[
+    (0x41, "Arm"),
+    (0x42, "Broadcom"),
+    (0x43, "Cavium"),
+    (0x46, "Fujitsu"),
+    (0x48, "HiSilicon"),
+    (0x4e, "NVIDIA"),
+    (0x50, "Applied Micro"),
+    (0x51, "Qualcomm"),
+    (0x61, "Apple"),
+    (0x6d, "Microsoft"),
+    (0xc0, "Ampere"),
+];
+
+/// The core of CPU `cpu` named from its MIDR fields in an AArch64 /proc/cpuinfo text
+/// (`CPU implementer`, `CPU part`, `CPU variant`, `CPU revision` of the block whose
+/// `processor` is `cpu`, else the first block): e.g. `Arm Neoverse N1 (MIDR 0x41/0xd0c r3p1)`.
+/// An unknown part keeps its numbers (`Ampere part 0xabc (…)`); `None` when the text has no
+/// MIDR fields (an x86 host, or an emulator showing the host's cpuinfo).
+pub fn arm_core_name(cpuinfo: &str, cpu: usize) -> Option<String> {
+    let blocks: Vec<&str> = cpuinfo.split("\n\n").collect();
+    let field = |b: &str, key: &str| -> Option<u32> {
+        b.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            if k.trim() != key {
+                return None;
+            }
+            let v = v.trim();
+            match v.strip_prefix("0x") {
+                Some(h) => u32::from_str_radix(h, 16).ok(),
+                None => v.parse().ok(),
+            }
+        })
+    };
+    let block = blocks
+        .iter()
+        .find(|b| field(b, "processor") == Some(cpu as u32) && field(b, "CPU part").is_some())
+        .or_else(|| blocks.iter().find(|b| field(b, "CPU part").is_some()))?;
+    let imp = field(block, "CPU implementer")?;
+    let part = field(block, "CPU part")?;
+    let midr = match (field(block, "CPU variant"), field(block, "CPU revision")) {
+        (Some(v), Some(r)) => format!("MIDR {imp:#04x}/{part:#05x} r{v}p{r}"),
+        _ => format!("MIDR {imp:#04x}/{part:#05x}"),
+    };
+    let name = match ARM_CORES.iter().find(|(i, p, _)| *i == imp && *p == part) {
+        Some((_, _, n)) => n.to_string(),
+        None => match ARM_IMPLEMENTERS.iter().find(|(i, _)| *i == imp) {
+            Some((_, v)) => format!("{v} part {part:#05x}"),
+            None => format!("implementer {imp:#04x} part {part:#05x}"),
+        },
+    };
+    Some(format!("{name} ({midr})"))
+}
+
 fn machine_name() -> Option<String> {
     for p in [
         "/sys/firmware/devicetree/base/model",
@@ -322,7 +416,17 @@ pub fn environment(cpu: usize, probe: Option<&ClockProbe>) -> Value {
     let mut m = Map::new();
     m.insert("hostname".into(), json!(u.nodename));
     m.insert("architecture".into(), json!(u.machine));
-    m.insert("cpu_model".into(), json!(cpu_model(&cpuinfo)));
+    let emulated = pqperf_ffi::emulation::emulated();
+    let model = match &emulated {
+        // The emulator shows the host's /proc/cpuinfo: say whose CPU it is.
+        Some(e) => format!(
+            "{} running {} code under {e}",
+            cpu_model(&cpuinfo),
+            u.machine
+        ),
+        None => cpu_model(&cpuinfo),
+    };
+    m.insert("cpu_model".into(), json!(model));
     m.insert("machine".into(), s(machine_name()));
     m.insert("cpu_number".into(), json!(cpu));
     m.insert(
@@ -336,7 +440,13 @@ pub fn environment(cpu: usize, probe: Option<&ClockProbe>) -> Value {
     );
     m.insert("os".into(), s(os));
     m.insert("kernel".into(), json!(u.release));
-    m.insert("compiler".into(), s(first_line_of("gcc", &["--version"])));
+    m.insert(
+        "compiler".into(),
+        s(first_line_of(
+            &pqperf_ffi::emulation::default_cc(),
+            &["--version"],
+        )),
+    );
     m.insert("cmake".into(), s(first_line_of("cmake", &["--version"])));
     m.insert("python".into(), s(python));
     m.insert(
@@ -377,6 +487,14 @@ pub fn environment(cpu: usize, probe: Option<&ClockProbe>) -> Value {
     m.insert("core_clock_min_hz".into(), lo);
     m.insert("core_clock_max_hz".into(), hi);
     m.insert("core_clock_mhz".into(), mhz);
+    // pqperf additions (after the reference keys): the AArch64 core from its MIDR fields, and
+    // the emulator when the host is emulated.
+    if let Some(core) = arm_core_name(&cpuinfo, cpu) {
+        m.insert("cpu_core".into(), json!(core));
+    }
+    if let Some(e) = emulated {
+        m.insert("emulated".into(), json!(e));
+    }
     Value::Object(m)
 }
 
@@ -498,6 +616,65 @@ mod tests {
                 .any(|s| s == "CPU 4000 cannot be used by this process (cpuset)"),
             "{p:?}"
         );
+    }
+
+    /// Real /proc/cpuinfo texts (abridged to two CPUs) of AArch64 machines.
+    const NEOVERSE_N1: &str = "processor\t: 0\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n\nprocessor\t: 1\nBogoMIPS\t: 50.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n";
+    const KUNPENG_920: &str = "processor\t: 0\nBogoMIPS\t: 200.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma dcpop asimddp asimdfhm ssbs\nCPU implementer\t: 0x48\nCPU architecture: 8\nCPU variant\t: 0x1\nCPU part\t: 0xd01\nCPU revision\t: 0\n";
+    const GRAVITON3: &str = "processor\t: 0\nBogoMIPS\t: 2100.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 sm3 sm4 asimddp sha512 sve asimdfhm dit uscat ilrcpc flagm ssbs paca pacg dcpodp svei8mm svebf16 i8mm bf16 dgh rng\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x1\nCPU part\t: 0xd40\nCPU revision\t: 1\n";
+    /// A big.LITTLE phone-class SoC: CPU 0 a Cortex-A55, CPU 4 a Cortex-A76.
+    const BIG_LITTLE: &str = "processor\t: 0\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x2\nCPU part\t: 0xd05\nCPU revision\t: 0\n\nprocessor\t: 4\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x4\nCPU part\t: 0xd0b\nCPU revision\t: 0\n";
+    const APPLE_M1_VM: &str = "processor\t: 0\nBogoMIPS\t: 48.00\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm jscvt fcma lrcpc dcpop sha3 asimddp sha512 asimdfhm dit uscat ilrcpc flagm ssbs sb paca pacg dcpodp flagm2 frint\nCPU implementer\t: 0x61\nCPU architecture: 8\nCPU variant\t: 0x1\nCPU part\t: 0x023\nCPU revision\t: 1\n";
+    const X86: &str = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Platinum\nflags\t\t: fpu sse2 avx2 hypervisor\n";
+
+    #[test]
+    fn arm_cores_from_midr() {
+        assert_eq!(
+            arm_core_name(NEOVERSE_N1, 1).as_deref(),
+            Some("Arm Neoverse N1 (MIDR 0x41/0xd0c r3p1)")
+        );
+        assert_eq!(
+            arm_core_name(KUNPENG_920, 0).as_deref(),
+            Some("HiSilicon Kunpeng 920 (TaiShan v110) (MIDR 0x48/0xd01 r1p0)")
+        );
+        assert_eq!(
+            arm_core_name(GRAVITON3, 0).as_deref(),
+            Some("Arm Neoverse V1 (MIDR 0x41/0xd40 r1p1)")
+        );
+        assert_eq!(
+            arm_core_name(APPLE_M1_VM, 0).as_deref(),
+            Some("Apple M1 Firestorm (MIDR 0x61/0x023 r1p1)")
+        );
+        // Each CPU's own block; a CPU without one falls back to the first block.
+        assert!(
+            arm_core_name(BIG_LITTLE, 4)
+                .unwrap()
+                .starts_with("Arm Cortex-A76")
+        );
+        assert!(
+            arm_core_name(BIG_LITTLE, 0)
+                .unwrap()
+                .starts_with("Arm Cortex-A55")
+        );
+        assert!(
+            arm_core_name(BIG_LITTLE, 9)
+                .unwrap()
+                .starts_with("Arm Cortex-A55")
+        );
+        // Unknown part of a known implementer, unknown implementer.
+        let odd = KUNPENG_920.replace("0xd01", "0xabc");
+        assert_eq!(
+            arm_core_name(&odd, 0).as_deref(),
+            Some("HiSilicon part 0xabc (MIDR 0x48/0xabc r1p0)")
+        );
+        let odd = KUNPENG_920.replace("0x48", "0x99");
+        assert!(
+            arm_core_name(&odd, 0)
+                .unwrap()
+                .starts_with("implementer 0x99 part 0xd01")
+        );
+        assert_eq!(arm_core_name(X86, 0), None);
+        assert_eq!(arm_core_name("", 0), None);
     }
 
     #[test]

@@ -341,6 +341,7 @@ pub fn measure_one(
     }
     let mut ext = PqperfRecordExt {
         version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        emulated: pqperf_ffi::emulation::emulated(),
         ..Default::default()
     };
     let counter_name = counter.clone().or_else(|| {

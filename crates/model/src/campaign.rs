@@ -157,6 +157,15 @@ impl Campaign {
         }
     }
 
+    /// How the measuring host was emulated (`pqperf.emulated`, e.g. `qemu-user`), `None` on a
+    /// native host. Timings of such a dataset are not performance figures.
+    pub fn emulated(&self) -> Option<&str> {
+        self.extra
+            .get("pqperf")
+            .and_then(|p| p.get("emulated"))
+            .and_then(|v| v.as_str())
+    }
+
     /// Who produced the dataset: pqperf when `campaign.json` has a `pqperf` object.
     pub fn producer(&self) -> Producer {
         match self.extra.get("pqperf").and_then(|v| v.as_object()) {
@@ -189,6 +198,13 @@ mod tests {
         let mut c = Campaign::default();
         assert_eq!(c.host_state(), HostState::Unknown);
         assert_eq!(c.producer(), Producer::ReferenceHarness);
+        assert_eq!(c.emulated(), None);
+        c.extra.insert(
+            "pqperf".into(),
+            serde_json::json!({"version": "0.1.0", "emulated": "qemu-user"}),
+        );
+        assert_eq!(c.emulated(), Some("qemu-user"));
+        c.extra.remove("pqperf");
         c.host_checks = Some(vec![HostCheck {
             phase: "measure".into(),
             problems: vec!["turbo unknown".into()],

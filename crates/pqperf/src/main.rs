@@ -30,6 +30,10 @@ struct Cli {
     /// `none` for no limit).
     #[arg(long, global = true, default_value = "8G", value_name = "BYTES")]
     mem_limit: String,
+    /// Label the evidence as taken on an emulated host (timings are not performance figures)
+    /// even where detection does not see it; qemu-user is detected on its own.
+    #[arg(long, global = true)]
+    emulated: bool,
 }
 
 /// `8G`, `512M`, `65536`, `none`.
@@ -104,6 +108,9 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    if cli.emulated {
+        pqperf_ffi::emulation::force();
+    }
     pqperf_ffi::untrusted::set_policy(pqperf_ffi::untrusted::Policy {
         sandbox: !cli.no_sandbox,
         limits: pqperf_ffi::sandbox::Limits {

@@ -427,3 +427,134 @@ fn key_exchange_steps_and_hash_lengths_are_measured() {
         assert!(r["throughput_MB_per_second"].as_f64().unwrap() > 0.0);
     }
 }
+
+/// Files of a published system folder (`performance/data/<sys>/…`), relative.
+fn dataset_files(root: &Path, sys: &str) -> BTreeSet<String> {
+    let base = root.join("performance/data").join(sys);
+    pqperf_campaign::walk_files(&base)
+        .into_iter()
+        .map(|f| {
+            f.strip_prefix(&base)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn shards_run_as_separate_hosts_merge_into_the_unsharded_dataset() {
+    // Two shard jobs in their own run directories (as two hosts of one system, each having
+    // built everything), the second one given its shard by a Slurm job array; merged and
+    // published, they give the dataset of an unsharded run.
+    let tmp = tempfile::tempdir().unwrap();
+    let inst: Vec<(&str, &str, &[&str])> = ["a", "b", "c"]
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (if i % 2 == 0 { "sign-93" } else { "sign-94" }, *l, &[][..]))
+        .collect();
+    let (single, s1, s2, merged) = (
+        tmp.path().join("single"),
+        tmp.path().join("host1"),
+        tmp.path().join("host2"),
+        tmp.path().join("merged"),
+    );
+    for r in [&single, &s1, &s2] {
+        setup_run(r, &inst);
+    }
+    let cpu = last_cpu().to_string();
+    let common = ["--trial-target", "0.001", "--cpu", cpu.as_str()];
+    for phase in ["calibrate", "measure"] {
+        ok(campaign(&single, phase, &common));
+        let mut one = common.to_vec();
+        one.extend(["--shard", "1/2"]);
+        ok(campaign(&s1, phase, &one));
+        let mut two = common.to_vec();
+        two.extend(["--shard", "slurm"]);
+        let mut c = campaign(&s2, phase, &two);
+        c.env("SLURM_ARRAY_TASK_ID", "1")
+            .env("SLURM_ARRAY_TASK_MIN", "0")
+            .env("SLURM_ARRAY_TASK_COUNT", "2");
+        ok(c);
+    }
+    let (r1, r2) = (record_files(&s1), record_files(&s2));
+    assert!(!r1.is_empty() && !r2.is_empty(), "{r1:?} {r2:?}");
+    assert!(r1.is_disjoint(&r2));
+    let mut m = pqperf();
+    m.args(["campaign", "merge", "--run-dir"])
+        .arg(&merged)
+        .arg("--from")
+        .arg(&s1)
+        .arg("--from")
+        .arg(&s2);
+    let text = ok(m);
+    assert!(text.contains("merge: 9 records"), "{text}");
+    assert_eq!(record_files(&merged), record_files(&single));
+    let camp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("campaign.json")).unwrap())
+            .unwrap();
+    assert_eq!(camp["shards"], 2);
+    assert_eq!(
+        camp["pqperf"]["merged_from"],
+        serde_json::json!(["host1", "host2"])
+    );
+    let published = |run: &Path| {
+        let out = tmp
+            .path()
+            .join(format!("ds-{}", run.file_name().unwrap().to_string_lossy()));
+        let mut c = campaign(run, "publish", &[]);
+        c.arg("--publish-to").arg(&out);
+        ok(c);
+        let mut v = pqperf();
+        v.arg("validate").arg(&out);
+        ok(v);
+        out
+    };
+    let (a, b) = (published(&single), published(&merged));
+    let sys = camp["system_id"].as_str().unwrap();
+    let files = dataset_files(&a, sys);
+    assert!(files.contains("build.json") && files.len() > 9, "{files:?}");
+    assert_eq!(files, dataset_files(&b, sys));
+    // The same instances with the same libraries and KAT status.
+    let bj = |root: &Path| -> BuildJson {
+        pqperf_model::pyjson::read(
+            &root.join("performance/data").join(sys).join("build.json"),
+            Path::new("build.json"),
+        )
+        .unwrap()
+    };
+    let (ba, bb) = (bj(&a), bj(&b));
+    assert_eq!(
+        ba.instances.keys().collect::<Vec<_>>(),
+        bb.instances.keys().collect::<Vec<_>>()
+    );
+    for (k, e) in &ba.instances {
+        assert_eq!(e.kat, bb.instances[k].kat, "{k}");
+        assert_eq!(e.library, bb.instances[k].library, "{k}");
+    }
+    // Shards of another system are refused, naming both.
+    let other = tmp.path().join("other");
+    setup_run(&other, &inst);
+    let mut c = serde_json::from_str::<serde_json::Value>(
+        &std::fs::read_to_string(s2.join("campaign.json")).unwrap(),
+    )
+    .unwrap();
+    c["system_id"] = "arm_9".into();
+    std::fs::write(other.join("campaign.json"), c.to_string()).unwrap();
+    let out = pqperf()
+        .args(["campaign", "merge", "--run-dir"])
+        .arg(tmp.path().join("mixed"))
+        .arg("--from")
+        .arg(&s1)
+        .arg("--from")
+        .arg(&other)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("mixed systems") && err.contains("arm_9"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("mixed").exists());
+}

@@ -160,6 +160,22 @@ pub fn host_properties(env: &Fields) -> String {
 /// The notice every page of a system shows when the evidence does not record a fixed host:
 /// each problem the host checks found, by name. `None` when every check passed.
 pub fn host_notice(v: &SystemView) -> Option<String> {
+    let host = host_state_notice(v);
+    match v.campaign.emulated() {
+        None => host,
+        Some(e) => {
+            let first = format!(
+                "**emulated: timings are not performance figures.** This system ran its code under {e} (`pqperf.emulated` in `campaign.json`): the figures show that the pipeline ran, not how fast the code is on real hardware."
+            );
+            Some(match host {
+                Some(h) => format!("{first}\n\n{h}"),
+                None => first,
+            })
+        }
+    }
+}
+
+fn host_state_notice(v: &SystemView) -> Option<String> {
     use pqperf_model::HostState;
     match v.campaign.host_state() {
         HostState::Fixed => None,

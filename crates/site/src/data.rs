@@ -76,6 +76,8 @@ pub struct SystemFacts {
     pub data_dir: PathBuf,
     /// The host-check outcome of campaign.json (`None` when campaign.json is absent).
     pub host_state: Option<pqperf_model::HostState>,
+    /// How the host was emulated (campaign.json `pqperf.emulated`); `None` on a native host.
+    pub emulated: Option<String>,
     /// What the timing figures count when it is not core cycles: `ticks (TSC)` for records
     /// whose measuring child named a tick counter (`pqperf_report::counter`); `None`: cycles.
     pub counter_unit: Option<String>,

@@ -107,9 +107,19 @@ fn ev_link(
 fn systems_intro(site: &SiteData) -> String {
     let mut b = String::from("<ul>\n");
     for s in &site.systems {
+        let emulated = s
+            .emulated
+            .as_deref()
+            .map(|e| {
+                format!(
+                    " <strong class=\"emulated\">emulated: timings are not performance figures</strong> ({})",
+                    escape(e)
+                )
+            })
+            .unwrap_or_default();
         let _ = writeln!(
             b,
-            "<li><strong>{}</strong> ({}): {}; clock: {}</li>",
+            "<li><strong>{}</strong> ({}): {}; clock: {}{emulated}</li>",
             escape(&s.id),
             escape(&s.arch),
             escape(&s.description),

@@ -337,6 +337,22 @@ fn host_notice(site: &SiteData, page: &str) -> (Option<&'static str>, Option<Str
     else {
         return (None, None);
     };
+    if let Some(e) = &sys.emulated {
+        let host = match &sys.host_state {
+            Some(HostState::NotFixed(problems)) => format!(
+                " The host checks recorded in campaign.json found: {}.",
+                problems.join("; ")
+            ),
+            _ => String::new(),
+        };
+        return (
+            Some("emulated: timings are not performance figures."),
+            Some(format!(
+                "System {} ran its code under {e} (campaign.json pqperf.emulated): the figures show that the pipeline ran, not how fast the code is on real hardware.{host}",
+                sys.id
+            )),
+        );
+    }
     match &sys.host_state {
         // No campaign.json loaded (hand-built data): nothing recorded to report on.
         Some(HostState::Fixed) | None => (None, None),

@@ -86,6 +86,7 @@ pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
     if let Some(c) = &sys.campaign {
         let c = &c.value;
         out.host_state = Some(c.host_state());
+        out.emulated = c.emulated().map(str::to_string);
         let env = c
             .environment_at_end
             .as_ref()

@@ -120,6 +120,11 @@ pub struct BuildArgs {
     /// `iccs_provider`, else this run's previous choice, else pqperf. Remembered for the run.
     #[arg(long, value_name = "pqperf|official:DIR")]
     iccs_provider: Option<String>,
+    /// C compiler (its `g++` sibling for C++ sources). Default: `$PQPERF_CC`, else `gcc` when
+    /// it builds for this pqperf's architecture, else `<arch>-linux-gnu-gcc` (an emulated
+    /// pqperf). Remembered for the run; build.json records it with its version.
+    #[arg(long, value_name = "CC")]
+    cc: Option<String>,
 }
 
 pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
@@ -138,6 +143,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         progress: true,
         on_progress: None,
         iccs_provider,
+        cc: args.cc,
     };
     let s = pqperf_build::build(&opts).context("build")?;
     println!(
@@ -279,6 +285,8 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 on_progress: None,
                 // The catalog's choice, else the run's remembered one (pqperf build --iccs-provider).
                 iccs_provider: None,
+                // The run's remembered compiler (pqperf build --cc), else the system default.
+                cc: None,
             })
             .map_err(|e| format!("build: {e}"))?;
             ctx.log.log(format!(

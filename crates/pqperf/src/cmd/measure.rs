@@ -74,8 +74,9 @@ pub struct CampaignCommon {
     /// The systems registry (default: systems.csv beside the run directory).
     #[arg(long)]
     systems: Option<PathBuf>,
-    /// Only shard K of N (calibrate/measure/profile).
-    #[arg(long)]
+    /// Only shard K of N (calibrate/measure/profile); `slurm`: K and N from the Slurm job
+    /// array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN).
+    #[arg(long, value_name = "K/N|slurm")]
     shard: Option<String>,
     /// Seconds of timed work aimed at per trial.
     #[arg(long, default_value_t = 1.0)]
@@ -140,12 +141,9 @@ impl CampaignCommon {
             o.systems_csv = s.clone();
         }
         if let Some(s) = &self.shard {
-            let (k, n) = s
-                .split_once('/')
-                .and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?)))
-                .filter(|(k, n)| *k >= 1 && k <= n)
-                .with_context(|| format!("--shard must be K/N with 1 <= K <= N, got {s}"))?;
-            o.shard = Some((k, n));
+            o.shard = Some(
+                campaign::parse_shard(s, |k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?,
+            );
         }
         o.planning = pqperf_measure::plan::planning(self.trial_target, self.op_budget);
         o.allow_unfixed_host = self.allow_unfixed_host;
@@ -164,7 +162,8 @@ impl CampaignCommon {
 #[derive(clap::Args)]
 pub struct CampaignArgs {
     /// check, build, kat, baseline, calibrate, measure, profile, hashcost, ct (constant-time
-    /// check, not part of all), all, plan, publish, or parallel (one shard per --cpus entry plus --deferred-cpu).
+    /// check, not part of all), all, plan, publish, parallel (one shard per --cpus entry plus
+    /// --deferred-cpu), or merge (join the shard run dirs given with --from into --run-dir).
     phase: String,
     #[command(flatten)]
     common: Box<CampaignCommon>,
@@ -174,6 +173,9 @@ pub struct CampaignArgs {
     /// parallel: CPU of the deferred instances.
     #[arg(long)]
     deferred_cpu: Option<usize>,
+    /// merge: a shard run directory (repeat for each shard; all of one system).
+    #[arg(long = "from", value_name = "RUN_DIR")]
+    from: Vec<PathBuf>,
 }
 
 pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
@@ -233,6 +235,23 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             &extra,
         )?;
         return Ok(code(c));
+    }
+    if a.phase == "merge" {
+        let out = a
+            .common
+            .run_dir
+            .clone()
+            .context("merge needs --run-dir (the new, merged run directory)")?;
+        let m = campaign::merge::merge(&out, &a.from).context("campaign merge")?;
+        println!(
+            "merge: {} records of system {} from {} shard runs -> {} ({} files)",
+            m.records,
+            m.system,
+            a.from.len(),
+            out.display(),
+            m.files
+        );
+        return Ok(code(0));
     }
     let Some(phase) = Phase::parse(&a.phase) else {
         bail!("unknown phase {:?}", a.phase);

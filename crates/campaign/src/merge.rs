@@ -1,0 +1,402 @@
+//! `campaign merge`: joins the run directories of shards that ran as independent jobs (on
+//! several hosts of one system, e.g. a Slurm job array with `--shard slurm`) into one run
+//! directory, which `publish` turns into one dataset.
+//!
+//! Every shard must belong to the same system (`campaign.json` `system_id` and
+//! architecture); mixed systems are refused. Each instance belongs to the shard that measured
+//! it: its records, calibrations, profiles, constant-time evidence, KAT log and build.json
+//! entry come from that shard (every shard builds and KAT-checks all instances, so the copies
+//! elsewhere are redundant). A record measured by two shards is refused. `campaign.json`
+//! joins the host checks of every shard, the union of their problems and shard CPUs, the
+//! earliest start and latest end; `pqperf.merged_from` names the shard directories.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use pqperf_model::fsutil::write_atomic;
+use serde_json::{Map, Value, json};
+
+use crate::CampaignError;
+use crate::rundir::walk_files;
+
+type Res<T> = Result<T, CampaignError>;
+
+/// Per-instance evidence folders (`<sub>/<candidate>/<label>…`).
+const INSTANCE_DIRS: &[&str] = &["records", "calibrate", "profile", "ct", "kat", "katcheck"];
+
+/// What a merge did.
+#[derive(Debug, Clone, Default)]
+pub struct MergeSummary {
+    /// The common system id.
+    pub system: String,
+    /// Records joined.
+    pub records: usize,
+    /// Files copied (all kinds).
+    pub files: usize,
+}
+
+fn read_campaign(run: &Path) -> Res<Map<String, Value>> {
+    let p = run.join("campaign.json");
+    let text = std::fs::read_to_string(&p)
+        .map_err(|e| CampaignError::msg(format!("{}: {e}", p.display())))?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err(CampaignError::msg(format!(
+            "{}: not a JSON object",
+            p.display()
+        ))),
+        Err(e) => Err(CampaignError::msg(format!("{}: {e}", p.display()))),
+    }
+}
+
+fn arch_of(c: &Map<String, Value>) -> Option<String> {
+    ["environment_at_start", "environment_at_end"]
+        .iter()
+        .find_map(|k| c.get(*k)?.get("architecture")?.as_str().map(str::to_string))
+}
+
+/// `<candidate>/<label>` of a per-instance evidence file (`<sub>/<cand>/<label>__op.json`,
+/// `<sub>/<cand>/<label>.log|json`), `None` for run-level files.
+fn instance_of(rel: &Path) -> Option<String> {
+    let mut it = rel.components();
+    it.next()?;
+    let cand = it.next()?.as_os_str().to_str()?;
+    let file = it.next()?.as_os_str().to_str()?;
+    if it.next().is_some() {
+        return None;
+    }
+    let label = file.split("__").next()?;
+    let label = label
+        .strip_suffix(".json")
+        .or_else(|| label.strip_suffix(".log"))
+        .unwrap_or(label);
+    Some(format!("{cand}/{label}"))
+}
+
+fn name_of(run: &Path) -> String {
+    run.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| run.display().to_string())
+}
+
+/// Joins the shard run directories `shards` into `out` (created; must not hold records yet).
+pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
+    if shards.len() < 2 {
+        return Err(CampaignError::msg(
+            "merge needs at least two shard run directories (--from DIR, repeated)",
+        ));
+    }
+    if out.join("records").exists() || out.join("campaign.json").exists() {
+        return Err(CampaignError::msg(format!(
+            "{}: already holds a campaign; merge writes a new run directory",
+            out.display()
+        )));
+    }
+    let camps: Vec<Map<String, Value>> = shards
+        .iter()
+        .map(|s| read_campaign(s))
+        .collect::<Res<_>>()?;
+    // One system only.
+    let sys_of = |i: usize| -> Res<String> {
+        camps[i]
+            .get("system_id")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                CampaignError::msg(format!(
+                    "{}: campaign.json has no system_id",
+                    shards[i].join("campaign.json").display()
+                ))
+            })
+    };
+    let system = sys_of(0)?;
+    let arch = arch_of(&camps[0]);
+    for i in 1..shards.len() {
+        let s = sys_of(i)?;
+        if s != system || arch_of(&camps[i]) != arch {
+            return Err(CampaignError::msg(format!(
+                "mixed systems: {} is system {s} ({}), {} is system {system} ({}); a dataset holds one system, merge the shards of each system separately",
+                shards[i].display(),
+                arch_of(&camps[i]).unwrap_or_else(|| "architecture unknown".into()),
+                shards[0].display(),
+                arch.clone()
+                    .unwrap_or_else(|| "architecture unknown".into()),
+            )));
+        }
+    }
+    // Instance owners: the shard that holds its records; a record in two shards is refused.
+    let mut owner: BTreeMap<String, usize> = BTreeMap::new();
+    let mut record_from: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    for (i, s) in shards.iter().enumerate() {
+        for f in walk_files(&s.join("records")) {
+            let rel = f.strip_prefix(s).unwrap_or(&f).to_path_buf();
+            let name = rel.file_name().unwrap_or_default().to_string_lossy();
+            if name.starts_with('.') || !name.ends_with(".json") {
+                continue;
+            }
+            if let Some(j) = record_from.insert(rel.clone(), i) {
+                return Err(CampaignError::msg(format!(
+                    "{} was measured by two shards ({} and {}); shards must be disjoint (same --shard N, distinct K)",
+                    rel.display(),
+                    shards[j].display(),
+                    s.display()
+                )));
+            }
+            if let Some(k) = instance_of(&rel)
+                && let Some(j) = owner.insert(k.clone(), i)
+                && j != i
+            {
+                return Err(CampaignError::msg(format!(
+                    "instance {k} has records in two shards ({} and {})",
+                    shards[j].display(),
+                    s.display()
+                )));
+            }
+        }
+    }
+    // Per-instance files from the owner; unowned and run-level ones from the first shard
+    // that has them.
+    let mut chosen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    for (i, s) in shards.iter().enumerate() {
+        for sub in INSTANCE_DIRS {
+            for f in walk_files(&s.join(sub)) {
+                let rel = f.strip_prefix(s).unwrap_or(&f).to_path_buf();
+                let name = rel.file_name().unwrap_or_default().to_string_lossy();
+                if name.starts_with('.') {
+                    continue;
+                }
+                let wanted = match instance_of(&rel).and_then(|k| owner.get(&k)) {
+                    Some(&o) => o == i,
+                    None => !chosen.contains_key(&rel),
+                };
+                if wanted {
+                    chosen.insert(rel, f);
+                }
+            }
+        }
+    }
+    std::fs::create_dir_all(out)?;
+    let mut files = 0;
+    for (rel, src) in &chosen {
+        write_atomic(&out.join(rel), &std::fs::read(src)?)?;
+        files += 1;
+    }
+    if shards[0].join("catalog.toml").is_file() {
+        write_atomic(
+            &out.join("catalog.toml"),
+            &std::fs::read(shards[0].join("catalog.toml"))?,
+        )?;
+        files += 1;
+    }
+    // build.json: each entry from its owner, else from the first shard listing it.
+    let mut builds: Vec<Map<String, Value>> = Vec::new();
+    for s in shards {
+        let p = s.join("build.json");
+        let v: Value = match std::fs::read_to_string(&p) {
+            Ok(t) => serde_json::from_str(&t)
+                .map_err(|e| CampaignError::msg(format!("{}: {e}", p.display())))?,
+            Err(_) => json!({"instances": {}}),
+        };
+        builds.push(
+            v.get("instances")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        );
+    }
+    let mut instances = Map::new();
+    for b in &builds {
+        for k in b.keys() {
+            if instances.contains_key(k) {
+                continue;
+            }
+            let from = owner.get(k).copied().unwrap_or_else(|| {
+                builds
+                    .iter()
+                    .position(|b| b.contains_key(k))
+                    .unwrap_or_default()
+            });
+            if let Some(e) = builds[from].get(k) {
+                instances.insert(k.clone(), e.clone());
+            }
+        }
+    }
+    let bj = json!({ "instances": instances });
+    write_atomic(
+        &out.join("build.json"),
+        pqperf_model::pyjson::value_to_string(&bj).as_bytes(),
+    )?;
+    files += 1;
+    let camp = merge_campaigns(&camps, shards);
+    write_atomic(
+        &out.join("campaign.json"),
+        pqperf_model::pyjson::value_to_string(&Value::Object(camp)).as_bytes(),
+    )?;
+    files += 1;
+    let mut log = String::new();
+    for s in shards {
+        if let Ok(t) = std::fs::read_to_string(s.join("campaign.log")) {
+            log.push_str(&format!("# --- shard run {} ---\n", name_of(s)));
+            log.push_str(&t);
+        }
+    }
+    log.push_str(&format!(
+        "{} merged {} shard runs of system {system}: {} records\n",
+        crate::utc_now(),
+        shards.len(),
+        record_from.len()
+    ));
+    write_atomic(&out.join("campaign.log"), log.as_bytes())?;
+    Ok(MergeSummary {
+        system,
+        records: record_from.len(),
+        files,
+    })
+}
+
+fn merge_campaigns(camps: &[Map<String, Value>], shards: &[PathBuf]) -> Map<String, Value> {
+    let mut m = camps[0].clone();
+    let mut checks: Vec<Value> = Vec::new();
+    let mut problems: BTreeSet<String> = BTreeSet::new();
+    let mut any_problems = false;
+    let mut shard_cpus = Map::new();
+    let mut nshards = 0u64;
+    let mut started: Option<String> = None;
+    let mut ended: Option<(String, usize)> = None;
+    let mut commands: Vec<Value> = Vec::new();
+    let mut emulated: Option<Value> = None;
+    for (i, c) in camps.iter().enumerate() {
+        if let Some(a) = c.get("host_checks").and_then(Value::as_array) {
+            checks.extend(a.iter().cloned());
+        }
+        if let Some(a) = c.get("host_problems").and_then(Value::as_array) {
+            any_problems = true;
+            problems.extend(a.iter().filter_map(|p| p.as_str().map(str::to_string)));
+        }
+        if let Some(o) = c.get("shard_cpus").and_then(Value::as_object) {
+            for (k, v) in o {
+                shard_cpus.insert(k.clone(), v.clone());
+            }
+        }
+        nshards = nshards.max(c.get("shards").and_then(Value::as_u64).unwrap_or(0));
+        if let Some(s) = c.get("started_utc").and_then(Value::as_str)
+            && started.as_deref().is_none_or(|t| s < t)
+        {
+            started = Some(s.to_string());
+        }
+        if let Some(s) = c.get("ended_utc").and_then(Value::as_str)
+            && ended.as_ref().is_none_or(|(t, _)| s > t.as_str())
+        {
+            ended = Some((s.to_string(), i));
+        }
+        if let Some(pq) = c.get("pqperf") {
+            for cmd in pq
+                .get("commands")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if !commands.contains(cmd) {
+                    commands.push(cmd.clone());
+                }
+            }
+            if emulated.is_none() {
+                emulated = pq.get("emulated").filter(|v| !v.is_null()).cloned();
+            }
+        }
+    }
+    m.insert("host_checks".into(), Value::Array(checks));
+    if any_problems {
+        m.insert(
+            "host_problems".into(),
+            json!(problems.into_iter().collect::<Vec<_>>()),
+        );
+    }
+    if nshards > 0 {
+        m.insert("shards".into(), json!(nshards));
+        m.insert("shard_cpus".into(), Value::Object(shard_cpus));
+    }
+    if let Some(s) = started {
+        m.insert("started_utc".into(), json!(s));
+    }
+    if let Some((e, i)) = ended {
+        m.insert("ended_utc".into(), json!(e));
+        if let Some(env) = camps[i].get("environment_at_end") {
+            m.insert("environment_at_end".into(), env.clone());
+        }
+    }
+    let this = json!("pqperf campaign merge");
+    if !commands.contains(&this) {
+        commands.push(this);
+    }
+    let mut pq = m
+        .get("pqperf")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    pq.insert("commands".into(), Value::Array(commands));
+    if let Some(e) = emulated {
+        pq.insert("emulated".into(), e);
+    }
+    pq.insert(
+        "merged_from".into(),
+        json!(shards.iter().map(|s| name_of(s)).collect::<Vec<_>>()),
+    );
+    m.insert("pqperf".into(), Value::Object(pq));
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instance_keys_of_evidence_paths() {
+        assert_eq!(
+            instance_of(Path::new("records/sign-01/a__sign.json")).as_deref(),
+            Some("sign-01/a")
+        );
+        assert_eq!(
+            instance_of(Path::new("kat/ml-dsa-44/ml-dsa-44.log")).as_deref(),
+            Some("ml-dsa-44/ml-dsa-44")
+        );
+        assert_eq!(
+            instance_of(Path::new("ct/x/lbl.json")).as_deref(),
+            Some("x/lbl")
+        );
+        assert_eq!(
+            instance_of(Path::new("profile/iccs-provider-bench.json")),
+            None
+        );
+        assert_eq!(instance_of(Path::new("profile/a/b/c.json")), None);
+    }
+
+    #[test]
+    fn campaigns_join() {
+        let a = json!({"system_id": "arm_1", "started_utc": "2026-01-02T00:00:00", "ended_utc": "2026-01-02T01:00:00",
+            "host_checks": [{"phase": "measure", "problems": ["p1"], "shard": "1/2"}], "host_problems": ["p1"],
+            "shards": 2, "shard_cpus": {"1/2": 1}, "environment_at_end": {"n": 1},
+            "pqperf": {"commands": ["pqperf campaign measure"]}});
+        let b = json!({"system_id": "arm_1", "started_utc": "2026-01-01T00:00:00", "ended_utc": "2026-01-03T00:00:00",
+            "host_checks": [{"phase": "measure", "problems": ["p2"], "shard": "2/2"}], "host_problems": ["p2"],
+            "shards": 2, "shard_cpus": {"2/2": 1}, "environment_at_end": {"n": 2},
+            "pqperf": {"commands": ["pqperf campaign measure"], "emulated": "qemu-user"}});
+        let camps = [
+            a.as_object().unwrap().clone(),
+            b.as_object().unwrap().clone(),
+        ];
+        let m = merge_campaigns(&camps, &[PathBuf::from("x/s1"), PathBuf::from("y/s2")]);
+        assert_eq!(m["started_utc"], "2026-01-01T00:00:00");
+        assert_eq!(m["ended_utc"], "2026-01-03T00:00:00");
+        assert_eq!(m["environment_at_end"]["n"], 2);
+        assert_eq!(m["host_problems"], json!(["p1", "p2"]));
+        assert_eq!(m["host_checks"].as_array().unwrap().len(), 2);
+        assert_eq!(m["shard_cpus"], json!({"1/2": 1, "2/2": 1}));
+        assert_eq!(m["pqperf"]["emulated"], "qemu-user");
+        assert_eq!(m["pqperf"]["merged_from"], json!(["s1", "s2"]));
+        assert_eq!(
+            m["pqperf"]["commands"],
+            json!(["pqperf campaign measure", "pqperf campaign merge"])
+        );
+    }
+}
