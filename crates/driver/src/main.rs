@@ -1,6 +1,7 @@
 //! `pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] …`: the lean timing child
 //! (method §4). It parses the argv written by `pqperf_driver::DriverArgs`, takes its private
-//! result channel and confines itself (`pqperf_ffi::untrusted::child_enter`, which also removes
+//! result channel and confines itself (`pqperf_ffi::untrusted::child_enter_fresh`: confine,
+//! execute itself again so that the measured image touched no confinement code, remove
 //! `PQPERF_RESULT_FD` from the environment) before any candidate library is loaded, then runs
 //! `pqperf_driver::run`. Small on purpose: its baseline RSS is evidence.
 
@@ -30,7 +31,7 @@ extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
         }
     };
     // Confine this process and take the private result channel before the library is loaded.
-    let mut out = match pqperf_ffi::untrusted::child_enter() {
+    let mut out = match pqperf_ffi::untrusted::child_enter_fresh() {
         Ok(o) => o,
         Err(e) => {
             eprintln!("driver: {e}");

@@ -605,6 +605,21 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
 /// writes with Landlock. Call first thing in a child, before any candidate library is loaded.
 /// Without the environment (a child started by hand) the channel is stdout.
 pub fn child_enter() -> Result<Box<dyn Write>, String> {
+    enter(false)
+}
+
+/// [`child_enter`] for a child whose own memory is evidence (the lean timing driver): after
+/// confining itself the process executes its own program again (`/proc/self/exe`, same
+/// arguments, `PQPERF_SANDBOX=confined`), so that the process that loads the candidate has
+/// touched none of the confinement code (Landlock rules, namespaces and rlimits are kept
+/// across `execve`). The result descriptor is inherited (it is marked close-on-exec only
+/// when adopted, in the second image). Under an emulator, or when the re-execution fails, the
+/// confined process goes on as it is.
+pub fn child_enter_fresh() -> Result<Box<dyn Write>, String> {
+    enter(true)
+}
+
+fn enter(fresh: bool) -> Result<Box<dyn Write>, String> {
     if std::env::var(SANDBOX_ENV).as_deref() == Ok("1") {
         let writable: Vec<PathBuf> = std::env::var(WRITABLE_ENV)
             .unwrap_or_default()
@@ -613,6 +628,17 @@ pub fn child_enter() -> Result<Box<dyn Write>, String> {
             .map(PathBuf::from)
             .collect();
         sandbox::confine_writes(&writable)?;
+        if fresh && crate::emulation::emulated().is_none() {
+            use std::os::unix::process::CommandExt;
+            let mut args = std::env::args_os();
+            let arg0 = args.next().unwrap_or_default();
+            // Only returns on failure; the confined process then goes on.
+            let _ = std::process::Command::new("/proc/self/exe")
+                .arg0(arg0)
+                .args(args)
+                .env(SANDBOX_ENV, "confined")
+                .exec();
+        }
     }
     let announced = std::env::var(RESULT_FD_ENV);
     sandbox::forget_env(&[RESULT_FD_ENV, SANDBOX_ENV, WRITABLE_ENV]);
