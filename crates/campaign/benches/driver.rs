@@ -25,6 +25,11 @@ use pqperf_measure::runner::{self, DriverExe};
 use pqperf_model::buildjson::{BuildEntry, BuildJson};
 
 const TOY: &str = include_str!("../../pqperf/tests/measure/toy_sig.c");
+/// The RSS floor: dlopen the library, print the resident set (statm) as `floor <bytes>`.
+const FLOOR: &str = "#include <dlfcn.h>\n#include <stdio.h>\n#include <unistd.h>\n\
+int main(int c, char **v) { long a, b; FILE *f; if (c < 2 || !dlopen(v[1], RTLD_NOW)) return 1;\n\
+f = fopen(\"/proc/self/statm\", \"r\"); if (!f || fscanf(f, \"%ld %ld\", &a, &b) != 2) return 1;\n\
+printf(\"floor %ld\\n\", b * sysconf(_SC_PAGESIZE)); return 0; }\n";
 
 fn gcc(dir: &Path, name: &str, defines: &[&str]) -> String {
     let src = dir.join("toy_sig.c");
@@ -106,6 +111,55 @@ fn main() {
     };
     let lean = baseline(&exe);
     let big = baseline(&in_process);
+    // The floor of this machine: a C program that only dlopens the same library and reads its
+    // RSS, interleaved with the lean driver started the same way (by hand, no sandbox), 15
+    // times each; the RSS of short processes varies by ±0.15 MB here, so medians and a ratio.
+    let floor_src = dir.join("floor.c");
+    std::fs::write(&floor_src, FLOOR).unwrap();
+    let floor_exe = dir.join("floor");
+    assert!(
+        Command::new("gcc")
+            .args(["-O2", "-o"])
+            .arg(&floor_exe)
+            .arg(&floor_src)
+            .status()
+            .expect("gcc")
+            .success()
+    );
+    let rss_of = |c: &mut Command| -> f64 {
+        let o = c.output().expect("start");
+        let t = String::from_utf8_lossy(&o.stdout).to_string();
+        t.lines()
+            .find_map(|l| {
+                l.strip_prefix("META\tbaseline_rss_bytes\t")
+                    .or_else(|| l.strip_prefix("floor "))
+            })
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(f64::NAN)
+    };
+    let (mut fl, mut hand) = (Vec::new(), Vec::new());
+    for _ in 0..15 {
+        fl.push(rss_of(Command::new(&floor_exe).arg(dir.join(&noop))));
+        hand.push(rss_of(Command::new(&exe.exe).current_dir(dir).args([
+            noop.as_str(),
+            "sign",
+            "0",
+            "1",
+            "1",
+            "1000",
+            "1",
+            "--ticks",
+        ])));
+    }
+    let (fl, hand) = (median(fl), median(hand));
+    println!(
+        "baseline RSS by hand (median of 15): C dlopen-only floor {:.0} KiB ({:.2} MB); lean pqperf-driver {:.0} KiB ({:.2} MB); ratio {:.2}",
+        fl / 1024.0,
+        fl / 1e6,
+        hand / 1024.0,
+        hand / 1e6,
+        hand / fl
+    );
     println!(
         "baseline RSS, do-nothing library (median of 7): lean pqperf-driver {:.0} KiB ({:.2} MB); same driver inside a large Rust executable (the former `pqperf driver`) {:.0} KiB ({:.2} MB); ratio {:.2}",
         lean / 1024.0,
