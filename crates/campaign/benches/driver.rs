@@ -60,7 +60,7 @@ fn main() {
             eprintln!("{e}");
             std::process::exit(2)
         });
-        // Results go to the private channel, as in `pqperf driver` (stdout is the candidate's).
+        // Results go to the private channel, as in `pqperf-driver` (stdout is the candidate's).
         let mut out = pqperf_ffi::untrusted::child_enter().unwrap_or_else(|e| {
             eprintln!("driver: {e}");
             std::process::exit(2)
