@@ -36,11 +36,13 @@ static void take(void) { while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
 static void give(void) { __atomic_store_n(&lock, 0, __ATOMIC_RELEASE); }
 static unsigned slot_of(uintptr_t p) { return (unsigned)((p >> 4) * 0x9E3779B97F4A7C15ull >> 50) & (SLOTS - 1); }
 
-static void add(void *ptr, size_t n) {
+/* Records a live block of n bytes; `fresh` counts it as an allocation (a realloc that kept
+ * its block is not one). */
+static void track(void *ptr, size_t n, int fresh) {
     if (!ptr) return;
     uintptr_t p = (uintptr_t)ptr;
     take();
-    st.allocations++;
+    if (fresh) st.allocations++;
     st.live_bytes += n;
     if (st.live_bytes > st.peak_bytes) st.peak_bytes = st.live_bytes;
     unsigned i = slot_of(p);
@@ -50,6 +52,8 @@ static void add(void *ptr, size_t n) {
     st.untracked++;
     give();
 }
+
+static void add(void *ptr, size_t n) { track(ptr, n, 1); }
 
 static void sub(void *ptr) {
     if (!ptr) return;
@@ -100,7 +104,7 @@ void *realloc(void *old, size_t n) {
     if (!on()) return __libc_realloc(old, n);
     if (old && n == 0) { sub(old); return __libc_realloc(old, n); }
     void *p = __libc_realloc(old, n);
-    if (p) { sub(old); add(p, n); }
+    if (p) { sub(old); track(p, n, p != old); }
     return p;
 }
 
