@@ -400,7 +400,7 @@ mod tests {
     fn side(recs: Vec<Record>) -> Side {
         Side {
             shown: "x".into(),
-            records_dir: "x/records".into(),
+            system_dir: "x".into(),
             records: recs,
         }
     }

@@ -1,8 +1,9 @@
-//! One side of a comparison: the timing records of a run directory (`records/`) or of one
-//! system of a dataset (`performance/data/<system>/records/`).
+//! One side of a comparison: the timing records of a run directory or of one system of a
+//! dataset, read through `pqperf_model::dataset` (no reader of its own).
 
 use std::path::{Path, PathBuf};
 
+use pqperf_model::dataset::Dataset;
 use pqperf_model::{Record, pyjson};
 
 use crate::CompareError;
@@ -12,79 +13,47 @@ use crate::CompareError;
 pub struct Side {
     /// The path as given (shown in the output).
     pub shown: String,
-    /// The `records/` folder read.
-    pub records_dir: PathBuf,
+    /// The system folder whose records were read (run directory or
+    /// `performance/data/<system>`); its `campaign.json` takes the noise floor.
+    pub system_dir: PathBuf,
     /// Records, sorted by (candidate, label, operation, input bytes).
     pub records: Vec<Record>,
 }
 
-/// Finds the `records/` folder of `path`: a run directory, a dataset root (with `system` or
-/// a single system), a dataset's `performance` folder or `performance/data/<system>`.
-fn records_dir(path: &Path, system: Option<&str>) -> Result<PathBuf, CompareError> {
-    if path.join("records").is_dir() {
-        return Ok(path.join("records"));
-    }
-    for data in [path.join("performance/data"), path.join("data")] {
-        if !data.is_dir() {
-            continue;
-        }
-        let mut systems: Vec<String> = std::fs::read_dir(&data)
-            .map_err(|e| CompareError::Load(format!("{}: {e}", data.display())))?
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().join("records").is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        systems.sort();
-        let pick = match system {
-            Some(s) if systems.iter().any(|x| x == s) => s.to_string(),
-            Some(s) => {
+/// Reads the records of `path` through the one dataset loader (`pqperf_model::dataset`): a
+/// run directory, a system folder `performance/data/<system>`, or a dataset root (with
+/// `system`, or its only system). The loader refuses symbolic links and names the file of
+/// any evidence that does not parse.
+pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
+    let ds = Dataset::load(path).map_err(|e| CompareError::Load(e.to_string()))?;
+    let ids: Vec<&str> = ds.systems.iter().map(|s| s.id.as_str()).collect();
+    let sys = match system {
+        Some(id) => ds.system(id).ok_or_else(|| {
+            CompareError::Load(format!(
+                "{}: no system {id:?} (has: {})",
+                path.display(),
+                ids.join(", ")
+            ))
+        })?,
+        None => match ds.systems.as_slice() {
+            [one] => one,
+            [] => {
                 return Err(CompareError::Load(format!(
-                    "{}: no system {s:?} (has: {})",
-                    data.display(),
-                    systems.join(", ")
+                    "{}: neither a run directory nor a dataset with a system (performance/data/<system>/)",
+                    path.display()
                 )));
             }
-            None if systems.len() == 1 => systems.remove(0),
-            None => {
+            _ => {
                 return Err(CompareError::Load(format!(
                     "{}: {} systems ({}); choose one with --system",
-                    data.display(),
-                    systems.len(),
-                    systems.join(", ")
+                    path.display(),
+                    ids.len(),
+                    ids.join(", ")
                 )));
             }
-        };
-        return Ok(data.join(pick).join("records"));
-    }
-    Err(CompareError::Load(format!(
-        "{}: neither a run directory (records/) nor a dataset (performance/data/<system>/records/)",
-        path.display()
-    )))
-}
-
-/// Reads every record of `path` (see [`records_dir`]); a record that does not parse is an
-/// error naming its file.
-pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
-    let dir = records_dir(path, system)?;
-    let mut records = Vec::new();
-    let mut cands: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| CompareError::Load(format!("{}: {e}", dir.display())))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    cands.sort();
-    for c in cands {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&c)
-            .map_err(|e| CompareError::Load(format!("{}: {e}", c.display())))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        files.sort();
-        for f in files {
-            let r: Record = pyjson::read(&f, &f).map_err(|e| CompareError::Load(e.to_string()))?;
-            records.push(r);
-        }
-    }
+        },
+    };
+    let mut records: Vec<Record> = sys.records.iter().map(|r| r.value.clone()).collect();
     records.sort_by(|a, b| {
         (&a.candidate, &a.label, &a.operation, a.input_bytes).cmp(&(
             &b.candidate,
@@ -95,7 +64,7 @@ pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
     });
     Ok(Side {
         shown: path.display().to_string(),
-        records_dir: dir,
+        system_dir: path.join(&sys.dir),
         records,
     })
 }
@@ -103,8 +72,7 @@ pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
 /// Writes `floor` as `pqperf.noise_floor` into the campaign.json next to the side's
 /// `records/` (a run directory's or a dataset system's), atomically, keeping every other key.
 pub fn record_noise_floor(side: &Side, floor: serde_json::Value) -> Result<PathBuf, CompareError> {
-    let dir = side.records_dir.parent().unwrap_or(Path::new("."));
-    let path = dir.join("campaign.json");
+    let path = side.system_dir.join("campaign.json");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| CompareError::Load(format!("{}: {e}", path.display())))?;
     let mut v: serde_json::Value =

@@ -1,4 +1,4 @@
-//! Hostile datasets and outputs (issue 11): `validate`, `report` and `site` refuse symbolic
+//! Hostile datasets and outputs (issue 11): `validate`, `report`, `site` and `compare` refuse symbolic
 //! links inside a dataset (naming the path) and read nothing outside the dataset root; `site`
 //! never writes through a symbolic link already in `--out`.
 
@@ -46,6 +46,7 @@ fn symlinks_inside_a_dataset_are_refused() {
         vec!["validate", r],
         vec!["report", r, "--check"],
         vec!["site", r, "--out", out_dir.to_str().unwrap()],
+        vec!["compare", r, r, "--system", "x86_1"],
     ] {
         let (code, text) = pqperf(&args);
         assert_ne!(code, 0, "{args:?}: {text}");

@@ -336,6 +336,9 @@ fn mldsa44_quiet_vs_loaded_and_clean_vs_avx2() {
     // Emulated data and mixed ICCS providers are refused unless forced.
     let edited = tmp.path().join("edited");
     std::fs::create_dir_all(edited.join("records/ml-dsa-44")).unwrap();
+    // A side is a run directory: its campaign.json makes it one for the dataset loader.
+    let campaign = loaded.join("campaign.json");
+    std::fs::copy(&campaign, edited.join("campaign.json")).unwrap();
     let src = loaded.join("records/ml-dsa-44/ml-dsa-44__verify.json");
     let mut rec: Value = serde_json::from_str(&std::fs::read_to_string(&src).unwrap()).unwrap();
     rec["pqperf"]["emulated"] = Value::from("qemu-user");
@@ -358,6 +361,7 @@ fn mldsa44_quiet_vs_loaded_and_clean_vs_avx2() {
     other["pqperf"]["iccs_provider"] = serde_json::json!({"kind": "pqperf"});
     let edited2 = tmp.path().join("edited2/records/ml-dsa-44");
     std::fs::create_dir_all(&edited2).unwrap();
+    std::fs::copy(&campaign, tmp.path().join("edited2/campaign.json")).unwrap();
     std::fs::write(
         edited2.join("ml-dsa-44__verify.json"),
         pqperf_model::pyjson::to_string(&other).unwrap(),

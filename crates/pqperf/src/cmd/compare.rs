@@ -102,9 +102,9 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
     if a.record_noise_floor {
         let same = |x: &std::path::Path| std::fs::canonicalize(x).ok();
         anyhow::ensure!(
-            same(&sa.records_dir) != same(&sb.records_dir),
+            same(&sa.system_dir) != same(&sb.system_dir),
             "--record-noise-floor: A and B are the same campaign ({}); an A-A noise floor needs two campaigns",
-            sb.records_dir.display()
+            sb.system_dir.display()
         );
         let floor = pqperf_compare::noise_floor_json(&c, &pqperf_campaign::utc_now()).context(
             "--record-noise-floor needs an A-A comparison: both sides must have measured the same library files",
