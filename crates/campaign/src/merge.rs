@@ -92,6 +92,36 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
             out.display()
         )));
     }
+    // Nothing is read through a symbolic link: a shard from another host could point one at
+    // this host's files, which the merge would copy into the dataset.
+    for s in shards {
+        let top = [
+            "campaign.json",
+            "build.json",
+            "catalog.toml",
+            "campaign.log",
+        ];
+        for name in top.iter().chain(INSTANCE_DIRS) {
+            let p = s.join(name);
+            if p.symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+            {
+                return Err(CampaignError::msg(format!(
+                    "{}: symbolic link in a shard run directory (refused)",
+                    p.display()
+                )));
+            }
+        }
+        for sub in INSTANCE_DIRS {
+            let d = s.join(sub);
+            if let Some(link) = pqperf_model::dataset::first_symlink(&d) {
+                return Err(CampaignError::msg(format!(
+                    "{}: symbolic link in a shard run directory (refused)",
+                    d.join(link).display()
+                )));
+            }
+        }
+    }
     let camps: Vec<Map<String, Value>> = shards
         .iter()
         .map(|s| read_campaign(s))

@@ -557,4 +557,27 @@ fn shards_run_as_separate_hosts_merge_into_the_unsharded_dataset() {
         "{err}"
     );
     assert!(!tmp.path().join("mixed").exists());
+    // A shard holding a symbolic link (to a file of this host) is refused, naming the link;
+    // nothing is written.
+    let secret = tmp.path().join("host-secret.json");
+    std::fs::write(&secret, "{}").unwrap();
+    let link = s2.join("records/planted__keygen.json");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    let out = pqperf()
+        .args(["campaign", "merge", "--run-dir"])
+        .arg(tmp.path().join("linked"))
+        .arg("--from")
+        .arg(&s1)
+        .arg("--from")
+        .arg(&s2)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("symbolic link") && err.contains("planted__keygen.json"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("linked").exists());
 }
