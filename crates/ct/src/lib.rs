@@ -178,7 +178,9 @@ fn run_ops(
                 None => Some("the driver was killed by a signal".to_string()),
             }
         };
-        if let Some(r) = reason {
+        // Findings are read only from a report that arrived whole: an empty or cut report
+        // is never "no findings".
+        if let Some(r) = reason.or(outcome.incomplete.clone()) {
             op.status = "not run".into();
             op.reason = Some(r);
         }
