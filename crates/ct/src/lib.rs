@@ -138,7 +138,30 @@ fn run_ops(
     let mut out = Vec::new();
     for (name, secrets) in ops {
         let args = valgrind::memcheck_args();
-        let exe_and_op = [format!("./{exe}"), name.to_string()];
+        let mut exe_and_op = vec![format!("./{exe}"), name.to_string()];
+        let mut secrets: Vec<String> = secrets.iter().map(|s| s.to_string()).collect();
+        if let Some(i) = secrets.iter().position(|s| s == driver::DRNG) {
+            // First pass: the draws the scheme publishes verbatim are not secret.
+            match valgrind::probe(cwd, exe, name, opts.timeout) {
+                Ok(p) => {
+                    let public = p.public_draws();
+                    if !public.is_empty() {
+                        let list: Vec<String> = public.iter().map(|i| i.to_string()).collect();
+                        exe_and_op.push(format!("public={}", list.join(",")));
+                        secrets[i] = format!(
+                            "{} except {} of {} draws (found verbatim in the public output by a first pass)",
+                            driver::DRNG,
+                            public.len(),
+                            p.draws.len()
+                        );
+                    }
+                }
+                Err(e) => {
+                    secrets[i] =
+                        format!("{} (every draw: the first pass failed: {e})", driver::DRNG)
+                }
+            }
+        }
         let command = format!(
             "{} {} --xml-fd=<result channel> {}",
             opts.valgrind,
@@ -151,7 +174,7 @@ fn run_ops(
         let parsed = valgrind::parse_xml(&text);
         let mut op = CtOperation {
             operation: name.to_string(),
-            secret_inputs: secrets.iter().map(|s| s.to_string()).collect(),
+            secret_inputs: secrets,
             status: "run".into(),
             command,
             seconds: (t0.elapsed().as_secs_f64() * 100.0).round() / 100.0,

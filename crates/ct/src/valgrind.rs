@@ -110,6 +110,38 @@ pub fn run(
     }
 }
 
+/// The first pass of an operation (`<exe> <op> probe`, natively, contained like the
+/// valgrind run): the draws of the generator and the public outputs it reported on the
+/// result channel ([`crate::driver::Probe`]).
+pub fn probe(
+    cwd: &Path,
+    exe: &str,
+    op: &str,
+    timeout: Duration,
+) -> Result<crate::driver::Probe, String> {
+    use pqperf_ffi::untrusted::{self, ChildSpec};
+    let o = untrusted::run(&ChildSpec {
+        program: cwd.join(exe),
+        args: vec![op.to_string(), "probe".to_string()],
+        cwd: cwd.to_path_buf(),
+        timeout,
+        writable: vec![cwd.to_path_buf()],
+    });
+    if let Some(e) = o.spawn_error {
+        return Err(e);
+    }
+    if o.timed_out {
+        return Err(format!("timeout after {} s", timeout.as_secs()));
+    }
+    if o.drain_timeout || o.result_truncated {
+        return Err("its report did not arrive complete".into());
+    }
+    match o.code() {
+        Some(0) => crate::driver::Probe::parse(&o.result),
+        c => Err(format!("exit status {c:?}")),
+    }
+}
+
 /// One stack frame of a valgrind error.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Frame {
