@@ -28,6 +28,8 @@ pub struct OpSpec {
 
 /// The secret input name of the generator's output.
 pub const DRNG: &str = "DRNG output";
+/// The secret input name of the secret key.
+pub const SECRET_KEY: &str = "secret key";
 
 /// Operations checked for a candidate kind (empty for hash instances: no secret input).
 pub fn operations(kind: CandidateType) -> Vec<OpSpec> {
@@ -35,12 +37,12 @@ pub fn operations(kind: CandidateType) -> Vec<OpSpec> {
     match kind {
         CandidateType::Sign => vec![
             op("keygen", &[DRNG][..]),
-            op("sign", &["secret key", DRNG][..]),
+            op("sign", &[SECRET_KEY, DRNG][..]),
         ],
         CandidateType::Kem => vec![
             op("keygen", &[DRNG][..]),
             op("enc", &[DRNG][..]),
-            op("dec", &["secret key"][..]),
+            op("dec", &[SECRET_KEY][..]),
         ],
         CandidateType::Kex => vec![
             op("init_a", &[DRNG][..]),
@@ -95,6 +97,24 @@ static void ct_drawn(uc *out, size_t n) {
   if (ct_probe) ct_record('D', i, out, n);
   else if (!ct_is_public(i)) CT_SECRET(out, n);
 }
+/* The secret key of the operation: recorded with the public key in the first pass; marked
+ * secret in the checked run except the ranges (argv[3] = "key=off:len,...") the parent found
+ * verbatim in the public key. */
+static const char *ct_key = "";
+static void ct_secret_key(uc *sk, size_t n, const uc *pk, size_t pn) {
+  if (ct_probe) { ct_record('K', 0, sk, n); ct_record('P', 0, pk, pn); }
+  CT_SECRET(sk, n);
+  const char *p = ct_key;
+  while (*p) {
+    char *e;
+    unsigned long off = strtoul(p, &e, 10), len;
+    if (*e != ':') break;
+    len = strtoul(e + 1, &e, 10);
+    if (off < n && len <= n - off) CT_PUBLIC(sk + off, len);
+    if (*e != ',') break;
+    p = e + 1;
+  }
+}
 /* A public output of the operation (first pass only). */
 #define CT_OUT(p, n) do { if (ct_probe) ct_record('O', 0, (const uc *)(p), (size_t)(n)); } while (0)
 
@@ -136,14 +156,16 @@ static void ct_seed(void) { uc s[48]; ct_fill(s, 48, 7); pqperf_nist_seed(s); }
 const MAIN: &str = r#"
 int main(int argc, char **argv) {
   VALGRIND_DISABLE_ERROR_REPORTING;
-  if (argc != 2 && argc != 3) return 2;
+  if (argc < 2 || argc > 4) return 2;
+  if (argc == 4 && strncmp(argv[3], "key=", 4)) return 2;
+  if (argc == 4) ct_key = argv[3] + 4;
   if (argc == 3 && !strcmp(argv[2], "probe")) {
     const char *fd = getenv("PQPERF_RESULT_FD");
     ct_probe = fd ? fdopen(atoi(fd), "w") : NULL;
     if (!ct_probe) return 2;
-  } else if (argc == 3 && !strncmp(argv[2], "public=", 7)) {
+  } else if (argc >= 3 && !strncmp(argv[2], "public=", 7)) {
     ct_public = argv[2] + 7;
-  } else if (argc == 3) {
+  } else if (argc >= 3) {
     return 2;
   }
   ct_seed();
@@ -174,7 +196,7 @@ static int ct_run(const char *op) {
   }
   if (sig_keygen(pk, &pl, sk, &sl) != 0 || sl > skn) return 10;
   if (!strcmp(op, "sign")) {
-    CT_SECRET(sk, sl);
+    ct_secret_key(sk, sl, pk, pl);
     CT_BEGIN(); rc = sig_sign(sk, sl, m, sizeof m, sn, &snl); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
     CT_OUT(sn, snl <= snn + 4096 ? snl : snn + 4096);
@@ -212,7 +234,7 @@ static int ct_run(const char *op) {
   if (kem_enc(pk, pl, ss, &ssl, ct, &cl) != 0 || cl > ctn) return 10;
   if (!strcmp(op, "dec")) {
     ssl = ssn;
-    CT_SECRET(sk, sl);
+    ct_secret_key(sk, sl, pk, pl);
     CT_BEGIN(); rc = kem_dec(sk, sl, ct, cl, ss, &ssl); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
     return rc != 0;
@@ -339,7 +361,7 @@ static int ct_run(const char *op) {{
   }}
   if ({ns}_crypto_sign_keypair(pk, sk) != 0) return 10;
   if (!strcmp(op, "sign")) {{
-    CT_SECRET(sk, {sk});
+    ct_secret_key(sk, {sk}, pk, {pk});
     CT_BEGIN(); rc = {call}; CT_END();
     CT_PUBLIC(&rc, sizeof rc);
     CT_OUT(sig, siglen <= {sig} + 4096 ? siglen : {sig} + 4096);
@@ -377,7 +399,7 @@ static int ct_run(const char *op) {{
   }}
   if ({ns}_crypto_kem_enc(ct, ss, pk) != 0) return 10;
   if (!strcmp(op, "dec")) {{
-    CT_SECRET(sk, {sk});
+    ct_secret_key(sk, {sk}, pk, {pk});
     CT_BEGIN(); rc = {ns}_crypto_kem_dec(ss, ct, sk); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
     return rc != 0;
@@ -396,11 +418,14 @@ static int ct_run(const char *op) {{
 /// shorter one matches by chance too often).
 pub const MIN_PUBLIC_DRAW: usize = 16;
 
-/// What a first pass reported: draws (in order) and public outputs.
+/// What a first pass reported: draws (in order), public outputs, and the secret key with the
+/// public key when the operation takes a secret key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Probe {
     pub draws: Vec<Vec<u8>>,
     pub outputs: Vec<Vec<u8>>,
+    pub secret_key: Option<Vec<u8>>,
+    pub public_key: Option<Vec<u8>>,
 }
 
 impl Probe {
@@ -421,6 +446,8 @@ impl Probe {
             match kind {
                 b'D' => p.draws.push(body),
                 b'O' => p.outputs.push(body),
+                b'K' => p.secret_key = Some(body),
+                b'P' => p.public_key = Some(body),
                 k => return Err(format!("first pass: unknown record kind {k}")),
             }
             rest = &rest[9 + len..];
@@ -443,6 +470,47 @@ impl Probe {
             })
             .map(|(i, _)| i)
             .collect()
+    }
+
+    /// Ranges (offset, length) of the secret key, each at least [`MIN_PUBLIC_DRAW`] bytes,
+    /// that appear verbatim in the public key (a public seed or the public key itself kept
+    /// in the secret key), in order and without overlap.
+    pub fn public_key_ranges(&self) -> Vec<(usize, usize)> {
+        let (Some(sk), Some(pk)) = (&self.secret_key, &self.public_key) else {
+            return Vec::new();
+        };
+        let w = MIN_PUBLIC_DRAW;
+        if sk.len() < w || pk.len() < w {
+            return Vec::new();
+        }
+        let mut at: std::collections::HashMap<&[u8], Vec<usize>> = Default::default();
+        for (j, win) in pk.windows(w).enumerate() {
+            at.entry(win).or_default().push(j);
+        }
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i + w <= sk.len() {
+            let best = at
+                .get(&sk[i..i + w])
+                .into_iter()
+                .flatten()
+                .map(|&j| {
+                    sk[i..]
+                        .iter()
+                        .zip(&pk[j..])
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                })
+                .max();
+            match best {
+                Some(len) => {
+                    out.push((i, len));
+                    i += len;
+                }
+                None => i += 1,
+            }
+        }
+        out
     }
 }
 

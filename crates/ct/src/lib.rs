@@ -140,14 +140,18 @@ fn run_ops(
         let args = valgrind::memcheck_args();
         let mut exe_and_op = vec![format!("./{exe}"), name.to_string()];
         let mut secrets: Vec<String> = secrets.iter().map(|s| s.to_string()).collect();
-        if let Some(i) = secrets.iter().position(|s| s == driver::DRNG) {
-            // First pass: the draws the scheme publishes verbatim are not secret.
+        let drng = secrets.iter().position(|s| s == driver::DRNG);
+        let key = secrets.iter().position(|s| s == driver::SECRET_KEY);
+        if drng.is_some() || key.is_some() {
+            // First pass: what the scheme publishes verbatim (drawn randomness in the output,
+            // secret-key bytes in the public key) is not secret.
             match valgrind::probe(cwd, exe, name, opts.timeout) {
                 Ok(p) => {
                     let public = p.public_draws();
-                    if !public.is_empty() {
-                        let list: Vec<String> = public.iter().map(|i| i.to_string()).collect();
-                        exe_and_op.push(format!("public={}", list.join(",")));
+                    let ranges = p.public_key_ranges();
+                    if let Some(i) = drng
+                        && !public.is_empty()
+                    {
                         secrets[i] = format!(
                             "{} except {} of {} draws (found verbatim in the public output by a first pass)",
                             driver::DRNG,
@@ -155,10 +159,31 @@ fn run_ops(
                             p.draws.len()
                         );
                     }
+                    if let Some(i) = key
+                        && !ranges.is_empty()
+                    {
+                        let n: usize = ranges.iter().map(|r| r.1).sum();
+                        secrets[i] = format!(
+                            "{} except {n} of {} bytes (found verbatim in the public key by a first pass)",
+                            driver::SECRET_KEY,
+                            p.secret_key.as_ref().map_or(0, Vec::len)
+                        );
+                    }
+                    if !public.is_empty() || !ranges.is_empty() {
+                        let list: Vec<String> = public.iter().map(|i| i.to_string()).collect();
+                        exe_and_op.push(format!("public={}", list.join(",")));
+                    }
+                    if !ranges.is_empty() {
+                        let list: Vec<String> =
+                            ranges.iter().map(|(o, l)| format!("{o}:{l}")).collect();
+                        exe_and_op.push(format!("key={}", list.join(",")));
+                    }
                 }
                 Err(e) => {
-                    secrets[i] =
-                        format!("{} (every draw: the first pass failed: {e})", driver::DRNG)
+                    for i in [drng, key].into_iter().flatten() {
+                        secrets[i] =
+                            format!("{} (all of it: the first pass failed: {e})", secrets[i]);
+                    }
                 }
             }
         }
