@@ -3,7 +3,8 @@
 //! For each built instance, a dedicated build with debug info (`-g` added to the instance's
 //! recorded flag set, in `<run>/build/ct/`) is linked with a generated C driver
 //! ([`driver`]) and run once per operation under `valgrind --tool=memcheck` with the secret
-//! inputs marked undefined (secret key, DRNG output, KEX private values). Every branch or
+//! inputs marked undefined (secret key, DRNG output, KEX private values; what the scheme
+//! publishes verbatim, found by a native first pass, is left defined). Every branch or
 //! memory index that depends on them is reported by memcheck; [`valgrind`] reads the XML
 //! report into findings grouped by source location, [`accepted`] applies the curated table
 //! of accepted findings, and the evidence is written atomically to `<run>/ct/<id>/<label>.json`

@@ -1,7 +1,9 @@
 //! Process and host facts from the kernel: resident memory (`/proc/self/statm`), the peak
 //! resident set (`VmHWM`, resettable through `/proc/self/clear_refs`), page size, `uname`,
 //! load averages, core-dump limits and advisory file locks, and the scheduler facts of the
-//! calling thread that tell whether a timed trial was disturbed ([`SchedSnap`]).
+//! calling thread that tell whether a timed trial was disturbed ([`SchedSnap`]), and the
+//! kernel's accounting of an exited child, read by the parent as it reaps it
+//! ([`wait_accounted`]).
 
 use std::path::Path;
 

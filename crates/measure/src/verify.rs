@@ -10,9 +10,10 @@
 //! - **fits the lifetime**: Σ claimed timed seconds (reference and sampled trials) ≤ the wall
 //!   time the parent saw + [`WALL_SLACK_S`];
 //! - **not more than the CPU did** (too much claimed): Σ claimed on-CPU nanoseconds ≤ CPU time
-//!   + [`slack`]; Σ claimed run-queue wait ≤ the kernel's run-queue wait + slack; each claimed
-//!   trial time ≤ its claimed on-CPU + run-queue time + slack (a trial cannot sleep). A busy
-//!   host inflates wall time (run-queue wait), not CPU time, so the CPU bound holds there too;
+//!   plus [`slack`]; Σ claimed run-queue wait ≤ the kernel's run-queue wait plus slack; each
+//!   claimed trial time ≤ its claimed on-CPU and run-queue time plus slack (a trial cannot
+//!   sleep). A busy host inflates wall time (run-queue wait), not CPU time, so the CPU bound
+//!   holds there too;
 //! - **not less than the CPU did** (too little claimed: real work, fast figures): CPU time −
 //!   setup − untimed calls ≤ Σ claimed timed seconds + slack, where the setup cost is the CPU
 //!   time of a process the parent starts itself with the same arguments and 0 trials (the
