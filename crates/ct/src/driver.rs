@@ -4,9 +4,13 @@
 //! around the call, and re-defines the public outputs afterwards.
 //!
 //! Random bytes: the link wraps `get_random_number` (ICCS DRNG) and `PQCLEAN_randombytes`
-//! (NIST/PQClean) with `-Wl,--wrap`; while an operation under test runs, every output of the
-//! generator is marked undefined (the DRNG output is secret), so the generator itself runs
-//! on defined state and only the candidate's use of the bytes is checked.
+//! (NIST/PQClean) with `-Wl,--wrap`; while an operation under test runs, the outputs of the
+//! generator are marked undefined (the DRNG output is secret), so the generator itself runs
+//! on defined state and only the candidate's use of the bytes is checked. Draws the scheme
+//! publishes (a randomizer copied into the signature) are not secret: a first pass
+//! (`<op> probe`, run natively) reports every draw and every public output on the result
+//! channel, the parent finds the draws that appear verbatim in the output
+//! ([`public_draws`]), and the checked run (`<op> public=i,j`) leaves those defined.
 //!
 //! Driver exit status: 0 the operation returned 0; 1 it returned non-zero; 2 unknown
 //! operation; 10 setup (keygen/encapsulation before the operation) failed.
@@ -22,7 +26,10 @@ pub struct OpSpec {
     pub secrets: &'static [&'static str],
 }
 
-const DRNG: &str = "DRNG output";
+/// The secret input name of the generator's output.
+pub const DRNG: &str = "DRNG output";
+/// The secret input name of the secret key.
+pub const SECRET_KEY: &str = "secret key";
 
 /// Operations checked for a candidate kind (empty for hash instances: no secret input).
 pub fn operations(kind: CandidateType) -> Vec<OpSpec> {
@@ -30,12 +37,12 @@ pub fn operations(kind: CandidateType) -> Vec<OpSpec> {
     match kind {
         CandidateType::Sign => vec![
             op("keygen", &[DRNG][..]),
-            op("sign", &["secret key", DRNG][..]),
+            op("sign", &[SECRET_KEY, DRNG][..]),
         ],
         CandidateType::Kem => vec![
             op("keygen", &[DRNG][..]),
             op("enc", &[DRNG][..]),
-            op("dec", &["secret key"][..]),
+            op("dec", &[SECRET_KEY][..]),
         ],
         CandidateType::Kex => vec![
             op("init_a", &[DRNG][..]),
@@ -61,6 +68,56 @@ static int ct_secret_rng;
 typedef unsigned char uc;
 typedef unsigned long long ull;
 
+/* First pass (argv[2] = "probe"): every draw of the generator while the operation runs and
+ * every public output after it go, as records 'D'/'O' (u32 index or 0, u32 length, bytes),
+ * to the result channel; the parent finds the draws that appear verbatim in the public
+ * output. Checked run (argv[2] = "public=i,j,..."): those draws stay defined, all others are
+ * marked secret. */
+static FILE *ct_probe;
+static const char *ct_public = "";
+static unsigned ct_draws;
+static void ct_record(char kind, unsigned idx, const uc *p, size_t n) {
+  unsigned len = (unsigned)n;
+  fputc(kind, ct_probe); fwrite(&idx, 4, 1, ct_probe); fwrite(&len, 4, 1, ct_probe);
+  fwrite(p, 1, n, ct_probe);
+}
+static int ct_is_public(unsigned i) {
+  const char *p = ct_public;
+  while (*p) {
+    char *end;
+    unsigned long v = strtoul(p, &end, 10);
+    if (end == p) break;
+    if (v == i) return 1;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return 0;
+}
+static void ct_drawn(uc *out, size_t n) {
+  unsigned i = ct_draws++;
+  if (ct_probe) ct_record('D', i, out, n);
+  else if (!ct_is_public(i)) CT_SECRET(out, n);
+}
+/* The secret key of the operation: recorded with the public key in the first pass; marked
+ * secret in the checked run except the ranges (argv[3] = "key=off:len,...") the parent found
+ * verbatim in the public key. */
+static const char *ct_key = "";
+static void ct_secret_key(uc *sk, size_t n, const uc *pk, size_t pn) {
+  if (ct_probe) { ct_record('K', 0, sk, n); ct_record('P', 0, pk, pn); }
+  CT_SECRET(sk, n);
+  const char *p = ct_key;
+  while (*p) {
+    char *e;
+    unsigned long off = strtoul(p, &e, 10), len;
+    if (*e != ':') break;
+    len = strtoul(e + 1, &e, 10);
+    if (off < n && len <= n - off) CT_PUBLIC(sk + off, len);
+    if (*e != ',') break;
+    p = e + 1;
+  }
+}
+/* A public output of the operation (first pass only). */
+#define CT_OUT(p, n) do { if (ct_probe) ct_record('O', 0, (const uc *)(p), (size_t)(n)); } while (0)
+
 static uc *ct_alloc(size_t n) {
   uc *p = calloc(n ? n : 1, 1);
   if (!p) exit(10);
@@ -77,7 +134,7 @@ int __real_get_random_number(void *drng, uc *out, ull bits);
 int __wrap_get_random_number(void *drng, uc *out, ull bits);
 int __wrap_get_random_number(void *drng, uc *out, ull bits) {
   int r = __real_get_random_number(drng, out, bits);
-  if (ct_secret_rng && out) CT_SECRET(out, (size_t)((bits + 7) / 8));
+  if (ct_secret_rng && out) ct_drawn(out, (size_t)((bits + 7) / 8));
   return r;
 }
 int ngcc_seed(const uc *seed, ull len);
@@ -89,7 +146,7 @@ int __real_PQCLEAN_randombytes(uint8_t *out, size_t n);
 int __wrap_PQCLEAN_randombytes(uint8_t *out, size_t n);
 int __wrap_PQCLEAN_randombytes(uint8_t *out, size_t n) {
   int r = __real_PQCLEAN_randombytes(out, n);
-  if (ct_secret_rng && out) CT_SECRET(out, n);
+  if (ct_secret_rng && out) ct_drawn(out, n);
   return r;
 }
 int pqperf_nist_seed(const uint8_t *entropy);
@@ -99,9 +156,21 @@ static void ct_seed(void) { uc s[48]; ct_fill(s, 48, 7); pqperf_nist_seed(s); }
 const MAIN: &str = r#"
 int main(int argc, char **argv) {
   VALGRIND_DISABLE_ERROR_REPORTING;
-  if (argc != 2) return 2;
+  if (argc < 2 || argc > 4) return 2;
+  if (argc == 4 && strncmp(argv[3], "key=", 4)) return 2;
+  if (argc == 4) ct_key = argv[3] + 4;
+  if (argc == 3 && !strcmp(argv[2], "probe")) {
+    const char *fd = getenv("PQPERF_RESULT_FD");
+    ct_probe = fd ? fdopen(atoi(fd), "w") : NULL;
+    if (!ct_probe) return 2;
+  } else if (argc >= 3 && !strncmp(argv[2], "public=", 7)) {
+    ct_public = argv[2] + 7;
+  } else if (argc >= 3) {
+    return 2;
+  }
   ct_seed();
   int rc = ct_run(argv[1]);
+  if (ct_probe) fflush(ct_probe);
   CT_PUBLIC(&rc, sizeof rc);
   if (rc == 1) fprintf(stderr, "ct-driver: %s returned non-zero\n", argv[1]);
   if (rc == 10) fprintf(stderr, "ct-driver: setup for %s failed\n", argv[1]);
@@ -122,13 +191,15 @@ static int ct_run(const char *op) {
   if (!strcmp(op, "keygen")) {
     CT_BEGIN(); rc = sig_keygen(pk, &pl, sk, &sl); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(pk, pl <= pkn ? pl : pkn);
     return rc != 0;
   }
   if (sig_keygen(pk, &pl, sk, &sl) != 0 || sl > skn) return 10;
   if (!strcmp(op, "sign")) {
-    CT_SECRET(sk, sl);
+    ct_secret_key(sk, sl, pk, pl);
     CT_BEGIN(); rc = sig_sign(sk, sl, m, sizeof m, sn, &snl); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(sn, snl <= snn + 4096 ? snl : snn + 4096);
     return rc != 0;
   }
   return 2;
@@ -150,18 +221,20 @@ static int ct_run(const char *op) {
   if (!strcmp(op, "keygen")) {
     CT_BEGIN(); rc = kem_keygen(pk, &pl, sk, &sl); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(pk, pl <= pkn ? pl : pkn);
     return rc != 0;
   }
   if (kem_keygen(pk, &pl, sk, &sl) != 0 || sl > skn || pl > pkn) return 10;
   if (!strcmp(op, "enc")) {
     CT_BEGIN(); rc = kem_enc(pk, pl, ss, &ssl, ct, &cl); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(ct, cl <= ctn ? cl : ctn);
     return rc != 0;
   }
   if (kem_enc(pk, pl, ss, &ssl, ct, &cl) != 0 || cl > ctn) return 10;
   if (!strcmp(op, "dec")) {
     ssl = ssn;
-    CT_SECRET(sk, sl);
+    ct_secret_key(sk, sl, pk, pl);
     CT_BEGIN(); rc = kem_dec(sk, sl, ct, cl, ss, &ssl); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
     return rc != 0;
@@ -209,11 +282,13 @@ static int ct_run(const char *op) {
   if (!strcmp(op, "init_a")) {
     CT_BEGIN(); rc = kex_init_a(pka, &pal, ska, &sal, sta, &tal); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(pka, pal <= pkn ? pal : pkn);
     return rc != 0;
   }
   if (!strcmp(op, "init_b")) {
     CT_BEGIN(); rc = kex_init_b(pkb, &pbl, skb, &sbl, stb, &tbl); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(pkb, pbl <= pkn ? pbl : pkn);
     return rc != 0;
   }
   if (strcmp(op, "exchange")) return 2;
@@ -236,6 +311,7 @@ static int ct_run(const char *op) {
     CT_PUBLIC(&rc, sizeof rc); CT_PUBLIC(&ml[k], sizeof ml[k]); CT_PUBLIC(tl, sizeof *tl);
     if (rc < 0 || ml[k] > mn) return 1;
     CT_PUBLIC(msg[k], mn);
+    CT_OUT(msg[k], ml[k]);
     run = k;
     if (rc == 1) break;
   }
@@ -280,13 +356,15 @@ static int ct_run(const char *op) {{
   if (!strcmp(op, "keygen")) {{
     CT_BEGIN(); rc = {ns}_crypto_sign_keypair(pk, sk); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(pk, {pk});
     return rc != 0;
   }}
   if ({ns}_crypto_sign_keypair(pk, sk) != 0) return 10;
   if (!strcmp(op, "sign")) {{
-    CT_SECRET(sk, {sk});
+    ct_secret_key(sk, {sk}, pk, {pk});
     CT_BEGIN(); rc = {call}; CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(sig, siglen <= {sig} + 4096 ? siglen : {sig} + 4096);
     return rc != 0;
   }}
   return 2;
@@ -309,17 +387,19 @@ static int ct_run(const char *op) {{
   if (!strcmp(op, "keygen")) {{
     CT_BEGIN(); rc = {ns}_crypto_kem_keypair(pk, sk); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(pk, {pk});
     return rc != 0;
   }}
   if ({ns}_crypto_kem_keypair(pk, sk) != 0) return 10;
   if (!strcmp(op, "enc")) {{
     CT_BEGIN(); rc = {ns}_crypto_kem_enc(ct, ss, pk); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
+    CT_OUT(ct, {ct});
     return rc != 0;
   }}
   if ({ns}_crypto_kem_enc(ct, ss, pk) != 0) return 10;
   if (!strcmp(op, "dec")) {{
-    CT_SECRET(sk, {sk});
+    ct_secret_key(sk, {sk}, pk, {pk});
     CT_BEGIN(); rc = {ns}_crypto_kem_dec(ss, ct, sk); CT_END();
     CT_PUBLIC(&rc, sizeof rc);
     return rc != 0;
@@ -332,6 +412,106 @@ static int ct_run(const char *op) {{
         ct = n.ct_bytes.unwrap_or(0),
         ss = n.ss_bytes.unwrap_or(0),
     )
+}
+
+/// Shortest draw that counts as published when found verbatim in the public output (a
+/// shorter one matches by chance too often).
+pub const MIN_PUBLIC_DRAW: usize = 16;
+
+/// What a first pass reported: draws (in order), public outputs, and the secret key with the
+/// public key when the operation takes a secret key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Probe {
+    pub draws: Vec<Vec<u8>>,
+    pub outputs: Vec<Vec<u8>>,
+    pub secret_key: Option<Vec<u8>>,
+    pub public_key: Option<Vec<u8>>,
+}
+
+impl Probe {
+    /// Parses the first pass's records (`D`/`O`, u32 index, u32 length, bytes).
+    pub fn parse(bytes: &[u8]) -> Result<Probe, String> {
+        let mut p = Probe::default();
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            if rest.len() < 9 {
+                return Err("first pass: truncated record".into());
+            }
+            let kind = rest[0];
+            let len = u32::from_le_bytes([rest[5], rest[6], rest[7], rest[8]]) as usize;
+            let body = rest
+                .get(9..9 + len)
+                .ok_or("first pass: truncated record")?
+                .to_vec();
+            match kind {
+                b'D' => p.draws.push(body),
+                b'O' => p.outputs.push(body),
+                b'K' => p.secret_key = Some(body),
+                b'P' => p.public_key = Some(body),
+                k => return Err(format!("first pass: unknown record kind {k}")),
+            }
+            rest = &rest[9 + len..];
+        }
+        Ok(p)
+    }
+
+    /// Indices of the draws of at least [`MIN_PUBLIC_DRAW`] bytes found verbatim in a public
+    /// output.
+    pub fn public_draws(&self) -> Vec<usize> {
+        self.draws
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| {
+                d.len() >= MIN_PUBLIC_DRAW
+                    && self
+                        .outputs
+                        .iter()
+                        .any(|o| o.windows(d.len()).any(|w| w == d.as_slice()))
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Ranges (offset, length) of the secret key, each at least [`MIN_PUBLIC_DRAW`] bytes,
+    /// that appear verbatim in the public key (a public seed or the public key itself kept
+    /// in the secret key), in order and without overlap.
+    pub fn public_key_ranges(&self) -> Vec<(usize, usize)> {
+        let (Some(sk), Some(pk)) = (&self.secret_key, &self.public_key) else {
+            return Vec::new();
+        };
+        let w = MIN_PUBLIC_DRAW;
+        if sk.len() < w || pk.len() < w {
+            return Vec::new();
+        }
+        let mut at: std::collections::HashMap<&[u8], Vec<usize>> = Default::default();
+        for (j, win) in pk.windows(w).enumerate() {
+            at.entry(win).or_default().push(j);
+        }
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i + w <= sk.len() {
+            let best = at
+                .get(&sk[i..i + w])
+                .into_iter()
+                .flatten()
+                .map(|&j| {
+                    sk[i..]
+                        .iter()
+                        .zip(&pk[j..])
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                })
+                .max();
+            match best {
+                Some(len) => {
+                    out.push((i, len));
+                    i += len;
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
 }
 
 /// C source of the driver for an instance; `None` for kinds without secret inputs (hash)

@@ -3,7 +3,8 @@
 //! For each built instance, a dedicated build with debug info (`-g` added to the instance's
 //! recorded flag set, in `<run>/build/ct/`) is linked with a generated C driver
 //! ([`driver`]) and run once per operation under `valgrind --tool=memcheck` with the secret
-//! inputs marked undefined (secret key, DRNG output, KEX private values). Every branch or
+//! inputs marked undefined (secret key, DRNG output, KEX private values; what the scheme
+//! publishes verbatim, found by a native first pass, is left defined). Every branch or
 //! memory index that depends on them is reported by memcheck; [`valgrind`] reads the XML
 //! report into findings grouped by source location, [`accepted`] applies the curated table
 //! of accepted findings, and the evidence is written atomically to `<run>/ct/<id>/<label>.json`
@@ -138,7 +139,55 @@ fn run_ops(
     let mut out = Vec::new();
     for (name, secrets) in ops {
         let args = valgrind::memcheck_args();
-        let exe_and_op = [format!("./{exe}"), name.to_string()];
+        let mut exe_and_op = vec![format!("./{exe}"), name.to_string()];
+        let mut secrets: Vec<String> = secrets.iter().map(|s| s.to_string()).collect();
+        let drng = secrets.iter().position(|s| s == driver::DRNG);
+        let key = secrets.iter().position(|s| s == driver::SECRET_KEY);
+        if drng.is_some() || key.is_some() {
+            // First pass: what the scheme publishes verbatim (drawn randomness in the output,
+            // secret-key bytes in the public key) is not secret.
+            match valgrind::probe(cwd, exe, name, opts.timeout) {
+                Ok(p) => {
+                    let public = p.public_draws();
+                    let ranges = p.public_key_ranges();
+                    if let Some(i) = drng
+                        && !public.is_empty()
+                    {
+                        secrets[i] = format!(
+                            "{} except {} of {} draws (found verbatim in the public output by a first pass)",
+                            driver::DRNG,
+                            public.len(),
+                            p.draws.len()
+                        );
+                    }
+                    if let Some(i) = key
+                        && !ranges.is_empty()
+                    {
+                        let n: usize = ranges.iter().map(|r| r.1).sum();
+                        secrets[i] = format!(
+                            "{} except {n} of {} bytes (found verbatim in the public key by a first pass)",
+                            driver::SECRET_KEY,
+                            p.secret_key.as_ref().map_or(0, Vec::len)
+                        );
+                    }
+                    if !public.is_empty() || !ranges.is_empty() {
+                        let list: Vec<String> = public.iter().map(|i| i.to_string()).collect();
+                        exe_and_op.push(format!("public={}", list.join(",")));
+                    }
+                    if !ranges.is_empty() {
+                        let list: Vec<String> =
+                            ranges.iter().map(|(o, l)| format!("{o}:{l}")).collect();
+                        exe_and_op.push(format!("key={}", list.join(",")));
+                    }
+                }
+                Err(e) => {
+                    for i in [drng, key].into_iter().flatten() {
+                        secrets[i] =
+                            format!("{} (all of it: the first pass failed: {e})", secrets[i]);
+                    }
+                }
+            }
+        }
         let command = format!(
             "{} {} --xml-fd=<result channel> {}",
             opts.valgrind,
@@ -151,7 +200,7 @@ fn run_ops(
         let parsed = valgrind::parse_xml(&text);
         let mut op = CtOperation {
             operation: name.to_string(),
-            secret_inputs: secrets.iter().map(|s| s.to_string()).collect(),
+            secret_inputs: secrets,
             status: "run".into(),
             command,
             seconds: (t0.elapsed().as_secs_f64() * 100.0).round() / 100.0,
@@ -178,7 +227,9 @@ fn run_ops(
                 None => Some("the driver was killed by a signal".to_string()),
             }
         };
-        if let Some(r) = reason {
+        // Findings are read only from a report that arrived whole: an empty or cut report
+        // is never "no findings".
+        if let Some(r) = reason.or(outcome.incomplete.clone()) {
             op.status = "not run".into();
             op.reason = Some(r);
         }

@@ -48,6 +48,10 @@ pub struct RunOutcome {
     pub stderr_tail: String,
     /// The XML report (from the result channel).
     pub xml: String,
+    /// Why the report cannot be taken as complete (`None`: it arrived whole, closing tag
+    /// included): a drain timeout (a process kept the channel open), the size cap, no
+    /// closing tag.
+    pub incomplete: Option<String>,
 }
 
 /// Run `valgrind <args> --xml-fd=<result channel> <exe> <op>` in `cwd`, contained like every
@@ -86,12 +90,55 @@ pub fn run(
     if let Some(e) = &o.spawn_error {
         tail = e.clone();
     }
+    let xml = String::from_utf8_lossy(&o.result).into_owned();
+    let incomplete = if o.drain_timeout {
+        Some("valgrind's XML report did not arrive complete (a process kept its channel open past the drain limit)".to_string())
+    } else if o.result_truncated {
+        Some("valgrind's XML report exceeded the result channel's size limit".to_string())
+    } else if !xml.contains("</valgrindoutput>") {
+        Some("valgrind's XML report is incomplete (no closing </valgrindoutput>)".to_string())
+    } else {
+        None
+    };
     RunOutcome {
+        incomplete,
         code: o.status.and_then(|s| s.code()),
         timed_out: o.timed_out,
         seconds: t0.elapsed().as_secs_f64(),
         stderr_tail: tail,
-        xml: String::from_utf8_lossy(&o.result).into_owned(),
+        xml,
+    }
+}
+
+/// The first pass of an operation (`<exe> <op> probe`, natively, contained like the
+/// valgrind run): the draws of the generator and the public outputs it reported on the
+/// result channel ([`crate::driver::Probe`]).
+pub fn probe(
+    cwd: &Path,
+    exe: &str,
+    op: &str,
+    timeout: Duration,
+) -> Result<crate::driver::Probe, String> {
+    use pqperf_ffi::untrusted::{self, ChildSpec};
+    let o = untrusted::run(&ChildSpec {
+        program: cwd.join(exe),
+        args: vec![op.to_string(), "probe".to_string()],
+        cwd: cwd.to_path_buf(),
+        timeout,
+        writable: vec![cwd.to_path_buf()],
+    });
+    if let Some(e) = o.spawn_error {
+        return Err(e);
+    }
+    if o.timed_out {
+        return Err(format!("timeout after {} s", timeout.as_secs()));
+    }
+    if o.drain_timeout || o.result_truncated {
+        return Err("its report did not arrive complete".into());
+    }
+    match o.code() {
+        Some(0) => crate::driver::Probe::parse(&o.result),
+        c => Err(format!("exit status {c:?}")),
     }
 }
 

@@ -9,6 +9,10 @@
 //! `PQPERF trial_sched` / `PQPERF sample_sched` line (`key=value` pairs: calls, wall ns,
 //! counter, involuntary switches, run-queue wait, faults, migrations, CPU change), from which
 //! the orchestrator decides whether the trial was disturbed.
+//!
+//! With 0 trials the driver stops after the preparation (no warm-up, no call) and reports
+//! `STATUS setup_only`: the orchestrator measures the setup cost of a unit from that
+//! process's kernel CPU time (`pqperf_measure::verify`).
 
 use super::*;
 use pqperf_ffi::procinfo::SchedSnap;
@@ -59,8 +63,10 @@ pub fn run(a: &DriverArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 }
 
 pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
-    if !(1..=16).contains(&a.trials) || a.iters < 1 {
-        return Err(usage("trials must be 1..16 and iterations >= 1"));
+    if a.trials > 16 || a.iters < 1 {
+        return Err(usage(
+            "trials must be 1..16 (0: setup only) and iterations >= 1",
+        ));
     }
     if let Some(c) = a.cpu {
         affinity::pin_to(c).map_err(|e| usage(format!("cannot pin to CPU {c}: {e}")))?;
@@ -142,6 +148,12 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         let _ = counter.end(b);
     }
     let _ = SchedSnap::now();
+    if a.trials == 0 {
+        // Setup only: everything a timing run does before its first call, for the parent's
+        // measurement of the setup cost (kernel CPU time of this process).
+        o.line("STATUS\tsetup_only");
+        return Ok(0);
+    }
     for t in 1..=a.trials {
         let s0 = SchedSnap::now();
         let (ns, count) = if let (Some(s), Op::Kex(k)) = (step, &mut p.op) {

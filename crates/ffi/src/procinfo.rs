@@ -1,7 +1,9 @@
 //! Process and host facts from the kernel: resident memory (`/proc/self/statm`), the peak
 //! resident set (`VmHWM`, resettable through `/proc/self/clear_refs`), page size, `uname`,
 //! load averages, core-dump limits and advisory file locks, and the scheduler facts of the
-//! calling thread that tell whether a timed trial was disturbed ([`SchedSnap`]).
+//! calling thread that tell whether a timed trial was disturbed ([`SchedSnap`]), and the
+//! kernel's accounting of an exited child, read by the parent as it reaps it
+//! ([`wait_accounted`]).
 
 use std::path::Path;
 
@@ -261,4 +263,74 @@ mod tests {
         // A second open file description conflicts even within one process.
         assert!(try_lock_exclusive(&p).unwrap().is_none());
     }
+}
+
+/// What the kernel accounted for an exited child, read by its parent (the child cannot
+/// touch these figures): CPU time from `wait4`'s rusage (the child and the descendants it
+/// waited for) and, when the kernel provides schedstat, its main thread's on-CPU and
+/// run-queue nanoseconds read from the zombie before it is reaped.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ChildAccounting {
+    /// User CPU seconds (`ru_utime`).
+    pub user_s: f64,
+    /// System CPU seconds (`ru_stime`).
+    pub sys_s: f64,
+    /// On-CPU nanoseconds of the main thread (`/proc/<pid>/schedstat`, first field).
+    pub run_ns: Option<u64>,
+    /// Run-queue wait nanoseconds of the main thread (schedstat, second field).
+    pub run_delay_ns: Option<u64>,
+}
+
+impl ChildAccounting {
+    /// User + system CPU seconds.
+    pub fn cpu_s(&self) -> f64 {
+        self.user_s + self.sys_s
+    }
+}
+
+/// Waits for the child `pid` (blocking, or only when it already exited when `block` is
+/// false) and reaps it with its kernel accounting. `Ok(None)`: still running (non-blocking).
+/// The exit status is in the raw `wait` form (`ExitStatusExt::from_raw`).
+pub fn wait_accounted(pid: i32, block: bool) -> std::io::Result<Option<(i32, ChildAccounting)>> {
+    use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+    let mut flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
+    if !block {
+        flags |= WaitPidFlag::WNOHANG;
+    }
+    // Leave the child a zombie first, so that its schedstat can still be read.
+    match waitid(Id::Pid(nix::unistd::Pid::from_raw(pid)), flags) {
+        Ok(WaitStatus::StillAlive) => return Ok(None),
+        Ok(_) => {}
+        Err(nix::errno::Errno::EINTR) => return Ok(None),
+        Err(e) => return Err(std::io::Error::from(e)),
+    }
+    let sched = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).unwrap_or_default();
+    let mut f = sched.split_whitespace().map(|x| x.parse::<u64>().ok());
+    let run_ns = f.next().flatten();
+    let run_delay_ns = f.next().flatten();
+    // SAFETY: rusage is plain data; zeroed is a valid value for wait4 to overwrite.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut status: libc::c_int = 0;
+    loop {
+        // SAFETY: `status` and `ru` are valid, writable locals; wait4 writes only them and
+        // reaps `pid`, a child of this process that waitid just reported as exited.
+        let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if rc == pid {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Ok(Some((
+        status,
+        ChildAccounting {
+            user_s: secs(ru.ru_utime),
+            sys_s: secs(ru.ru_stime),
+            run_ns,
+            run_delay_ns,
+        },
+    )))
 }

@@ -406,6 +406,8 @@ pub struct ChildOutcome {
     pub leftovers_killed: usize,
     /// A reader did not finish within the drain limit (an escaped process kept a pipe open).
     pub drain_timeout: bool,
+    /// The kernel's accounting of the child (CPU time, schedstat), read when it was reaped.
+    pub accounting: Option<crate::procinfo::ChildAccounting>,
 }
 
 impl ChildOutcome {
@@ -554,10 +556,18 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     let deadline = start + spec.timeout;
     let mut pause = Duration::from_micros(200);
     let mut out = ChildOutcome::default();
+    // Reaped here (not through `child`) to keep the kernel's accounting of the child.
+    let reaped = |out: &mut ChildOutcome, r: Option<(i32, crate::procinfo::ChildAccounting)>| {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some((st, acc)) = r {
+            out.status = Some(ExitStatus::from_raw(st));
+            out.accounting = Some(acc);
+        }
+    };
     loop {
-        match child.try_wait() {
-            Ok(Some(st)) => {
-                out.status = Some(st);
+        match crate::procinfo::wait_accounted(pgid.as_raw(), false) {
+            Ok(Some(r)) => {
+                reaped(&mut out, Some(r));
                 break;
             }
             Ok(None) => {}
@@ -567,7 +577,12 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
             out.timed_out = true;
             let _ = killpg(pgid, Signal::SIGKILL);
             let _ = child.kill();
-            out.status = child.wait().ok();
+            reaped(
+                &mut out,
+                crate::procinfo::wait_accounted(pgid.as_raw(), true)
+                    .ok()
+                    .flatten(),
+            );
             break;
         }
         std::thread::sleep(pause);

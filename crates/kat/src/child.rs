@@ -8,10 +8,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use pqperf_ffi::dl::{Library, NistKemSizes, NistSignSizes};
-use pqperf_model::catalog::{ApiKind, CandidateType, Kat};
-use pqperf_model::katlog::{KatManifest, sha256_hex};
+use pqperf_model::catalog::{ApiKind, CandidateType};
+use pqperf_model::katlog::sha256_hex;
 
-use crate::{KatJob, compare, kv, procs, severity, type_word};
+use crate::judge::{self, Judge};
+use crate::{KatJob, kv, procs, type_word};
 
 /// Child writer on the private result channel: every line is flushed at once so a killed
 /// child leaves its log so far.
@@ -150,83 +151,25 @@ fn run_nist(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
     }
     let got = sha256_hex(text.as_bytes());
     log.line(&format!("manifest {got} nistkat {file}"));
-    match &job.kat {
-        Kat::Nistkat { sha256, .. } => {
-            if &got == sha256 {
-                ("PASS", String::new())
-            } else {
-                (
-                    "MISMATCH",
-                    format!("{file}: sha256 {got} != META.yml nistkat-sha256 {sha256}"),
-                )
-            }
-        }
-        _ => ("NOKAT", format!("{file}: no nistkat-sha256 in the catalog")),
-    }
+    judge::nist_verdict(job, file, &text)
 }
 
 fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, String) {
-    let (manifest_rel, reference_dir, kat_name, count) = match &job.kat {
-        Kat::Manifest {
-            manifest,
-            reference_dir,
-            kat_name,
-            count,
-        } => (
-            manifest.clone(),
-            reference_dir.clone(),
-            kat_name.clone(),
-            *count,
-        ),
-        _ => (None, None, None, None),
+    let judge = match Judge::new(job) {
+        Ok(j) => j,
+        Err(e) => return ("LOADFAIL", e),
     };
-    // Catalog field that sets the name part of the KAT file names (for diagnoses).
-    let name_field = if kat_name.is_some() {
-        "kat.kat_name"
-    } else {
-        "instance"
-    };
-    let name = kat_name.unwrap_or_else(|| job.instance.clone());
-    let count_n = count.unwrap_or(10);
-    let manifest = match &manifest_rel {
-        Some(m) => {
-            let p = job.root.join(m);
-            match std::fs::read_to_string(&p) {
-                Ok(t) => match KatManifest::parse(Path::new(m), &t) {
-                    Ok(k) => Some(k),
-                    Err(e) => return ("LOADFAIL", e.to_string()),
-                },
-                Err(_) => None,
-            }
+    let name = judge.name.clone();
+    let count_n = judge.count.unwrap_or(10);
+    // Check one file; a NOKAT diagnosed as a name mismatch is said in the log too.
+    let check = |file: &str, prefix: &str, text: &str, count, default, log: &mut LogFile| {
+        let c = judge.check(file, prefix, text, count, default);
+        log.line(&c.manifest_line);
+        if c.status == "NOKAT" && c.detail.contains("no manifest entry of this name;") {
+            log.line(&format!("name mismatch: {}", c.detail));
         }
-        None => None,
+        c
     };
-    let reference = |file: &str| -> Option<String> {
-        let dir = job.root.join(reference_dir.as_ref()?);
-        [
-            dir.join(file),
-            dir.join(&job.label).join(file),
-            dir.join(&job.instance).join(file),
-            dir.join(&name).join(file),
-        ]
-        .iter()
-        .find_map(|p| std::fs::read_to_string(p).ok())
-    };
-    // NOKAT although the manifest may hold this file under another name: say so (the log
-    // line and the RESULT detail); the status stays NOKAT.
-    let diagnose =
-        |c: &mut compare::FileCheck, file: &str, prefix: &str, text: &str, log: &mut LogFile| {
-            if c.status != "NOKAT" {
-                return;
-            }
-            if let Some(d) = manifest
-                .as_ref()
-                .and_then(|m| compare::name_mismatch(file, prefix, text, m))
-            {
-                c.detail = d.describe(file, name_field, &format!("{}/{}", job.id, job.label));
-                log.line(&format!("name mismatch: {}", c.detail));
-            }
-        };
     // Sizes into the header.
     let sizes: Vec<(&str, u64)> = match job.kind {
         CandidateType::Sign => match pqperf_ffi::dl::SigApi::new(lib) {
@@ -273,16 +216,8 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
     let mut t = procs::Timing::default();
     if job.kind == CandidateType::Hash {
         let d = sizes[0].1 as u32;
-        let mut files = vec![procs::HashFile::K2_12, procs::HashFile::K2_23];
-        if job.hash_full {
-            files.push(procs::HashFile::K2_33);
-        }
-        if job.hash_loop || job.hash_full {
-            files.push(procs::HashFile::Loop);
-        }
-        let mut worst: (&'static str, String) = ("PASS", String::new());
-        let (mut passed, mut nokat) = (0, 0);
-        for f in files {
+        let mut checks = Vec::new();
+        for f in judge::hash_files(job) {
             let file = format!("{}_{name}.txt", f.word());
             let mut text = String::new();
             let t0 = Instant::now();
@@ -296,39 +231,12 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
             if let Err(fail) = r {
                 return (fail.status, fail.detail);
             }
-            let mut c = compare::check_file(
-                &job.label,
-                &file,
-                &text,
-                manifest.as_ref(),
-                reference(&file).as_deref(),
-                None,
-                0,
-            );
-            log.line(&c.manifest_line);
-            diagnose(&mut c, &file, f.word(), &text, log);
-            match c.status {
-                "PASS" => passed += 1,
-                "NOKAT" => nokat += 1,
-                _ => {}
-            }
-            if severity(c.status) > severity(worst.0) {
-                worst = (c.status, c.detail);
-            }
+            let c = check(&file, f.word(), &text, None, 0, log);
+            checks.push((c.status, c.detail));
         }
-        if worst.0 == "NOKAT" && passed > 0 {
-            return (
-                "PARTIAL",
-                format!("({passed} file(s) verified, {nokat} without reference)"),
-            );
-        }
-        return worst;
+        return judge::combine_hash(&checks);
     }
-    let prefix = match job.kind {
-        CandidateType::Sign => "KAT_SIG",
-        CandidateType::Kem => "KAT_KEM",
-        _ => "KAT_KEX",
-    };
+    let prefix = judge::pkc_prefix(job.kind);
     let mut text = String::new();
     let r = match job.kind {
         CandidateType::Sign => procs::kat_sig(lib, count_n, &mut text, &mut t),
@@ -343,16 +251,6 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
     if let Err(f) = r {
         return (f.status, f.detail);
     }
-    let mut c = compare::check_file(
-        &job.label,
-        &file,
-        &text,
-        manifest.as_ref(),
-        reference(&file).as_deref(),
-        count.map(u64::from),
-        10,
-    );
-    log.line(&c.manifest_line);
-    diagnose(&mut c, &file, prefix, &text, log);
+    let c = check(&file, prefix, &text, judge.count.map(u64::from), 10, log);
     (c.status, c.detail)
 }

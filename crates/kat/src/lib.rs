@@ -14,13 +14,19 @@
 //! sits in the manifest under another name is diagnosed in the log and the RESULT detail
 //! ([`compare::name_mismatch`]).
 //!
+//! The child's RESULT line is a hint: after the child (and all it started) is gone the parent
+//! judges the generated files itself ([`judge::parent_verdict`]) and records FORGED when the
+//! child claimed a better verdict than the files support.
+//!
 //! Statuses: PASS, MISMATCH, NOKAT, PARTIAL (hash: some files unverifiable), CRYPTOFAIL,
-//! TIMEOUT, OVERFLOW, BUILDFAIL, plus LOADFAIL/CRASH for libraries that cannot be driven.
+//! TIMEOUT, OVERFLOW, BUILDFAIL, FORGED (the child's verdict disagrees with the parent's
+//! check), plus LOADFAIL/CRASH for libraries that cannot be driven.
 
 #![forbid(unsafe_code)]
 
 mod child;
 pub mod compare;
+pub mod judge;
 mod parent;
 pub mod procs;
 
@@ -30,7 +36,7 @@ use pqperf_model::catalog::{ApiKind, CandidateType, Kat};
 use serde::{Deserialize, Serialize};
 
 pub use child::child_main;
-pub use parent::{InstanceKat, KatChildRun, KatOptions, KatSummary, run, run_contained};
+pub use parent::{FORGED, InstanceKat, KatChildRun, KatOptions, KatSummary, run, run_contained};
 
 /// Errors of the KAT stage (per-instance problems become statuses, not errors).
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +72,7 @@ pub fn severity(status: &str) -> u8 {
         "LOADFAIL" => 6,
         "TIMEOUT" => 7,
         "CRASH" => 8,
+        "FORGED" => 9,
         _ => 9,
     }
 }

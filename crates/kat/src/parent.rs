@@ -131,6 +131,10 @@ pub fn run_contained(
 ) -> Result<KatChildRun, KatError> {
     let _ = std::fs::remove_file(&job.log);
     std::fs::create_dir_all(&job.out_dir).map_err(|e| io_err(&job.out_dir, e))?;
+    // What the parent judges must be what this child wrote.
+    for f in crate::judge::generated_files(job) {
+        let _ = std::fs::remove_file(job.out_dir.join(f));
+    }
     let out = pqperf_ffi::untrusted::run(&pqperf_ffi::untrusted::ChildSpec {
         program: program.to_path_buf(),
         args,
@@ -168,9 +172,20 @@ pub fn run_contained(
             let cut = log.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
             log.insert_str(cut, &format!("{n}\n"));
         }
+        let claimed = l.split(' ').nth(3).unwrap_or("CRASH").to_string();
+        if let Some((status, line)) = overrule(job, &claimed) {
+            // The child's log stays as evidence of what it claimed; the parent's verdict
+            // is the last RESULT line.
+            log.push_str(&format!("{line}\n"));
+            write_log(&job.log, &log)?;
+            return Ok(KatChildRun {
+                status,
+                result_line: line,
+            });
+        }
         write_log(&job.log, &log)?;
         return Ok(KatChildRun {
-            status: l.split(' ').nth(3).unwrap_or("CRASH").to_string(),
+            status: claimed,
             result_line: l,
         });
     } else {
@@ -207,6 +222,35 @@ pub fn run_contained(
         result_line,
     })
 }
+
+/// The parent's own check of a child's verdict ([`crate::judge::parent_verdict`]): for a
+/// verdict the generated files decide (PASS, PARTIAL, NOKAT, MISMATCH), a claim better than
+/// what the parent finds is FORGED, with both verdicts in the detail; `None` keeps the
+/// child's RESULT line (it agrees, or claims a failure the files cannot disprove).
+fn overrule(job: &KatJob, claimed: &str) -> Option<(String, String)> {
+    if !matches!(claimed, "PASS" | "PARTIAL" | "NOKAT" | "MISMATCH") {
+        return None;
+    }
+    let (status, detail) = crate::judge::parent_verdict(job);
+    if crate::severity(claimed) >= crate::severity(status) {
+        return None;
+    }
+    let detail = if detail.is_empty() {
+        status.to_string()
+    } else {
+        format!("{status} {detail}")
+    };
+    Some((
+        FORGED.to_string(),
+        format!(
+            "RESULT {} {} {FORGED} the child reported {claimed}; the parent's check of the generated files: {detail}",
+            job.id, job.instance
+        ),
+    ))
+}
+
+/// Status of a KAT whose child reported a better verdict than the generated files support.
+pub const FORGED: &str = "FORGED";
 
 /// The exit status [`child_main`] returns with the last RESULT line of `log`: a RESULT line
 /// counts only when the process also exited with its status (a candidate that printed a

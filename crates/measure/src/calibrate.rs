@@ -48,9 +48,18 @@ pub fn calibrate_one(
     // One timed call, no sampled trial (it would double the call and count as setup time).
     let mut args = driver_args(opts, inst, op, bytes, 1, 1, 0);
     args.samples = false;
-    let run = runner::run_driver(&opts.driver, &args, opts.calibration_timeout);
+    let mut run = runner::run_driver(&opts.driver, &args, opts.calibration_timeout);
+    if run.process.status == crate::verify::INCONSISTENT {
+        // Re-run once; a second inconsistent run is recorded as it is (no t1_s).
+        run = runner::run_driver(&opts.driver, &args, opts.calibration_timeout);
+    }
     let mut v = process_json(&run.process);
-    let t1 = run.process.trials.first().map(|t| t.seconds);
+    let t1 = run
+        .process
+        .trials
+        .first()
+        .map(|t| t.seconds)
+        .filter(|_| run.process.status != crate::verify::INCONSISTENT);
     if let Value::Object(m) = &mut v {
         m.insert("t1_s".into(), json!(t1));
         m.insert("setup_s".into(), json!(t1.map(|t| run.wall_s - t)));
@@ -73,7 +82,11 @@ pub fn calibrate_one(
             inst.entry.label,
             run.process.status,
             run.process.exit_code,
-            if run.process.stderr.is_empty() {
+            if let Some(pr) = run.process.extra.get("kernel_check")
+                && run.process.status == crate::verify::INCONSISTENT
+            {
+                format!(": {}", pr["problems"])
+            } else if run.process.stderr.is_empty() {
                 String::new()
             } else {
                 format!(": {}", run.process.stderr.lines().last().unwrap_or(""))

@@ -12,6 +12,7 @@ pub mod plan;
 pub mod record;
 pub mod runner;
 pub mod settings;
+pub mod verify;
 
 /// The timing child's library part (argv, preparation), from `pqperf-driver`.
 pub use pqperf_driver as driver;

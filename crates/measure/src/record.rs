@@ -136,7 +136,14 @@ fn run_with_retries(
             disturbed,
             trials: run.sched.clone(),
         });
-        let done = !run.complete() || !disturbed;
+        // A run whose claims disagree with the kernel's accounting is re-run once.
+        let inconsistent = run.process.status == crate::verify::INCONSISTENT;
+        let done = if inconsistent {
+            runs.iter()
+                .any(|(r, _)| r.process.status == crate::verify::INCONSISTENT)
+        } else {
+            !run.complete() || !disturbed
+        };
         runs.push((run, disturbed));
         if done {
             break;

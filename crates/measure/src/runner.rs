@@ -171,20 +171,30 @@ impl Run {
     }
 }
 
-/// Runs one driver process, contained (`pqperf_ffi::untrusted`), with a hard timeout, and
-/// parses what it reported on its private result channel. The candidate's stdout/stderr are
-/// captured with a size cap; the record keeps their byte counts and the stderr tail.
-pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run {
-    let argv = args.to_argv();
-    let mut command = vec![DRIVER_BIN.to_string()];
-    command.extend(argv.iter().cloned());
-    let out = untrusted::run(&ChildSpec {
+/// Starts one driver process, contained, and waits for it (no parsing).
+pub(crate) fn spawn(
+    exe: &DriverExe,
+    args: &DriverArgs,
+    timeout: Duration,
+) -> untrusted::ChildOutcome {
+    untrusted::run(&ChildSpec {
         program: exe.exe.clone(),
-        args: argv,
+        args: args.to_argv(),
         cwd: exe.cwd.clone(),
         timeout,
         writable: Vec::new(),
-    });
+    })
+}
+
+/// Runs one driver process, contained (`pqperf_ffi::untrusted`), with a hard timeout, and
+/// parses what it reported on its private result channel. A process that says `complete` is
+/// checked against the kernel's accounting ([`crate::verify`]) and becomes
+/// [`crate::verify::INCONSISTENT`] when its claims disagree. The candidate's stdout/stderr are
+/// captured with a size cap; the record keeps their byte counts and the stderr tail.
+pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run {
+    let mut command = vec![DRIVER_BIN.to_string()];
+    command.extend(args.to_argv());
+    let out = spawn(exe, args, timeout);
     if let Some(e) = &out.spawn_error {
         let process = Process {
             status: "failed".into(),
@@ -271,6 +281,30 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             .extra
             .insert("candidate_output".into(), out.output_json());
     }
+    if process.status == "complete" {
+        let problems = match &out.accounting {
+            Some(acc) => {
+                let mut setup = || crate::verify::measure_setup(exe, args, timeout);
+                let mut k = crate::verify::Kernel {
+                    acc,
+                    wall_s,
+                    tick_hz: crate::verify::tick_hz(),
+                    setup_s: &mut setup,
+                };
+                let (problems, evidence) = crate::verify::check(args, &parsed, &mut k);
+                process.extra.insert("kernel_check".into(), evidence);
+                problems
+            }
+            None => vec!["no kernel accounting of the process".to_string()],
+        };
+        if !problems.is_empty() {
+            process.status = crate::verify::INCONSISTENT.into();
+            process
+                .extra
+                .entry("kernel_check".to_string())
+                .or_insert_with(|| serde_json::json!({ "problems": problems }));
+        }
+    }
     let timed_s = process.trials.iter().map(|t| t.seconds).sum();
     let mem = if process.status == "complete" {
         parsed.mem
@@ -317,6 +351,8 @@ pub struct Parsed {
     pub sample_trials: Vec<Vec<u64>>,
     /// `PQPERF trial_sched` / `sample_sched` lines.
     pub sched: Vec<TrialSched>,
+    /// The `run_ns` (on-CPU nanoseconds) of each `sched` line, in the same order.
+    pub sched_run_ns: Vec<Option<u64>>,
     /// PQPERF counter.
     pub counter: Option<String>,
     /// PQPERF mem_… lines (complete stack figures required).
@@ -354,6 +390,7 @@ pub fn parse_output(lines: &[String]) -> Parsed {
             ["PQPERF", key @ ("trial_sched" | "sample_sched"), v] => {
                 if let Some(t) = parse_sched(key, v) {
                     p.sched.push(t);
+                    p.sched_run_ns.push(sched_field(v, "run_ns"));
                 }
             }
             ["PQPERF", k, v] if k.starts_with("mem_") => {
@@ -380,6 +417,13 @@ pub fn parse_output(lines: &[String]) -> Parsed {
         });
     }
     p
+}
+
+/// The number `key=` of a scheduler line (`-` or absent: None).
+fn sched_field(v: &str, key: &str) -> Option<u64> {
+    v.split(' ')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .and_then(|x| x.parse().ok())
 }
 
 /// One `key=value …` scheduler line (`-` = not available).

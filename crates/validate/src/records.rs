@@ -150,6 +150,31 @@ pub(crate) fn check_record(
         ));
     }
 
+    // A driver process the parent found inconsistent with the kernel's accounting
+    // (`inconsistent`) carries its reasons and never counts towards a complete record.
+    for (i, pr) in r.processes.iter().enumerate() {
+        if pr.status != "inconsistent" {
+            continue;
+        }
+        let reasons = pr
+            .extra
+            .get("kernel_check")
+            .and_then(|k| k["problems"].as_array())
+            .is_some_and(|a| !a.is_empty());
+        if !reasons {
+            rep.problems.push(p(
+                &format!("processes[{i}].kernel_check"),
+                "inconsistent process without kernel_check.problems".to_string(),
+            ));
+        }
+        if r.status == "complete" {
+            rep.problems.push(p(
+                "status",
+                format!("complete although processes[{i}] is inconsistent"),
+            ));
+        }
+    }
+
     // Trials and process aggregates.
     let pt = ProcessTotals::of(&r.processes);
     if pt.trials != r.trials {

@@ -155,6 +155,10 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     out.push(String::new());
     out.extend(performance_table(v, cand, &labels, cat, ticks.as_ref()));
     out.push(String::new());
+    if let Some(s) = perf::inconsistent_note(v, cand, &labels) {
+        out.push(s);
+        out.push(String::new());
+    }
     if let Some(s) = perf::robust_note(v, cand, &labels) {
         out.push(s);
         out.push(String::new());

@@ -84,6 +84,52 @@ pub(super) fn robust_note(v: &SystemView, cand: &str, labels: &[String]) -> Opti
     ))
 }
 
+/// Processes of a record whose claims disagreed with the kernel's accounting
+/// (`inconsistent`, `pqperf_measure::verify`): (index, first problem).
+fn inconsistent_processes(r: &RecordRef) -> Vec<(usize, String)> {
+    r.rec
+        .processes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.status == "inconsistent")
+        .map(|(i, p)| {
+            let why = p
+                .extra
+                .get("kernel_check")
+                .and_then(|k| k["problems"].get(0))
+                .and_then(|x| x.as_str())
+                .unwrap_or("no reason recorded")
+                .to_string();
+            (i, why)
+        })
+        .collect()
+}
+
+/// The paragraph naming every record kept out of the figures because a driver process's
+/// claims disagreed with the kernel's accounting (none: `None`).
+pub(super) fn inconsistent_note(v: &SystemView, cand: &str, labels: &[String]) -> Option<String> {
+    let mut items = Vec::new();
+    for label in labels {
+        for r in v.records_of(cand, label) {
+            for (i, why) in inconsistent_processes(&r) {
+                items.push(format!(
+                    "{} {} (process {}: {})",
+                    code(label),
+                    r.opkey(),
+                    i + 1,
+                    crate::md::sanitize_fragment(&why)
+                ));
+            }
+        }
+    }
+    (!items.is_empty()).then(|| {
+        format!(
+            "Inconsistent timing (not shown): the driver's claimed figures disagree with what the kernel accounted for the process (CPU time, lifetime, call counts), also after one re-run: {}.",
+            items.join("; ")
+        )
+    })
+}
+
 pub(super) fn performance_table(
     v: &SystemView,
     cand: &str,
@@ -116,8 +162,13 @@ pub(super) fn performance_table(
             let opkey = r.opkey();
             if !r.complete() {
                 let extra = if rb { " |" } else { "" };
+                let what = if inconsistent_processes(&r).is_empty() {
+                    "failed"
+                } else {
+                    "inconsistent"
+                };
                 out.push(format!(
-                    "| {} | {opkey} | failed | | | | |{extra}",
+                    "| {} | {opkey} | {what} | | | | |{extra}",
                     code(label)
                 ));
                 continue;

@@ -1,0 +1,460 @@
+//! The parent's check of one timing-driver process against what the kernel accounted for it
+//! (issue 31: no figure is taken from a line the candidate could have written). The driver
+//! shares its address space with candidate code, so its TRIAL/SAMPLES/sched lines are claims;
+//! they are compared with the `wait4` CPU time, the zombie's schedstat (on-CPU and run-queue
+//! nanoseconds) and the lifetime the parent saw, in both directions:
+//!
+//! - **counts**: as many reference trials as asked, each with the asked number of calls, and
+//!   (with `--samples`) sampled trials of `min(iters, 400)` calls; every trial at least
+//!   [`MIN_CALL_S`] per call;
+//! - **fits the lifetime**: Σ claimed timed seconds (reference and sampled trials) ≤ the wall
+//!   time the parent saw + [`WALL_SLACK_S`];
+//! - **not more than the CPU did** (too much claimed): Σ claimed on-CPU nanoseconds ≤ CPU time
+//!   plus [`slack`]; Σ claimed run-queue wait ≤ the kernel's run-queue wait plus slack; each
+//!   claimed trial time ≤ its claimed on-CPU and run-queue time plus slack (a trial cannot
+//!   sleep). A busy host inflates wall time (run-queue wait), not CPU time, so the CPU bound
+//!   holds there too;
+//! - **not less than the CPU did** (too little claimed: real work, fast figures): CPU time −
+//!   setup − untimed calls ≤ Σ claimed timed seconds + slack, where the setup cost is the CPU
+//!   time of a process the parent starts itself with the same arguments and 0 trials (the
+//!   driver stops after the preparation; measured only when needed, once per unit and
+//!   pqperf process) and the untimed calls (warm-ups, the memory pass) are costed at the
+//!   claimed per-call time;
+//! - **ticks agree with seconds**: a fixed-rate counter (TSC, `cntvct_el0`) counts the
+//!   recorded tick rate × seconds (± [`TICK_REL`]); a cycle counter at most
+//!   [`MAX_CYCLES_PER_NS`] per nanosecond.
+//!
+//! Per-step timing of a key exchange (`timing_scope` `per_call_step`: one step of every
+//! exchange is timed) gets the counts, the lifetime and the too-much-claimed bounds only.
+//!
+//! A process that fails any of these is `inconsistent` (the caller re-runs it once); the
+//! figures and the problems are kept in its process entry (`kernel_check`). What this cannot
+//! catch (forgeries within the slack, a setup-only process that behaves differently) is in
+//! docs/ARCHITECTURE.md, "Threat model".
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use pqperf_ffi::procinfo::ChildAccounting;
+use serde_json::{Value, json};
+
+use crate::driver::{DriverArgs, SAMPLE_CALLS};
+use crate::runner::Parsed;
+
+/// Process status of a driver run whose claims disagree with the kernel's accounting.
+pub const INCONSISTENT: &str = "inconsistent";
+/// Seconds a claimed total may exceed the parent's wall time of the process (clock reads).
+pub const WALL_SLACK_S: f64 = 0.01;
+/// Shortest plausible time of one call (seconds).
+pub const MIN_CALL_S: f64 = 1e-9;
+/// Relative tolerance of a fixed-rate counter against seconds × tick rate.
+pub const TICK_REL: f64 = 0.05;
+/// Highest plausible cycle-counter rate (cycles per nanosecond).
+pub const MAX_CYCLES_PER_NS: f64 = 10.0;
+
+/// Slack of a CPU-time comparison: 50 ms + 25 % of `base` seconds + 10 ms per timed
+/// interval (schedstat figures advance at scheduler ticks, so each interval may be off by a
+/// tick at both ends).
+pub fn slack(base_s: f64, intervals: usize) -> f64 {
+    0.05 + 0.25 * base_s.max(0.0) + 0.01 * intervals as f64
+}
+
+/// What the driver claimed, summed over its timed intervals.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Claims {
+    /// Σ seconds of reference and sampled trials.
+    pub timed_s: f64,
+    /// Σ calls inside them.
+    pub calls: u64,
+    /// Timed intervals (reference + sampled trials).
+    pub intervals: usize,
+    /// Σ on-CPU seconds (every interval reported it).
+    pub run_s: Option<f64>,
+    /// Σ run-queue seconds (every interval reported it).
+    pub runq_s: Option<f64>,
+}
+
+impl Claims {
+    pub fn of(p: &Parsed) -> Claims {
+        let sampled: Vec<_> = p.sched.iter().filter(|s| s.kind == "sampled").collect();
+        let sum = |v: Vec<Option<u64>>| {
+            v.into_iter()
+                .try_fold(0u64, |a, x| x.map(|x| a.saturating_add(x)))
+                .map(|ns| ns as f64 / 1e9)
+        };
+        let run: Vec<Option<u64>> = (0..p.sched.len())
+            .map(|i| p.sched_run_ns.get(i).copied().flatten())
+            .collect();
+        Claims {
+            timed_s: p.trials.iter().map(|t| t.seconds).sum::<f64>()
+                + sampled.iter().map(|s| s.seconds).sum::<f64>(),
+            calls: p.trials.iter().map(|t| t.measurements).sum::<u64>()
+                + sampled.iter().map(|s| s.calls).sum::<u64>(),
+            intervals: p.trials.len() + sampled.len(),
+            run_s: if p.sched.is_empty() { None } else { sum(run) },
+            runq_s: if p.sched.is_empty() {
+                None
+            } else {
+                sum(p.sched.iter().map(|s| s.runq_ns).collect())
+            },
+        }
+    }
+}
+
+/// The check's inputs besides the claims.
+pub struct Kernel<'a> {
+    /// What the kernel accounted.
+    pub acc: &'a ChildAccounting,
+    /// The process's lifetime as the parent saw it.
+    pub wall_s: f64,
+    /// Tick rate of a fixed-rate counter (Hz), when known.
+    pub tick_hz: Option<f64>,
+    /// Setup CPU seconds of the unit, measured on demand.
+    pub setup_s: &'a mut dyn FnMut() -> Result<f64, String>,
+}
+
+/// Checks a complete driver process; returns the problems (empty: consistent) and the
+/// evidence for its process entry.
+pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Value) {
+    let mut bad = Vec::new();
+    let c = Claims::of(p);
+    let cpu = k.acc.cpu_s();
+    // Counts.
+    if p.trials.len() != args.trials as usize {
+        bad.push(format!(
+            "{} reference trial(s) reported, {} asked",
+            p.trials.len(),
+            args.trials
+        ));
+    }
+    for (i, t) in p.trials.iter().enumerate() {
+        if t.measurements != args.iters {
+            bad.push(format!(
+                "trial {}: {} calls reported, {} asked",
+                i + 1,
+                t.measurements,
+                args.iters
+            ));
+        }
+        if t.seconds < args.iters as f64 * MIN_CALL_S {
+            bad.push(format!(
+                "trial {}: {} s for {} calls (below {MIN_CALL_S} s per call)",
+                i + 1,
+                t.seconds,
+                t.measurements
+            ));
+        }
+    }
+    let refs = p.sched.iter().filter(|s| s.kind == "reference").count();
+    if refs != p.trials.len() {
+        bad.push(format!(
+            "{refs} scheduler line(s) for {} reference trial(s)",
+            p.trials.len()
+        ));
+    }
+    let sampled: Vec<_> = p.sched.iter().filter(|s| s.kind == "sampled").collect();
+    let want_calls = args.iters.min(SAMPLE_CALLS);
+    if !args.samples && (!sampled.is_empty() || !p.sample_trials.is_empty()) {
+        bad.push("sampled trials reported although none were asked".into());
+    }
+    if sampled.len() > args.trials as usize || sampled.len() != p.sample_trials.len() {
+        bad.push(format!(
+            "{} sampled trial(s) with {} SAMPLES line(s) for {} trial(s)",
+            sampled.len(),
+            p.sample_trials.len(),
+            args.trials
+        ));
+    }
+    for (s, v) in sampled.iter().zip(&p.sample_trials) {
+        if s.calls != want_calls || v.len() as u64 != want_calls {
+            bad.push(format!(
+                "sampled trial {}: {} calls / {} samples reported, {want_calls} expected",
+                s.trial,
+                s.calls,
+                v.len()
+            ));
+        }
+    }
+    // Fits the lifetime.
+    if c.timed_s > k.wall_s + WALL_SLACK_S {
+        bad.push(format!(
+            "claimed {:.6} s of timed calls in a process that lived {:.6} s",
+            c.timed_s, k.wall_s
+        ));
+    }
+    // Too much claimed.
+    let sl = slack(cpu, c.intervals);
+    match c.run_s {
+        Some(run) if run > cpu + sl => bad.push(format!(
+            "claimed {run:.6} s on CPU, the kernel accounted {cpu:.6} s of CPU time (slack {sl:.3} s)"
+        )),
+        Some(_) => {}
+        None if k.acc.run_ns.is_some() => {
+            bad.push("no on-CPU time reported although the kernel provides schedstat".into())
+        }
+        None => {}
+    }
+    if let (Some(q), Some(d)) = (c.runq_s, k.acc.run_delay_ns) {
+        let d = d as f64 / 1e9;
+        let sl = slack(d, c.intervals);
+        if q > d + sl {
+            bad.push(format!(
+                "claimed {q:.6} s of run-queue wait, the kernel accounted {d:.6} s (slack {sl:.3} s)"
+            ));
+        }
+    }
+    for (i, s) in p.sched.iter().enumerate() {
+        if let (Some(r), Some(q)) = (p.sched_run_ns.get(i).copied().flatten(), s.runq_ns) {
+            let inside = (r + q) as f64 / 1e9;
+            if s.seconds > inside + slack(s.seconds, 1) {
+                bad.push(format!(
+                    "{} trial {}: {:.6} s claimed, only {inside:.6} s of it on CPU or waiting for it",
+                    s.kind, s.trial, s.seconds
+                ));
+            }
+        }
+    }
+    // Ticks agree with seconds (not for per-step timing, which sums per-call reads of the
+    // counter and the clock taken apart).
+    let counter = p.counter.as_deref().unwrap_or("");
+    let per_step = p.meta.str("timing_scope") == Some("per_call_step");
+    for (i, t) in p.trials.iter().enumerate().filter(|_| !per_step) {
+        let Some(n) = t.cycles else { continue };
+        let n = n as f64;
+        if counter == "cycles" {
+            if n > t.seconds * 1e9 * MAX_CYCLES_PER_NS + 1000.0 {
+                bad.push(format!(
+                    "trial {}: {n} cycles in {} s (above {MAX_CYCLES_PER_NS} per ns)",
+                    i + 1,
+                    t.seconds
+                ));
+            }
+        } else if let Some(hz) = k.tick_hz.filter(|h| *h > 0.0) {
+            let want = t.seconds * hz;
+            if (n - want).abs() > TICK_REL * want + 1000.0 {
+                bad.push(format!(
+                    "trial {}: {n} ticks in {} s, {want:.0} expected at {hz:.0} Hz",
+                    i + 1,
+                    t.seconds
+                ));
+            }
+        }
+    }
+    // Too little claimed.
+    let per_call = if c.calls > 0 {
+        c.timed_s / c.calls as f64
+    } else {
+        0.0
+    };
+    let untimed = (args.warmups + 1) as f64 * per_call;
+    let mut setup = None;
+    let unclaimed = cpu - untimed - c.timed_s;
+    // Per-step timing of a key exchange times one step of each exchange: the other steps are
+    // untimed work the claims do not cost, so only the bounds above apply.
+    if !per_step && unclaimed > slack(c.timed_s, c.intervals) {
+        match (k.setup_s)() {
+            Ok(u) => {
+                setup = Some(u);
+                let sl = slack(c.timed_s + u, c.intervals);
+                if unclaimed - u > sl {
+                    bad.push(format!(
+                        "{cpu:.6} s of CPU time, {u:.6} s of it setup (measured apart), {untimed:.6} s untimed calls: {:.6} s more than the {:.6} s claimed (slack {sl:.3} s)",
+                        unclaimed - u,
+                        c.timed_s
+                    ));
+                }
+            }
+            Err(e) => bad.push(format!(
+                "{cpu:.6} s of CPU time for {:.6} s claimed, and the setup cost could not be measured: {e}",
+                c.timed_s
+            )),
+        }
+    }
+    let evidence = json!({
+        "cpu_s": round6(cpu),
+        "wall_s": round6(k.wall_s),
+        "run_delay_s": k.acc.run_delay_ns.map(|d| round6(d as f64 / 1e9)),
+        "claimed_timed_s": round6(c.timed_s),
+        "claimed_on_cpu_s": c.run_s.map(round6),
+        "setup_cpu_s": setup.map(round6),
+        "problems": bad,
+    });
+    (bad.clone(), evidence)
+}
+
+fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// The host's fixed tick rate, measured once per pqperf process.
+pub fn tick_hz() -> Option<f64> {
+    static HZ: OnceLock<Option<f64>> = OnceLock::new();
+    *HZ.get_or_init(|| pqperf_ffi::counters::ticks_hz(20).map(|h| h as f64))
+}
+
+/// Setup CPU seconds per unit (library, operation, input bytes, API) already measured.
+fn setup_cache() -> &'static Mutex<HashMap<String, f64>> {
+    static C: OnceLock<Mutex<HashMap<String, f64>>> = OnceLock::new();
+    C.get_or_init(Default::default)
+}
+
+/// The setup cost of `args`'s unit: CPU time of a driver process with the same arguments and
+/// 0 trials (no warm-up), started by the parent; cached per unit.
+pub fn measure_setup(
+    exe: &crate::runner::DriverExe,
+    args: &DriverArgs,
+    timeout: Duration,
+) -> Result<f64, String> {
+    let key = format!(
+        "{}\0{}\0{}\0{:?}",
+        exe.cwd.join(&args.lib).display(),
+        args.op,
+        args.bytes,
+        args.api
+    );
+    if let Some(v) = setup_cache().lock().unwrap().get(&key) {
+        return Ok(*v);
+    }
+    let mut a = args.clone();
+    a.trials = 0;
+    a.warmups = 0;
+    a.samples = false;
+    let out = crate::runner::spawn(exe, &a, timeout);
+    let parsed = crate::runner::parse_output(&out.result_lines());
+    let cpu = match (&out.accounting, parsed.status.as_deref(), out.code()) {
+        (Some(acc), Some("setup_only"), Some(0)) => acc.cpu_s(),
+        (_, st, code) => {
+            return Err(format!(
+                "the setup-only process ended {} (exit {code:?})",
+                st.unwrap_or("without STATUS")
+            ));
+        }
+    };
+    setup_cache().lock().unwrap().insert(key, cpu);
+    Ok(cpu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::ApiSpec;
+    use pqperf_model::record::{Trial, TrialSched};
+
+    fn args() -> DriverArgs {
+        DriverArgs {
+            lib: "lib/x.so".into(),
+            op: "sign".into(),
+            bytes: 0,
+            trials: 2,
+            iters: 10,
+            warmups: 1,
+            cpu: None,
+            samples: false,
+            force_ticks: true,
+            api: ApiSpec::Iccs,
+            stack_region: crate::driver::DEFAULT_STACK_REGION,
+        }
+    }
+
+    fn sched(trial: u64, seconds: f64, runq: f64) -> TrialSched {
+        TrialSched {
+            kind: "reference".into(),
+            trial,
+            calls: 10,
+            seconds,
+            count: 0,
+            counter_per_ns: None,
+            nivcsw: 0,
+            nvcsw: 0,
+            runq_ns: Some((runq * 1e9) as u64),
+            minflt: 0,
+            majflt: 0,
+            migrations: None,
+            cpu_changed: None,
+            preempted_share: None,
+            disturbed: false,
+        }
+    }
+
+    fn parsed(secs: f64, run: f64, runq: f64) -> Parsed {
+        let mut p = Parsed {
+            counter: Some("tsc".into()),
+            ..Default::default()
+        };
+        for t in 1..=2 {
+            p.trials.push(Trial {
+                measurements: 10,
+                seconds: secs,
+                cycles: Some((secs * 2e9) as i64),
+                ..Default::default()
+            });
+            p.sched.push(sched(t, secs, runq));
+            p.sched_run_ns.push(Some((run * 1e9) as u64));
+        }
+        p
+    }
+
+    fn run_check(p: &Parsed, cpu: f64, wall: f64, delay: f64, setup: f64) -> Vec<String> {
+        let acc = ChildAccounting {
+            user_s: cpu,
+            sys_s: 0.0,
+            run_ns: Some(1),
+            run_delay_ns: Some((delay * 1e9) as u64),
+        };
+        let mut f = || Ok(setup);
+        let mut k = Kernel {
+            acc: &acc,
+            wall_s: wall,
+            tick_hz: Some(2e9),
+            setup_s: &mut f,
+        };
+        check(&args(), p, &mut k).0
+    }
+
+    #[test]
+    fn honest_quiet_and_busy_runs_pass() {
+        // Quiet: 2 × 0.5 s of calls, 0.2 s setup.
+        assert!(run_check(&parsed(0.5, 0.5, 0.0), 1.25, 1.4, 0.0, 0.2).is_empty());
+        // Busy: half of each trial waiting for the CPU; CPU time unchanged.
+        assert!(run_check(&parsed(1.0, 0.5, 0.5), 1.25, 2.8, 1.4, 0.2).is_empty());
+    }
+
+    #[test]
+    fn forgeries_are_named() {
+        // 3 s per trial claimed from a process that lived 0.03 s.
+        let p = parsed(3.0, 3.0, 0.0);
+        let bad = run_check(&p, 0.02, 0.03, 0.0, 0.01);
+        assert!(bad.iter().any(|b| b.contains("lived")), "{bad:?}");
+        assert!(bad.iter().any(|b| b.contains("on CPU")), "{bad:?}");
+        // Real work (10 s of CPU), fast figures (2 × 1 µs).
+        let bad = run_check(&parsed(1e-6, 1e-6, 0.0), 10.0, 10.1, 0.0, 0.01);
+        assert!(bad.iter().any(|b| b.contains("more than")), "{bad:?}");
+        // A trial that slept: claimed, but neither on CPU nor waiting for it.
+        let bad = run_check(&parsed(0.5, 0.01, 0.0), 0.1, 1.2, 0.0, 0.05);
+        assert!(bad.iter().any(|b| b.contains("waiting for it")), "{bad:?}");
+        // Wrong counts and ticks that disagree with seconds.
+        let mut p = parsed(0.5, 0.5, 0.0);
+        p.trials[1].measurements = 20000;
+        p.trials[0].cycles = Some(5);
+        let bad = run_check(&p, 1.25, 1.4, 0.0, 0.2);
+        assert!(bad.iter().any(|b| b.contains("20000 calls")), "{bad:?}");
+        assert!(bad.iter().any(|b| b.contains("ticks")), "{bad:?}");
+        // The setup cost cannot be measured: named, never assumed.
+        let acc = ChildAccounting {
+            user_s: 5.0,
+            ..Default::default()
+        };
+        let mut f = || Err("crashed".to_string());
+        let mut k = Kernel {
+            acc: &acc,
+            wall_s: 6.0,
+            tick_hz: None,
+            setup_s: &mut f,
+        };
+        let p = parsed(0.1, 0.1, 0.0);
+        let (bad, ev) = check(&args(), &p, &mut k);
+        assert!(bad.iter().any(|b| b.contains("crashed")), "{bad:?}");
+        assert_eq!(ev["problems"].as_array().unwrap().len(), bad.len());
+    }
+}
