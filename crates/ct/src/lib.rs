@@ -266,6 +266,7 @@ pub fn check_instance(
     objects.sort();
     let ok = std::fs::write(work.join(".pqperf-ct-driver.c"), src).is_ok()
         && run_logged(
+            &ctx.run_dir,
             &work,
             &[
                 "gcc".into(),
@@ -278,7 +279,8 @@ pub fn check_instance(
                 ".pqperf-ct-driver.o".into(),
             ],
             &mut log,
-        );
+        )
+        .is_ok();
     let linked = ok && {
         let mut argv = vec!["gcc".to_string()];
         let cflags = b.flag_string.split_whitespace().map(str::to_string);
@@ -293,7 +295,7 @@ pub fn check_instance(
         argv.extend(driver::wrap_flags(inst.api));
         argv.extend(inst.libs.iter().cloned());
         argv.extend(["-lm".into(), "-o".into(), ".pqperf-ct-driver".into()]);
-        run_logged(&work, &argv, &mut log)
+        run_logged(&ctx.run_dir, &work, &argv, &mut log).is_ok()
     };
     let _ = std::fs::write(work.join(".pqperf-ct.log"), &log);
     if !linked {
@@ -348,6 +350,7 @@ pub fn check_helpers(
     let ok = std::fs::create_dir_all(&work).is_ok()
         && std::fs::write(work.join("helpers.c"), driver::HELPERS_SOURCE).is_ok()
         && run_logged(
+            &ctx.run_dir,
             &work,
             &flags
                 .split(' ')
@@ -363,7 +366,8 @@ pub fn check_helpers(
                     v
                 }),
             &mut log,
-        );
+        )
+        .is_ok();
     let _ = std::fs::write(work.join("build.log"), &log);
     ev.operations = if ok {
         run_ops(

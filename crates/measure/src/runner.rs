@@ -183,7 +183,9 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         args: argv,
         cwd: exe.cwd.clone(),
         timeout,
-        writable: Vec::new(),
+        readable: vec![exe.cwd.join(&args.lib)],
+        cpu: args.cpu,
+        ..Default::default()
     });
     if let Some(e) = &out.spawn_error {
         let process = Process {
@@ -298,6 +300,7 @@ fn signal_name(sig: i64) -> &'static str {
         9 => "SIGKILL",
         11 => "SIGSEGV",
         15 => "SIGTERM",
+        31 => "SIGSYS: a system call the sandbox forbids",
         _ => "signal",
     }
 }
