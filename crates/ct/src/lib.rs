@@ -111,6 +111,14 @@ fn utc_now() -> String {
         .unwrap_or_default()
 }
 
+/// What contains the valgrind runs (`pqperf_ffi::untrusted`'s record, as in a campaign's
+/// `pqperf.sandbox`), stated on the method page.
+fn sandbox_record() -> Option<serde_json::Value> {
+    Some(pqperf_ffi::untrusted::in_force_json(
+        &pqperf_ffi::untrusted::policy(),
+    ))
+}
+
 fn not_run(name: &str, secrets: &[&str], reason: String) -> CtOperation {
     let mut o = CtOperation {
         operation: name.to_string(),
@@ -216,6 +224,7 @@ pub fn check_instance(
         flags: set.name().to_string(),
         tool: tool.to_string(),
         utc: utc_now(),
+        sandbox: sandbox_record(),
         ..Default::default()
     };
     let specs = driver::operations(cand.kind);
@@ -333,6 +342,7 @@ pub fn check_helpers(
         build_flags: format!("{flags} "),
         tool: tool.to_string(),
         utc: utc_now(),
+        sandbox: sandbox_record(),
         ..Default::default()
     };
     let ops: Vec<(&str, &[&str])> = driver::HELPER_OPS
