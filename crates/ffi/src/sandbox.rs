@@ -156,6 +156,12 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
                             MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
                             None::<&str>,
                         )?;
+                        // Landlock ignores rules on a covered mount point: the fresh /proc
+                        // needs its own rule (read only), added to this child's ruleset.
+                        if let Some(rs) = &p.landlock {
+                            use std::os::fd::AsRawFd;
+                            allow_read_beneath(rs.as_raw_fd(), c"/proc")?;
+                        }
                     }
                 }
             }
@@ -263,6 +269,51 @@ unsafe fn become_pid_namespace_init(parent_death: bool) -> std::io::Result<()> {
             libc::_exit(128 + sig);
         }
         libc::_exit(INTERMEDIATE_FAILURE)
+    }
+}
+
+/// `landlock_path_beneath_attr` (packed, as the kernel declares it).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// Adds a read-and-execute rule for `dir` to the Landlock ruleset `ruleset` with raw system
+/// calls (no allocation).
+///
+/// # Safety
+/// Only between fork and exec (see [`prepare`]).
+unsafe fn allow_read_beneath(ruleset: RawFd, dir: &std::ffi::CStr) -> std::io::Result<()> {
+    const LANDLOCK_RULE_PATH_BENEATH: u32 = 1;
+    const READ: u64 = 1 | 4 | 8; // EXECUTE | READ_FILE | READ_DIR
+    // SAFETY: `dir` is a NUL-terminated string; the attribute lives on the stack for the
+    // call; the descriptor is closed before returning.
+    unsafe {
+        let fd = libc::open(
+            dir.as_ptr(),
+            libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
+        );
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let attr = PathBeneathAttr {
+            allowed_access: READ,
+            parent_fd: fd,
+        };
+        let r = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        );
+        let e = std::io::Error::last_os_error();
+        libc::close(fd);
+        if r != 0 {
+            return Err(e);
+        }
+        Ok(())
     }
 }
 
