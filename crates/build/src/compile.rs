@@ -250,28 +250,87 @@ pub fn work_dir(run_dir: &Path, id: &str, label: &str) -> PathBuf {
     run_dir.join("build").join("src").join(id).join(label)
 }
 
-/// Run a command in `cwd`, appending `$ argv` and its output to `log`. Returns success.
-pub fn run_logged(cwd: &Path, argv: &[String], log: &mut String) -> bool {
+/// Wall-time limit of one compiler command of the build stage.
+pub const COMPILER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+/// Address-space limit of one compiler process (cc1, as, ld each).
+pub const COMPILER_ADDRESS_SPACE: u64 = 2 << 30;
+
+/// Run a compiler command in `cwd`, contained like every child that processes candidate
+/// input (`pqperf_ffi::untrusted`: own session and namespaces, Landlock writes only below the
+/// run directory `run_dir` and scratch, reads only below the system directories, `run_dir`
+/// and the absolute paths named in `argv`, the seccomp filter, [`COMPILER_TIMEOUT`] and
+/// [`COMPILER_ADDRESS_SPACE`]), appending `$ argv` and its output to `log`. Returns why it
+/// failed, if it did.
+pub fn run_logged(
+    run_dir: &Path,
+    cwd: &Path,
+    argv: &[String],
+    log: &mut String,
+) -> Result<(), String> {
     log.push_str(&log_command(argv));
     log.push('\n');
-    match Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(cwd)
-        .output()
-    {
-        Ok(o) => {
-            log.push_str(&String::from_utf8_lossy(&o.stdout));
-            log.push_str(&String::from_utf8_lossy(&o.stderr));
-            if !o.status.success() {
-                log.push_str(&format!("# exit status {}\n", o.status));
-            }
-            o.status.success()
-        }
-        Err(e) => {
-            log.push_str(&format!("# cannot run {}: {e}\n", argv[0]));
-            false
+    let mut readable = vec![run_dir.to_path_buf()];
+    for a in argv {
+        // `-I/x`, `-L/x`, `-Wl,...=/x` and bare paths: the folders they name.
+        let path = a.find('/').map(|i| &a[i..]).filter(|p| p.starts_with('/'));
+        if let Some(p) = path.map(Path::new).filter(|p| p.exists()) {
+            readable.push(p.to_path_buf());
         }
     }
+    let program = Path::new(&argv[0]);
+    let program = if program.components().count() > 1 {
+        program.to_path_buf()
+    } else {
+        which(&argv[0]).unwrap_or_else(|| program.to_path_buf())
+    };
+    let o = pqperf_ffi::untrusted::run(&pqperf_ffi::untrusted::ChildSpec {
+        program,
+        args: argv[1..].to_vec(),
+        cwd: cwd.to_path_buf(),
+        timeout: COMPILER_TIMEOUT,
+        writable: vec![run_dir.to_path_buf()],
+        readable,
+        limits: Some(pqperf_ffi::sandbox::Limits {
+            address_space: Some(COMPILER_ADDRESS_SPACE),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    if let Some(e) = &o.spawn_error {
+        log.push_str(&format!("# cannot run {}: {e}\n", argv[0]));
+        return Err(format!("cannot run {}", argv[0]));
+    }
+    log.push_str(&o.stdout.text());
+    log.push_str(&o.stderr.text());
+    let why = if o.timed_out {
+        Some(format!(
+            "time limit of {} s exceeded",
+            COMPILER_TIMEOUT.as_secs()
+        ))
+    } else {
+        match o.code() {
+            Some(0) => None,
+            Some(c) if c < 0 => Some(format!("killed by signal {}", -c)),
+            Some(c) => Some(format!("exit status {c}")),
+            None => Some("no exit status".to_string()),
+        }
+    };
+    match why {
+        None => Ok(()),
+        Some(w) => {
+            log.push_str(&format!("# {w}\n"));
+            Err(w)
+        }
+    }
+}
+
+/// `name` looked up in `PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 /// Build one instance with `set`. Never fails as a Rust error: problems are recorded in
@@ -429,8 +488,8 @@ fn build_inner(
             "-o".into(),
             obj.clone(),
         ]);
-        if !run_logged(&work, &argv, &mut b.log) {
-            failed.get_or_insert_with(|| format!("compiling {} failed", s.display()));
+        if let Err(why) = run_logged(&ctx.run_dir, &work, &argv, &mut b.log) {
+            failed.get_or_insert_with(|| format!("compiling {} failed ({why})", s.display()));
             break;
         }
         objects.push(obj);
@@ -472,8 +531,8 @@ fn build_inner(
         "-o".into(),
         ".pqperf-obj/.pqperf-shim.o".into(),
     ]);
-    if !run_logged(&work, &argv, &mut b.log) {
-        return Err("compiling the harness shim failed".into());
+    if let Err(why) = run_logged(&ctx.run_dir, &work, &argv, &mut b.log) {
+        return Err(format!("compiling the harness shim failed ({why})"));
     }
     objects.push(".pqperf-obj/.pqperf-shim.o".into());
     // Version script and link.
@@ -519,8 +578,8 @@ fn build_inner(
     ]);
     argv.extend(inst.libs.iter().cloned());
     argv.push("-lm".into());
-    if !run_logged(&work, &argv, &mut b.log) {
-        return Err("link failed".into());
+    if let Err(why) = run_logged(&ctx.run_dir, &work, &argv, &mut b.log) {
+        return Err(format!("link failed ({why})"));
     }
     b.library_sha256 =
         Some(sha256_file(&b.library).map_err(|e| format!("{}: {e}", b.library.display()))?);

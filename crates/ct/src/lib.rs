@@ -112,6 +112,14 @@ fn utc_now() -> String {
         .unwrap_or_default()
 }
 
+/// What contains the valgrind runs (`pqperf_ffi::untrusted`'s record, as in a campaign's
+/// `pqperf.sandbox`), stated on the method page.
+fn sandbox_record() -> Option<serde_json::Value> {
+    Some(pqperf_ffi::untrusted::in_force_json(
+        &pqperf_ffi::untrusted::policy(),
+    ))
+}
+
 fn not_run(name: &str, secrets: &[&str], reason: String) -> CtOperation {
     let mut o = CtOperation {
         operation: name.to_string(),
@@ -267,6 +275,7 @@ pub fn check_instance(
         flags: set.name().to_string(),
         tool: tool.to_string(),
         utc: utc_now(),
+        sandbox: sandbox_record(),
         ..Default::default()
     };
     let specs = driver::operations(cand.kind);
@@ -317,6 +326,7 @@ pub fn check_instance(
     objects.sort();
     let ok = std::fs::write(work.join(".pqperf-ct-driver.c"), src).is_ok()
         && run_logged(
+            &ctx.run_dir,
             &work,
             &[
                 "gcc".into(),
@@ -329,7 +339,8 @@ pub fn check_instance(
                 ".pqperf-ct-driver.o".into(),
             ],
             &mut log,
-        );
+        )
+        .is_ok();
     let linked = ok && {
         let mut argv = vec!["gcc".to_string()];
         let cflags = b.flag_string.split_whitespace().map(str::to_string);
@@ -344,7 +355,7 @@ pub fn check_instance(
         argv.extend(driver::wrap_flags(inst.api));
         argv.extend(inst.libs.iter().cloned());
         argv.extend(["-lm".into(), "-o".into(), ".pqperf-ct-driver".into()]);
-        run_logged(&work, &argv, &mut log)
+        run_logged(&ctx.run_dir, &work, &argv, &mut log).is_ok()
     };
     let _ = std::fs::write(work.join(".pqperf-ct.log"), &log);
     if !linked {
@@ -382,6 +393,7 @@ pub fn check_helpers(
         build_flags: format!("{flags} "),
         tool: tool.to_string(),
         utc: utc_now(),
+        sandbox: sandbox_record(),
         ..Default::default()
     };
     let ops: Vec<(&str, &[&str])> = driver::HELPER_OPS
@@ -399,6 +411,7 @@ pub fn check_helpers(
     let ok = std::fs::create_dir_all(&work).is_ok()
         && std::fs::write(work.join("helpers.c"), driver::HELPERS_SOURCE).is_ok()
         && run_logged(
+            &ctx.run_dir,
             &work,
             &flags
                 .split(' ')
@@ -414,7 +427,8 @@ pub fn check_helpers(
                     v
                 }),
             &mut log,
-        );
+        )
+        .is_ok();
     let _ = std::fs::write(work.join("build.log"), &log);
     ev.operations = if ok {
         run_ops(

@@ -81,6 +81,7 @@ pub fn run(
         cwd: cwd.to_path_buf(),
         timeout,
         writable: vec![cwd.to_path_buf()],
+        ..Default::default()
     };
     let t0 = Instant::now();
     let o = untrusted::run(&spec);

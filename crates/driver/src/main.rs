@@ -1,8 +1,8 @@
 //! `pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] …`: the lean timing child
 //! (method §4). It parses the argv written by `pqperf_driver::DriverArgs`, takes its private
-//! result channel and confines itself (`pqperf_ffi::untrusted::child_enter_fresh`: confine,
-//! execute itself again so that the measured image touched no confinement code, remove
-//! `PQPERF_RESULT_FD` from the environment) before any candidate library is loaded, then runs
+//! result channel (`pqperf_ffi::untrusted::child_enter_fresh`: adopt the descriptor and remove
+//! `PQPERF_RESULT_FD` from the environment; the parent confined the process before `exec`, so
+//! the measured image ran no confinement code) before any candidate library is loaded, then runs
 //! `pqperf_driver::run`. Small on purpose: its baseline RSS is evidence.
 
 #![no_main]

@@ -70,7 +70,7 @@ fn mem(lib: &Path, op: &str, region: u64) -> std::collections::HashMap<String, u
         args: a.to_argv(),
         cwd: lib.parent().unwrap().to_path_buf(),
         timeout: Duration::from_secs(60),
-        writable: Vec::new(),
+        ..Default::default()
     });
     let lines = out.result_lines();
     assert!(

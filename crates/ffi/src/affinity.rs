@@ -40,8 +40,12 @@ pub fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Pins the calling thread to one CPU.
+/// Pins the calling thread to one CPU (no system call when it is pinned there already, as a
+/// contained child is by its parent: inside the sandbox `sched_setaffinity` is forbidden).
 pub fn pin_to(cpu: usize) -> std::io::Result<()> {
+    if get_affinity().is_ok_and(|a| a == [cpu]) {
+        return Ok(());
+    }
     set_affinity(&[cpu])
 }
 

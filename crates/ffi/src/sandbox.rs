@@ -1,16 +1,22 @@
 //! The unsafe steps of containing a child that runs candidate code: what runs between `fork`
-//! and `exec` (own session, new namespaces, rlimits, the inherited result descriptor, joining a
-//! pids cgroup), adopting the inherited result descriptor in the child, and Landlock write
-//! confinement (safe crate, applied by the child itself before it loads candidate code).
+//! and `exec` (own session, parent-death signal, new namespaces with the PID namespace's init
+//! forked off, a fresh `/proc`, rlimits, the CPU pin, descriptors ≥ 3 closed on exec except the
+//! result descriptor, joining a pids cgroup, the Landlock domain and the seccomp filter),
+//! adopting the inherited result descriptor in the child, and the termination handler that
+//! kills the live child groups when pqperf is interrupted.
 //!
-//! The safe orchestration around it (pipes, capture, waits, group kill) is
-//! [`crate::untrusted`].
+//! The Landlock ruleset and the seccomp program are built by the parent before the fork
+//! (the safe `landlock` and `seccompiler` crates); the forked child only hands them to the
+//! kernel, so nothing between `fork` and `exec` allocates. The safe orchestration around it
+//! (pipes, capture, waits, group kill, what is in force) is [`crate::untrusted`].
 
 use std::fs::File;
-use std::os::fd::{FromRawFd, RawFd};
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use nix::sched::CloneFlags;
 use nix::sys::resource::{Resource, setrlimit};
@@ -42,9 +48,12 @@ impl Default for Limits {
 /// Everything [`prepare`] installs into a `Command`.
 #[derive(Debug, Clone)]
 pub struct PreExec {
-    /// Namespaces to unshare (empty: none).
+    /// Namespaces to unshare (empty: none). With `CLONE_NEWPID` the child forks once more:
+    /// the first process stays outside, waits for the second (the namespace's init, which
+    /// runs the program) and exits with its status.
     pub namespaces: CloneFlags,
-    /// Make every mount private in the new mount namespace.
+    /// Make every mount private in the new mount namespace (and, with a new PID namespace,
+    /// mount a fresh `/proc` that shows only the namespace's processes).
     pub private_mounts: bool,
     /// Rlimits (None: leave the parent's).
     pub limits: Option<Limits>,
@@ -53,17 +62,52 @@ pub struct PreExec {
     pub keep_fd: Option<RawFd>,
     /// An open `cgroup.procs` of a pids cgroup the child joins.
     pub cgroup_procs: Option<RawFd>,
+    /// `PR_SET_PDEATHSIG(SIGKILL)`: the child dies with the thread that started it.
+    pub parent_death: bool,
+    /// Mark every descriptor ≥ 3 close-on-exec (except `keep_fd`), so that nothing pqperf
+    /// inherited from its own caller reaches the program.
+    pub close_fds: bool,
+    /// Pin the child to this CPU before the filter forbids `sched_setaffinity`.
+    pub cpu: Option<usize>,
+    /// A Landlock ruleset to enforce on the child (`landlock_restrict_self`).
+    pub landlock: Option<Arc<OwnedFd>>,
+    /// A seccomp BPF program to install last.
+    pub seccomp: Option<Arc<seccompiler::BpfProgram>>,
 }
 
-/// Installs the pre-exec steps: `setsid`, optional cgroup join, namespaces, rlimits, core dumps
-/// off, and clears close-on-exec on `keep_fd`. A failing step makes `spawn` fail with its
+impl Default for PreExec {
+    fn default() -> Self {
+        PreExec {
+            namespaces: CloneFlags::empty(),
+            private_mounts: false,
+            limits: None,
+            keep_fd: None,
+            cgroup_procs: None,
+            parent_death: false,
+            close_fds: false,
+            cpu: None,
+            landlock: None,
+            seccomp: None,
+        }
+    }
+}
+
+/// The number a process exits with when a step between fork and exec failed in the
+/// intermediate process of a PID namespace (the init could not be started).
+const INTERMEDIATE_FAILURE: i32 = 125;
+
+/// Installs the pre-exec steps (see [`PreExec`]). A failing step makes `spawn` fail with its
 /// error.
 pub fn prepare(cmd: &mut Command, p: &PreExec) {
     let p = p.clone();
+    let parent = std::process::id() as i32;
     // SAFETY: the closure runs in the forked child before exec, where only async-signal-safe
     // operations are allowed. It calls only raw system calls through nix/libc (setsid, write,
-    // unshare, mount with static C strings, setrlimit, fcntl) and allocates nothing: `p` was
-    // cloned before the fork and is only read.
+    // prctl, getppid, unshare, fork, waitpid, mount with static C strings, setrlimit,
+    // sched_setaffinity on a stack cpu_set_t, close_range, fcntl, landlock_restrict_self,
+    // seccomp) and allocates nothing: `p` (the ruleset descriptor and the BPF program
+    // included) was built and cloned before the fork and is only read. Errors are
+    // `io::Error::last_os_error()` values, which do not allocate.
     unsafe {
         cmd.pre_exec(move || {
             nix::unistd::setsid()?;
@@ -73,8 +117,28 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
                     return Err(std::io::Error::last_os_error());
                 }
             }
+            if p.parent_death {
+                if libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent may have gone between fork and prctl.
+                if libc::getppid() != parent {
+                    libc::_exit(INTERMEDIATE_FAILURE);
+                }
+            }
+            setrlimit(Resource::RLIMIT_CORE, 0, 0)?;
             if !p.namespaces.is_empty() {
                 nix::sched::unshare(p.namespaces)?;
+                if p.namespaces.contains(CloneFlags::CLONE_NEWPID) {
+                    become_pid_namespace_init(p.parent_death)?;
+                }
                 if p.private_mounts && p.namespaces.contains(CloneFlags::CLONE_NEWNS) {
                     nix::mount::mount(
                         None::<&str>,
@@ -83,9 +147,24 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
                         nix::mount::MsFlags::MS_REC | nix::mount::MsFlags::MS_PRIVATE,
                         None::<&str>,
                     )?;
+                    if p.namespaces.contains(CloneFlags::CLONE_NEWPID) {
+                        use nix::mount::MsFlags;
+                        nix::mount::mount(
+                            Some(c"proc"),
+                            c"/proc",
+                            Some(c"proc"),
+                            MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+                            None::<&str>,
+                        )?;
+                        // Landlock ignores rules on a covered mount point: the fresh /proc
+                        // needs its own rule (read only), added to this child's ruleset.
+                        if let Some(rs) = &p.landlock {
+                            use std::os::fd::AsRawFd;
+                            allow_read_beneath(rs.as_raw_fd(), c"/proc")?;
+                        }
+                    }
                 }
             }
-            setrlimit(Resource::RLIMIT_CORE, 0, 0)?;
             if let Some(l) = p.limits {
                 if let Some(a) = l.address_space {
                     setrlimit(Resource::RLIMIT_AS, a, a)?;
@@ -94,18 +173,176 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
                 setrlimit(Resource::RLIMIT_NOFILE, l.open_files, l.open_files)?;
                 setrlimit(Resource::RLIMIT_NPROC, l.processes, l.processes)?;
             }
+            if let Some(c) = p.cpu {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                if c >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+                    return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+                }
+                libc::CPU_SET(c, &mut set);
+                if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if p.close_fds {
+                close_on_exec_from_3()?;
+            }
             if let Some(fd) = p.keep_fd
                 && libc::fcntl(fd, libc::F_SETFD, 0) == -1
             {
                 return Err(std::io::Error::last_os_error());
+            }
+            if p.landlock.is_some() || p.seccomp.is_some() {
+                // Required by both for an unprivileged process; harmless for root.
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some(rs) = &p.landlock {
+                use std::os::fd::AsRawFd;
+                if libc::syscall(libc::SYS_landlock_restrict_self, rs.as_raw_fd(), 0u32) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if let Some(bpf) = &p.seccomp {
+                seccompiler::apply_filter(bpf).map_err(|e| match e {
+                    seccompiler::Error::Seccomp(io) | seccompiler::Error::Prctl(io) => io,
+                    _ => std::io::Error::from_raw_os_error(libc::EINVAL),
+                })?;
             }
             Ok(())
         });
     }
 }
 
+/// After `unshare(CLONE_NEWPID)`: fork the namespace's init (returns in it) and turn the
+/// calling process into a waiter that closes every descriptor (so that `spawn` learns of the
+/// `exec` from the init alone), waits for the init and exits with its status.
+///
+/// # Safety
+/// Only between fork and exec of a single-threaded child (see [`prepare`]).
+unsafe fn become_pid_namespace_init(parent_death: bool) -> std::io::Result<()> {
+    // SAFETY: see the function's contract; fork in the single-threaded child is safe, and
+    // both branches use only async-signal-safe calls.
+    unsafe {
+        let pid = libc::fork();
+        if pid < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // The init: it dies with the waiter (whose own death signal ties it to pqperf).
+            if parent_death
+                && libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            return Ok(());
+        }
+        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+        let mut st = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut st, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && *libc::__errno_location() != libc::EINTR {
+                libc::_exit(INTERMEDIATE_FAILURE);
+            }
+        }
+        if libc::WIFEXITED(st) {
+            libc::_exit(libc::WEXITSTATUS(st));
+        }
+        if libc::WIFSIGNALED(st) {
+            // Die of the same signal, so that the parent sees what the init saw.
+            let sig = libc::WTERMSIG(st);
+            libc::signal(sig, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, sig);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::kill(libc::getpid(), sig);
+            libc::_exit(128 + sig);
+        }
+        libc::_exit(INTERMEDIATE_FAILURE)
+    }
+}
+
+/// `landlock_path_beneath_attr` (packed, as the kernel declares it).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// Adds a read-and-execute rule for `dir` to the Landlock ruleset `ruleset` with raw system
+/// calls (no allocation).
+///
+/// # Safety
+/// Only between fork and exec (see [`prepare`]).
+unsafe fn allow_read_beneath(ruleset: RawFd, dir: &std::ffi::CStr) -> std::io::Result<()> {
+    const LANDLOCK_RULE_PATH_BENEATH: u32 = 1;
+    const READ: u64 = 1 | 4 | 8; // EXECUTE | READ_FILE | READ_DIR
+    // SAFETY: `dir` is a NUL-terminated string; the attribute lives on the stack for the
+    // call; the descriptor is closed before returning.
+    unsafe {
+        let fd = libc::open(
+            dir.as_ptr(),
+            libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
+        );
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let attr = PathBeneathAttr {
+            allowed_access: READ,
+            parent_fd: fd,
+        };
+        let r = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        );
+        let e = std::io::Error::last_os_error();
+        libc::close(fd);
+        if r != 0 {
+            return Err(e);
+        }
+        Ok(())
+    }
+}
+
+/// Marks every descriptor from 3 up close-on-exec (`close_range`, or a loop up to the
+/// descriptor limit where the kernel lacks `CLOSE_RANGE_CLOEXEC`).
+///
+/// # Safety
+/// Only between fork and exec (see [`prepare`]).
+unsafe fn close_on_exec_from_3() -> std::io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: u32 = 1 << 2;
+    // SAFETY: raw system calls on descriptor numbers only.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) == 0 {
+            return Ok(());
+        }
+        let mut rl: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let top = rl.rlim_cur.min(1 << 20) as i32;
+        for fd in 3..top {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+        Ok(())
+    }
+}
+
 /// Removes `names` from the environment, so that candidate code loaded later cannot look up
-/// the result descriptor or the sandbox settings with `getenv`.
+/// the result descriptor with `getenv`.
 pub fn forget_env(names: &[&str]) {
     for n in names {
         // SAFETY: called by `untrusted::child_enter` first thing in a child process, before
@@ -136,34 +373,156 @@ pub fn adopt_result_fd(fd: RawFd) -> Result<File, String> {
     Ok(unsafe { File::from_raw_fd(fd) })
 }
 
-/// Landlock: read and execute everywhere, write only below `writable` (plus `/dev/null`),
-/// no TCP bind/connect. Returns what is in force (`landlock-abi-N` fully or partially, or
-/// why not).
-pub fn confine_writes(writable: &[PathBuf]) -> Result<String, String> {
+/// The Landlock ABI of the running kernel (0: none).
+pub fn landlock_abi() -> i64 {
+    const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
+    // SAFETY: the version query takes no attribute pointer (NULL, size 0) and touches no
+    // memory.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    v.max(0)
+}
+
+/// A Landlock ruleset for one child (built in the parent, enforced by [`prepare`]): read and
+/// execute only below `readable`, read and write only below `writable`, no TCP bind or
+/// connect, no abstract unix sockets and no signals to processes outside the child's domain.
+/// `None` when the kernel has no Landlock.
+pub fn landlock_ruleset(
+    readable: &[PathBuf],
+    writable: &[PathBuf],
+) -> Result<Option<OwnedFd>, String> {
     use landlock::{
-        ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+        ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
         path_beneath_rules,
     };
-    let abi = ABI::V5;
+    let abi = ABI::V6;
     let err = |e: landlock::RulesetError| format!("landlock: {e}");
-    let mut rw: Vec<PathBuf> = writable.to_vec();
-    rw.push(PathBuf::from("/dev/null"));
-    let status = Ruleset::default()
+    let created = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .map_err(err)?
         .handle_access(AccessNet::from_all(abi))
         .map_err(err)?
+        .scope(Scope::from_all(abi))
+        .map_err(err)?
         .create()
         .map_err(err)?
-        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))
+        .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))
         .map_err(err)?
-        .add_rules(path_beneath_rules(&rw, AccessFs::from_all(abi)))
-        .map_err(err)?
-        .restrict_self()
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
         .map_err(err)?;
-    Ok(match status.ruleset {
-        RulesetStatus::FullyEnforced => "landlock".to_string(),
-        RulesetStatus::PartiallyEnforced => "landlock (partial: older kernel ABI)".to_string(),
-        RulesetStatus::NotEnforced => "none (kernel without Landlock)".to_string(),
-    })
+    Ok(created.into())
+}
+
+/// The system calls the seccomp filter forbids (the process is killed with `SIGSYS`):
+/// unix-domain sockets (a socket file of the host is reachable from any network namespace),
+/// changes of the CPU affinity and of the scheduling priority or policy, and `io_uring`
+/// (whose operations bypass the system-call filter).
+pub fn seccomp_program() -> Result<seccompiler::BpfProgram, String> {
+    use seccompiler::{
+        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let unix = SeccompRule::new(vec![
+        SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Eq,
+            libc::AF_UNIX as u64,
+        )
+        .map_err(|e| e.to_string())?,
+    ])
+    .map_err(|e| e.to_string())?;
+    let always = [
+        libc::SYS_sched_setaffinity,
+        libc::SYS_setpriority,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setattr,
+        libc::SYS_io_uring_setup,
+    ];
+    let mut rules = std::collections::BTreeMap::new();
+    // x86-64 also accepts the x32 numbering of the same calls.
+    let x32: &[i64] = if cfg!(target_arch = "x86_64") {
+        &[0, 0x4000_0000]
+    } else {
+        &[0]
+    };
+    for bit in x32 {
+        rules.insert(libc::SYS_socket | bit, vec![unix.clone()]);
+        for nr in always {
+            rules.insert(nr | bit, vec![]);
+        }
+    }
+    let f = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::KillProcess,
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    seccompiler::BpfProgram::try_from(f).map_err(|e| e.to_string())
+}
+
+/// Process groups of live children, killed by the termination handler.
+static LIVE: [AtomicI32; 256] = [const { AtomicI32::new(0) }; 256];
+
+/// Registers a live child's process group (a no-op when the table is full: the child still
+/// dies with pqperf through its parent-death signal).
+pub fn register_group(pgid: i32) {
+    for s in &LIVE {
+        if s.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+/// Forgets a child's process group once it is gone.
+pub fn unregister_group(pgid: i32) {
+    for s in &LIVE {
+        if s.compare_exchange(pgid, 0, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+extern "C" fn on_termination(sig: libc::c_int) {
+    // SAFETY: a signal handler: only atomics and async-signal-safe calls (killpg, signal,
+    // raise).
+    unsafe {
+        for s in &LIVE {
+            let g = s.load(Ordering::SeqCst);
+            if g > 0 {
+                libc::killpg(g, libc::SIGKILL);
+            }
+        }
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP to pqperf first kill every live child group, then end pqperf
+/// with the signal's default action.
+pub fn install_termination_handler() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: installs a handler that uses only async-signal-safe calls; sigaction with a
+        // zeroed, filled-in struct.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_termination as *const () as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
 }

@@ -17,7 +17,7 @@ use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use nix::sched::CloneFlags;
@@ -29,10 +29,6 @@ use crate::sandbox::{self, Limits, PreExec};
 
 /// Environment variable with the number of the result descriptor.
 pub const RESULT_FD_ENV: &str = "PQPERF_RESULT_FD";
-/// Environment variable: `1` when the child must confine itself.
-pub const SANDBOX_ENV: &str = "PQPERF_SANDBOX";
-/// Environment variable: newline-separated directories the child may write below.
-pub const WRITABLE_ENV: &str = "PQPERF_SANDBOX_WRITABLE";
 
 /// Bytes kept at each end of a captured stream.
 pub const CAPTURE_KEEP: usize = 64 * 1024;
@@ -90,33 +86,36 @@ pub fn policy_args(p: &Policy) -> Vec<String> {
     v
 }
 
-/// Namespaces this kernel lets us create (probed once with `true`).
+/// Whether a `true` started with `pre` exits 0 (the probe of each protection).
+fn probe(pre: &PreExec) -> bool {
+    let mut c = Command::new("true");
+    c.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    sandbox::prepare(&mut c, pre);
+    c.status().is_ok_and(|s| s.success())
+}
+
+/// Namespaces this kernel lets us create (probed once with `true`): PID (with a fresh
+/// `/proc`), network, mount, IPC and UTS, else network and mount only, else none.
 fn namespaces() -> CloneFlags {
     static NS: OnceLock<CloneFlags> = OnceLock::new();
     *NS.get_or_init(|| {
         let base = CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWNS;
-        let root = nix::unistd::geteuid().is_root();
-        let tries = if root {
-            vec![base]
+        let full =
+            base | CloneFlags::CLONE_NEWPID | CloneFlags::CLONE_NEWIPC | CloneFlags::CLONE_NEWUTS;
+        let user = if nix::unistd::geteuid().is_root() {
+            CloneFlags::empty()
         } else {
-            vec![base | CloneFlags::CLONE_NEWUSER]
+            CloneFlags::CLONE_NEWUSER
         };
-        for f in tries {
-            let mut c = Command::new("true");
-            c.stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            sandbox::prepare(
-                &mut c,
-                &PreExec {
-                    namespaces: f,
-                    private_mounts: true,
-                    limits: None,
-                    keep_fd: None,
-                    cgroup_procs: None,
-                },
-            );
-            if c.status().is_ok_and(|s| s.success()) {
+        for f in [full | user, base | user] {
+            if probe(&PreExec {
+                namespaces: f,
+                private_mounts: true,
+                parent_death: true,
+                ..Default::default()
+            }) {
                 return f;
             }
         }
@@ -124,18 +123,85 @@ fn namespaces() -> CloneFlags {
     })
 }
 
-fn landlock_available() -> bool {
-    static LL: OnceLock<bool> = OnceLock::new();
+/// System directories and files every child may read (and execute): libraries, the dynamic
+/// loader's configuration, devices without host data, `/proc` (its own PID namespace's
+/// when that is in force) and `/sys`.
+const SYSTEM_READ: &[&str] = &[
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/libx32",
+    "/bin",
+    "/sbin",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/ld.so.preload",
+    "/etc/localtime",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/proc",
+    "/sys",
+];
+
+/// The Landlock ABI in force (0: none): the kernel's, when a child restricted to the system
+/// directories still starts (probed once).
+fn landlock_abi() -> i64 {
+    static LL: OnceLock<i64> = OnceLock::new();
     *LL.get_or_init(|| {
-        use landlock::{ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr};
-        // Creating (not enforcing) a ruleset that must be honoured tells whether the kernel
-        // has Landlock.
-        Ruleset::default()
-            .set_compatibility(CompatLevel::HardRequirement)
-            .handle_access(AccessFs::from_all(ABI::V1))
-            .and_then(|r| r.create())
-            .is_ok()
+        let abi = sandbox::landlock_abi();
+        if abi == 0 {
+            return 0;
+        }
+        let read: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
+        let ok = match sandbox::landlock_ruleset(&read, &[]) {
+            Ok(Some(fd)) => probe(&PreExec {
+                landlock: Some(Arc::new(fd)),
+                ..Default::default()
+            }),
+            _ => false,
+        };
+        if ok { abi } else { 0 }
     })
+}
+
+/// The seccomp filter, when this host applies it (probed once).
+fn seccomp() -> Option<Arc<seccompiler::BpfProgram>> {
+    static SC: OnceLock<Option<Arc<seccompiler::BpfProgram>>> = OnceLock::new();
+    SC.get_or_init(|| {
+        let prog = Arc::new(sandbox::seccomp_program().ok()?);
+        probe(&PreExec {
+            seccomp: Some(prog.clone()),
+            ..Default::default()
+        })
+        .then_some(prog)
+    })
+    .clone()
+}
+
+/// What a child may read: [`SYSTEM_READ`], its program's directory (and pqperf's own), the
+/// emulator's library prefix, its working directory and `spec.readable`.
+fn readable_for(spec: &ChildSpec) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
+    let dir_of = |p: &Path| {
+        std::fs::canonicalize(p)
+            .ok()
+            .and_then(|c| c.parent().map(Path::to_path_buf))
+    };
+    v.extend(dir_of(&spec.program));
+    if let Ok(exe) = std::env::current_exe() {
+        v.extend(dir_of(&exe));
+    }
+    if let Some(prefix) = std::env::var_os("QEMU_LD_PREFIX") {
+        v.push(PathBuf::from(prefix));
+    }
+    v.push(spec.cwd.clone());
+    v.extend(spec.readable.iter().cloned());
+    v
 }
 
 /// A pids cgroup (v1 hierarchy at /sys/fs/cgroup/pids, or cgroup v2 with the pids controller
@@ -161,21 +227,10 @@ fn cgroup_base() -> Option<PathBuf> {
         // Probe: a child must be able to join a fresh cgroup there (delegation, cgroup v2's
         // no-internal-process rule); otherwise the pids limit is recorded as not in force.
         let cg = PidsCgroup::create_in(&base, 8)?;
-        let mut c = Command::new("true");
-        c.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        sandbox::prepare(
-            &mut c,
-            &PreExec {
-                namespaces: CloneFlags::empty(),
-                private_mounts: false,
-                limits: None,
-                keep_fd: None,
-                cgroup_procs: Some(cg.procs.as_raw_fd()),
-            },
-        );
-        let ok = c.status().is_ok_and(|s| s.success());
+        let ok = probe(&PreExec {
+            cgroup_procs: Some(cg.procs.as_raw_fd()),
+            ..Default::default()
+        });
         drop(cg);
         ok.then_some(base)
     })
@@ -273,41 +328,118 @@ pub fn in_force_json(p: &Policy) -> Value {
 }
 
 fn in_force_inner(p: &Policy) -> Value {
+    let always = json!({
+        "process_group": "own session, killed on exit and timeout",
+        "result_channel": "private pipe",
+        "descriptors": "only stdin, stdout, stderr and the result channel (every other descriptor closed on exec)",
+        "parent_death": "SIGKILL when pqperf ends (PR_SET_PDEATHSIG); SIGINT/SIGTERM to pqperf kill every child group first",
+    });
     if !p.sandbox {
-        return json!({
-            "sandbox": "off (--no-sandbox)",
-            "process_group": "own session, killed on exit and timeout",
-            "result_channel": "private pipe",
-        });
+        let mut v = always;
+        v["sandbox"] = json!("off (--no-sandbox)");
+        return v;
     }
     let ns = namespaces();
     let mut names = Vec::new();
-    if ns.contains(CloneFlags::CLONE_NEWUSER) {
-        names.push("user");
+    for (flag, name) in [
+        (CloneFlags::CLONE_NEWUSER, "user"),
+        (CloneFlags::CLONE_NEWPID, "pid"),
+        (CloneFlags::CLONE_NEWNET, "network"),
+        (CloneFlags::CLONE_NEWNS, "mount"),
+        (CloneFlags::CLONE_NEWIPC, "ipc"),
+        (CloneFlags::CLONE_NEWUTS, "uts"),
+    ] {
+        if ns.contains(flag) {
+            names.push(name);
+        }
     }
-    if ns.contains(CloneFlags::CLONE_NEWNET) {
-        names.push("network");
-    }
-    if ns.contains(CloneFlags::CLONE_NEWNS) {
-        names.push("mount");
-    }
-    json!({
-        "sandbox": "on",
-        "process_group": "own session, killed on exit and timeout",
-        "result_channel": "private pipe",
-        "namespaces": names,
-        "network": if ns.contains(CloneFlags::CLONE_NEWNET) { "none (empty network namespace)" }
-            else if landlock_available() { "TCP bind/connect denied by Landlock" } else { "not contained" },
-        "write_confinement": if landlock_available() { "landlock (scratch directory only)".to_string() }
-            else if let Some(e) = crate::emulation::emulated() { format!("not in force (Landlock unavailable under {e})") }
-            else { "not in force (kernel without Landlock)".to_string() },
-        "address_space_limit_bytes": p.limits.address_space,
-        "file_size_limit_bytes": p.limits.file_size,
-        "open_files_limit": p.limits.open_files,
-        "process_limit": p.limits.processes,
-        "pids_limit": if cgroup_base().is_some() { "pids cgroup" } else if nix::unistd::geteuid().is_root() { "not in force (root without pids cgroup)" } else { "RLIMIT_NPROC" },
-        "core_dumps": "off",
-    })
+    let abi = landlock_abi();
+    let filter = seccomp().is_some();
+    let why_not = |what: &str| match crate::emulation::emulated() {
+        Some(e) => format!("not in force ({what} unavailable under {e})"),
+        None => format!("not in force (kernel without {what})"),
+    };
+    let pidns = ns.contains(CloneFlags::CLONE_NEWPID);
+    let mut v = always;
+    let m = v.as_object_mut().expect("object");
+    let mut put = |k: &str, x: Value| {
+        m.insert(k.to_string(), x);
+    };
+    put("sandbox", json!("on"));
+    put("namespaces", json!(names));
+    put(
+        "network",
+        json!(match (ns.contains(CloneFlags::CLONE_NEWNET), abi > 0) {
+            (true, _) => "none (empty network namespace)",
+            (false, true) => "TCP bind/connect denied by Landlock",
+            _ => "not contained",
+        }),
+    );
+    put(
+        "unix_sockets",
+        json!(if filter {
+            "refused (seccomp: creating one kills the process)".to_string()
+        } else {
+            why_not("seccomp")
+        }),
+    );
+    put(
+        "write_confinement",
+        json!(if abi > 0 {
+            "landlock (scratch directory only)".to_string()
+        } else {
+            why_not("Landlock")
+        }),
+    );
+    put(
+        "read_confinement",
+        json!(if abi > 0 {
+            "landlock (system libraries, the program, its inputs, /proc, scratch)".to_string()
+        } else {
+            why_not("Landlock")
+        }),
+    );
+    put("landlock_abi", json!(abi));
+    put(
+        "signals",
+        json!(match (abi >= 6, pidns) {
+            (true, _) => "only within the child's own processes (Landlock signal scope)",
+            (false, true) => "only within the child's PID namespace",
+            _ => "not contained",
+        }),
+    );
+    put(
+        "scheduling",
+        json!(if filter {
+            "CPU pinned by pqperf before exec; sched_setaffinity, setpriority and scheduler changes kill the process (seccomp)".to_string()
+        } else {
+            why_not("seccomp")
+        }),
+    );
+    put(
+        "leftover_processes",
+        json!(if pidns {
+            "killed with the PID namespace's init"
+        } else {
+            "killed with the process group (and the pids cgroup where in force)"
+        }),
+    );
+    put("address_space_limit_bytes", json!(p.limits.address_space));
+    put("file_size_limit_bytes", json!(p.limits.file_size));
+    put("open_files_limit", json!(p.limits.open_files));
+    put("process_limit", json!(p.limits.processes));
+    put(
+        "pids_limit",
+        json!(if cgroup_base().is_some() {
+            "pids cgroup"
+        } else if nix::unistd::geteuid().is_root() {
+            "not in force (root without pids cgroup)"
+        } else {
+            "RLIMIT_NPROC"
+        }),
+    );
+    put("core_dumps", json!("off"));
+    v
 }
 
 /// A size-capped capture: the first and last [`CAPTURE_KEEP`] bytes and the byte count.
@@ -368,7 +500,7 @@ impl Capture {
 }
 
 /// One child to run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ChildSpec {
     /// Executable (normally pqperf itself).
     pub program: PathBuf,
@@ -381,6 +513,14 @@ pub struct ChildSpec {
     /// Extra directories the child may write below (besides its scratch directory); they must
     /// exist.
     pub writable: Vec<PathBuf>,
+    /// Files and directories the child may read besides the system directories, its
+    /// program's directory, its working directory and what it may write (its inputs).
+    pub readable: Vec<PathBuf>,
+    /// The CPU pqperf pins the child to before `exec` (the child cannot change it when the
+    /// seccomp filter is in force).
+    pub cpu: Option<usize>,
+    /// Resource limits instead of the policy's (the build stage's compiler limits).
+    pub limits: Option<Limits>,
 }
 
 /// What happened.
@@ -512,36 +652,39 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         .env(RESULT_FD_ENV, res_w.as_raw_fd().to_string())
         .env("HOME", scratch.path())
         .env("TMPDIR", scratch.path());
+    let limits = spec.limits.unwrap_or(pol.limits);
     let cgroup = if pol.sandbox {
-        PidsCgroup::create(pol.limits.processes)
+        PidsCgroup::create(limits.processes)
     } else {
         None
     };
+    let mut pre = PreExec {
+        private_mounts: true,
+        keep_fd: Some(res_w.as_raw_fd()),
+        cgroup_procs: cgroup.as_ref().map(|c| c.procs.as_raw_fd()),
+        parent_death: true,
+        close_fds: true,
+        cpu: spec.cpu,
+        ..Default::default()
+    };
     if pol.sandbox {
-        let mut w: Vec<String> = vec![scratch.path().to_string_lossy().into_owned()];
-        w.extend(
-            spec.writable
-                .iter()
-                .map(|p| p.to_string_lossy().into_owned()),
-        );
-        cmd.env(SANDBOX_ENV, "1").env(WRITABLE_ENV, w.join("\n"));
-    } else {
-        cmd.env(SANDBOX_ENV, "0").env_remove(WRITABLE_ENV);
+        pre.namespaces = namespaces();
+        pre.limits = Some(limits);
+        pre.seccomp = seccomp();
+        if landlock_abi() > 0 {
+            let mut w: Vec<PathBuf> = vec![scratch.path().to_path_buf()];
+            w.extend(spec.writable.iter().cloned());
+            w.push(PathBuf::from("/dev/null"));
+            match sandbox::landlock_ruleset(&readable_for(spec), &w) {
+                Ok(Some(fd)) => pre.landlock = Some(Arc::new(fd)),
+                // Probed as working: a ruleset that cannot be built now is an error, never a
+                // child without its confinement.
+                Ok(None) => return fail("landlock: the kernel refused the ruleset".into()),
+                Err(e) => return fail(e),
+            }
+        }
     }
-    sandbox::prepare(
-        &mut cmd,
-        &PreExec {
-            namespaces: if pol.sandbox {
-                namespaces()
-            } else {
-                CloneFlags::empty()
-            },
-            private_mounts: true,
-            limits: pol.sandbox.then_some(pol.limits),
-            keep_fd: Some(res_w.as_raw_fd()),
-            cgroup_procs: cgroup.as_ref().map(|c| c.procs.as_raw_fd()),
-        },
-    );
+    sandbox::prepare(&mut cmd, &pre);
     let spawned = cmd.spawn();
     drop(res_w);
     let mut child = match spawned {
@@ -549,6 +692,7 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         Err(e) => return fail(format!("cannot start {}: {e}", spec.program.display())),
     };
     let pgid = Pid::from_raw(child.id() as i32);
+    sandbox::register_group(pgid.as_raw());
     let (tx, rx) = std::sync::mpsc::channel();
     reader(res_r, Some(RESULT_CAP), tx.clone(), 0);
     reader(child.stdout.take().expect("piped"), None, tx.clone(), 1);
@@ -596,6 +740,7 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     if let Some(cg) = &cgroup {
         out.leftovers_killed += cg.kill_all();
     }
+    sandbox::unregister_group(pgid.as_raw());
     let drain_deadline = Instant::now() + DRAIN_LIMIT;
     for _ in 0..3 {
         let left = drain_deadline.saturating_duration_since(Instant::now());
@@ -616,47 +761,18 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     out
 }
 
-/// The child's side: adopt the result channel and, when the parent asked for it, confine
-/// writes with Landlock. Call first thing in a child, before any candidate library is loaded.
+/// Makes SIGINT, SIGTERM and SIGHUP to this process kill every live child group before the
+/// process ends with the signal (call once, early, in an orchestrating process).
+pub fn end_children_on_termination() {
+    sandbox::install_termination_handler();
+}
+
+/// The child's side: adopt the result channel (the confinement was applied by the parent
+/// before `exec`). Call first thing in a child, before any candidate library is loaded.
 /// Without the environment (a child started by hand) the channel is stdout.
 pub fn child_enter() -> Result<Box<dyn Write>, String> {
-    enter(false)
-}
-
-/// [`child_enter`] for a child whose own memory is evidence (the lean timing driver): after
-/// confining itself the process executes its own program again (`/proc/self/exe`, same
-/// arguments, `PQPERF_SANDBOX=confined`), so that the process that loads the candidate has
-/// touched none of the confinement code (Landlock rules, namespaces and rlimits are kept
-/// across `execve`). The result descriptor is inherited (it is marked close-on-exec only
-/// when adopted, in the second image). Under an emulator, or when the re-execution fails, the
-/// confined process goes on as it is.
-pub fn child_enter_fresh() -> Result<Box<dyn Write>, String> {
-    enter(true)
-}
-
-fn enter(fresh: bool) -> Result<Box<dyn Write>, String> {
-    if std::env::var(SANDBOX_ENV).as_deref() == Ok("1") {
-        let writable: Vec<PathBuf> = std::env::var(WRITABLE_ENV)
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| !l.is_empty())
-            .map(PathBuf::from)
-            .collect();
-        sandbox::confine_writes(&writable)?;
-        if fresh && crate::emulation::emulated().is_none() {
-            use std::os::unix::process::CommandExt;
-            let mut args = std::env::args_os();
-            let arg0 = args.next().unwrap_or_default();
-            // Only returns on failure; the confined process then goes on.
-            let _ = std::process::Command::new("/proc/self/exe")
-                .arg0(arg0)
-                .args(args)
-                .env(SANDBOX_ENV, "confined")
-                .exec();
-        }
-    }
     let announced = std::env::var(RESULT_FD_ENV);
-    sandbox::forget_env(&[RESULT_FD_ENV, SANDBOX_ENV, WRITABLE_ENV]);
+    sandbox::forget_env(&[RESULT_FD_ENV]);
     match announced {
         Ok(v) => {
             let fd: i32 = v
@@ -666,4 +782,11 @@ fn enter(fresh: bool) -> Result<Box<dyn Write>, String> {
         }
         Err(_) => Ok(Box::new(std::io::stdout())),
     }
+}
+
+/// [`child_enter`] for a child whose own memory is evidence (the lean timing driver). Since
+/// the parent confines the child between `fork` and `exec`, the image that loads the
+/// candidate runs no confinement code of its own, and nothing needs to be executed again.
+pub fn child_enter_fresh() -> Result<Box<dyn Write>, String> {
+    child_enter()
 }

@@ -141,6 +141,8 @@ pub fn run_contained(
         cwd: cwd.to_path_buf(),
         timeout,
         writable: vec![job.out_dir.clone()],
+        readable: vec![job.library.clone(), job.root.clone()],
+        ..Default::default()
     });
     if let Some(e) = out.spawn_error {
         return Err(KatError::Input(e));

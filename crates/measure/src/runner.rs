@@ -182,7 +182,9 @@ pub(crate) fn spawn(
         args: args.to_argv(),
         cwd: exe.cwd.clone(),
         timeout,
-        writable: Vec::new(),
+        readable: vec![exe.cwd.join(&args.lib)],
+        cpu: args.cpu,
+        ..Default::default()
     })
 }
 
@@ -332,6 +334,7 @@ fn signal_name(sig: i64) -> &'static str {
         9 => "SIGKILL",
         11 => "SIGSEGV",
         15 => "SIGTERM",
+        31 => "SIGSYS: a system call the sandbox forbids",
         _ => "signal",
     }
 }

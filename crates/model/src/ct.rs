@@ -43,6 +43,10 @@ pub struct CtEvidence {
     pub tool: String,
     pub utc: String,
     pub operations: Vec<CtOperation>,
+    /// What contained the valgrind runs, as recorded by `pqperf ct` (the same object as a
+    /// campaign's `pqperf.sandbox`); absent in evidence written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<serde_json::Value>,
 }
 
 /// One operation under memcheck.

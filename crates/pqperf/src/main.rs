@@ -111,6 +111,10 @@ fn main() -> std::process::ExitCode {
     if cli.emulated {
         pqperf_ffi::emulation::force();
     }
+    if !matches!(cli.command, Command::KatChild(_) | Command::Hashprof(_)) {
+        // An orchestrator: SIGINT/SIGTERM end every contained child before pqperf.
+        pqperf_ffi::untrusted::end_children_on_termination();
+    }
     pqperf_ffi::untrusted::set_policy(pqperf_ffi::untrusted::Policy {
         sandbox: !cli.no_sandbox,
         limits: pqperf_ffi::sandbox::Limits {

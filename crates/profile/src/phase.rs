@@ -117,7 +117,13 @@ pub fn run_child(child: &ChildExe, args: &[String], cwd: &Path, timeout: Duratio
         args: all,
         cwd: cwd.to_path_buf(),
         timeout,
-        writable: Vec::new(),
+        // The parent pins the child (`--cpu N` of the driver's and hashprof's arguments):
+        // inside the sandbox it cannot change its affinity itself.
+        cpu: args
+            .windows(2)
+            .find(|w| w[0] == "--cpu")
+            .and_then(|w| w[1].parse().ok()),
+        ..Default::default()
     });
     if let Some(e) = out.spawn_error {
         return ChildRun {

@@ -207,14 +207,23 @@ fn tick_text(v: &SystemView) -> Option<String> {
 /// What contained candidate code, from the campaign's `pqperf.sandbox` (pqperf datasets
 /// only; reference datasets have no such key and no such sentence).
 fn sandbox_sentence(sb: &serde_json::Value) -> String {
+    if sb.get("sandbox").and_then(|x| x.as_str()) != Some("on") {
+        return "Candidate code ran **without the sandbox** (`--no-sandbox`): only in its own process group with a private result channel and capped output capture.".into();
+    }
+    format!(
+        "Candidate code ran contained, in child processes with their own process group (killed with it on exit or timeout) that report over a private channel while their own output is captured with a size cap. {}",
+        containment(sb)
+    )
+}
+
+/// The recorded protections of a `pqperf.sandbox` object (the keys an older pqperf did not
+/// record are left out, never assumed).
+fn containment(sb: &serde_json::Value) -> String {
     let s = |k: &str| {
         sb.get(k)
             .and_then(|x| x.as_str())
             .map(crate::md::escape_text)
     };
-    if s("sandbox").as_deref() != Some("on") {
-        return "Candidate code ran **without the sandbox** (`--no-sandbox`): only in its own process group with a private result channel and capped output capture.".into();
-    }
     let ns = sb
         .get("namespaces")
         .and_then(|n| n.as_array())
@@ -231,11 +240,42 @@ fn sandbox_sentence(sb: &serde_json::Value) -> String {
         .and_then(|x| x.as_u64())
         .map(|b| format!("{} MiB", b >> 20))
         .unwrap_or_else(|| "unlimited".into());
-    format!(
-        "Candidate code ran contained, in child processes with their own process group (killed with it on exit or timeout) that report over a private channel while their own output is captured with a size cap. Namespaces: {ns}; network: {}; writes: {}; process limit: {}; address space: {mem}; core dumps off.",
+    let mut out = format!(
+        "Namespaces: {ns}; network: {}; writes: {}; process limit: {}; address space: {mem}; core dumps off.",
         s("network").unwrap_or_else(|| "unknown".into()),
         s("write_confinement").unwrap_or_else(|| "unknown".into()),
         s("pids_limit").unwrap_or_else(|| "unknown".into()),
+    );
+    let more: Vec<String> = [
+        ("read_confinement", "reads"),
+        ("unix_sockets", "unix-domain sockets"),
+        ("signals", "signals"),
+        ("scheduling", "CPU affinity and priority"),
+        ("descriptors", "descriptors"),
+        ("leftover_processes", "leftover processes"),
+        ("parent_death", "when pqperf ends"),
+    ]
+    .iter()
+    .filter_map(|(k, name)| s(k).map(|v| format!("{name}: {v}")))
+    .collect();
+    if !more.is_empty() {
+        out.push_str(&format!(" {}.", more.join("; ")));
+    }
+    out
+}
+
+/// The containment `pqperf ct` recorded in its evidence (the first record that carries it).
+fn ct_sandbox_sentence(v: &SystemView) -> Option<String> {
+    let sb = v.ct.iter().find_map(|l| l.value.sandbox.as_ref())?;
+    Some(
+        if sb.get("sandbox").and_then(|x| x.as_str()) != Some("on") {
+            "The constant-time check (`pqperf ct`) ran valgrind **without the sandbox** (`--no-sandbox`).".to_string()
+        } else {
+            format!(
+                "The constant-time check (`pqperf ct`) ran valgrind and its driver contained the same way. {}",
+                containment(sb)
+            )
+        },
     )
 }
 
@@ -340,6 +380,9 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     {
         out.push(format!("- {}", sandbox_sentence(sb)));
     }
+    if let Some(t) = ct_sandbox_sentence(v) {
+        out.push(format!("- {t}"));
+    }
     out.push("- Key exchange: `exchange` covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call.".into());
     out.push(String::new());
     out.push("## Share of the ICCS placeholder functions".into());
@@ -437,4 +480,36 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
         out.push("- Noise floor: no A–A comparison was recorded for this dataset.".to_string());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn containment_states_what_was_recorded_and_nothing_else() {
+        let old = serde_json::json!({"sandbox": "on", "namespaces": ["network", "mount"],
+            "network": "none (empty network namespace)",
+            "write_confinement": "landlock (scratch directory only)"});
+        let t = containment(&old);
+        assert!(t.ends_with("core dumps off."), "{t}");
+        assert!(!t.contains("reads"), "{t}");
+        let mut new = old.clone();
+        new["namespaces"] = serde_json::json!(["pid", "network", "mount", "ipc", "uts"]);
+        new["read_confinement"] = serde_json::json!("not in force (kernel without Landlock)");
+        new["unix_sockets"] =
+            serde_json::json!("refused (seccomp: creating one kills the process)");
+        let t = sandbox_sentence(&new);
+        assert!(
+            t.contains("Namespaces: pid, network, mount, ipc, uts;"),
+            "{t}"
+        );
+        assert!(
+            t.contains(
+                "reads: not in force (kernel without Landlock); unix-domain sockets: refused"
+            ),
+            "{t}"
+        );
+        assert!(!t.contains("signals"), "{t}");
+    }
 }

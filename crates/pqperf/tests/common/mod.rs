@@ -50,3 +50,26 @@ pub fn status(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
+
+/// Live (non-zombie) processes of this host whose memory maps or command line mention
+/// `needle` (a candidate's library path or marker), as `pid: command line`.
+pub fn processes_mapping(needle: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.parse::<u32>().is_err() {
+            continue;
+        }
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        if stat.is_empty() || stat.contains(") Z ") {
+            continue;
+        }
+        let maps = std::fs::read_to_string(e.path().join("maps")).unwrap_or_default();
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if maps.contains(needle) || cmd.contains(needle) {
+            out.push(format!("{name}: {cmd}"));
+        }
+    }
+    out
+}
