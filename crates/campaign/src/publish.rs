@@ -49,8 +49,17 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
         let label = name.split("__").next().unwrap_or("");
         re.is_match(&format!("{cand}/{label}"))
     };
+    // A symbolic link anywhere is listed, whatever its name, to be named and left out.
+    let is_link = |f: &Path| {
+        f.symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+    };
     for sub in ["records", "profile"] {
         for f in walk_files(&run.join(sub)) {
+            if is_link(&f) {
+                files.push(f);
+                continue;
+            }
             let name = f.file_name().unwrap().to_string_lossy().into_owned();
             if name.starts_with('.') || !name.ends_with(".json") || excluded(&f) {
                 continue;
@@ -64,16 +73,17 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
     // Constant-time evidence (`ct/<id>/<label>.json`, pqperf-ct).
     files.extend(walk_files(&run.join("ct")).into_iter().filter(|f| {
         let name = f.file_name().unwrap().to_string_lossy();
-        name.ends_with(".json") && !name.starts_with('.')
+        is_link(f) || (name.ends_with(".json") && !name.starts_with('.'))
     }));
     // KAT logs are `kat/<id>/<label>.log` and `katcheck/<name>.log`: nothing deeper (the KAT
     // child's output folder `kat/<id>/<label>/` is the candidate's to write).
     for (sub, depth) in [("kat", 2), ("katcheck", 1)] {
         let root = run.join(sub);
         files.extend(walk_files(&root).into_iter().filter(|f| {
-            f.extension().is_some_and(|e| e == "log")
-                && f.strip_prefix(&root)
-                    .is_ok_and(|r| r.components().count() == depth)
+            is_link(f)
+                || (f.extension().is_some_and(|e| e == "log")
+                    && f.strip_prefix(&root)
+                        .is_ok_and(|r| r.components().count() == depth))
         }));
     }
     let mut staged = Vec::new();
