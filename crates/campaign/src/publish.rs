@@ -226,7 +226,8 @@ enum Staged {
 
 /// Reads `run/rel` for publication without following a symbolic link anywhere below `run`,
 /// bounded in size, with absolute machine paths in captured candidate output redacted
-/// (`processes[].stderr` of records and profiles); any other machine path refuses the file.
+/// (`processes[].stderr` of records, `stderr` of profiles); any other machine path refuses
+/// the file.
 fn stage_file(run: &Path, rel: &Path) -> Staged {
     let mut at = run.to_path_buf();
     for c in rel.components() {
@@ -265,21 +266,26 @@ fn stage_file(run: &Path, rel: &Path) -> Staged {
     }
 }
 
-/// The evidence JSON `text` with machine paths redacted in every `processes[].stderr` (what the
-/// candidate printed), re-serialised in the reference layout; `None` when nothing there changed.
+/// The evidence JSON `text` with machine paths redacted where it holds what the candidate
+/// printed (a record's `processes[].stderr`, a profile's `stderr`), re-serialised in the
+/// reference layout; `None` when nothing there changed.
 fn redact_captured_json(rel: &Path, text: &str) -> Option<String> {
     let mut v = pqperf_model::pyjson::parse(rel, text).ok()?;
     let mut n = 0;
+    let mut redact = |s: Option<&mut serde_json::Value>| {
+        if let Some(s) = s
+            && let Some(t) = s.as_str()
+        {
+            let (r, k) = pqperf_model::paths::redact_machine_paths(t);
+            n += k;
+            *s = r.into();
+        }
+    };
     if let Some(ps) = v.get_mut("processes").and_then(|p| p.as_array_mut()) {
         for p in ps {
-            if let Some(s) = p.get_mut("stderr")
-                && let Some(t) = s.as_str()
-            {
-                let (r, k) = pqperf_model::paths::redact_machine_paths(t);
-                n += k;
-                *s = r.into();
-            }
+            redact(p.get_mut("stderr"));
         }
     }
+    redact(v.get_mut("stderr"));
     (n > 0).then(|| pqperf_model::pyjson::value_to_string(&v))
 }

@@ -14,23 +14,13 @@ use serde_json::Value;
 
 const TOY: &str = include_str!("measure/toy_sig.c");
 
-fn pqperf(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
+mod common;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+use common::repo;
+
+fn pqperf(args: &[&str]) -> (i32, String) {
+    let o = common::output(None, args);
+    (o.status.code().unwrap_or(-1), common::text(&o))
 }
 
 fn read_json(p: &Path) -> Value {

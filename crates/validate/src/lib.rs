@@ -168,5 +168,8 @@ pub fn validate_with(root: &Path, opts: &Options) -> Report {
             pages::check_pages(&mut rep, &ds, &sys.id, root);
         }
     }
+    // A file refused by the loader and by the path scan (e.g. over the size bound) once.
+    let mut seen = std::collections::HashSet::new();
+    rep.problems.retain(|p| seen.insert(p.clone()));
     rep
 }
