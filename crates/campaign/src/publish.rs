@@ -15,7 +15,9 @@ type Res<T> = Result<T, CampaignError>;
 
 /// `publish` (§12.1): copy the run's evidence into `<dest>/performance/data/<ID>/`, write the
 /// side CSVs the pages read (`performance/systems.csv`, `performance/security_targets.csv`,
-/// `downloads.csv`) and refuse absolute machine paths.
+/// `downloads.csv`) and refuse absolute machine paths. Captured candidate output is redacted
+/// instead of refused, a symbolic link anywhere in the run directory is never followed (left
+/// out with a message), and a refused file leaves the others published (exit code 2).
 pub fn publish(opts: &CampaignOptions) -> Res<i32> {
     let run = &opts.run_dir;
     let camp = read_json(&run.join("campaign.json"));
@@ -47,8 +49,17 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
         let label = name.split("__").next().unwrap_or("");
         re.is_match(&format!("{cand}/{label}"))
     };
+    // A symbolic link anywhere is listed, whatever its name, to be named and left out.
+    let is_link = |f: &Path| {
+        f.symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+    };
     for sub in ["records", "profile"] {
         for f in walk_files(&run.join(sub)) {
+            if is_link(&f) {
+                files.push(f);
+                continue;
+            }
             let name = f.file_name().unwrap().to_string_lossy().into_owned();
             if name.starts_with('.') || !name.ends_with(".json") || excluded(&f) {
                 continue;
@@ -62,28 +73,37 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
     // Constant-time evidence (`ct/<id>/<label>.json`, pqperf-ct).
     files.extend(walk_files(&run.join("ct")).into_iter().filter(|f| {
         let name = f.file_name().unwrap().to_string_lossy();
-        name.ends_with(".json") && !name.starts_with('.')
+        is_link(f) || (name.ends_with(".json") && !name.starts_with('.'))
     }));
-    for sub in ["kat", "katcheck"] {
-        files.extend(
-            walk_files(&run.join(sub))
-                .into_iter()
-                .filter(|f| f.extension().is_some_and(|e| e == "log")),
-        );
+    // KAT logs are `kat/<id>/<label>.log` and `katcheck/<name>.log`: nothing deeper (the KAT
+    // child's output folder `kat/<id>/<label>/` is the candidate's to write).
+    for (sub, depth) in [("kat", 2), ("katcheck", 1)] {
+        let root = run.join(sub);
+        files.extend(walk_files(&root).into_iter().filter(|f| {
+            is_link(f)
+                || (f.extension().is_some_and(|e| e == "log")
+                    && f.strip_prefix(&root)
+                        .is_ok_and(|r| r.components().count() == depth))
+        }));
     }
     let mut staged = Vec::new();
-    for f in files.iter().filter(|f| f.is_file()) {
+    let mut refused = 0;
+    let mut said = BTreeSet::new();
+    for f in &files {
         let rel = f.strip_prefix(run).unwrap_or(f).to_path_buf();
-        let bytes = std::fs::read(f)?;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        if let Some(m) = pqperf_model::paths::find_machine_path(&text) {
-            eprintln!(
-                "{}: absolute path '{m}' remains; not publishing",
-                rel.display()
-            );
-            return Ok(2);
+        match stage_file(run, &rel) {
+            Staged::Copy(bytes) => staged.push((rel, bytes)),
+            Staged::Absent => {}
+            Staged::Skipped(why) => {
+                if said.insert(why.clone()) {
+                    eprintln!("{why}; not published");
+                }
+            }
+            Staged::Refused(why) => {
+                eprintln!("{}: {why}; not published", rel.display());
+                refused += 1;
+            }
         }
-        staged.push((rel, bytes));
     }
     if dest.exists() {
         std::fs::remove_dir_all(&dest)?;
@@ -183,5 +203,89 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
         staged.len(),
         dest.display()
     );
+    if refused > 0 {
+        eprintln!("publish: {refused} file(s) refused (named above); the others are published");
+        return Ok(2);
+    }
     Ok(0)
+}
+
+/// What becomes of one run-directory file on publication.
+enum Staged {
+    /// Copy these bytes.
+    Copy(Vec<u8>),
+    /// Not there (nothing to publish).
+    Absent,
+    /// Not evidence pqperf wrote (a symbolic link somewhere on its path, which pqperf never
+    /// creates, or not a regular file): left out with this message (naming the link).
+    Skipped(String),
+    /// Evidence pqperf wrote that may not be published as it is (a machine path outside
+    /// captured candidate output, or larger than the evidence bound): left out, exit 2.
+    Refused(String),
+}
+
+/// Reads `run/rel` for publication without following a symbolic link anywhere below `run`,
+/// bounded in size, with absolute machine paths in captured candidate output redacted
+/// (`processes[].stderr` of records, `stderr` of profiles); any other machine path refuses
+/// the file.
+fn stage_file(run: &Path, rel: &Path) -> Staged {
+    let mut at = run.to_path_buf();
+    for c in rel.components() {
+        at.push(c);
+        match at.symlink_metadata() {
+            Err(_) => return Staged::Absent,
+            Ok(m) if m.file_type().is_symlink() => {
+                return Staged::Skipped(format!(
+                    "{}: symbolic link (never followed)",
+                    at.strip_prefix(run).unwrap_or(&at).display()
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    let bytes = match pqperf_model::limits::read_bounded(&at, rel) {
+        Ok(b) => b,
+        Err(e) if at.is_file() => return Staged::Refused(e.message()),
+        Err(e) => return Staged::Skipped(format!("{}: {}", rel.display(), e.message())),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    if pqperf_model::paths::find_machine_path(&text).is_none() {
+        return Staged::Copy(bytes);
+    }
+    let is_json = rel.extension().is_some_and(|e| e == "json");
+    let redacted = is_json.then(|| redact_captured_json(rel, &text)).flatten();
+    match redacted {
+        Some(t) => match pqperf_model::paths::find_machine_path(&t) {
+            None => Staged::Copy(t.into_bytes()),
+            Some(m) => Staged::Refused(format!("absolute path '{m}' remains")),
+        },
+        None => Staged::Refused(format!(
+            "absolute path '{}' remains",
+            pqperf_model::paths::find_machine_path(&text).unwrap_or_default()
+        )),
+    }
+}
+
+/// The evidence JSON `text` with machine paths redacted where it holds what the candidate
+/// printed (a record's `processes[].stderr`, a profile's `stderr`), re-serialised in the
+/// reference layout; `None` when nothing there changed.
+fn redact_captured_json(rel: &Path, text: &str) -> Option<String> {
+    let mut v = pqperf_model::pyjson::parse(rel, text).ok()?;
+    let mut n = 0;
+    let mut redact = |s: Option<&mut serde_json::Value>| {
+        if let Some(s) = s
+            && let Some(t) = s.as_str()
+        {
+            let (r, k) = pqperf_model::paths::redact_machine_paths(t);
+            n += k;
+            *s = r.into();
+        }
+    };
+    if let Some(ps) = v.get_mut("processes").and_then(|p| p.as_array_mut()) {
+        for p in ps {
+            redact(p.get_mut("stderr"));
+        }
+    }
+    redact(v.get_mut("stderr"));
+    (n > 0).then(|| pqperf_model::pyjson::value_to_string(&v))
 }

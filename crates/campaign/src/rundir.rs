@@ -100,8 +100,15 @@ pub(crate) fn has_records(run: &Path) -> bool {
         .any(|p| p.extension().is_some_and(|e| e == "json"))
 }
 
-/// Every file below `dir`, sorted.
+/// Every file below `dir`, sorted. Symbolic links are listed as they are, never followed (a
+/// link to a directory is not descended into; `dir` itself, when a link, is the one entry).
 pub fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    if dir
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_symlink())
+    {
+        return vec![dir.to_path_buf()];
+    }
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -110,7 +117,7 @@ pub fn walk_files(dir: &Path) -> Vec<PathBuf> {
         };
         for e in rd.flatten() {
             let p = e.path();
-            if p.is_dir() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push(p);
             } else {
                 out.push(p);

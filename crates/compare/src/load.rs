@@ -73,8 +73,8 @@ pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
 /// `records/` (a run directory's or a dataset system's), atomically, keeping every other key.
 pub fn record_noise_floor(side: &Side, floor: serde_json::Value) -> Result<PathBuf, CompareError> {
     let path = side.system_dir.join("campaign.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| CompareError::Load(format!("{}: {e}", path.display())))?;
+    let text = pqperf_model::error::read_text(&path, &path)
+        .map_err(|e| CompareError::Load(e.to_string()))?;
     let mut v: serde_json::Value =
         pyjson::from_str(&path, &text).map_err(|e| CompareError::Load(e.to_string()))?;
     let Some(obj) = v.as_object_mut() else {

@@ -210,9 +210,13 @@ pub fn run_contained(
         let mut text = out.stderr.text();
         text.push_str(&out.stdout.text());
         for l in text.lines().filter(|l| !l.trim().is_empty()).take(20) {
+            // Captured candidate output: capped, control characters escaped, machine paths
+            // redacted (the log's digest is recorded, so publish cannot redact it later).
+            let l: String = l.chars().take(300).collect();
+            let (l, _) = pqperf_model::paths::redact_machine_paths(&l);
             log.push_str(&format!(
                 "child: {}\n",
-                l.chars().take(300).collect::<String>()
+                pqperf_model::captured::escape_captured(&l)
             ));
         }
     }

@@ -409,7 +409,11 @@ pub fn measure_one(
             "per_call_note".into(),
             json!("per-call samples are tick-counter deltas read between consecutive calls of separate sampled trials (at most 400 calls after each reference trial); the reference trials read no counter per call"),
         );
-        if hz > 0.0 {
+        if let Some(why) = pqperf_model::limits::samples_problem(sample_trials.iter().map(Vec::len))
+        {
+            // Never written: the bound every reader enforces (pqperf_model::limits).
+            ext.extra.insert("samples_refused".into(), json!(why));
+        } else if hz > 0.0 {
             ext.robust = Robust::compute(&sample_trials, &p.op, hz);
         }
     }
@@ -467,6 +471,8 @@ pub fn measure_one(
     }
     let path = rec_path(&opts.run_dir, &p.inst, &p.opkey);
     let text = pyjson::to_string(&rec).map_err(|e| MeasureError::msg(e.to_string()))?;
+    pqperf_model::limits::check_size(&path, text.len())
+        .map_err(|e| MeasureError::msg(e.to_string()))?;
     write_atomic(&path, text.as_bytes())?;
     totals.records += 1;
     Ok(rec)

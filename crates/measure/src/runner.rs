@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use pqperf_ffi::untrusted::{self, ChildSpec};
 use pqperf_model::fields::Fields;
+use pqperf_model::limits;
 use pqperf_model::record::{Process, Trial, TrialSched};
 use serde_json::Value;
 
@@ -220,14 +221,24 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     let wall_s = out.wall_s;
     let lines = out.result_lines();
     let mut parsed = parse_output(&lines);
-    let mut stderr_tail = out.stderr.tail_chars(2000);
-    if out.result_truncated {
-        // Samples or trials may be cut: never a complete record.
+    // Captured candidate output: the last characters, control characters escaped.
+    let mut stderr_tail = pqperf_model::captured::escape_captured(
+        &out.stderr
+            .tail_chars(pqperf_model::captured::STDERR_KEEP_CHARS),
+    );
+    let refused = out
+        .result_truncated
+        .then(|| "result channel exceeded its size limit".to_string())
+        .or(parsed.samples_refused.clone());
+    if let Some(why) = refused {
+        // Samples or trials may be cut or forged: never a complete record.
         parsed.status = None;
+        parsed.sample_trials.clear();
+        parsed.samples.clear();
         if !stderr_tail.is_empty() {
             stderr_tail.push('\n');
         }
-        stderr_tail.push_str("result channel exceeded its size limit");
+        stderr_tail.push_str(&why);
     }
     let mut process = if out.timed_out {
         let mut p = Process {
@@ -360,6 +371,10 @@ pub struct Parsed {
     pub counter: Option<String>,
     /// PQPERF mem_… lines (complete stack figures required).
     pub mem: Option<MemFigures>,
+    /// Why sampled trials were refused (a SAMPLES line over
+    /// `pqperf_model::limits::MAX_SAMPLES_PER_TRIAL`, which the driver never writes): such a
+    /// process is never complete.
+    pub samples_refused: Option<String>,
 }
 
 /// Parses driver stdout lines (tab-separated).
@@ -384,8 +399,16 @@ pub fn parse_output(lines: &[String]) -> Parsed {
             ["SAMPLES", _, xs] => {
                 let v: Vec<u64> = xs
                     .split(' ')
+                    .take(limits::MAX_SAMPLES_PER_TRIAL + 1)
                     .filter_map(|x| x.parse::<u64>().ok())
                     .collect();
+                if v.len() > limits::MAX_SAMPLES_PER_TRIAL {
+                    p.samples_refused = Some(format!(
+                        "a SAMPLES line with more than the {} samples a trial may have (refused)",
+                        limits::MAX_SAMPLES_PER_TRIAL
+                    ));
+                    continue;
+                }
                 p.samples.extend_from_slice(&v);
                 p.sample_trials.push(v);
             }

@@ -118,12 +118,9 @@ impl KatLog {
         Ok(log)
     }
 
-    /// Read and parse a KAT log file.
+    /// Read and parse a KAT log file (bounded: [`crate::limits::read_bounded`]).
     pub fn read(path: &Path, shown_as: &Path) -> Result<KatLog, ModelError> {
-        let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
-            path: shown_as.to_path_buf(),
-            source,
-        })?;
+        let bytes = crate::limits::read_bounded(path, shown_as)?;
         // Digest checks are on bytes; parsing tolerates stray invalid UTF-8.
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let mut log = KatLog::parse(shown_as, &text)?;

@@ -10,7 +10,7 @@
 //! |---|---|
 //! | [`pyjson`] | Python-compatible JSON: `json.dumps(indent=1)+"\n"` writer ([`pyjson::to_string`]), float repr ([`pyjson::py_float_repr`]), parsing with `path:line:col` errors ([`pyjson::from_str`], [`pyjson::read`]) |
 //! | [`record`] | timing [`Record`] (schema 2) with [`Plan`], [`Process`], [`Trial`], pqperf additions under `pqperf` ([`record::PqperfRecordExt`]) |
-//! | [`paths`] | [`paths::find_machine_path`]: absolute machine paths evidence must not carry |
+//! | [`paths`] | [`paths::find_machine_path`]: absolute machine paths evidence must not carry; [`paths::redact_machine_paths`] for captured output on publish |
 //! | [`profile`] | hash/DRNG [`Profile`] with share recomputation |
 //! | [`buildjson`] | `build.json`: [`BuildJson`], [`BuildEntry`] (instances in build order) |
 //! | [`campaign`] | `campaign.json`: [`Campaign`] (key order kept per system) |
@@ -28,6 +28,9 @@
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
 //! | [`fmt`] | number formatting of pages and site tables (Python `%g`/`%.Nf`/`str(float)`, cycles k/M/G, percentages, sizes, ranks) |
 //! | [`fsutil`] | atomic writes |
+//! | [`md`] | text into Markdown: [`md::escape_text`], [`md::code_span`], [`md::safe_url`], and [`md::structure_char`] (what `validate` refuses in names) |
+//! | [`limits`] | bounds on evidence (samples per trial, bytes per file) and the bounded reader [`limits::read_bounded`] every evidence reader uses |
+//! | [`captured`] | captured candidate output stored capped, with control characters escaped ([`captured::escape_captured`]) |
 //!
 //! # Round-trip guarantee
 //!
@@ -47,6 +50,7 @@
 
 pub mod buildjson;
 pub mod campaign;
+pub mod captured;
 pub mod catalog;
 pub mod ct;
 pub mod dataset;
@@ -57,7 +61,9 @@ pub mod fsutil;
 pub mod golden;
 pub mod iccsprovider;
 pub mod katlog;
+pub mod limits;
 mod locate;
+pub mod md;
 pub mod order;
 pub mod ordered;
 pub mod paths;

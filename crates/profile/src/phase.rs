@@ -144,7 +144,11 @@ pub fn run_child(child: &ChildExe, args: &[String], cwd: &Path, timeout: Duratio
     ChildRun {
         exit_code,
         lines: out.result_lines(),
-        stderr: tail(&err, 2000),
+        // Captured candidate output: the last characters, control characters escaped.
+        stderr: pqperf_model::captured::escape_captured(&tail(
+            &err,
+            pqperf_model::captured::STDERR_KEEP_CHARS,
+        )),
         timed_out: out.timed_out,
         command,
     }

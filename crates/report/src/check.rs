@@ -41,7 +41,7 @@ pub fn check_pages(root: &Path, pages: &[(String, String)]) -> CheckReport {
         ..Default::default()
     };
     for (rel, text) in pages {
-        let on_disk = std::fs::read(root.join(rel)).ok();
+        let on_disk = pqperf_model::limits::read_bounded(&root.join(rel), Path::new(rel)).ok();
         let same = on_disk.as_deref() == Some(text.as_bytes());
         if same {
             continue;

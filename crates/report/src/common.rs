@@ -121,9 +121,10 @@ pub fn environment_table(v: &SystemView) -> Vec<String> {
     lines
 }
 
-/// Backtick-wrapped code span.
+/// Backtick-wrapped code span, safe in a table cell (`pqperf_model::md::code_span`: the
+/// identity wrap for ordinary names).
 pub fn code(s: &str) -> String {
-    format!("`{s}`")
+    crate::md::code_span(s)
 }
 
 /// `5` → `five` (one to ten spelled out as the reference pages do), else digits.

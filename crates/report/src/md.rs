@@ -1,38 +1,7 @@
-//! Markdown safety for evidence strings: escaping text so it renders literally, and the rule
-//! that only `http`/`https` and relative URLs become links.
+//! Markdown safety for evidence strings: the escaping and URL rule of `pqperf_model::md`
+//! (re-exported, defined once there) and [`sanitize_fragment`] for curated Markdown fragments.
 
-/// Escapes the characters Markdown (and inline HTML) would interpret, so `s` renders as the
-/// literal text. Plain words, digits, spaces and `.,:;()/-` pass unchanged.
-pub fn escape_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '!' | '|' | '#' | '~' | '&' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\n' | '\r' => out.push(' '),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// True if `url` may become a link: `http://`, `https://` or a relative reference (no scheme,
-/// not protocol-relative).
-pub fn safe_url(url: &str) -> bool {
-    let u = url.trim();
-    let lower = u.to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
-        return true;
-    }
-    if u.starts_with("//") || u.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return false;
-    }
-    // A scheme is `alpha *( alpha / digit / + / - / . ) ":"` before any `/`, `?` or `#`.
-    let head = u.split(['/', '?', '#']).next().unwrap_or("");
-    !head.contains(':')
-}
+pub use pqperf_model::md::{code_span, escape_text, safe_url};
 
 /// A Markdown fragment from evidence (a note, a KAT cause) made safe to embed in a page: raw
 /// HTML, images and links whose URL is not http/https/relative are replaced by their escaped

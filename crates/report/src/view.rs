@@ -22,7 +22,7 @@ pub struct SystemRow {
     pub arch: String,
     /// Host name.
     pub hostname: String,
-    /// Description.
+    /// Description (escaped for Markdown: `pqperf_model::md::escape_text`).
     pub description: String,
 }
 
@@ -471,12 +471,15 @@ impl Side {
                 id: s.id.clone(),
                 arch: s.arch.clone(),
                 hostname: s.hostname.clone(),
-                description: s.description.clone(),
+                // Text into Markdown is escaped (identity for ordinary descriptions/names).
+                description: crate::md::escape_text(&s.description),
             });
         }
         for d in ds.downloads.iter().flatten() {
-            side.downloads
-                .insert(d.id.clone(), (d.algorithm.clone(), d.page_url.clone()));
+            side.downloads.insert(
+                d.id.clone(),
+                (crate::md::escape_text(&d.algorithm), d.page_url.clone()),
+            );
             side.download_order.push(d.id.clone());
         }
         for k in ds.kat_issues.iter().flatten() {

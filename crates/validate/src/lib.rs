@@ -30,14 +30,21 @@
 //!   `timing_scope` from the first process's meta;
 //! * **profiles**: each `share` and `hash_share` recomputed from `calls` and `total`
 //!   (relative 1e-9);
+//! * **evidence bounds** (`pqperf_model::limits`, in the loader): a file over the evidence size
+//!   bound is refused from its metadata, unread; a record with more stored samples per trial or
+//!   per record, or more bootstrap replicates, than the bounds is refused before any
+//!   recomputation;
+//! * **page text**: descriptions (systems.csv), algorithm names (downloads.csv), instance
+//!   labels and names (build.json, records) without a character that would change a page's
+//!   structure (newline, `|`, `<`, `>`, `[`, `]`, backtick, backslash);
 //! * **pages** (on by default): the harness-form pages regenerated from the evidence must equal
 //!   the page files present under the root (`<id>/perf_<sys>.md`, …), first differing line
 //!   reported.
 //!
 //! One module per check: [`system`] (layout: stray files, systems.csv row, campaign.json and
 //! build.json, security_targets.csv), [`walk`] (the files of a system), [`paths`] (absolute
-//! machine paths and the reference JSON layout), [`katlogs`], [`records`], [`profiles`] and
-//! [`pages`]; [`problem`] holds what they report.
+//! machine paths and the reference JSON layout), [`katlogs`], [`records`], [`profiles`],
+//! [`text`] (page text) and [`pages`]; [`problem`] holds what they report.
 
 #![forbid(unsafe_code)]
 
@@ -52,6 +59,7 @@ mod problem;
 mod profiles;
 mod records;
 mod system;
+mod text;
 mod walk;
 
 pub use problem::{Problem, REL_TOL, Report};
@@ -145,6 +153,7 @@ pub fn validate_with(root: &Path, opts: &Options) -> Report {
         paths::scan_text_file(&mut rep, &root.join(&m.path), &m.shown);
     }
 
+    text::check_side_text(&mut rep, &ds);
     if system.is_none() {
         system::check_security_targets(&mut rep, &ds);
     }
@@ -154,9 +163,13 @@ pub fn validate_with(root: &Path, opts: &Options) -> Report {
         }
         rep.systems.push(sys.id.clone());
         system::check_system(&mut rep, &ds, sys, root);
+        text::check_names(&mut rep, sys);
         if opts.pages {
             pages::check_pages(&mut rep, &ds, &sys.id, root);
         }
     }
+    // A file refused by the loader and by the path scan (e.g. over the size bound) once.
+    let mut seen = std::collections::HashSet::new();
+    rep.problems.retain(|p| seen.insert(p.clone()));
     rep
 }

@@ -34,7 +34,8 @@ pub(crate) fn check_pages(rep: &mut Report, ds: &Dataset, system: &str, root: &P
         }
     };
     for (_, rel, text) in pages {
-        let Ok(on_disk) = std::fs::read(root.join(&rel)) else {
+        let Ok(on_disk) = pqperf_model::limits::read_bounded(&root.join(&rel), Path::new(&rel))
+        else {
             continue;
         };
         rep.pages += 1;

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::problem::{Problem, Report};
 
 pub(crate) fn scan_text_file(rep: &mut Report, path: &Path, shown: &Path) {
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) = pqperf_model::limits::read_bounded(path, shown) else {
         return;
     };
     rep.files_scanned += 1;
@@ -44,9 +44,12 @@ pub(crate) fn scan_lines(rep: &mut Report, text: &str, shown: &Path) {
 }
 
 pub(crate) fn scan_file(rep: &mut Report, path: &Path, shown: &Path) {
-    let Ok(bytes) = std::fs::read(path) else {
-        rep.problems.push(Problem::new(shown, "", "unreadable"));
-        return;
+    let bytes = match pqperf_model::limits::read_bounded(path, shown) {
+        Ok(b) => b,
+        Err(e) => {
+            rep.problems.push(Problem::new(shown, "", e.message()));
+            return;
+        }
     };
     rep.files_scanned += 1;
     let text = String::from_utf8_lossy(&bytes);

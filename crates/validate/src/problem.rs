@@ -10,7 +10,7 @@ use pqperf_model::ModelError;
 pub const REL_TOL: f64 = 1e-9;
 
 /// One problem: `file: field: message` (`file` may carry `:line[:col]`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Problem {
     /// File relative to the dataset root, possibly with `:line[:col]`.
     pub file: String,

@@ -27,10 +27,38 @@ pub fn read_record(path: &Path, shown: &Path) -> Result<Record, ModelError> {
     record_from_str(shown, &text)
 }
 
-/// Parse a timing record (see [`read_record`]).
+/// Parse a timing record (see [`read_record`]), refusing one whose stored samples or
+/// bootstrap replicates exceed the bounds of [`crate::limits`] (they would make `validate`
+/// recompute for hours).
 pub fn record_from_str(shown: &Path, text: &str) -> Result<Record, ModelError> {
     let r: Record = typed_with_schema(shown, text)?;
     check_schema(shown, r.schema)?;
+    if let Some(rb) = r.pqperf.as_ref().and_then(|x| x.robust.as_ref()) {
+        let counts = rb
+            .samples
+            .iter()
+            .map(|s| s.split_ascii_whitespace().count());
+        if let Some(p) = crate::limits::samples_problem(counts) {
+            return Err(ModelError::text(
+                shown,
+                None,
+                Some("pqperf.robust.samples"),
+                p,
+            ));
+        }
+        if rb.resamples > crate::limits::MAX_RESAMPLES {
+            return Err(ModelError::text(
+                shown,
+                None,
+                Some("pqperf.robust.resamples"),
+                format!(
+                    "{} bootstrap replicates, more than the {} a record may ask for",
+                    rb.resamples,
+                    crate::limits::MAX_RESAMPLES
+                ),
+            ));
+        }
+    }
     Ok(r)
 }
 
