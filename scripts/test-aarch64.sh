@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # AArch64 test set under qemu-user (needs scripts/setup-aarch64.sh first).
 #
-# Cross-builds every workspace binary for aarch64-unknown-linux-gnu with the system Rust
-# (/usr/bin/cargo, /usr/bin/rustc from rustc-web/cargo-web; rustup's are first on PATH and have
-# no arm64 standard library), then runs the AArch64 pqperf under qemu-aarch64:
+# Cross-builds the two binaries the emulated tests run (pqperf, which is also its own KAT
+# child, and the lean timing driver pqperf-driver), without debug line tables, for
+# aarch64-unknown-linux-gnu with the system Rust (/usr/bin/cargo, /usr/bin/rustc from
+# rustc-web/cargo-web; rustup's are first on PATH and have no arm64 standard library), then
+# runs the AArch64 pqperf under qemu-aarch64:
 #   import pqclean (aarch64 + clean implementations; x86 ones skipped) -> build with
 #   aarch64-linux-gnu-gcc -> KAT; the WOTS ICCS test candidate -> build -> KAT; a short
 #   emulated campaign on two instances -> publish an arm_* dataset -> validate -> the same
@@ -34,7 +36,9 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
 echo "aarch64: cross build ($CARGO_TARGET_DIR)" >&2
-if ! /usr/bin/cargo build --locked --release --target "$target" --bins -j "${PQPERF_AARCH64_JOBS:-2}" >&2; then
+export CARGO_PROFILE_RELEASE_DEBUG=false
+if ! /usr/bin/cargo build --locked --release --target "$target" -p pqperf -p pqperf-driver \
+  --bin pqperf --bin pqperf-driver -j "${PQPERF_AARCH64_JOBS:-2}" >&2; then
   echo "aarch64: 0/0 KAT PASS, campaign failed"
   exit 1
 fi

@@ -16,15 +16,22 @@ use crate::{BuildCtx, BuildError};
 /// Result of building one instance with one flag set.
 #[derive(Debug, Clone)]
 pub struct InstanceBuild {
+    /// Candidate id.
     pub candidate: String,
+    /// Instance label.
     pub label: String,
+    /// Instance name.
     pub instance: String,
+    /// Implementation variant.
     pub variant: String,
+    /// The instance's C API.
     pub api: ApiKind,
+    /// The flag set built with.
     pub flags: FlagSet,
     /// The full C flag string used (set + instance flags), with a trailing space as in the
     /// reference records.
     pub flag_string: String,
+    /// The compiler (name and version).
     pub compiler: String,
     /// True when the library was produced.
     pub ok: bool,
@@ -32,7 +39,9 @@ pub struct InstanceBuild {
     pub library: PathBuf,
     /// Run-relative library path (`lib/<id>/lib<label>.so`).
     pub library_rel: String,
+    /// SHA-256 of the library file, when produced.
     pub library_sha256: Option<String>,
+    /// Sum of the memory sizes of the library's PT_LOAD segments, when read.
     pub elf_load_bytes: Option<u64>,
     /// Log text (commands and compiler output).
     pub log: String,
@@ -40,6 +49,7 @@ pub struct InstanceBuild {
     pub log_rel: String,
     /// First error, if any.
     pub error: Option<String>,
+    /// Wall seconds of the build.
     pub seconds: f64,
     /// ICCS: `ALGORITHM_INSTANCE` as the compiler evaluated it for this build (None when
     /// undefined or not evaluable; see the log).

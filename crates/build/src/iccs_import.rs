@@ -26,7 +26,9 @@ use crate::{BuildError, ImportSummary, catalog_path, load_or_empty};
 /// Options of `pqperf import iccs`.
 #[derive(Debug, Clone)]
 pub struct IccsImportOptions {
+    /// Run directory.
     pub run_dir: PathBuf,
+    /// Catalog file (default `<run>/catalog.toml`).
     pub catalog: Option<PathBuf>,
     /// Submission folder or `.zip` archive.
     pub submission: PathBuf,

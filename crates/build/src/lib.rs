@@ -39,8 +39,10 @@ pub enum BuildError {
     /// A file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
         #[source]
+        /// The I/O error.
         source: std::io::Error,
     },
     /// The catalog is malformed (names file and line).
@@ -88,6 +90,7 @@ pub fn load_or_empty(path: &Path) -> Result<Catalog, BuildError> {
 /// Options of `pqperf import pqclean`.
 #[derive(Debug, Clone)]
 pub struct PqcleanImportOptions {
+    /// Run directory.
     pub run_dir: PathBuf,
     /// Catalog file (default `<run>/catalog.toml`).
     pub catalog: Option<PathBuf>,
@@ -98,6 +101,7 @@ pub struct PqcleanImportOptions {
 /// What an import did.
 #[derive(Debug, Clone)]
 pub struct ImportSummary {
+    /// The catalog written.
     pub catalog: PathBuf,
     /// Candidate ids written (replaced or added).
     pub candidates: Vec<String>,
@@ -168,6 +172,7 @@ pub type Progress = std::sync::Arc<dyn Fn(usize, usize, &str) + Send + Sync>;
 /// Options of `pqperf build`.
 #[derive(Clone)]
 pub struct BuildOptions {
+    /// Run directory.
     pub run_dir: PathBuf,
     /// Catalog file (default `<run>/catalog.toml`).
     pub catalog: Option<PathBuf>,
@@ -266,7 +271,9 @@ pub fn only_regex(only: Option<&str>) -> Result<Option<regex::Regex>, BuildError
 /// The shared build context (provider, compiler, folders).
 #[derive(Debug, Clone)]
 pub struct BuildCtx {
+    /// Run directory.
     pub run_dir: PathBuf,
+    /// Folder of the catalog (source paths are relative to it).
     pub catalog_dir: PathBuf,
     /// ICCS provider static library (absolute).
     pub provider_lib: PathBuf,

@@ -23,42 +23,57 @@ pub const PQCLEAN_CRATE_VERSION: &str = "0.1.2";
 /// `META.yml` of a PQClean scheme (the fields pqperf uses).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Meta {
+    /// Scheme name.
     pub name: String,
     #[serde(rename = "type")]
+    /// `kem` or `signature`.
     pub kind: String,
     #[serde(rename = "claimed-nist-level", default)]
+    /// Claimed NIST security level.
     pub claimed_nist_level: Option<u32>,
     #[serde(rename = "length-public-key")]
+    /// Public-key bytes.
     pub length_public_key: u64,
     #[serde(rename = "length-secret-key")]
+    /// Secret-key bytes.
     pub length_secret_key: u64,
     #[serde(rename = "length-signature", default)]
+    /// Signature bytes (signatures).
     pub length_signature: Option<u64>,
     #[serde(rename = "length-ciphertext", default)]
+    /// Ciphertext bytes (KEMs).
     pub length_ciphertext: Option<u64>,
     #[serde(rename = "length-shared-secret", default)]
+    /// Shared-secret bytes (KEMs).
     pub length_shared_secret: Option<u64>,
     #[serde(rename = "nistkat-sha256", default)]
+    /// SHA-256 of the NIST KAT response file.
     pub nistkat_sha256: Option<String>,
     #[serde(rename = "nistkat-rng", default)]
+    /// RNG of the KAT generator, when named.
     pub nistkat_rng: Option<String>,
     #[serde(default)]
+    /// The implementations.
     pub implementations: Vec<MetaImpl>,
 }
 
 /// One implementation entry of META.yml.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MetaImpl {
+    /// Implementation name (`clean`, `avx2`, `aarch64`).
     pub name: String,
     #[serde(default)]
+    /// Platforms it lists as supported.
     pub supported_platforms: Vec<MetaPlatform>,
 }
 
 /// A supported platform of an implementation.
 #[derive(Debug, Clone, Deserialize)]
 pub struct MetaPlatform {
+    /// Architecture (`x86_64`, `arm_8`, …).
     pub architecture: String,
     #[serde(default)]
+    /// CPU features it needs (`avx2`, …).
     pub required_flags: Vec<String>,
 }
 
@@ -424,8 +439,11 @@ fn makefile_machine_flags(impl_dir: &Path) -> Vec<String> {
 /// Why an implementation was skipped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
+    /// Scheme name.
     pub scheme: String,
+    /// Implementation name.
     pub implementation: String,
+    /// Why, in words.
     pub reason: String,
 }
 

@@ -50,7 +50,9 @@ impl std::fmt::Display for ProbeFailure {
 /// (`$ <argv>` lines followed by compiler output, for build logs).
 #[derive(Debug, Clone)]
 pub struct Probed<T> {
+    /// The value, `None` when not defined, or why it could not be evaluated.
     pub value: Result<Option<T>, ProbeFailure>,
+    /// The commands and compiler output.
     pub log: String,
 }
 

@@ -143,32 +143,50 @@ pub struct OfficialProvider {
 /// One vector: a name (used in the refusal message) and the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Vector {
+    /// Vector name.
     pub name: String,
+    /// What the check program calls.
     pub call: Call,
 }
 
 /// A call of the check program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Call {
+    /// `sm3hash` of `msg_bits` bits of `msg`.
     Sm3hash {
+        /// Digest length (bits).
         digest_bits: i32,
+        /// Message bytes.
         msg: Vec<u8>,
+        /// Message length (bits).
         msg_bits: u64,
     },
+    /// `pseudohash` of `msg_bits` bits of `msg`.
     Pseudohash {
+        /// Digest length (bits).
         digest_bits: i32,
+        /// Message bytes.
         msg: Vec<u8>,
+        /// Message length (bits).
         msg_bits: u64,
     },
+    /// `pseudoXOF` of `msg_bits` bits of `msg`.
     PseudoXof {
+        /// Output length (bits).
         out_bits: u64,
+        /// Message bytes.
         msg: Vec<u8>,
+        /// Message length (bits).
         msg_bits: u64,
     },
+    /// DRNG initialisation with `seed`.
     DrngInit {
+        /// Seed bytes.
         seed: Vec<u8>,
     },
+    /// DRNG output.
     DrngGet {
+        /// Output length (bits).
         bits: u64,
     },
 }

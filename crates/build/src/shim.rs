@@ -10,17 +10,27 @@ use pqperf_model::catalog::{ApiKind, CandidateType, NistRng};
 
 /// What the shim needs to know about an instance.
 pub struct ShimInfo<'a> {
+    /// Candidate type.
     pub kind: CandidateType,
+    /// C API.
     pub api: ApiKind,
+    /// Candidate id.
     pub id: &'a str,
+    /// Algorithm name.
     pub algorithm: &'a str,
+    /// Instance name.
     pub instance: &'a str,
     /// `Reference_Implementation` / `Optimized_Implementation`.
     pub variant: &'a str,
+    /// Source folder.
     pub source_dir: &'a str,
+    /// Compiler.
     pub compiler: &'a str,
+    /// Build flags.
     pub build_flags: &'a str,
+    /// The submission defines the DRNG itself (the shim does not provide it).
     pub no_drng: bool,
+    /// KAT RNG of a NIST instance.
     pub rng: NistRng,
     /// ICCS instance header included by the shim of hash instances (`DIGEST_BIT_LENGTH`).
     pub header: Option<&'a str>,

@@ -10,7 +10,8 @@ use crate::Logger;
 
 /// Runs `exe campaign <phase> --run-dir RUN --cpu C --shard k/n --defer <extra>` for each
 /// phase of `phases`, one background chain per CPU, plus the deferred chain on `deferred_cpu`
-/// (if given). Returns 0 if every chain succeeded, 1 otherwise.
+/// (if given). Returns 0 if every chain succeeded, 1 otherwise; each failed chain is named on
+/// stderr and in `campaign.log` with how its child ended and the last lines of its output.
 pub fn launch(
     exe: &Path,
     run: &Path,
@@ -25,29 +26,42 @@ pub fn launch(
     std::fs::create_dir_all(run)?;
     let log = Logger::open(&run.join("campaign.log"), false)?;
     let n = cpus.len();
-    let chain = |args_for: Vec<Vec<String>>, out: std::path::PathBuf| {
+    let chain = |who: String, args_for: Vec<Vec<String>>, out: std::path::PathBuf| {
         let exe = exe.to_path_buf();
-        std::thread::spawn(move || -> i32 {
-            let Ok(f) = std::fs::File::create(&out) else {
-                return 1;
-            };
+        std::thread::spawn(move || -> Result<(), String> {
+            let f = std::fs::File::create(&out)
+                .map_err(|e| format!("{who}: cannot create {}: {e}", out.display()))?;
             for args in args_for {
+                let phase = args.get(1).cloned().unwrap_or_default();
+                let io = || {
+                    f.try_clone()
+                        .map(Stdio::from)
+                        .map_err(|e| format!("{who}: cannot share {}: {e}", out.display()))
+                };
                 let st = pqperf_ffi::emulation::self_command(&exe)
                     .args(pqperf_ffi::untrusted::policy_args(
                         &pqperf_ffi::untrusted::policy(),
                     ))
                     .args(&args)
                     .stdin(Stdio::null())
-                    .stdout(f.try_clone().map(Stdio::from).unwrap_or(Stdio::null()))
-                    .stderr(f.try_clone().map(Stdio::from).unwrap_or(Stdio::null()))
-                    .status();
-                match st {
-                    Ok(s) if s.success() => {}
-                    Ok(s) => return s.code().unwrap_or(1),
-                    Err(_) => return 1,
+                    .stdout(io()?)
+                    .stderr(io()?)
+                    .status()
+                    .map_err(|e| {
+                        format!(
+                            "{who}: cannot start {} campaign {phase}: {e}",
+                            exe.display()
+                        )
+                    })?;
+                if !st.success() {
+                    return Err(format!(
+                        "{who}: `pqperf campaign {phase}` {}; {}",
+                        exit_words(st),
+                        tail_of(&out)
+                    ));
                 }
             }
-            0
+            Ok(())
         })
     };
     let runs = run.to_string_lossy().into_owned();
@@ -71,7 +85,11 @@ pub fn launch(
                 a
             })
             .collect();
-        handles.push(chain(args, run.join(format!("shard-{}.out", k + 1))));
+        handles.push(chain(
+            format!("shard {}/{n} on CPU {cpu}", k + 1),
+            args,
+            run.join(format!("shard-{}.out", k + 1)),
+        ));
     }
     let deferred = deferred_cpu.map(|d| {
         let args: Vec<Vec<String>> = phases
@@ -90,11 +108,30 @@ pub fn launch(
                 a
             })
             .collect();
-        (d, chain(args, run.join("deferred.out")))
+        (
+            d,
+            chain(
+                format!("deferred chain on CPU {d}"),
+                args,
+                run.join("deferred.out"),
+            ),
+        )
     });
+    // Every failed chain is named, on stderr and in campaign.log: the children's own output
+    // went to their `.out` files, so the launcher is the only one who can say what failed.
+    let failure = |r: std::thread::Result<Result<(), String>>| -> bool {
+        let why = match r {
+            Ok(Ok(())) => return false,
+            Ok(Err(why)) => why,
+            Err(_) => "a launcher thread panicked".to_string(),
+        };
+        eprintln!("campaign parallel: {why}");
+        log.log(format!("FAILED {why}"));
+        true
+    };
     let mut status = 0;
     for h in handles {
-        status = status.max(h.join().unwrap_or(1));
+        status = status.max(i32::from(failure(h.join())));
     }
     match &deferred {
         Some((d, _)) => log.log(format!(
@@ -103,9 +140,35 @@ pub fn launch(
         None => log.log(format!("shards finished (status {status})")),
     }
     if let Some((_, h)) = deferred {
-        let s = h.join().unwrap_or(1);
+        let s = i32::from(failure(h.join()));
         log.log(format!("deferred instances finished (status {s})"));
         status = status.max(s);
     }
-    Ok(i32::from(status != 0))
+    Ok(status)
+}
+
+/// How a child ended, in words: `exited with status N` or `was killed by signal S`.
+fn exit_words(st: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (st.code(), st.signal()) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(s)) => format!("was killed by signal {s}"),
+        _ => "ended abnormally".to_string(),
+    }
+}
+
+/// The last lines of a chain's output file, to quote in its failure message.
+fn tail_of(out: &Path) -> String {
+    const LINES: usize = 8;
+    let text = std::fs::read_to_string(out).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return format!("it printed nothing ({})", out.display());
+    }
+    let from = lines.len().saturating_sub(LINES);
+    format!(
+        "last lines of {}:\n  {}",
+        out.display(),
+        lines[from..].join("\n  ")
+    )
 }

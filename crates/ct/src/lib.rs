@@ -17,6 +17,8 @@
 //! (division, multiplication on some CPUs), or anything about other compilers or flags.
 
 #![forbid(unsafe_code)]
+// Not all public items are documented yet: the workspace's `missing_docs` lint waits for them.
+#![allow(missing_docs)]
 
 pub mod accepted;
 pub mod driver;

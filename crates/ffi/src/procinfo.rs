@@ -238,19 +238,42 @@ mod tests {
 
     #[test]
     fn sched_snapshot_sees_this_thread_run() {
-        let a = SchedSnap::now();
-        // Busy for a while, then sleep: run time grows, a voluntary switch happens.
-        let t = std::time::Instant::now();
-        let mut x = 0u64;
-        while t.elapsed().as_millis() < 20 {
-            x = std::hint::black_box(x.wrapping_add(1));
+        // This thread's CPU time so far (sum_exec_runtime plus the running slice).
+        fn thread_cpu_ns() -> u64 {
+            let mut ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID only reads
+            // this thread's kernel accounting.
+            let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+            assert_eq!(rc, 0);
+            ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
         }
+        let a = SchedSnap::now();
+        let c0 = thread_cpu_ns();
+        // Busy until this thread got 20 ms of CPU (however long that takes on a loaded host),
+        // then sleep: run time grows by at least that much, a voluntary switch happens. The
+        // schedstat run time read at `a` lags c0 at most; after the sleep it includes c1.
+        let mut x = 0u64;
+        let c1 = loop {
+            for _ in 0..10_000 {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+            let c = thread_cpu_ns();
+            if c >= c0 + 20_000_000 {
+                break c;
+            }
+        };
         std::thread::sleep(std::time::Duration::from_millis(5));
         let b = SchedSnap::now();
         assert!(b.nvcsw > a.nvcsw, "{a:?} {b:?}");
         assert!(b.nivcsw >= a.nivcsw && b.minflt >= a.minflt);
         if let (Some(r0), Some(r1)) = (a.run_ns, b.run_ns) {
-            assert!(r1 >= r0 + 10_000_000, "run time {r0} -> {r1}");
+            assert!(
+                r1 >= r0 + (c1 - c0),
+                "run time {r0} -> {r1}, thread CPU time {c0} -> {c1}"
+            );
         }
         assert!(b.cpu.is_some());
     }

@@ -359,9 +359,11 @@ pub fn adopt_result_fd(fd: RawFd) -> Result<File, String> {
     if fd <= 2 {
         return Err(format!("result descriptor {fd} is a standard stream"));
     }
-    // SAFETY: fstat only writes into the zeroed stat buffer we own; a closed fd returns -1.
+    // SAFETY: libc::stat is plain data; all-zero bytes are a valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd, &mut st) } != 0 || (st.st_mode & libc::S_IFMT) != libc::S_IFIFO {
+    // SAFETY: fstat only writes into the stat buffer we own; a closed fd returns -1.
+    let rc = unsafe { libc::fstat(fd, &mut st) };
+    if rc != 0 || (st.st_mode & libc::S_IFMT) != libc::S_IFIFO {
         return Err(format!("result descriptor {fd} is not an open pipe"));
     }
     // SAFETY: fd is open (fstat succeeded); fcntl only changes its flags.

@@ -23,6 +23,8 @@
 //! check), plus LOADFAIL/CRASH for libraries that cannot be driven.
 
 #![forbid(unsafe_code)]
+// Not all public items are documented yet: the workspace's `missing_docs` lint waits for them.
+#![allow(missing_docs)]
 
 mod child;
 pub mod compare;

@@ -26,6 +26,7 @@ fn process_json(p: &Process) -> Value {
     serde_json::to_value(p).unwrap_or(Value::Null)
 }
 
+/// The calibration file of `inst`'s operation `opkey`: `calibrate/<id>/<label>__<opkey>.json`.
 pub fn cal_path(run: &Path, inst: &Instance, opkey: &str) -> PathBuf {
     run.join("calibrate")
         .join(&inst.entry.candidate)

@@ -48,6 +48,7 @@ pub fn base_ops(category: &str) -> Vec<(String, String, u64)> {
     }
 }
 
+/// The per-call step operations of a key exchange with `passes` passes: `init_a`, `init_b`, `pass1`…, `derive_a`, `derive_b`.
 pub fn kex_steps(passes: u64) -> Vec<String> {
     let mut v = vec!["init_a".to_string(), "init_b".to_string()];
     v.extend((1..=passes).map(|k| format!("pass{k}")));
@@ -56,6 +57,7 @@ pub fn kex_steps(passes: u64) -> Vec<String> {
     v
 }
 
+/// The driver arguments for `trials` trials of `iters` calls of `op` on `inst`, pinned to the benchmark CPU.
 pub fn driver_args(
     opts: &UnitSettings,
     inst: &Instance,

@@ -47,6 +47,7 @@ pub fn utc_now() -> String {
     now.format(&f).unwrap_or_default()
 }
 
+/// The record file of `inst`'s operation `opkey`: `records/<id>/<label>__<opkey>.json`.
 pub fn rec_path(run: &Path, inst: &Instance, opkey: &str) -> PathBuf {
     run.join("records")
         .join(&inst.entry.candidate)
@@ -150,17 +151,42 @@ fn run_with_retries(
         }
     }
     let retries = runs.len() as u64 - 1;
-    // The last run unless every attempt was disturbed: then the least disturbed one.
-    let keep = if runs.iter().all(|(r, d)| r.complete() && *d) {
-        (0..runs.len())
-            .min_by(|&a, &b| preempted_share(&runs[a].0).total_cmp(&preempted_share(&runs[b].0)))
-            .unwrap_or(runs.len() - 1)
-    } else {
-        runs.len() - 1
-    };
+    let keep = kept_attempt(&runs);
     let first = attempts.len() - runs.len();
     attempts[first + keep].kept = true;
     (runs.swap_remove(keep).0, retries)
+}
+
+/// Which of the attempts (run, disturbed) of one process is kept: the last one unless every
+/// attempt was complete and disturbed, then the least disturbed (smallest run-queue share).
+fn kept_attempt(runs: &[(Run, bool)]) -> usize {
+    let last = runs.len().saturating_sub(1);
+    if runs.iter().all(|(r, d)| r.complete() && *d) {
+        (0..runs.len())
+            .min_by(|&a, &b| preempted_share(&runs[a].0).total_cmp(&preempted_share(&runs[b].0)))
+            .unwrap_or(last)
+    } else {
+        last
+    }
+}
+
+/// Why adaptive stopping stops before one more trial (`None`: add it), given the robust
+/// CI half-width so far, the trials added, the operation's driver seconds spent, the
+/// expected seconds of one more trial and the operation budget.
+fn adaptive_stop(
+    half_width: Option<f64>,
+    added: u64,
+    spent_s: f64,
+    one_s: f64,
+    budget_s: f64,
+) -> Option<&'static str> {
+    match half_width {
+        None => Some("no_samples"),
+        Some(h) if h <= ADAPTIVE_TARGET => Some("ci_reached"),
+        _ if added >= MAX_ADDED_TRIALS => Some("max_trials"),
+        _ if spent_s + one_s > budget_s => Some("budget_spent"),
+        _ => None,
+    }
 }
 
 /// Timing totals of a measure phase (for the efficiency figure).
@@ -265,17 +291,11 @@ pub fn measure_one(
                 let stopped = loop {
                     let r = Robust::compute(&sample_trials, &p.op, hz);
                     last = r.as_ref().map(|r| r.ci_half_width_rel);
-                    match &r {
-                        None => break "no_samples",
-                        Some(r) if r.ci_half_width_rel <= ADAPTIVE_TARGET => break "ci_reached",
-                        _ => {}
-                    }
-                    if added >= MAX_ADDED_TRIALS {
-                        break "max_trials";
-                    }
                     let one = (spent_s / (processes.len().max(1) as f64)) / per as f64;
-                    if spent_s + one > opts.planning.op_budget_s {
-                        break "budget_spent";
+                    if let Some(why) =
+                        adaptive_stop(last, added, spent_s, one, opts.planning.op_budget_s)
+                    {
+                        break why;
                     }
                     let args = driver_args(
                         opts,
@@ -509,4 +529,189 @@ fn strip_cal(cal: &Value) -> Value {
         m.remove("pqperf_mem");
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    //! The decisions of a record on hand-made runs: which trial is disturbed, which attempt
+    //! is kept, when adaptive stopping stops.
+
+    use super::*;
+    use pqperf_model::record::TrialSched;
+
+    /// A reference trial of `seconds` with a run-queue share (None: no schedstat) and
+    /// involuntary switches; the counter ran at `ghz` counts per ns.
+    fn trial(seconds: f64, share: Option<f64>, nivcsw: u64, ghz: f64) -> TrialSched {
+        TrialSched {
+            kind: "reference".into(),
+            trial: 1,
+            calls: 10,
+            seconds,
+            count: (seconds * 1e9 * ghz) as u64,
+            counter_per_ns: Some(ghz),
+            nivcsw,
+            nvcsw: 0,
+            runq_ns: share.map(|s| (s * seconds * 1e9) as u64),
+            minflt: 0,
+            majflt: 0,
+            migrations: None,
+            cpu_changed: None,
+            preempted_share: share,
+            disturbed: false,
+        }
+    }
+
+    fn run(status: &str, counter: &str, sched: Vec<TrialSched>) -> Run {
+        Run {
+            process: Process {
+                status: status.into(),
+                ..Default::default()
+            },
+            samples: Vec::new(),
+            sample_trials: Vec::new(),
+            sched,
+            counter: Some(counter.into()),
+            wall_s: 1.0,
+            timed_s: 0.5,
+            mem: None,
+        }
+    }
+
+    #[test]
+    fn a_trial_is_disturbed_by_run_queue_wait_above_two_percent() {
+        let mut r = run(
+            "complete",
+            "tsc",
+            vec![
+                trial(0.1, Some(0.019), 50, 3.0),
+                trial(0.1, Some(0.021), 0, 3.0),
+            ],
+        );
+        assert!(mark_disturbed(&mut r, None));
+        assert_eq!(
+            r.sched.iter().map(|t| t.disturbed).collect::<Vec<_>>(),
+            [false, true],
+            "the share decides, not the switch count, when schedstat is there"
+        );
+        let mut quiet = run("complete", "tsc", vec![trial(0.1, Some(0.0), 0, 3.0)]);
+        assert!(!mark_disturbed(&mut quiet, None));
+    }
+
+    #[test]
+    fn without_schedstat_involuntary_switches_decide() {
+        // Limit max(2, 10 x seconds): 2 for 0.1 s, 10 for 1 s.
+        let mut r = run(
+            "complete",
+            "tsc",
+            vec![
+                trial(0.1, None, 2, 3.0),
+                trial(0.1, None, 3, 3.0),
+                trial(1.0, None, 10, 3.0),
+                trial(1.0, None, 11, 3.0),
+            ],
+        );
+        assert!(mark_disturbed(&mut r, None));
+        assert_eq!(
+            r.sched.iter().map(|t| t.disturbed).collect::<Vec<_>>(),
+            [false, true, false, true]
+        );
+    }
+
+    #[test]
+    fn a_cycle_counter_below_the_fixed_clock_disturbs_long_reference_trials_only() {
+        let hz = Some(3.0e9);
+        // 2.8 GHz < 95 % of 3 GHz: disturbed over 10 ms, not at 5 ms; 2.9 GHz is fine.
+        let mut r = run(
+            "complete",
+            "cycles",
+            vec![
+                trial(0.02, Some(0.0), 0, 2.8),
+                trial(0.005, Some(0.0), 0, 2.8),
+                trial(0.02, Some(0.0), 0, 2.9),
+            ],
+        );
+        assert!(mark_disturbed(&mut r, hz));
+        assert_eq!(
+            r.sched.iter().map(|t| t.disturbed).collect::<Vec<_>>(),
+            [true, false, false]
+        );
+        // Not for a tick counter, not for sampled trials, not without a known clock, not for
+        // per-call KEX steps.
+        let mut ticks = run("complete", "tsc", vec![trial(0.02, Some(0.0), 0, 2.8)]);
+        assert!(!mark_disturbed(&mut ticks, hz));
+        let mut sampled = run("complete", "cycles", vec![trial(0.02, Some(0.0), 0, 2.8)]);
+        sampled.sched[0].kind = "sampled".into();
+        assert!(!mark_disturbed(&mut sampled, hz));
+        let mut unknown = run("complete", "cycles", vec![trial(0.02, Some(0.0), 0, 2.8)]);
+        assert!(!mark_disturbed(&mut unknown, None));
+        let mut step = run("complete", "cycles", vec![trial(0.02, Some(0.0), 0, 2.8)]);
+        step.process.meta.insert("timing_scope", "per_call_step");
+        assert!(!mark_disturbed(&mut step, hz));
+    }
+
+    #[test]
+    fn the_last_attempt_is_kept_unless_all_were_disturbed() {
+        let a = |status: &str, share: f64, d: bool| {
+            (run(status, "tsc", vec![trial(0.1, Some(share), 0, 3.0)]), d)
+        };
+        // A clean retry is kept.
+        assert_eq!(
+            kept_attempt(&[a("complete", 0.3, true), a("complete", 0.0, false)]),
+            1
+        );
+        // All disturbed: the smallest run-queue share, wherever it is.
+        assert_eq!(
+            kept_attempt(&[
+                a("complete", 0.3, true),
+                a("complete", 0.05, true),
+                a("complete", 0.2, true)
+            ]),
+            1
+        );
+        // A failed attempt ends the process and is what the record shows.
+        assert_eq!(
+            kept_attempt(&[a("complete", 0.3, true), a("failed", 0.0, false)]),
+            1
+        );
+        assert_eq!(
+            kept_attempt(&[a("complete", 0.01, true), a("hard_timeout", 0.5, true)]),
+            1
+        );
+        assert_eq!(kept_attempt(&[a("complete", 0.0, false)]), 0);
+    }
+
+    #[test]
+    fn adaptive_stopping_says_why_it_stopped() {
+        let t = ADAPTIVE_TARGET;
+        assert_eq!(adaptive_stop(None, 0, 0.0, 0.1, 10.0), Some("no_samples"));
+        assert_eq!(
+            adaptive_stop(Some(t), 0, 0.0, 0.1, 10.0),
+            Some("ci_reached")
+        );
+        assert_eq!(
+            adaptive_stop(Some(2.0 * t), MAX_ADDED_TRIALS, 0.0, 0.1, 10.0),
+            Some("max_trials")
+        );
+        assert_eq!(
+            adaptive_stop(Some(2.0 * t), 3, 9.95, 0.1, 10.0),
+            Some("budget_spent")
+        );
+        assert_eq!(adaptive_stop(Some(2.0 * t), 3, 9.8, 0.1, 10.0), None);
+        assert_eq!(
+            adaptive_stop(Some(2.0 * t), MAX_ADDED_TRIALS - 1, 0.0, 0.1, 10.0),
+            None
+        );
+    }
+
+    #[test]
+    fn preempted_share_is_weighted_by_trial_time() {
+        let r = run(
+            "complete",
+            "tsc",
+            vec![trial(0.3, Some(0.1), 0, 3.0), trial(0.1, Some(0.5), 0, 3.0)],
+        );
+        // (0.03 + 0.05) / 0.4 = 0.2
+        assert!((preempted_share(&r) - 0.2).abs() < 1e-9);
+        assert_eq!(preempted_share(&run("complete", "tsc", Vec::new())), 0.0);
+    }
 }

@@ -34,14 +34,23 @@ pub const CT_SCHEMA: u64 = 1;
 /// One instance's constant-time check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CtEvidence {
+    /// Format version ([`CT_SCHEMA`]).
     pub schema: u64,
+    /// Catalog id (`iccs` for the ICCS helper check).
     pub candidate: String,
+    /// Instance label (`helpers` for the ICCS helper check).
     pub label: String,
+    /// `nist` or `iccs`.
     pub api: String,
+    /// build.json flag set of the dedicated `-g` build.
     pub flags: String,
+    /// Full C flag string of that build.
     pub build_flags: String,
+    /// `valgrind --version`.
     pub tool: String,
+    /// When the check ran (UTC).
     pub utc: String,
+    /// One entry per operation.
     pub operations: Vec<CtOperation>,
     /// What contained the valgrind runs, as recorded by `pqperf ct` (the same object as a
     /// campaign's `pqperf.sandbox`); absent in evidence written before it was recorded.
@@ -52,29 +61,42 @@ pub struct CtEvidence {
 /// One operation under memcheck.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CtOperation {
+    /// Operation (`keygen`, `sign`, `enc`, `dec`, …, or a helper name).
     pub operation: String,
+    /// What was marked undefined.
     pub secret_inputs: Vec<String>,
     /// `run` or `not run`.
     pub status: String,
+    /// Why it was not run.
     pub reason: Option<String>,
+    /// `no findings`, `N findings` or `not run (reason)`.
     pub verdict: String,
     /// Groups not covered by the accepted-findings table.
     pub findings: u64,
     /// Groups covered by the accepted-findings table.
     pub accepted: u64,
+    /// The valgrind command line (relative paths).
     pub command: String,
+    /// Wall seconds of the run.
     pub seconds: f64,
+    /// The finding groups.
     pub groups: Vec<CtFinding>,
 }
 
 /// Findings of one kind at one source location.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct CtFinding {
+    /// `conditional jump`, `memory index`, `syscall param` or `other (<valgrind kind>)`.
     pub kind: String,
+    /// `file:line` relative to the candidate tree.
     pub location: String,
+    /// Function at that location.
     pub function: String,
+    /// Occurrences.
     pub count: u64,
+    /// Up to four `function (file:line)` frames.
     pub stack: Vec<String>,
+    /// The accepted-findings reason, if accepted.
     pub accepted: Option<String>,
 }
 

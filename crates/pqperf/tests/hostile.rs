@@ -215,8 +215,10 @@ fn sleeping_grandchild_is_killed_and_does_not_stall() {
     let r = drive("sign-75", Duration::from_secs(25));
     let took = t0.elapsed();
     assert!(r.complete(), "{:?}", r.process);
-    assert!(took < Duration::from_secs(10), "driver run took {took:?}");
-    assert!(r.wall_s < 10.0);
+    // Not waited for: the grandchild sleeps 30 s, longer than the 25 s timeout, so a stalled
+    // run would have ended as a hard timeout or after the grandchild.
+    assert!(took < Duration::from_secs(25), "driver run took {took:?}");
+    assert!(r.wall_s < 25.0);
     assert!(
         r.process.stderr.contains("GRANDCHILD "),
         "{}",
@@ -250,7 +252,9 @@ fn fork_bomb_is_contained_and_recorded() {
     let r = drive("sign-76", Duration::from_secs(3));
     assert!(!r.complete());
     assert_eq!(r.process.status, "hard_timeout", "{:?}", r.process);
-    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    // Bounded by the 3 s timeout plus the bounded kill and drain, whatever the load: a bomb
+    // that survived the group kill would hold its pipes open for good.
+    assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
 }
 
 #[test]

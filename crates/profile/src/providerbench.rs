@@ -35,13 +35,25 @@ pub struct BenchProvider {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BenchCall {
     /// `sm3hash(256, m, bits)`.
-    Sm3hash { msg_bits: u64 },
+    Sm3hash {
+        /// Message length (bits).
+        msg_bits: u64,
+    },
     /// `pseudohash(d, m, 4096 bits)`.
-    Pseudohash { digest_bits: u32 },
+    Pseudohash {
+        /// Digest length (bits).
+        digest_bits: u32,
+    },
     /// `pseudoXOF(out_bits, m, 512 bits)`.
-    PseudoXof { out_bits: u64 },
+    PseudoXof {
+        /// Output length (bits).
+        out_bits: u64,
+    },
     /// `get_random_number(ctx, out, bits)` (seeded once with 00..2f).
-    Drng { bits: u64 },
+    Drng {
+        /// Output length (bits).
+        bits: u64,
+    },
 }
 
 /// Message length of the pseudohash rows (bits).
@@ -87,7 +99,9 @@ impl BenchCall {
 /// One row: median ticks per call for each provider (column order of the providers).
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchRow {
+    /// The call, in words.
     pub call: String,
+    /// Median ticks per call, one per provider.
     pub ticks_per_call: Vec<f64>,
 }
 
@@ -98,6 +112,7 @@ pub struct BenchTable {
     pub providers: Vec<String>,
     /// Provider records, per column.
     pub records: Vec<serde_json::Value>,
+    /// One row per call.
     pub rows: Vec<BenchRow>,
     /// `tsc` / `cntvct_el0`.
     pub counter: String,

@@ -8,9 +8,13 @@ use super::library::*;
 /// Claimed sizes of an ICCS KEM instance (bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KemSizes {
+    /// Public key (`kem_pk_len`).
     pub pk: u64,
+    /// Secret key (`kem_sk_len`).
     pub sk: u64,
+    /// Ciphertext (`kem_ct_len`).
     pub ct: u64,
+    /// Shared secret (`kem_ss_len`).
     pub ss: u64,
 }
 
@@ -22,6 +26,7 @@ type KemDec = extern "C" fn(Uc, Ull, Uc, Ull, Uc, Len) -> c_int;
 #[derive(Clone)]
 pub struct KemApi {
     _lib: Library,
+    /// The sizes the library claims.
     pub sizes: KemSizes,
     keygen: KemKeygen,
     enc: KemEnc,
@@ -31,8 +36,11 @@ pub struct KemApi {
 /// Result of `kem_enc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EncOut {
+    /// C status.
     pub rc: i32,
+    /// Shared-secret length returned.
     pub ss_len: u64,
+    /// Ciphertext length returned.
     pub ct_len: u64,
 }
 

@@ -8,12 +8,19 @@ use super::library::*;
 /// Claimed sizes of an ICCS KEX instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KexSizes {
+    /// Message passes of the exchange.
     pub passes: u64,
+    /// Public key.
     pub pk: u64,
+    /// Secret key.
     pub sk: u64,
+    /// State of party A.
     pub sta: u64,
+    /// State of party B.
     pub stb: u64,
+    /// Shared secret.
     pub ss: u64,
+    /// All messages of one exchange together.
     pub total_msg: u64,
 }
 
@@ -29,6 +36,7 @@ pub const KEX_MAX_PASS: usize = 16;
 #[derive(Clone)]
 pub struct KexApi {
     _lib: Library,
+    /// The sizes the library claims.
     pub sizes: KexSizes,
     init_a: KexInit,
     init_b: KexInit,
@@ -42,9 +50,13 @@ pub struct KexApi {
 /// Result of `kex_init_*`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InitOut {
+    /// C status.
     pub rc: i32,
+    /// Public-key length returned.
     pub pk_len: u64,
+    /// Secret-key length returned.
     pub sk_len: u64,
+    /// State length returned.
     pub st_len: u64,
 }
 
@@ -52,8 +64,11 @@ pub struct InitOut {
 /// message length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PassOut {
+    /// C status (1 finished, 0 not finished, < 0 error).
     pub rc: i32,
+    /// New state length.
     pub st_len: u64,
+    /// Message length.
     pub msg_len: u64,
 }
 

@@ -7,7 +7,9 @@ use super::library::*;
 /// Claimed sizes of an ICCS signature instance (bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SigSizes {
+    /// Public key.
     pub pk: u64,
+    /// Secret key.
     pub sk: u64,
     /// Maximum signature length.
     pub sn: u64,
@@ -21,6 +23,7 @@ type SigVerify = extern "C" fn(Uc, Ull, Uc, Ull, Uc, Ull) -> c_int;
 #[derive(Clone)]
 pub struct SigApi {
     _lib: Library,
+    /// The sizes the library claims.
     pub sizes: SigSizes,
     keygen: SigKeygen,
     sign: SigSign,
@@ -30,8 +33,11 @@ pub struct SigApi {
 /// Result of a keygen-like call: C status and the two returned lengths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyOut {
+    /// C status.
     pub rc: i32,
+    /// Public-key length returned.
     pub pk_len: u64,
+    /// Secret-key length returned.
     pub sk_len: u64,
 }
 

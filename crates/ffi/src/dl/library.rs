@@ -11,13 +11,26 @@ use libloading::os::unix::{Library as RawLibrary, RTLD_LOCAL, RTLD_NOW};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DlError {
     /// `dlopen` failed.
-    Open { path: PathBuf, message: String },
+    Open {
+        /// The library file.
+        path: PathBuf,
+        /// The loader's message.
+        message: String,
+    },
     /// A required symbol is missing.
-    Symbol { name: String, message: String },
+    Symbol {
+        /// The symbol.
+        name: String,
+        /// The loader's message.
+        message: String,
+    },
     /// A buffer is smaller than the library's claimed size (or a length does not fit).
     Buffer {
+        /// Which buffer.
         what: &'static str,
+        /// Bytes needed.
         need: u64,
+        /// Bytes given.
         got: u64,
     },
     /// The shim's metadata block is missing or malformed.
@@ -168,12 +181,19 @@ pub const META_COMMON: usize = 640;
 pub struct Meta {
     /// 1 KEM, 2 SIG, 3 KEX, 4 HASH.
     pub kind: u32,
+    /// Candidate id (`sign-02`).
     pub id: String,
+    /// Algorithm name.
     pub algorithm: String,
+    /// Instance (parameter set) name.
     pub instance: String,
+    /// Implementation variant (`reference`, `optimized`, …).
     pub variant: String,
+    /// Source folder the library was built from.
     pub source_dir: String,
+    /// Compiler that built it.
     pub compiler: String,
+    /// Flags it was built with.
     pub build_flags: String,
     /// The type-specific u64 sizes in ABI order (KEM pk, sk, ct, ss; SIG pk, sk, sn; KEX
     /// passes, pk, sk, sta, stb, ss, total_msg; HASH digest_bits, digest_len).

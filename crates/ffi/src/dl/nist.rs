@@ -42,7 +42,9 @@ impl NistRng {
 /// Sizes of a NIST signature scheme (`api.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NistSignSizes {
+    /// `CRYPTO_PUBLICKEYBYTES`.
     pub pk: usize,
+    /// `CRYPTO_SECRETKEYBYTES`.
     pub sk: usize,
     /// `CRYPTO_BYTES`: maximum signature length.
     pub sig: usize,
@@ -82,6 +84,7 @@ type NVerifyCtxOpen =
 #[derive(Clone)]
 pub struct NistSign {
     _lib: Library,
+    /// The sizes of `api.h`.
     pub sizes: NistSignSizes,
     keypair: NKeypair,
     fns: SignFns,
@@ -229,9 +232,13 @@ impl NistSign {
 /// Sizes of a NIST KEM (`api.h`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NistKemSizes {
+    /// `CRYPTO_PUBLICKEYBYTES`.
     pub pk: usize,
+    /// `CRYPTO_SECRETKEYBYTES`.
     pub sk: usize,
+    /// `CRYPTO_CIPHERTEXTBYTES`.
     pub ct: usize,
+    /// `CRYPTO_BYTES`: shared-secret length.
     pub ss: usize,
 }
 
@@ -242,6 +249,7 @@ type NDec = extern "C" fn(Uc, *const u8, *const u8) -> c_int;
 #[derive(Clone)]
 pub struct NistKem {
     _lib: Library,
+    /// The sizes of `api.h`.
     pub sizes: NistKemSizes,
     keypair: NKeypair,
     enc: NEnc,

@@ -45,9 +45,13 @@ pub struct Catalog {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CandidateType {
+    /// Signature scheme (`sign-NN`).
     Sign,
+    /// Key encapsulation (`kem-NN`).
     Kem,
+    /// Key exchange (`kex-NN`).
     Kex,
+    /// Hash function (`hash-NN`).
     Hash,
 }
 

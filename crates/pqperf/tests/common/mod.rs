@@ -2,6 +2,8 @@
 //! binary, run in a folder, with its stdout and stderr joined.
 #![allow(dead_code)] // each test file uses the part it needs
 
+pub mod mldsa;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -1,0 +1,164 @@
+//! `run_phase` on hand-made run directories, with the fake timing driver
+//! (`testdata/fake_driver.c`, built by gcc) in place of the real one: the measure phase
+//! writes one record per planned operation and a second invocation skips them; a failing
+//! candidate is recorded and the phase goes on; the refusals (unknown system, a run directory
+//! of another system, planning changed under existing records, no registration) exit 2 and
+//! measure nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pqperf_campaign::{CampaignOptions, Hooks, Phase, run_phase};
+use pqperf_model::buildjson::{BuildEntry, BuildJson};
+use serde_json::Value;
+
+/// Builds the fake driver into `dir`.
+fn fake_driver(dir: &Path) -> PathBuf {
+    let src = dir.join("fake_driver.c");
+    std::fs::write(&src, include_str!("../../../testdata/fake_driver.c")).unwrap();
+    let exe = dir.join("fake-driver");
+    let st = Command::new("gcc")
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .expect("gcc");
+    assert!(st.success(), "gcc failed for the fake driver");
+    exe
+}
+
+/// A run directory listing `labels` of candidate sign-96 in build.json with KAT PASS; the
+/// library files exist (the fake driver never opens them; its mode is in the name).
+fn hand_made_run(root: &Path, labels: &[&str]) -> PathBuf {
+    let run = root.join("run");
+    let mut bj = BuildJson::default();
+    for l in labels {
+        let rel = format!("lib/sign-96/lib{l}.so");
+        std::fs::create_dir_all(run.join("lib/sign-96")).unwrap();
+        std::fs::write(run.join(&rel), b"not a library").unwrap();
+        bj.instances.insert(
+            format!("sign-96/{l}"),
+            BuildEntry {
+                candidate: "sign-96".into(),
+                label: l.to_string(),
+                instance: l.to_string(),
+                variant: "reference".into(),
+                flags: "guide".into(),
+                kat: "PASS".into(),
+                library: Some(rel),
+                ..Default::default()
+            },
+        );
+    }
+    std::fs::write(
+        run.join("build.json"),
+        pqperf_model::pyjson::to_string(&bj).unwrap(),
+    )
+    .unwrap();
+    run
+}
+
+fn options(root: &Path, run: &Path) -> CampaignOptions {
+    let mut o = CampaignOptions::new(run).unwrap();
+    o.driver.exe = fake_driver(root);
+    o.allow_unfixed_host = true;
+    o.probe_attempts = 1;
+    o.echo = false;
+    o.planning.trial_target_s = 0.001;
+    o.calibration_timeout = std::time::Duration::from_secs(5);
+    o.register = Some("test machine (host not fixed)".into());
+    o
+}
+
+fn records(run: &Path) -> Vec<String> {
+    let mut v: Vec<String> = pqperf_campaign::walk_files(&run.join("records"))
+        .into_iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn status(run: &Path, label: &str, op: &str) -> Value {
+    let p = run.join(format!("records/sign-96/{label}__{op}.json"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    v["status"].clone()
+}
+
+#[test]
+fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete", "crashed"]);
+    let o = options(d.path(), &run);
+    let hooks = Hooks::default();
+    assert_eq!(run_phase(Phase::Calibrate, &o, &hooks).unwrap().code, 0);
+    let out = run_phase(Phase::Measure, &o, &hooks).unwrap();
+    assert_eq!(out.code, 0);
+    assert_eq!((out.totals.records, out.totals.skipped), (6, 0));
+    assert!(out.system_id.as_deref().is_some_and(|s| s.ends_with("_1")));
+    assert_eq!(records(&run).len(), 6, "{:?}", records(&run));
+    for op in ["keygen", "sign", "verify"] {
+        assert_eq!(status(&run, "complete", op), "complete", "{op}");
+        assert_eq!(status(&run, "crashed", op), "failed_or_partial", "{op}");
+    }
+    // Resumable by file existence: nothing measured again.
+    let again = run_phase(Phase::Measure, &o, &hooks).unwrap();
+    assert_eq!(again.code, 0);
+    assert_eq!((again.totals.records, again.totals.skipped), (0, 6));
+    // campaign.json keeps one host check per invocation and the system.
+    let camp: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    assert_eq!(camp["host_checks"].as_array().map(Vec::len), Some(3));
+    assert_eq!(camp["system_id"].as_str(), out.system_id.as_deref());
+}
+
+#[test]
+fn refusals_exit_2_and_measure_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let hooks = Hooks::default();
+    let refused = |o: &CampaignOptions| {
+        let out = run_phase(Phase::Measure, o, &hooks).unwrap();
+        assert_eq!(out.code, 2);
+        assert!(records(&run).is_empty(), "{:?}", records(&run));
+    };
+    // A --system that systems.csv does not list.
+    let mut o = options(d.path(), &run);
+    o.system = Some("x86_99".into());
+    refused(&o);
+    // This machine unregistered and no --register.
+    let mut o = options(d.path(), &run);
+    o.register = None;
+    refused(&o);
+    // The run directory belongs to another system.
+    let o = options(d.path(), &run);
+    assert_eq!(run_phase(Phase::Calibrate, &o, &hooks).unwrap().code, 0);
+    let camp = run.join("campaign.json");
+    let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&camp).unwrap()).unwrap();
+    let mine = c["system_id"].clone();
+    c["system_id"] = "x86_98".into();
+    std::fs::write(&camp, c.to_string()).unwrap();
+    refused(&o);
+    // Planning changed while records exist: refused before anything is measured again.
+    c["system_id"] = mine;
+    std::fs::write(&camp, c.to_string()).unwrap();
+    assert_eq!(run_phase(Phase::Measure, &o, &hooks).unwrap().code, 0);
+    let before = records(&run);
+    assert_eq!(before.len(), 3);
+    let mut other = options(d.path(), &run);
+    other.planning.trial_target_s = 0.002;
+    let out = run_phase(Phase::Measure, &other, &hooks).unwrap();
+    assert_eq!(out.code, 2);
+    assert_eq!(records(&run), before);
+}
+
+#[test]
+fn a_phase_this_program_does_not_provide_stops_with_2() {
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let o = options(d.path(), &run);
+    // `all` starts with build, which only the CLI provides (as a hook).
+    let out = run_phase(Phase::All, &o, &Hooks::default()).unwrap();
+    assert_eq!(out.code, 2);
+    assert!(records(&run).is_empty());
+}

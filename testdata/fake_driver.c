@@ -1,0 +1,129 @@
+/* A fake timing driver for campaign tests that need no real timing ($PQPERF_DRIVER points at
+ * it; the tests build it with gcc). It takes the real driver's arguments
+ * (LIB OP BYTES TRIALS 1 ITERS WARMUPS [--samples] ...), loads nothing and writes canned
+ * protocol lines (the real driver's META/TRIAL/PQPERF/SAMPLES/STATUS format, crates/driver)
+ * to the result descriptor named in PQPERF_RESULT_FD (stdout without it).
+ *
+ * The behaviour is chosen by the library file name: the first of these words it contains.
+ *   complete      every call takes 1000 ns of CPU time (it spins that long), nothing disturbed
+ *                 (the default)
+ *   disturbed     every trial waited on the run queue for a share of its time between 10 %
+ *                 and 90 %, different in every process (so the least disturbed is known)
+ *   crashed       one trial, then SIGSEGV
+ *   hung          one trial, then sleeps forever
+ *   inconsistent  claims 10 s per trial and exits at once: far more than its CPU time (the
+ *                 other modes spin for the CPU time they claim)
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static FILE *out;
+
+__attribute__((format(printf, 1, 2))) static void line(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
+    fflush(out);
+}
+
+/* Burns `ns` of this thread's CPU time, so that what a trial claims is backed by CPU time. */
+static void spin(unsigned long long ns) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    do
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    while ((unsigned long long)(b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec < ns);
+}
+
+static void trial(const char *key, unsigned t, unsigned long calls, unsigned long long ns,
+                  unsigned long long runq) {
+    if (strcmp(key, "trial_sched") == 0)
+        line("TRIAL\t%u\t%lu\t%llu.%09llu\t%llu", t, calls, ns / 1000000000ULL,
+             ns % 1000000000ULL, ns * 3);
+    line("PQPERF\t%s\ttrial=%u calls=%lu ns=%llu count=%llu nivcsw=0 nvcsw=0 runq_ns=%llu "
+         "run_ns=%llu minflt=0 majflt=0 migrations=0 cpu_changed=0",
+         key, t, calls, ns, ns * 3, runq, ns - runq);
+}
+
+int main(int argc, char **argv) {
+    const char *fd = getenv("PQPERF_RESULT_FD");
+    out = fd ? fdopen(atoi(fd), "w") : stdout;
+    if (!out || argc < 8) {
+        fprintf(stderr, "fake driver: usage: LIB OP BYTES TRIALS 1 ITERS WARMUPS [options]\n");
+        return 2;
+    }
+    const char *lib = strrchr(argv[1], '/');
+    lib = lib ? lib + 1 : argv[1];
+    const char *op = argv[2];
+    unsigned trials = (unsigned)atoi(argv[4]);
+    unsigned long iters = strtoul(argv[6], NULL, 10);
+    int samples = 0;
+    for (int i = 8; i < argc; i++)
+        if (strcmp(argv[i], "--samples") == 0)
+            samples = 1;
+    const char *mode = "complete";
+    const char *modes[] = {"disturbed", "crashed", "hung", "inconsistent"};
+    for (unsigned i = 0; i < sizeof modes / sizeof *modes; i++)
+        if (strstr(lib, modes[i])) {
+            mode = modes[i];
+            break;
+        }
+    unsigned long long per_call = strcmp(mode, "inconsistent") == 0 ? 10000000000ULL / iters
+                                                                    : 1000ULL;
+    /* Run-queue share of this process's trials: 10..90 %, from the process id. */
+    unsigned long long share = strcmp(mode, "disturbed") == 0 ? 10 + (unsigned)getpid() % 81 : 0;
+    fprintf(stderr, "fake driver: %s %s mode %s\n", lib, op, mode);
+    line("META\tid\tfake");
+    line("META\toperation\t%s", op);
+    line("META\tinput_bytes\t%s", argv[3]);
+    line("META\tbuild_flags\t-O2 (fake driver)");
+    line("META\tbaseline_rss_bytes\t1048576");
+    line("META\tpk_bytes\t32");
+    line("META\tsk_bytes\t64");
+    line("META\tsignature_bytes\t48");
+    line("META\tmode\tfixed_iterations");
+    line("META\tcpu_cycles_available\tno");
+    line("META\ttiming_scope\tloop");
+    line("PQPERF\tcounter\ttsc");
+    line("PQPERF\tpeak_rss_reset\ttrue");
+    line("META\twarmups\t%s", argv[7]);
+    for (unsigned t = 1; t <= trials; t++) {
+        unsigned long long ns = per_call * iters;
+        if (strcmp(mode, "inconsistent") != 0)
+            spin(ns);
+        trial("trial_sched", t, iters, ns, ns * share / 100);
+        if (strcmp(mode, "crashed") == 0)
+            raise(SIGSEGV);
+        if (strcmp(mode, "hung") == 0)
+            for (;;)
+                pause();
+    }
+    unsigned long calls = iters < 400 ? iters : 400;
+    for (unsigned t = 1; samples && t <= trials; t++) {
+        if (strcmp(mode, "inconsistent") != 0)
+            spin(per_call * calls);
+        trial("sample_sched", t, calls, per_call * calls, per_call * calls * share / 100);
+        fprintf(out, "SAMPLES\t%u\t", t);
+        for (unsigned long i = 0; i < calls; i++)
+            fprintf(out, i ? " %llu" : "%llu", per_call * 3 + i % 7);
+        line("%s", "");
+    }
+    line("META\tverify_rejections\t0");
+    line("META\tpeak_rss_bytes\t2097152");
+    line("PQPERF\tmem_stack_bytes\t512");
+    line("PQPERF\tmem_stack_region_bytes\t1048576");
+    line("PQPERF\tmem_stack_overflow\t0");
+    line("PQPERF\tmem_heap_peak_bytes\t0");
+    line("PQPERF\tmem_heap_allocations\t0");
+    line("META\tmeasurement_count\t%lu", (unsigned long)trials * iters);
+    line("META\tguide_100_measurements\t%s", trials * iters >= 100 ? "met" : "not_met");
+    line("STATUS\tcomplete");
+    return 0;
+}
