@@ -33,7 +33,7 @@ pub mod systems;
 pub use error::CampaignError;
 pub use observe::{Logger, Observer};
 pub use options::{CampaignOptions, DEFAULT_DEFER, default_cpu};
-pub use phase::{Hook, Hooks, Phase, PhaseCtx};
+pub use phase::{Hook, Hooks, Phase, PhaseCtx, PublishCheck};
 pub use pqperf_measure::record::utc_now;
 pub use publish::publish;
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};

@@ -2,7 +2,7 @@
 //! Each walks the selected instances, skips what the run directory already holds, and hands
 //! one unit at a time to `pqperf-measure`.
 
-use pqperf_measure::calibrate::{calibrate_one, ops_of};
+use pqperf_measure::calibrate::{cal_path, calibrate_one, ops_of};
 use pqperf_measure::instance::{Instance, base_ops};
 use pqperf_measure::plan::{self, PlannedOp, plan_all};
 use pqperf_measure::record::{MeasureTotals, measure_one, rec_path};
@@ -25,17 +25,33 @@ pub(crate) fn phase_calibrate(
         .flat_map(|i| base_ops(&i.category).into_iter().map(move |o| (i, o)))
         .collect();
     log.progress_begin("calibrate", todo.len() as f64);
+    let (mut units, mut had, mut failed) = (0usize, 0usize, 0usize);
+    let mut one = |inst: &Instance, opkey: &str, op: &str, bytes: u64| -> Res<()> {
+        units += 1;
+        if cal_path(&opts.run_dir, inst, opkey).exists() {
+            had += 1;
+        }
+        let v = calibrate_one(&unit, &log_line, inst, opkey, op, bytes)?;
+        if v.get("t1_s").is_none_or(Value::is_null) {
+            failed += 1;
+        }
+        Ok(())
+    };
     for (inst, (opkey, op, bytes)) in &todo {
-        calibrate_one(&unit, &log_line, inst, opkey, op, *bytes)?;
+        one(inst, opkey, op, *bytes)?;
         if inst.category == "kex" {
             for (k, o, b) in ops_of(&opts.run_dir, inst).into_iter().skip(1) {
-                calibrate_one(&unit, &log_line, inst, &k, &o, b)?;
+                one(inst, &k, &o, b)?;
             }
         }
         log.progress_advance(1.0);
     }
     log.progress_end();
-    Ok(0)
+    log.log(format!(
+        "calibrated {} of {units} unit(s): {had} already calibrated, {failed} failed",
+        units - had
+    ));
+    Ok(i32::from(failed > 0))
 }
 
 pub(crate) fn phase_measure(
@@ -62,6 +78,8 @@ pub(crate) fn phase_measure(
         .sum();
     log.progress_begin("measure", est_total);
     let mut left = est_total;
+    let mut incomplete = 0usize;
+    let n_todo = todo.len();
     for p in todo {
         let est = p.plan.as_ref().map_or(0.1, plan::estimated_s);
         let rec = measure_one(&unit, env, counter_info, p, &mut totals)?;
@@ -82,6 +100,7 @@ pub(crate) fn phase_measure(
         let why = if rec.status == "complete" {
             String::new()
         } else {
+            incomplete += 1;
             let last = rec.processes.last();
             format!(
                 " [{}{}]",
@@ -103,7 +122,12 @@ pub(crate) fn phase_measure(
         log.progress_advance(est);
     }
     log.progress_end();
-    Ok((0, totals))
+    log.log(format!(
+        "measured {n_todo} of {} unit(s): {} already recorded, {incomplete} not complete",
+        planned.len(),
+        totals.skipped
+    ));
+    Ok((i32::from(incomplete > 0), totals))
 }
 
 pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {

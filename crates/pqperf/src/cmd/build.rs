@@ -145,7 +145,24 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         iccs_provider,
         cc: args.cc,
     };
+    let cat = pqperf_build::catalog_path(&opts.run_dir, opts.catalog.as_deref());
+    if !cat.is_file() {
+        return super::refuse(format!(
+            "build: no catalog {}: import candidates first (`pqperf import pqclean|iccs … --run-dir {}`)",
+            cat.display(),
+            opts.run_dir.display()
+        ));
+    }
     let s = pqperf_build::build(&opts).context("build")?;
+    if s.built.is_empty() && s.failed.is_empty() {
+        return super::refuse(match &opts.only {
+            Some(o) => format!(
+                "build: --only {o:?} selects no instance of {} (it is searched in <id>/<label>)",
+                cat.display()
+            ),
+            None => format!("build: {} lists no instance", cat.display()),
+        });
+    }
     println!(
         "built {} librar{}, {} BUILDFAIL, in {:.1} s; {}",
         s.built.len(),
@@ -159,7 +176,15 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         println!("BUILDFAIL {f}");
     }
     pqperf_campaign::note_command(&run_dir, "pqperf build")?;
-    Ok(ExitCode::SUCCESS)
+    if !s.failed.is_empty() {
+        eprintln!(
+            "build: {} of {} instance(s) failed to build",
+            s.failed.len(),
+            s.failed.len() + s.built.len()
+        );
+        return Ok(super::code(super::exit::FAILED.into()));
+    }
+    Ok(super::code(super::exit::DONE.into()))
 }
 
 #[derive(clap::Args)]
@@ -198,7 +223,24 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
     opts.hash_loop = args.hash_loop;
     opts.hash_full = args.hash_full;
     opts.progress = true;
+    let bj = opts.run_dir.join("build.json");
+    if !bj.is_file() {
+        return super::refuse(format!(
+            "kat: {} does not exist: run `pqperf build --run-dir {}` first",
+            bj.display(),
+            opts.run_dir.display()
+        ));
+    }
     let s = pqperf_kat::run(&opts).context("kat")?;
+    if s.instances.is_empty() {
+        return super::refuse(match &opts.only {
+            Some(o) => format!(
+                "kat: --only {o:?} selects no instance of {} (it is searched in <id>/<label>)",
+                bj.display()
+            ),
+            None => format!("kat: {} lists no instance of the catalog", bj.display()),
+        });
+    }
     for i in &s.instances {
         println!("{}", i.result_line);
     }
@@ -221,7 +263,15 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         }
     );
     pqperf_campaign::note_command(&run_dir, "pqperf kat")?;
-    Ok(ExitCode::SUCCESS)
+    let not_pass = s.instances.iter().filter(|i| i.status != "PASS").count();
+    if not_pass > 0 {
+        eprintln!(
+            "kat: {not_pass} of {} instance(s) did not PASS",
+            s.instances.len()
+        );
+        return Ok(super::code(super::exit::FAILED.into()));
+    }
+    Ok(super::code(super::exit::DONE.into()))
 }
 
 /// Hidden: one KAT child process (pqperf re-executes itself per instance).

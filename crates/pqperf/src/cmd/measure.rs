@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use pqperf_campaign::shard;
 use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
 use pqperf_measure::Regex;
@@ -50,7 +50,8 @@ pub fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
 /// Options shared by `campaign` and `demo`.
 #[derive(clap::Args, Clone)]
 pub struct CampaignCommon {
-    /// Run directory (default: runs/<hostname>-campaign-<UTC stamp>).
+    /// Run directory (default: runs/default, as every command; it must exist: `pqperf
+    /// import` creates it).
     #[arg(long)]
     run_dir: Option<PathBuf>,
     /// Benchmark CPU (default: the last CPU this process may use).
@@ -114,19 +115,12 @@ pub struct CampaignCommon {
 
 impl CampaignCommon {
     fn options(&self) -> anyhow::Result<CampaignOptions> {
-        let run = match &self.run_dir {
-            Some(r) => r.clone(),
-            None => {
-                let host = pqperf_ffi::procinfo::uname().nodename;
-                let stamp = campaign::utc_now()
-                    .chars()
-                    .filter(|c| c.is_ascii_digit() || *c == 'T')
-                    .take(15)
-                    .collect::<String>();
-                PathBuf::from("runs").join(format!("{host}-campaign-{stamp}Z"))
-            }
-        };
-        std::fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
+        // The one default of every command (import, build, kat, ct, campaign); a campaign
+        // never creates its run directory (`import` does).
+        let run = self
+            .run_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(pqperf_build::DEFAULT_RUN_DIR));
         let mut o = CampaignOptions::new(&run)?;
         if let Some(c) = self.cpu {
             o.cpu = c;
@@ -254,12 +248,13 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         return Ok(code(0));
     }
     let Some(phase) = Phase::parse(&a.phase) else {
-        bail!("unknown phase {:?}", a.phase);
+        return super::refuse(format!(
+            "unknown phase {:?} (check, build, kat, baseline, calibrate, measure, profile, hashcost, ct, all, plan, publish, parallel, merge)",
+            a.phase
+        ));
     };
-    if phase == Phase::Publish && a.common.run_dir.is_none() {
-        bail!("publish needs --run-dir");
-    }
     let opts = a.common.options()?;
+    super::existing_run_dir(&opts.run_dir)?;
     let out = campaign::run_phase(phase, &opts, &super::phases::hooks())?;
     if phase == Phase::Publish && out.code == 0 {
         super::profile::publish_survey(&opts)?;
