@@ -307,32 +307,18 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     for ph in sequence {
         let c = match ph {
             Phase::Calibrate | Phase::Measure | Phase::Plan => {
-                let all = measurable(opts)?;
-                let n_all = all.len();
-                let insts = selected(opts, all);
-                if insts.is_empty() && opts.shard.is_none() {
-                    let msg = match &opts.only {
-                        Some(re) => format!(
-                            "phase {}: --only {:?} selects none of the {n_all} measurable instance(s) (<id>/<label> with KAT PASS; `--list` shows them)",
-                            ph.name(),
-                            re.as_str()
-                        ),
-                        None => format!(
-                            "phase {}: nothing to do: {} lists no measurable instance (KAT PASS); run the kat phase first",
-                            ph.name(),
-                            opts.run_dir.join("build.json").display()
-                        ),
-                    };
+                let insts = selected(opts, measurable(opts)?);
+                if let Some(msg) = empty_selection(ph, opts, &insts) {
                     log.log(&msg);
                     eprintln!("{msg}");
                     code = code.max(2);
                     break;
                 }
                 match ph {
-                    Phase::Calibrate => phase_calibrate(opts, &log, &insts)?,
+                    Phase::Calibrate => phase_calibrate(opts, &log, &insts, opts.redo)?,
                     Phase::Measure => {
                         // Measuring needs the calibrations: the missing ones are made first.
-                        let c0 = phase_calibrate(opts, &log, &insts)?;
+                        let c0 = phase_calibrate(opts, &log, &insts, false)?;
                         let (c, t) = phase_measure(opts, &log, &insts, &env, &counter_info)?;
                         out.totals = t;
                         c.max(c0)
@@ -393,6 +379,12 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
             run.display()
         ));
     }
+    if matches!(phase, Phase::Calibrate | Phase::Measure | Phase::Plan)
+        && let Ok(all) = measurable(opts)
+        && let Some(msg) = empty_selection(phase, opts, &selected(opts, all))
+    {
+        return Some(msg);
+    }
     if phase.measuring()
         && let Ok(mine) = pqperf_ffi::affinity::get_affinity()
         && !mine.contains(&opts.cpu)
@@ -405,6 +397,31 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
         ));
     }
     None
+}
+
+/// The refusal of a measuring phase whose selection is empty (not for one shard of many,
+/// which may have no unit).
+fn empty_selection(
+    ph: Phase,
+    opts: &CampaignOptions,
+    insts: &[pqperf_measure::instance::Instance],
+) -> Option<String> {
+    if !insts.is_empty() || opts.shard.is_some() || opts.deferred_only {
+        return None;
+    }
+    let n_all = measurable(opts).map(|v| v.len()).unwrap_or(0);
+    Some(match &opts.only {
+        Some(re) => format!(
+            "phase {}: --only {:?} selects none of the {n_all} measurable instance(s) (<id>/<label> with KAT PASS; `--list` shows them)",
+            ph.name(),
+            re.as_str()
+        ),
+        None => format!(
+            "phase {}: nothing to do: {} lists no measurable instance (KAT PASS); run the kat phase first",
+            ph.name(),
+            opts.run_dir.join("build.json").display()
+        ),
+    })
 }
 
 /// Moves the calling thread (and threads and children it starts later) off `cpu` when another

@@ -66,6 +66,8 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
             format!("pqperf import iccs SUBMISSION --id {id}"),
         ),
     };
+    std::fs::create_dir_all(&run_dir).with_context(|| format!("creating {}", run_dir.display()))?;
+    let _lock = pqperf_campaign::lock_run_dir(&run_dir, false)?;
     let summary = match args.what {
         ImportWhat::Pqclean { tree, run } => {
             pqperf_build::import_pqclean(&pqperf_build::PqcleanImportOptions {
@@ -114,6 +116,9 @@ pub struct BuildArgs {
     /// Instances built concurrently.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    /// Print the instances `--only` selects (<id>/<label>) and do nothing else.
+    #[arg(long)]
+    list: bool,
     /// ICCS helpers the candidates link: `pqperf` (pqperf's own library) or `official:DIR`
     /// (the official auxfunc.c/drng.c/auxfunc.h/drng.h in DIR, compiled with the reference
     /// flags and checked bit-exact against pqperf's vectors first). Default: the catalog's
@@ -153,6 +158,19 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             opts.run_dir.display()
         ));
     }
+    if args.list {
+        let only = pqperf_build::only_regex(opts.only.as_deref())?;
+        let c = pqperf_model::catalog::Catalog::load(&cat)?;
+        let keys: Vec<String> = c
+            .instances()
+            .filter(|(c, i)| pqperf_build::selects(only.as_ref(), &c.id, &i.label))
+            .map(|(c, i)| i.key(c))
+            .collect();
+        return list(&keys);
+    }
+    std::fs::create_dir_all(&opts.run_dir)
+        .with_context(|| format!("creating {}", opts.run_dir.display()))?;
+    let _lock = pqperf_campaign::lock_run_dir(&opts.run_dir, false)?;
     let s = pqperf_build::build(&opts).context("build")?;
     if s.built.is_empty() && s.failed.is_empty() {
         return super::refuse(match &opts.only {
@@ -200,6 +218,9 @@ pub struct KatArgs {
     /// KAT children run concurrently.
     #[arg(long, default_value_t = 1)]
     jobs: usize,
+    /// Print the instances `--only` selects (<id>/<label>) and do nothing else.
+    #[arg(long)]
+    list: bool,
     /// Do not rebuild non-passing instances with the harness-default flags.
     #[arg(long)]
     no_fallback: bool,
@@ -231,6 +252,18 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
             opts.run_dir.display()
         ));
     }
+    if args.list {
+        let only = pqperf_build::only_regex(opts.only.as_deref())?;
+        let b = pqperf_campaign::load_build(&opts.run_dir)?;
+        let keys: Vec<String> = b
+            .instances
+            .iter()
+            .filter(|(_, e)| pqperf_build::selects(only.as_ref(), &e.candidate, &e.label))
+            .map(|(k, _)| k.clone())
+            .collect();
+        return list(&keys);
+    }
+    let _lock = pqperf_campaign::lock_run_dir(&opts.run_dir, false)?;
     let s = pqperf_kat::run(&opts).context("kat")?;
     if s.instances.is_empty() {
         return super::refuse(match &opts.only {
@@ -272,6 +305,17 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         return Ok(super::code(super::exit::FAILED.into()));
     }
     Ok(super::code(super::exit::DONE.into()))
+}
+
+/// `--list`: the selected instance keys, one a line; a selection of none is refused.
+fn list(keys: &[String]) -> anyhow::Result<ExitCode> {
+    if keys.is_empty() {
+        return super::refuse("--only selects no instance");
+    }
+    for k in keys {
+        println!("{k}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Hidden: one KAT child process (pqperf re-executes itself per instance).
@@ -317,7 +361,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
             let todo: Vec<String> = cat
                 .instances()
-                .filter(|(c, _)| ctx.opts.only.as_ref().is_none_or(|r| r.is_match(&c.id)))
+                .filter(|(c, i)| pqperf_build::selects(ctx.opts.only.as_ref(), &c.id, &i.label))
                 .map(|(c, i)| i.key(c))
                 .filter(|k| !built.instances.contains_key(k))
                 .collect();
@@ -361,10 +405,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 .iter()
                 .filter(|(_, e)| e.kat == "NOLOG")
                 .filter(|(_, e)| {
-                    ctx.opts
-                        .only
-                        .as_ref()
-                        .is_none_or(|r| r.is_match(&e.candidate))
+                    pqperf_build::selects(ctx.opts.only.as_ref(), &e.candidate, &e.label)
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
