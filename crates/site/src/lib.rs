@@ -174,7 +174,8 @@ fn staged(
             .map_err(|e| SiteError::io(out, e))?
             .next()
             .is_none();
-        if !empty && !(out.join("index.html").is_file() && out.join("style.css").is_file()) {
+        let is_site = out.join("index.html").is_file() && out.join("style.css").is_file();
+        if !(empty || is_site) {
             return Err(SiteError::Input(format!(
                 "{}: not empty and not a site (no index.html and style.css); refused: the site replaces its output directory whole, choose a new or empty one",
                 out.display()
