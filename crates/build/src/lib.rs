@@ -263,6 +263,14 @@ pub fn write_build_json(run_dir: &Path, bj: &BuildJson) -> Result<(), BuildError
 }
 
 /// Compile `--only` (searched in `<id>/<label>`).
+/// The one meaning of `--only` in every command (build, kat, ct, every campaign phase): a
+/// regular expression searched in the instance key `<id>/<label>` (`^ml-dsa-44/` selects a
+/// candidate, `/clean$` a label); no pattern selects everything.
+pub fn selects(only: Option<&regex::Regex>, id: &str, label: &str) -> bool {
+    only.is_none_or(|r| r.is_match(&format!("{id}/{label}")))
+}
+
+/// The `--only` pattern compiled (see [`selects`]), named in its error.
 pub fn only_regex(only: Option<&str>) -> Result<Option<regex::Regex>, BuildError> {
     only.map(|o| regex::Regex::new(o).map_err(|e| BuildError::Input(format!("--only {o:?}: {e}"))))
         .transpose()

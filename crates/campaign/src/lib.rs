@@ -32,10 +32,12 @@ pub mod systems;
 
 pub use error::CampaignError;
 pub use observe::{Logger, Observer};
-pub use options::{CampaignOptions, DEFAULT_DEFER, default_cpu};
-pub use phase::{Hook, Hooks, Phase, PhaseCtx};
+pub use options::{CampaignOptions, DEFAULT_DEFER, OptionsData, default_cpu};
+pub use phase::{Hook, Hooks, Phase, PhaseCtx, PublishCheck};
 pub use pqperf_measure::record::utc_now;
 pub use publish::publish;
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};
-pub use rundir::{load_build, load_catalog, note_command, update_campaign, walk_files};
+pub use rundir::{
+    RunLock, load_build, load_catalog, lock_run_dir, note_command, update_campaign, walk_files,
+};
 pub use select::{measurable, parse_shard, prior_costs, selected};

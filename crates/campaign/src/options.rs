@@ -21,7 +21,7 @@ pub struct CampaignOptions {
     pub run_dir: PathBuf,
     /// Benchmark CPU.
     pub cpu: usize,
-    /// `--only` regex (search over candidate ids).
+    /// `--only` regex, searched in `<id>/<label>` (`pqperf_build::selects`).
     pub only: Option<Regex>,
     /// `--defer` regex (None = off).
     pub defer: Option<Regex>,
@@ -60,6 +60,11 @@ pub struct CampaignOptions {
     pub lock_dir: Option<PathBuf>,
     /// Echo log lines to stdout.
     pub echo: bool,
+    /// `--redo`: do the phase's units again although their evidence exists and is current.
+    pub redo: bool,
+    /// `--keep-stale`: keep evidence whose library is no longer the built one (said in the
+    /// log and in campaign.json `pqperf.stale_kept`) instead of doing it again.
+    pub keep_stale: bool,
 }
 
 impl CampaignOptions {
@@ -91,6 +96,8 @@ impl CampaignOptions {
             publish_to: None,
             lock_dir: None,
             echo: true,
+            redo: false,
+            keep_stale: false,
         })
     }
 
@@ -126,4 +133,114 @@ pub fn default_cpu() -> usize {
         .ok()
         .and_then(|v| v.last().copied())
         .unwrap_or(0)
+}
+
+/// A campaign invocation's options as the user gave them, as data: what the CLI parses, what
+/// the parallel launcher hands its child processes (a JSON file, so no option is lost in
+/// re-typed flags), and what [`OptionsData::to_options`] turns into [`CampaignOptions`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsData {
+    /// Run directory (`None`: the default, `runs/default`).
+    pub run_dir: Option<PathBuf>,
+    /// Benchmark CPU (`None`: [`default_cpu`]).
+    pub cpu: Option<usize>,
+    /// `--only` pattern (`pqperf_build::selects`).
+    pub only: Option<String>,
+    /// `--defer` pattern.
+    pub defer: Option<String>,
+    /// `--deferred-only`.
+    pub deferred_only: bool,
+    /// `--system`.
+    pub system: Option<String>,
+    /// `--register` description.
+    pub register: Option<String>,
+    /// `--systems` registry.
+    pub systems: Option<PathBuf>,
+    /// `--shard K/N|slurm`.
+    pub shard: Option<String>,
+    /// `--trial-target` seconds.
+    pub trial_target: f64,
+    /// `--op-budget` seconds.
+    pub op_budget: f64,
+    /// `--allow-unfixed-host`.
+    pub allow_unfixed_host: bool,
+    /// `--prior-data`.
+    pub prior_data: Option<PathBuf>,
+    /// `--calibration-timeout` seconds.
+    pub calibration_timeout: f64,
+    /// `--publish-to`.
+    pub publish_to: Option<PathBuf>,
+    /// `--no-samples`.
+    pub no_samples: bool,
+    /// `--stack-region` bytes.
+    pub stack_region: u64,
+    /// `--adaptive`.
+    pub adaptive: bool,
+    /// `--probe-attempts`.
+    pub probe_attempts: usize,
+    /// `--redo`.
+    pub redo: bool,
+    /// `--keep-stale`.
+    pub keep_stale: bool,
+}
+
+impl OptionsData {
+    /// The options of the campaign, checked (patterns compiled, shard parsed with `env`).
+    pub fn to_options(&self, env: impl Fn(&str) -> Option<String>) -> Res<CampaignOptions> {
+        let run = self
+            .run_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(pqperf_build::DEFAULT_RUN_DIR));
+        let mut o = CampaignOptions::new(&run)?;
+        if let Some(c) = self.cpu {
+            o.cpu = c;
+        }
+        let re = |what: &str, s: &str| {
+            Regex::new(s).map_err(|e| CampaignError::msg(format!("{what} {s:?}: {e}")))
+        };
+        o.only = self.only.as_deref().map(|s| re("--only", s)).transpose()?;
+        o.defer = self
+            .defer
+            .as_deref()
+            .map(|s| re("--defer", s))
+            .transpose()?;
+        o.deferred_only = self.deferred_only;
+        o.system = self.system.clone();
+        o.register = self.register.clone();
+        if let Some(s) = &self.systems {
+            o.systems_csv = s.clone();
+        }
+        if let Some(s) = &self.shard {
+            o.shard = Some(crate::parse_shard(s, env).map_err(CampaignError::msg)?);
+        }
+        o.planning = plan::planning(self.trial_target, self.op_budget);
+        o.allow_unfixed_host = self.allow_unfixed_host;
+        o.prior_data = self.prior_data.clone();
+        o.calibration_timeout = Duration::from_secs_f64(self.calibration_timeout.max(1.0));
+        o.publish_to = self.publish_to.clone();
+        o.samples = !self.no_samples;
+        o.stack_region = self.stack_region;
+        o.adaptive = self.adaptive && !self.no_samples;
+        o.probe_attempts = self.probe_attempts;
+        o.redo = self.redo;
+        o.keep_stale = self.keep_stale;
+        Ok(o)
+    }
+
+    /// Write these options to `path` (JSON, atomically).
+    pub fn write(&self, path: &Path) -> Res<()> {
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| CampaignError::msg(format!("{}: {e}", path.display())))?;
+        pqperf_model::fsutil::write_atomic(path, text.as_bytes())?;
+        Ok(())
+    }
+
+    /// Read options written by [`OptionsData::write`]; errors name the file.
+    pub fn read(path: &Path) -> Res<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| pqperf_model::fsutil::io_err("reading", path, e))?;
+        serde_json::from_str(&text)
+            .map_err(|e| CampaignError::msg(format!("{}: {e}", path.display())))
+    }
 }

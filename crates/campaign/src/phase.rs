@@ -111,12 +111,27 @@ pub type Hook = Box<dyn Fn(&PhaseCtx) -> Result<i32, String> + Send + Sync>;
 #[derive(Default)]
 pub struct Hooks {
     by_name: BTreeMap<&'static str, Hook>,
+    publish_check: Option<PublishCheck>,
 }
+
+/// The check `publish` runs on a system tree it is about to leave in place: given the dataset
+/// root and the system id, the problems found (empty = valid). The CLI passes `validate`.
+pub type PublishCheck = Box<dyn Fn(&std::path::Path, &str) -> Vec<String> + Send + Sync>;
 
 impl Hooks {
     /// Registers `hook` as the implementation of `phase` (replacing an earlier one).
     pub fn provide(&mut self, phase: Phase, hook: Hook) {
         self.by_name.insert(phase.name(), hook);
+    }
+
+    /// Registers the check `publish` runs before a new system tree replaces an old one.
+    pub fn provide_publish_check(&mut self, check: PublishCheck) {
+        self.publish_check = Some(check);
+    }
+
+    /// The check of `publish`, if one was provided.
+    pub fn publish_check(&self) -> Option<&PublishCheck> {
+        self.publish_check.as_ref()
     }
 
     /// The implementation of `phase`, if a stage provided one.

@@ -1,22 +1,101 @@
 //! The measuring phases the campaign runs itself: calibrate, measure and the plan preview.
-//! Each walks the selected instances, skips what the run directory already holds, and hands
-//! one unit at a time to `pqperf-measure`.
+//! Each walks the selected instances, skips what the run directory already holds for the
+//! library that is built now (evidence naming another `library_sha256` is stale and done
+//! again, or kept with `--keep-stale`; `--redo` does everything again), and hands one unit
+//! at a time to `pqperf-measure`.
 
-use pqperf_measure::calibrate::{calibrate_one, ops_of};
+use pqperf_measure::calibrate::{cal_path, calibrate_one, ops_of};
 use pqperf_measure::instance::{Instance, base_ops};
 use pqperf_measure::plan::{self, PlannedOp, plan_all};
 use pqperf_measure::record::{MeasureTotals, measure_one, rec_path};
 use serde_json::Value;
 
-use crate::rundir::remove_stale_temps;
+use std::path::Path;
+
+use crate::rundir::{read_json, remove_stale_temps};
 use crate::{CampaignError, CampaignOptions, Logger};
 
 type Res<T> = Result<T, CampaignError>;
+
+/// Whether evidence at `path` (already there) is done again: `--redo`, or it names a
+/// library (`library_sha256` at `key`) other than the built one `built`, or none, unless
+/// `--keep-stale`. Logs why; a kept stale file is added to `kept`.
+fn redo_existing(
+    opts: &CampaignOptions,
+    redo: bool,
+    log: &Logger,
+    path: &Path,
+    key: &[&str],
+    built: Option<&str>,
+    kept: &mut Vec<String>,
+) -> bool {
+    let shown = path
+        .strip_prefix(&opts.run_dir)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    if redo {
+        log.log(format!("{shown}: done again (--redo)"));
+        return true;
+    }
+    let v = read_json(path);
+    let mut named = v.as_ref();
+    for k in key {
+        named = named.and_then(|x| x.get(*k));
+    }
+    let named = named.and_then(Value::as_str);
+    // Without a built library hash there is nothing to compare with.
+    if built.is_none() || (named.is_some() && named == built) {
+        return false;
+    }
+    let short = |s: Option<&str>| s.map_or("none".to_string(), |s| s.chars().take(12).collect());
+    let what = format!(
+        "{shown}: stale (library {} is not the built {})",
+        short(named),
+        short(built)
+    );
+    if opts.keep_stale {
+        log.log(format!("{what}; kept (--keep-stale)"));
+        kept.push(shown);
+        false
+    } else {
+        log.log(format!("{what}; done again"));
+        true
+    }
+}
+
+/// Records in campaign.json which stale evidence `--keep-stale` kept (`pqperf.stale_kept`).
+fn note_stale_kept(opts: &CampaignOptions, kept: &[String]) -> Res<()> {
+    if kept.is_empty() {
+        return Ok(());
+    }
+    crate::rundir::update_campaign(&opts.run_dir, |m| {
+        let pq = m
+            .entry("pqperf")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(pq) = pq {
+            let mut all: Vec<Value> = pq
+                .get("stale_kept")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for k in kept {
+                let v = Value::from(k.as_str());
+                if !all.contains(&v) {
+                    all.push(v);
+                }
+            }
+            pq.insert("stale_kept".into(), Value::Array(all));
+        }
+    })?;
+    Ok(())
+}
 
 pub(crate) fn phase_calibrate(
     opts: &CampaignOptions,
     log: &Logger,
     insts: &[Instance],
+    redo: bool,
 ) -> Res<i32> {
     let unit = opts.unit();
     let log_line = |m: String| log.log(m);
@@ -25,17 +104,43 @@ pub(crate) fn phase_calibrate(
         .flat_map(|i| base_ops(&i.category).into_iter().map(move |o| (i, o)))
         .collect();
     log.progress_begin("calibrate", todo.len() as f64);
+    let (mut units, mut had, mut failed) = (0usize, 0usize, 0usize);
+    let mut kept = Vec::new();
+    let mut one = |inst: &Instance, opkey: &str, op: &str, bytes: u64| -> Res<()> {
+        units += 1;
+        let path = cal_path(&opts.run_dir, inst, opkey);
+        if path.exists() {
+            let built = inst.entry.library_sha256.as_deref();
+            let key = ["pqperf", "library_sha256"];
+            if redo_existing(opts, redo, log, &path, &key, built, &mut kept) {
+                std::fs::remove_file(&path)
+                    .map_err(|e| pqperf_model::fsutil::io_err("removing", &path, e))?;
+            } else {
+                had += 1;
+            }
+        }
+        let v = calibrate_one(&unit, &log_line, inst, opkey, op, bytes)?;
+        if v.get("t1_s").is_none_or(Value::is_null) {
+            failed += 1;
+        }
+        Ok(())
+    };
     for (inst, (opkey, op, bytes)) in &todo {
-        calibrate_one(&unit, &log_line, inst, opkey, op, *bytes)?;
+        one(inst, opkey, op, *bytes)?;
         if inst.category == "kex" {
             for (k, o, b) in ops_of(&opts.run_dir, inst).into_iter().skip(1) {
-                calibrate_one(&unit, &log_line, inst, &k, &o, b)?;
+                one(inst, &k, &o, b)?;
             }
         }
         log.progress_advance(1.0);
     }
     log.progress_end();
-    Ok(0)
+    log.log(format!(
+        "calibrated {} of {units} unit(s): {had} already calibrated, {failed} failed",
+        units - had
+    ));
+    note_stale_kept(opts, &kept)?;
+    Ok(i32::from(failed > 0))
 }
 
 pub(crate) fn phase_measure(
@@ -48,10 +153,24 @@ pub(crate) fn phase_measure(
     let unit = opts.unit();
     remove_stale_temps(&opts.run_dir.join("records"));
     let planned = plan_all(&opts.unit(), insts);
+    let mut kept = Vec::new();
     let todo: Vec<&PlannedOp> = planned
         .iter()
-        .filter(|p| !rec_path(&opts.run_dir, &p.inst, &p.opkey).exists())
+        .filter(|p| {
+            let path = rec_path(&opts.run_dir, &p.inst, &p.opkey);
+            !path.exists()
+                || redo_existing(
+                    opts,
+                    opts.redo,
+                    log,
+                    &path,
+                    &["library_sha256"],
+                    p.inst.entry.library_sha256.as_deref(),
+                    &mut kept,
+                )
+        })
         .collect();
+    note_stale_kept(opts, &kept)?;
     let mut totals = MeasureTotals {
         skipped: planned.len() - todo.len(),
         ..Default::default()
@@ -62,6 +181,8 @@ pub(crate) fn phase_measure(
         .sum();
     log.progress_begin("measure", est_total);
     let mut left = est_total;
+    let mut incomplete = 0usize;
+    let n_todo = todo.len();
     for p in todo {
         let est = p.plan.as_ref().map_or(0.1, plan::estimated_s);
         let rec = measure_one(&unit, env, counter_info, p, &mut totals)?;
@@ -82,6 +203,7 @@ pub(crate) fn phase_measure(
         let why = if rec.status == "complete" {
             String::new()
         } else {
+            incomplete += 1;
             let last = rec.processes.last();
             format!(
                 " [{}{}]",
@@ -103,7 +225,12 @@ pub(crate) fn phase_measure(
         log.progress_advance(est);
     }
     log.progress_end();
-    Ok((0, totals))
+    log.log(format!(
+        "measured {n_todo} of {} unit(s): {} already recorded, {incomplete} not complete",
+        planned.len(),
+        totals.skipped
+    ));
+    Ok((i32::from(incomplete > 0), totals))
 }
 
 pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {

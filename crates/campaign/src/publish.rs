@@ -5,11 +5,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use pqperf_model::fsutil::write_atomic;
+use pqperf_model::fsutil::{
+    exchange, io_err, staging_dir, swap_dir, sync_tree, write_atomic, write_staged,
+};
 use pqperf_model::sidecsv::write_csv;
 
 use crate::rundir::{load_build, load_catalog, read_json, walk_files};
-use crate::{CampaignError, CampaignOptions, systems};
+use crate::{CampaignError, CampaignOptions, PublishCheck, systems};
 
 type Res<T> = Result<T, CampaignError>;
 
@@ -17,8 +19,11 @@ type Res<T> = Result<T, CampaignError>;
 /// side CSVs the pages read (`performance/systems.csv`, `performance/security_targets.csv`,
 /// `downloads.csv`) and refuse absolute machine paths. Captured candidate output is redacted
 /// instead of refused, a symbolic link anywhere in the run directory is never followed (left
-/// out with a message), and a refused file leaves the others published (exit code 2).
-pub fn publish(opts: &CampaignOptions) -> Res<i32> {
+/// out with a message), and a refused file leaves the others published (exit code 2). The
+/// system tree is staged and swapped in whole (a crash leaves the old tree or the new one);
+/// `check` (the CLI passes validate) decides whether the new tree may replace the old one.
+/// Returns the exit status.
+pub fn publish(opts: &CampaignOptions, check: Option<&PublishCheck>) -> Res<i32> {
     let run = &opts.run_dir;
     let camp = read_json(&run.join("campaign.json"));
     let Some(id) = camp
@@ -105,11 +110,19 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
             }
         }
     }
-    if dest.exists() {
-        std::fs::remove_dir_all(&dest)?;
-    }
-    for (rel, bytes) in &staged {
-        write_atomic(&dest.join(rel), bytes)?;
+    // The new system tree is built beside the old one (`performance/.<sys>.staging-…`, which
+    // no reader looks at) and swapped in with renames once it is complete.
+    let holder = dest_root.join("performance");
+    let stage = staging_dir(&holder, &dest)?;
+    let written = (|| -> std::io::Result<()> {
+        for (rel, bytes) in &staged {
+            write_staged(&stage.join(rel), bytes)?;
+        }
+        sync_tree(&stage)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&stage);
+        return Err(e.into());
     }
     // Side CSVs of the dataset root.
     let perf = dest_root.join("performance");
@@ -198,14 +211,74 @@ pub fn publish(opts: &CampaignOptions) -> Res<i32> {
         let text = write_csv(&["ID", "Algorithm", "PageURL"], &text);
         write_atomic(&dl, text.as_bytes())?;
     }
-    println!(
-        "publish: {} files for system {id} -> {}",
-        staged.len(),
-        dest.display()
-    );
-    if refused > 0 {
-        eprintln!("publish: {refused} file(s) refused (named above); the others are published");
-        return Ok(2);
+    let code = swap_in(&stage, &dest, &dest_root, &id, check)?;
+    if code == 0 {
+        println!(
+            "publish: {} files for system {id} -> {}",
+            staged.len(),
+            dest.display()
+        );
+        if refused > 0 {
+            eprintln!(
+                "publish: {refused} file(s) refused (named above); the others are published"
+            );
+            return Ok(2);
+        }
+    }
+    Ok(code)
+}
+
+/// Put the staged system tree in place of `dest` (renames only) and check it with `check`
+/// (the problems `validate` finds in that system; none when no check is given). A new tree
+/// with problems never replaces an old one without: the two are exchanged back and the old
+/// stays (exit 1). Otherwise the old tree is removed; problems of the new one still give 1.
+fn swap_in(
+    stage: &Path,
+    dest: &Path,
+    dest_root: &Path,
+    id: &str,
+    check: Option<&PublishCheck>,
+) -> Res<i32> {
+    let problems = |what: &str| -> Vec<String> {
+        let Some(check) = check else {
+            return Vec::new();
+        };
+        let p = check(dest_root, id);
+        if !p.is_empty() {
+            eprintln!(
+                "publish: validate finds {} problem(s) in the {what} system {id}:",
+                p.len()
+            );
+            for l in p.iter().take(20) {
+                eprintln!("  {l}");
+            }
+        }
+        p
+    };
+    let std_io = CampaignError::Io;
+    if std::fs::symlink_metadata(dest).is_err() {
+        if let Some(d) = dest.parent() {
+            std::fs::create_dir_all(d).map_err(|e| std_io(io_err("creating directory", d, e)))?;
+        }
+        swap_dir(stage, dest)?;
+        return Ok(i32::from(!problems("published").is_empty()));
+    }
+    let old_ok = check.is_none() || problems("already published").is_empty();
+    exchange(stage, dest)?;
+    // `stage` now holds the old tree.
+    if !problems("new").is_empty() && old_ok {
+        exchange(stage, dest)?;
+        let _ = std::fs::remove_dir_all(stage);
+        eprintln!(
+            "publish: refused to replace the valid {} with an invalid one; it is unchanged",
+            dest.display()
+        );
+        return Ok(1);
+    }
+    std::fs::remove_dir_all(stage)
+        .map_err(|e| std_io(io_err("removing the old tree", stage, e)))?;
+    if !old_ok {
+        eprintln!("publish: replaced a system tree that validate already rejected");
     }
     Ok(0)
 }

@@ -90,6 +90,11 @@ pub struct PhaseOutcome {
 pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<PhaseOutcome> {
     let t0 = Instant::now();
     let mut out = PhaseOutcome::default();
+    // Publishing reads evidence only; the host it runs on does not matter.
+    if phase == Phase::Publish {
+        out.code = publish(opts, hooks.publish_check())?;
+        return Ok(out);
+    }
     let problems = host::host_problems(&CheckOptions {
         probe_attempts: opts.probe_attempts,
         ..CheckOptions::new(opts.cpu)
@@ -100,10 +105,6 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         out.code = i32::from(!problems.is_empty());
         return Ok(out);
     }
-    if phase == Phase::Publish {
-        out.code = publish(opts)?;
-        return Ok(out);
-    }
     if !problems.is_empty() && phase.measuring() && !opts.allow_unfixed_host {
         for p in &problems {
             eprintln!("HOST: {p}");
@@ -112,7 +113,11 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         out.code = 2;
         return Ok(out);
     }
-    std::fs::create_dir_all(&opts.run_dir)?;
+    if let Some(why) = refusal(phase, opts) {
+        eprintln!("campaign {}: {why}", phase.name());
+        out.code = 2;
+        return Ok(out);
+    }
     let camp = read_json(&opts.run_dir.join("campaign.json"));
     if phase != Phase::Build
         && let Some(old) = camp.as_ref().and_then(|c| c.get("planning"))
@@ -303,12 +308,20 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         let c = match ph {
             Phase::Calibrate | Phase::Measure | Phase::Plan => {
                 let insts = selected(opts, measurable(opts)?);
+                if let Some(msg) = empty_selection(ph, opts, &insts) {
+                    log.log(&msg);
+                    eprintln!("{msg}");
+                    code = code.max(2);
+                    break;
+                }
                 match ph {
-                    Phase::Calibrate => phase_calibrate(opts, &log, &insts)?,
+                    Phase::Calibrate => phase_calibrate(opts, &log, &insts, opts.redo)?,
                     Phase::Measure => {
+                        // Measuring needs the calibrations: the missing ones are made first.
+                        let c0 = phase_calibrate(opts, &log, &insts, false)?;
                         let (c, t) = phase_measure(opts, &log, &insts, &env, &counter_info)?;
                         out.totals = t;
-                        c
+                        c.max(c0)
                     }
                     _ => phase_plan(opts, &insts),
                 }
@@ -344,6 +357,71 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     out.code = code;
     out.wall_s = t0.elapsed().as_secs_f64();
     Ok(out)
+}
+
+/// Why `phase` cannot run with `opts`, checked before anything is written: the run directory
+/// must exist (no phase creates one), the phases that read build.json need it, and a
+/// measuring phase needs a CPU this process may use.
+fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
+    let run = &opts.run_dir;
+    if !run.is_dir() {
+        return Some(format!(
+            "run directory {} does not exist (create it with `pqperf import … --run-dir {}`)",
+            run.display(),
+            run.display()
+        ));
+    }
+    let needs_build = !matches!(phase, Phase::Build | Phase::All | Phase::Baseline);
+    if needs_build && !run.join("build.json").is_file() {
+        return Some(format!(
+            "{} does not exist: run `pqperf build --run-dir {}` (or `campaign build`) first",
+            run.join("build.json").display(),
+            run.display()
+        ));
+    }
+    if matches!(phase, Phase::Calibrate | Phase::Measure | Phase::Plan)
+        && let Ok(all) = measurable(opts)
+        && let Some(msg) = empty_selection(phase, opts, &selected(opts, all))
+    {
+        return Some(msg);
+    }
+    if phase.measuring()
+        && let Ok(mine) = pqperf_ffi::affinity::get_affinity()
+        && !mine.contains(&opts.cpu)
+    {
+        let list: Vec<String> = mine.iter().map(usize::to_string).collect();
+        return Some(format!(
+            "CPU {} cannot be used by this process (it may use CPU {})",
+            opts.cpu,
+            list.join(", ")
+        ));
+    }
+    None
+}
+
+/// The refusal of a measuring phase whose selection is empty (not for one shard of many,
+/// which may have no unit).
+fn empty_selection(
+    ph: Phase,
+    opts: &CampaignOptions,
+    insts: &[pqperf_measure::instance::Instance],
+) -> Option<String> {
+    if !insts.is_empty() || opts.shard.is_some() || opts.deferred_only {
+        return None;
+    }
+    let n_all = measurable(opts).map(|v| v.len()).unwrap_or(0);
+    Some(match &opts.only {
+        Some(re) => format!(
+            "phase {}: --only {:?} selects none of the {n_all} measurable instance(s) (<id>/<label> with KAT PASS; `--list` shows them)",
+            ph.name(),
+            re.as_str()
+        ),
+        None => format!(
+            "phase {}: nothing to do: {} lists no measurable instance (KAT PASS); run the kat phase first",
+            ph.name(),
+            opts.run_dir.join("build.json").display()
+        ),
+    })
 }
 
 /// Moves the calling thread (and threads and children it starts later) off `cpu` when another

@@ -55,9 +55,62 @@ pub(crate) fn remove_stale_temps(dir: &Path) {
         let name = e.file_name().to_string_lossy().into_owned();
         if p.is_dir() {
             remove_stale_temps(&p);
-        } else if name.starts_with('.') && name.ends_with(".tmp") {
+        } else if name.starts_with('.') && (name.ends_with(".tmp") || name.contains(".tmp-")) {
             let _ = std::fs::remove_file(&p);
         }
+    }
+}
+
+/// The lock file of a run directory (see [`lock_run_dir`]).
+pub const RUN_LOCK: &str = ".pqperf-run.lock";
+
+/// The lock a command holds on the run directory it writes, for as long as it runs
+/// (released when dropped).
+#[derive(Debug)]
+pub struct RunLock {
+    _lock: nix::fcntl::Flock<std::fs::File>,
+}
+
+/// Lock the run directory `run` (which must exist) for a command that writes it: exclusive,
+/// or shared for one shard of a parallel campaign (`shared`: shards write disjoint
+/// records, so they run side by side, while any other writer waits for all of them). When
+/// another pqperf holds it, says so on stderr and waits, as cargo does.
+pub fn lock_run_dir(run: &Path, shared: bool) -> Res<RunLock> {
+    use nix::fcntl::{Flock, FlockArg};
+    let path = run.join(RUN_LOCK);
+    let open = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| pqperf_model::fsutil::io_err("opening the lock", &path, e))
+    };
+    let (now, wait) = if shared {
+        (FlockArg::LockSharedNonblock, FlockArg::LockShared)
+    } else {
+        (FlockArg::LockExclusiveNonblock, FlockArg::LockExclusive)
+    };
+    let lock_err = |e: nix::errno::Errno| {
+        CampaignError::Io(pqperf_model::fsutil::io_err(
+            "locking",
+            &path,
+            std::io::Error::from(e),
+        ))
+    };
+    match Flock::lock(open()?, now) {
+        Ok(l) => Ok(RunLock { _lock: l }),
+        Err((f, nix::errno::Errno::EWOULDBLOCK)) => {
+            eprintln!(
+                "waiting for the lock of run directory {} (another pqperf command writes it)",
+                run.display()
+            );
+            Flock::lock(f, wait)
+                .map(|l| RunLock { _lock: l })
+                .map_err(|(_, e)| lock_err(e))
+        }
+        Err((_, e)) => Err(lock_err(e)),
     }
 }
 

@@ -213,9 +213,7 @@ pub fn selected(opts: &CampaignOptions, all: Vec<Instance>) -> Vec<Instance> {
     all.into_iter()
         .filter(|i| {
             let key = i.key();
-            if let Some(re) = &opts.only
-                && !re.is_match(&i.entry.candidate)
-            {
+            if !pqperf_build::selects(opts.only.as_ref(), &i.entry.candidate, &i.entry.label) {
                 return false;
             }
             let is_deferred = defer_re.as_ref().is_some_and(|r| r.is_match(&key));

@@ -17,7 +17,7 @@ fn publish_side_tables_round_trip_a_semicolon_in_a_description() {
     .unwrap();
     let mut o = CampaignOptions::new(&run).unwrap();
     o.publish_to = Some(d.path().join("ds"));
-    assert_eq!(publish(&o).unwrap(), 0);
+    assert_eq!(publish(&o, None).unwrap(), 0);
     let out = d.path().join("ds/performance/systems.csv");
     let rows = systems::load(&out).unwrap();
     assert_eq!(rows.len(), 1, "{}", std::fs::read_to_string(&out).unwrap());
@@ -25,7 +25,7 @@ fn publish_side_tables_round_trip_a_semicolon_in_a_description() {
     assert_eq!(rows[0].description, desc);
     // Published twice: the existing table is read back and written again unchanged.
     let before = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(publish(&o).unwrap(), 0);
+    assert_eq!(publish(&o, None).unwrap(), 0);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), before);
     assert!(
         d.path()
@@ -47,7 +47,7 @@ fn publish_refuses_evidence_with_a_machine_path() {
     .unwrap();
     let mut o = CampaignOptions::new(&run).unwrap();
     o.publish_to = Some(d.path().join("ds"));
-    assert_eq!(publish(&o).unwrap(), 2);
+    assert_eq!(publish(&o, None).unwrap(), 2);
     assert!(!d.path().join("ds/performance/data/x86_7").exists());
     // Once the path is gone the same run publishes.
     std::fs::write(
@@ -55,7 +55,7 @@ fn publish_refuses_evidence_with_a_machine_path() {
         "{\"library\": \"lib/sign-90/libW.so\"}\n",
     )
     .unwrap();
-    assert_eq!(publish(&o).unwrap(), 0);
+    assert_eq!(publish(&o, None).unwrap(), 0);
     assert!(
         d.path()
             .join("ds/performance/data/x86_7/records/sign-90/W__sign.json")

@@ -129,7 +129,7 @@ pub fn run_contained(
     job: &KatJob,
     timeout: Duration,
 ) -> Result<KatChildRun, KatError> {
-    let _ = std::fs::remove_file(&job.log);
+    // The old log stays until the new one is complete (written whole by `write_log`).
     std::fs::create_dir_all(&job.out_dir).map_err(|e| io_err(&job.out_dir, e))?;
     // What the parent judges must be what this child wrote.
     for f in crate::judge::generated_files(job) {
@@ -279,11 +279,9 @@ fn exit_code_of(log: &str) -> i32 {
     }
 }
 
+/// Replace the log at `path` whole (temp + rename): a crash leaves the old log or the new one.
 fn write_log(path: &Path, log: &str) -> Result<(), KatError> {
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).map_err(|e| io_err(d, e))?;
-    }
-    std::fs::write(path, log).map_err(|e| io_err(path, e))
+    pqperf_model::fsutil::write_atomic(path, log.as_bytes()).map_err(|e| io_err(path, e))
 }
 
 /// Log of an instance whose library could not be built.
@@ -433,8 +431,7 @@ fn kat_one(
         Ok(())
     };
     if entry.library.is_none() {
-        std::fs::write(&log_path, buildfail_log(cand, inst, &entry))
-            .map_err(|e| io_err(&log_path, e))?;
+        write_log(&log_path, &buildfail_log(cand, inst, &entry))?;
         save(entry.clone(), "BUILDFAIL")?;
         return Ok(InstanceKat {
             key: key.to_string(),
@@ -475,6 +472,18 @@ fn kat_one(
         hash_loop: opts.hash_loop,
         hash_full: opts.hash_full,
     };
+    // Until this run's verdict is recorded, build.json does not claim the old one: a crash
+    // from here on leaves the instance untested (`NOLOG`), never a verdict with a log it
+    // does not describe.
+    if entry.kat != "NOLOG" || entry.kat_log.is_some() {
+        let mut pending = entry.clone();
+        pending.kat = "NOLOG".into();
+        pending.kat_log = None;
+        pending.kat_log_sha256 = None;
+        let mut g = bj.lock().unwrap();
+        g.instances.insert(key.to_string(), pending);
+        pqperf_build::write_build_json(run_dir, &g)?;
+    }
     let job_path = run_dir.join(format!("kat/{}/{}.job.json", cand.id, inst.label));
     let first = run_child(exe, &job_for(&entry), &job_path, opts.timeout)?;
     let already_default = entry.flags == FlagSet::HarnessDefault.name();
@@ -497,8 +506,7 @@ fn kat_one(
         let second = run_child(exe, &job_for(&e2), &job_path, opts.timeout)?;
         (second.status, second.result_line)
     } else {
-        std::fs::write(&log_path, buildfail_log(cand, inst, &e2))
-            .map_err(|e| io_err(&log_path, e))?;
+        write_log(&log_path, &buildfail_log(cand, inst, &e2))?;
         (
             "BUILDFAIL".to_string(),
             format!("RESULT {} {} BUILDFAIL", cand.id, inst.instance),

@@ -64,8 +64,16 @@ pub fn calibrate_one(
     if let Value::Object(m) = &mut v {
         m.insert("t1_s".into(), json!(t1));
         m.insert("setup_s".into(), json!(t1.map(|t| run.wall_s - t)));
+        let mut pq = serde_json::Map::new();
         if opts.samples && run.counter.is_some() {
-            m.insert("pqperf".into(), json!({"counter": run.counter}));
+            pq.insert("counter".into(), json!(run.counter));
+        }
+        // The library this calibration timed: a rebuilt library makes it stale.
+        if let Some(sha) = &inst.entry.library_sha256 {
+            pq.insert("library_sha256".into(), json!(sha));
+        }
+        if !pq.is_empty() {
+            m.insert("pqperf".into(), Value::Object(pq));
         }
         if let Some(mem) = &run.mem {
             m.insert("pqperf_mem".into(), mem.to_json());

@@ -17,7 +17,8 @@ static ALLOC: pqperf_alloc::PqAlloc = pqperf_alloc::PqAlloc;
 /// Pipeline: import → build → kat → check → calibrate → measure → profile → publish →
 /// validate → report → site. `pqperf demo` runs all of it on the PQClean corpus.
 #[derive(Parser)]
-#[command(name = "pqperf", version, about, long_about = None, propagate_version = true)]
+#[command(name = "pqperf", version, about, long_about = None, propagate_version = true,
+    after_help = cmd::exit::HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -105,7 +106,7 @@ fn main() -> std::process::ExitCode {
         Ok(m) => m,
         Err(e) => {
             eprintln!("pqperf: error: {e}");
-            return std::process::ExitCode::from(2);
+            return std::process::ExitCode::from(cmd::exit::REFUSED);
         }
     };
     if cli.emulated {
@@ -145,7 +146,11 @@ fn main() -> std::process::ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("pqperf: error: {e:#}");
-            std::process::ExitCode::FAILURE
+            if e.downcast_ref::<cmd::Refused>().is_some() {
+                std::process::ExitCode::from(cmd::exit::REFUSED)
+            } else {
+                std::process::ExitCode::from(cmd::exit::FAILED)
+            }
         }
     }
 }

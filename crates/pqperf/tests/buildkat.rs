@@ -96,11 +96,43 @@ fn iccs_candidates_every_status_in_one_run() {
             rd,
         ]);
     }
-    let out = run(&["build", "--run-dir", rd]);
+    // A build failure and KAT verdicts other than PASS: exit 1, saying how many.
+    let out = common::exits(None, &["build", "--run-dir", rd], 1);
     assert!(out.contains("BUILDFAIL sign-94/BROKEN-SIG"), "{out}");
+    assert!(
+        out.contains("build: 1 of 5 instance(s) failed to build"),
+        "{out}"
+    );
     // The looping candidate times out; the others finish well inside 20 s even beside CPU hogs.
-    let out = run(&["kat", "--run-dir", rd, "--timeout", "20"]);
+    let out = common::exits(None, &["kat", "--run-dir", rd, "--timeout", "20"], 1);
     assert!(out.contains("kat: 5 instance(s)"), "{out}");
+    assert!(
+        out.contains("kat: 4 of 5 instance(s) did not PASS"),
+        "{out}"
+    );
+    // A selection that matches nothing, and a run directory that does not exist: exit 2,
+    // naming the pattern or the folder, and nothing is created.
+    let out = common::exits(None, &["kat", "--run-dir", rd, "--only", "^nothing$"], 2);
+    assert!(
+        out.contains("--only \"^nothing$\" selects no instance"),
+        "{out}"
+    );
+    let out = common::exits(None, &["build", "--run-dir", rd, "--only", "^nothing$"], 2);
+    assert!(out.contains("selects no instance"), "{out}");
+    let typo = tmp.path().join("rnu");
+    let out = common::exits(None, &["kat", "--run-dir", typo.to_str().unwrap()], 2);
+    assert!(out.contains("build.json does not exist"), "{out}");
+    let out = common::exits(
+        None,
+        &["campaign", "measure", "--run-dir", typo.to_str().unwrap()],
+        2,
+    );
+    assert!(out.contains("does not exist"), "{out}");
+    assert!(
+        !typo.exists(),
+        "a refused command created {}",
+        typo.display()
+    );
     let got = statuses(&run_dir);
     let want = [
         ("sign-90/WOTS-PXOF-128", "PASS"),
@@ -335,7 +367,12 @@ fn iccs_kem_kex_hash_procedures() {
     }
     let out = run(&["build", "--run-dir", rd]);
     assert!(out.contains("built 3 libraries, 0 BUILDFAIL"), "{out}");
-    let out = run(&["kat", "--run-dir", rd, "--no-fallback", "--timeout", "120"]);
+    // PARTIAL is not PASS: exit 1.
+    let out = common::exits(
+        None,
+        &["kat", "--run-dir", rd, "--no-fallback", "--timeout", "120"],
+        1,
+    );
     assert!(out.contains("kat: 3 instance(s)"), "{out}");
     let got = statuses(&run_dir);
     let want = [
@@ -427,15 +464,19 @@ fn hash_kat_loop_matches_spec_start_and_independent_rounds() {
     ]);
     let out = run(&["build", "--run-dir", rd]);
     assert!(out.contains("built 1 library, 0 BUILDFAIL"), "{out}");
-    let out = run(&[
-        "kat",
-        "--run-dir",
-        rd,
-        "--no-fallback",
-        "--loop",
-        "--timeout",
-        "300",
-    ]);
+    let out = common::exits(
+        None,
+        &[
+            "kat",
+            "--run-dir",
+            rd,
+            "--no-fallback",
+            "--loop",
+            "--timeout",
+            "300",
+        ],
+        1,
+    );
     assert!(out.contains("kat: 1 instance(s)"), "{out}");
     let text =
         std::fs::read_to_string(run_dir.join("kat/hash-90/TOY-HASH-256/KAT_Loop_TOY-HASH-256.txt"))

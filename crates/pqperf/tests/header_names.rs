@@ -86,7 +86,8 @@ fn macro_names_pass_and_name_mismatches_are_diagnosed() {
     );
     assert!(!blog.contains("# note:"), "{blog}");
 
-    let out = run(&["kat", "--run-dir", rd, "--timeout", "120"]);
+    // NOKAT is not PASS: exit 1.
+    let out = common::exits(None, &["kat", "--run-dir", rd, "--timeout", "120"], 1);
     assert!(out.contains("kat: 5 instance(s)"), "{out}");
     assert!(out.contains("RESULT sign-95 MSIG-192 PASS"), "{out}");
     assert!(out.contains("RESULT sign-96 MSIG-128 PASS"), "{out}");

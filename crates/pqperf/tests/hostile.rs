@@ -273,16 +273,22 @@ fn no_network_and_no_writes_outside_scratch() {
     assert!(home.complete(), "{:?}", home.process);
     // The KAT child runs the same statements.
     let rd = f.run.to_str().unwrap();
-    let out = pqperf(&[
-        "kat",
-        "--run-dir",
-        rd,
-        "--only",
-        "sign-7[0789]",
-        "--no-fallback",
-        "--timeout",
-        "60",
-    ]);
+    // Exit 0 when all PASS, 1 when one did not (documented codes); never a refusal.
+    let o = common::output(
+        None,
+        &[
+            "kat",
+            "--run-dir",
+            rd,
+            "--only",
+            "sign-7[0789]",
+            "--no-fallback",
+            "--timeout",
+            "60",
+        ],
+    );
+    let out = common::text(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{out}");
     assert!(out.contains("kat: 4 instance(s)"), "{out}");
     assert!(
         matches!(

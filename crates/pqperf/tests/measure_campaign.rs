@@ -161,8 +161,21 @@ fn crash_hang_and_rejecting_verify_are_recorded_and_the_campaign_goes_on() {
         "--stack-region",
         "262144",
     ];
-    ok(campaign(&run, "calibrate", &common));
-    let log = ok(campaign(&run, "measure", &common));
+    // Units that crash or hang are recorded, and the phases say that something failed.
+    let failed = |mut c: Command| {
+        let out = c.output().expect("run pqperf");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        text
+    };
+    let log = failed(campaign(&run, "calibrate", &common));
+    assert!(
+        log.contains("calibrated 12 of 12 unit(s): 0 already calibrated"),
+        "{log}"
+    );
+    let log = failed(campaign(&run, "measure", &common));
+    assert!(log.contains(" of 12 unit(s): 0 already recorded"), "{log}");
     // Every operation of every instance has a record.
     let files = record_files(&run);
     for label in ["good", "segv", "hang", "reject"] {
@@ -756,4 +769,124 @@ fn shards_run_as_separate_hosts_merge_into_the_unsharded_dataset() {
         "{err}"
     );
     assert!(!tmp.path().join("linked").exists());
+}
+
+/// sha256 of a file, hex.
+fn sha256_of(p: &Path) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(std::fs::read(p).unwrap()))
+}
+
+/// Sets the library hash of `key` in build.json to the hash of its library file.
+fn set_library_sha(run: &Path, key: &str) -> String {
+    let p = run.join("build.json");
+    let mut bj: BuildJson = pqperf_model::pyjson::read(&p, Path::new("build.json")).unwrap();
+    let e = bj.instances.get_mut(key).unwrap();
+    let sha = sha256_of(&run.join(e.library.as_ref().unwrap()));
+    e.library_sha256 = Some(sha.clone());
+    std::fs::write(&p, pqperf_model::pyjson::to_string(&bj).unwrap()).unwrap();
+    sha
+}
+
+#[test]
+fn evidence_of_another_library_is_stale_and_refusals_name_what_is_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    setup_run(&run, &[("sign-91", "good", &[])]);
+    let first = set_library_sha(&run, "sign-91/good");
+    let cpu = last_cpu().to_string();
+    let common = [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "2",
+    ];
+    // Refused before anything runs: a CPU this process may not use, a selection of nothing.
+    let out = campaign(&run, "calibrate", &["--cpu", "99999"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("CPU 99999 cannot be used"), "{text}");
+    let mut only = common.to_vec();
+    only.extend(["--only", "^sign-91$"]);
+    let out = campaign(&run, "measure", &only).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("selects none of the 1 measurable"), "{text}");
+    assert!(!run.join("records").exists());
+    // `--list` shows what `--only` selects: `<id>/<label>`, as in every command.
+    let mut list = common.to_vec();
+    list.extend(["--only", "^sign-91/", "--list"]);
+    let listed = ok(campaign(&run, "measure", &list));
+    assert!(listed.contains("sign-91/good"), "{listed}");
+    // Measure without a calibration calibrates first, and says what it did.
+    let log = ok(campaign(&run, "measure", &common));
+    assert!(log.contains("calibrated 3 of 3 unit(s)"), "{log}");
+    assert!(
+        log.contains("measured 3 of 3 unit(s): 0 already recorded"),
+        "{log}"
+    );
+    for op in ["keygen", "sign", "verify"] {
+        assert_eq!(
+            record(&run, "sign-91", "good", op)["library_sha256"],
+            first.as_str()
+        );
+    }
+    // Nothing changed: nothing is done again.
+    let log = ok(campaign(&run, "measure", &common));
+    assert!(
+        log.contains("measured 0 of 3 unit(s): 3 already recorded"),
+        "{log}"
+    );
+    // A rebuilt library (another binary): the records are stale.
+    let lib = run.join("lib/sign-91/libgood.so");
+    let st = Command::new("gcc")
+        .args(["-O1", "-g", "-fPIC", "-shared", "-o"])
+        .arg(&lib)
+        .arg(run.join("toy_sig.c"))
+        .args(["-DTOY_ID=\"sign-91\"", "-DTOY_INSTANCE=\"good\""])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let second = set_library_sha(&run, "sign-91/good");
+    assert_ne!(first, second);
+    let mut keep = common.to_vec();
+    keep.push("--keep-stale");
+    let log = ok(campaign(&run, "measure", &keep));
+    assert!(
+        log.contains("stale") && log.contains("kept (--keep-stale)"),
+        "{log}"
+    );
+    assert_eq!(
+        record(&run, "sign-91", "good", "sign")["library_sha256"],
+        first.as_str()
+    );
+    let camp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    let kept = camp["pqperf"]["stale_kept"].as_array().unwrap();
+    assert!(
+        kept.iter().any(|k| k == "records/sign-91/good__sign.json"),
+        "{kept:?}"
+    );
+    // Without --keep-stale the calibrations and records are done again for the new library.
+    let log = ok(campaign(&run, "measure", &common));
+    assert!(log.contains("done again"), "{log}");
+    assert!(log.contains("measured 3 of 3 unit(s)"), "{log}");
+    for op in ["keygen", "sign", "verify"] {
+        assert_eq!(
+            record(&run, "sign-91", "good", op)["library_sha256"],
+            second.as_str()
+        );
+    }
+    // --redo does the phase again although everything is current.
+    let mut redo = common.to_vec();
+    redo.push("--redo");
+    let log = ok(campaign(&run, "measure", &redo));
+    assert!(
+        log.contains("(--redo)") && log.contains("measured 3 of 3 unit(s)"),
+        "{log}"
+    );
 }

@@ -426,8 +426,33 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     out.push(format!("- Very slow operations have fewer than {min_total} timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement."));
     out.push(format!("- {}", core_usage(v)));
     out.push("- A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The `exchange` figure has no such overhead.".into());
+    out.extend(stale_bullets(v));
     out.push(String::new());
     Ok(join_lines(&out))
+}
+
+/// Evidence kept although its library is no longer the built one (`--keep-stale`:
+/// campaign.json `pqperf.stale_kept`); nothing when there is none.
+fn stale_bullets(v: &SystemView) -> Vec<String> {
+    let kept: Vec<&str> = v
+        .campaign
+        .extra
+        .get("pqperf")
+        .and_then(|p| p.get("stale_kept"))
+        .and_then(|k| k.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    if kept.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "- Stale evidence kept (`--keep-stale`): {} file(s) were measured on a library that is no longer the one built for this run: {}.",
+        kept.len(),
+        kept.iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )]
 }
 
 /// pqperf datasets whose records carry `pqperf.robust`: how the robust estimate, its interval

@@ -41,6 +41,9 @@ pub enum SiteError {
         #[source]
         source: std::io::Error,
     },
+    /// An I/O error whose message names the operation and the path (`fsutil`).
+    #[error(transparent)]
+    Fs(std::io::Error),
     #[error("template: {0}")]
     Template(String),
     #[error("{0}")]
@@ -148,10 +151,56 @@ fn root_prefix(path: &str) -> String {
     "../".repeat(path.matches('/').count())
 }
 
-/// Render the whole site into `out` (created if missing; existing files are overwritten).
+/// Render the whole site into `out`: written into a staging directory beside it and swapped
+/// in whole with renames (a reader or a crash sees the old site or the new one). An existing
+/// `out` must be empty or a site (holding `index.html` and `style.css`); it is replaced.
 pub fn build_site(site: &SiteData, out: &Path) -> Result<Built, SiteError> {
     let evidence = evidence_files(site);
-    render_site(site, out, &evidence, true)
+    staged(out, |stage| render_site(site, stage, &evidence, true))
+}
+
+/// Run `render` on a fresh staging directory beside `out`, then swap the result in.
+fn staged(
+    out: &Path,
+    render: impl FnOnce(&Path) -> Result<Built, SiteError>,
+) -> Result<Built, SiteError> {
+    if let Ok(md) = std::fs::symlink_metadata(out) {
+        if !md.is_dir() {
+            return Err(SiteError::Input(format!(
+                "{}: exists and is not a directory (refused: the site replaces its output directory)",
+                out.display()
+            )));
+        }
+        refuse_symlinks_in_out(out)?;
+        let empty = std::fs::read_dir(out)
+            .map_err(|e| SiteError::io(out, e))?
+            .next()
+            .is_none();
+        let is_site = out.join("index.html").is_file() && out.join("style.css").is_file();
+        if !(empty || is_site) {
+            return Err(SiteError::Input(format!(
+                "{}: not empty and not a site (no index.html and style.css); refused: the site replaces its output directory whole, choose a new or empty one",
+                out.display()
+            )));
+        }
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(parent).map_err(|e| SiteError::io(parent, e))?;
+    let stage = pqperf_model::fsutil::staging_dir(parent, out).map_err(SiteError::Fs)?;
+    match render(&stage) {
+        Ok(mut built) => {
+            pqperf_model::fsutil::swap_dir(&stage, out).map_err(SiteError::Fs)?;
+            built.out = out.to_path_buf();
+            Ok(built)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&stage);
+            Err(e)
+        }
+    }
 }
 
 /// [`build_site`] with the evidence list given; the files are linked here only when
@@ -178,7 +227,7 @@ fn render_site(
     std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
     refuse_symlinks_in_out(out)?;
     let css = out.join("style.css");
-    std::fs::write(&css, STYLE).map_err(|e| SiteError::io(&css, e))?;
+    pqperf_model::fsutil::write_staged(&css, STYLE.as_bytes()).map_err(SiteError::Fs)?;
     let mut env = minijinja::Environment::new();
     env.add_template("page.html", TEMPLATE)
         .map_err(|e| SiteError::Template(e.to_string()))?;
@@ -322,7 +371,7 @@ fn write_pages(
         {
             std::fs::create_dir_all(parent).map_err(|e| SiteError::io(parent, e))?;
         }
-        std::fs::write(&dest, html).map_err(|e| SiteError::io(&dest, e))?;
+        pqperf_model::fsutil::write_staged(&dest, html.as_bytes()).map_err(SiteError::Fs)?;
         written.push(p.path.clone());
     }
     Ok(written)
@@ -520,10 +569,18 @@ pub fn load_dataset(root: &Path) -> Result<pqperf_model::dataset::Dataset, SiteE
     Ok(ds)
 }
 
-/// Make the report pages of a loaded dataset and render the site into `out`; the evidence
-/// files are linked while the pages are made. Phase times are printed to stderr when
-/// `PQPERF_SITE_TIMING` is set.
+/// Make the report pages of a loaded dataset and render the site into `out` (staged and
+/// swapped in whole, as [`build_site`]); the evidence files are linked while the pages are
+/// made. Phase times are printed to stderr when `PQPERF_SITE_TIMING` is set.
 pub fn build_from_loaded(
+    ds: &pqperf_model::dataset::Dataset,
+    systems: &[String],
+    out: &Path,
+) -> Result<Built, SiteError> {
+    staged(out, |stage| render_loaded(ds, systems, stage))
+}
+
+fn render_loaded(
     ds: &pqperf_model::dataset::Dataset,
     systems: &[String],
     out: &Path,

@@ -133,6 +133,7 @@ pub fn is_run_dir_only(rel: &Path) -> bool {
         first.as_str(),
         "campaign.log"
             | ".campaign.lock"
+            | ".pqperf-run.lock"
             | "build"
             | "lib"
             | "calibrate"

@@ -66,6 +66,8 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
             format!("pqperf import iccs SUBMISSION --id {id}"),
         ),
     };
+    std::fs::create_dir_all(&run_dir).with_context(|| format!("creating {}", run_dir.display()))?;
+    let _lock = pqperf_campaign::lock_run_dir(&run_dir, false)?;
     let summary = match args.what {
         ImportWhat::Pqclean { tree, run } => {
             pqperf_build::import_pqclean(&pqperf_build::PqcleanImportOptions {
@@ -114,6 +116,9 @@ pub struct BuildArgs {
     /// Instances built concurrently.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    /// Print the instances `--only` selects (<id>/<label>) and do nothing else.
+    #[arg(long)]
+    list: bool,
     /// ICCS helpers the candidates link: `pqperf` (pqperf's own library) or `official:DIR`
     /// (the official auxfunc.c/drng.c/auxfunc.h/drng.h in DIR, compiled with the reference
     /// flags and checked bit-exact against pqperf's vectors first). Default: the catalog's
@@ -145,7 +150,37 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         iccs_provider,
         cc: args.cc,
     };
+    let cat = pqperf_build::catalog_path(&opts.run_dir, opts.catalog.as_deref());
+    if !cat.is_file() {
+        return super::refuse(format!(
+            "build: no catalog {}: import candidates first (`pqperf import pqclean|iccs … --run-dir {}`)",
+            cat.display(),
+            opts.run_dir.display()
+        ));
+    }
+    if args.list {
+        let only = pqperf_build::only_regex(opts.only.as_deref())?;
+        let c = pqperf_model::catalog::Catalog::load(&cat)?;
+        let keys: Vec<String> = c
+            .instances()
+            .filter(|(c, i)| pqperf_build::selects(only.as_ref(), &c.id, &i.label))
+            .map(|(c, i)| i.key(c))
+            .collect();
+        return list(&keys);
+    }
+    std::fs::create_dir_all(&opts.run_dir)
+        .with_context(|| format!("creating {}", opts.run_dir.display()))?;
+    let _lock = pqperf_campaign::lock_run_dir(&opts.run_dir, false)?;
     let s = pqperf_build::build(&opts).context("build")?;
+    if s.built.is_empty() && s.failed.is_empty() {
+        return super::refuse(match &opts.only {
+            Some(o) => format!(
+                "build: --only {o:?} selects no instance of {} (it is searched in <id>/<label>)",
+                cat.display()
+            ),
+            None => format!("build: {} lists no instance", cat.display()),
+        });
+    }
     println!(
         "built {} librar{}, {} BUILDFAIL, in {:.1} s; {}",
         s.built.len(),
@@ -159,7 +194,15 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         println!("BUILDFAIL {f}");
     }
     pqperf_campaign::note_command(&run_dir, "pqperf build")?;
-    Ok(ExitCode::SUCCESS)
+    if !s.failed.is_empty() {
+        eprintln!(
+            "build: {} of {} instance(s) failed to build",
+            s.failed.len(),
+            s.failed.len() + s.built.len()
+        );
+        return Ok(super::code(super::exit::FAILED.into()));
+    }
+    Ok(super::code(super::exit::DONE.into()))
 }
 
 #[derive(clap::Args)]
@@ -175,6 +218,9 @@ pub struct KatArgs {
     /// KAT children run concurrently.
     #[arg(long, default_value_t = 1)]
     jobs: usize,
+    /// Print the instances `--only` selects (<id>/<label>) and do nothing else.
+    #[arg(long)]
+    list: bool,
     /// Do not rebuild non-passing instances with the harness-default flags.
     #[arg(long)]
     no_fallback: bool,
@@ -198,7 +244,36 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
     opts.hash_loop = args.hash_loop;
     opts.hash_full = args.hash_full;
     opts.progress = true;
+    let bj = opts.run_dir.join("build.json");
+    if !bj.is_file() {
+        return super::refuse(format!(
+            "kat: {} does not exist: run `pqperf build --run-dir {}` first",
+            bj.display(),
+            opts.run_dir.display()
+        ));
+    }
+    if args.list {
+        let only = pqperf_build::only_regex(opts.only.as_deref())?;
+        let b = pqperf_campaign::load_build(&opts.run_dir)?;
+        let keys: Vec<String> = b
+            .instances
+            .iter()
+            .filter(|(_, e)| pqperf_build::selects(only.as_ref(), &e.candidate, &e.label))
+            .map(|(k, _)| k.clone())
+            .collect();
+        return list(&keys);
+    }
+    let _lock = pqperf_campaign::lock_run_dir(&opts.run_dir, false)?;
     let s = pqperf_kat::run(&opts).context("kat")?;
+    if s.instances.is_empty() {
+        return super::refuse(match &opts.only {
+            Some(o) => format!(
+                "kat: --only {o:?} selects no instance of {} (it is searched in <id>/<label>)",
+                bj.display()
+            ),
+            None => format!("kat: {} lists no instance of the catalog", bj.display()),
+        });
+    }
     for i in &s.instances {
         println!("{}", i.result_line);
     }
@@ -221,6 +296,25 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         }
     );
     pqperf_campaign::note_command(&run_dir, "pqperf kat")?;
+    let not_pass = s.instances.iter().filter(|i| i.status != "PASS").count();
+    if not_pass > 0 {
+        eprintln!(
+            "kat: {not_pass} of {} instance(s) did not PASS",
+            s.instances.len()
+        );
+        return Ok(super::code(super::exit::FAILED.into()));
+    }
+    Ok(super::code(super::exit::DONE.into()))
+}
+
+/// `--list`: the selected instance keys, one a line; a selection of none is refused.
+fn list(keys: &[String]) -> anyhow::Result<ExitCode> {
+    if keys.is_empty() {
+        return super::refuse("--only selects no instance");
+    }
+    for k in keys {
+        println!("{k}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -267,7 +361,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
             let todo: Vec<String> = cat
                 .instances()
-                .filter(|(c, _)| ctx.opts.only.as_ref().is_none_or(|r| r.is_match(&c.id)))
+                .filter(|(c, i)| pqperf_build::selects(ctx.opts.only.as_ref(), &c.id, &i.label))
                 .map(|(c, i)| i.key(c))
                 .filter(|k| !built.instances.contains_key(k))
                 .collect();
@@ -311,10 +405,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 .iter()
                 .filter(|(_, e)| e.kat == "NOLOG")
                 .filter(|(_, e)| {
-                    ctx.opts
-                        .only
-                        .as_ref()
-                        .is_none_or(|r| r.is_match(&e.candidate))
+                    pqperf_build::selects(ctx.opts.only.as_ref(), &e.candidate, &e.label)
                 })
                 .map(|(k, _)| k.clone())
                 .collect();

@@ -87,6 +87,14 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
     );
     let sa = pqperf_compare::load(&a.a, a.system.as_deref())?;
     let sb = pqperf_compare::load(&a.b, a.system.as_deref())?;
+    for (side, name) in [(&sa, "A"), (&sb, "B")] {
+        // Nothing to compare is not "no regression".
+        anyhow::ensure!(
+            !side.records.is_empty(),
+            "{name} ({}) holds no records: nothing to compare",
+            side.shown
+        );
+    }
     let o = pqperf_compare::Options {
         threshold: a.threshold / 100.0,
         map,
@@ -109,6 +117,15 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
         let floor = pqperf_compare::noise_floor_json(&c, &pqperf_campaign::utc_now()).context(
             "--record-noise-floor needs an A-A comparison: both sides must have measured the same library files",
         )?;
+        // B's campaign.json is written like any run directory's: under its lock (a dataset's
+        // system folder has no writer but publish and takes none).
+        let in_dataset = sb
+            .system_dir
+            .parent()
+            .is_some_and(|p| p.ends_with("performance/data"));
+        let _lock = (!in_dataset)
+            .then(|| pqperf_campaign::lock_run_dir(&sb.system_dir, false))
+            .transpose()?;
         let p = pqperf_compare::record_noise_floor(&sb, floor)?;
         eprintln!("noise floor recorded in {}", p.display());
     }

@@ -65,7 +65,26 @@ pub fn check(opts: &pqperf_ct::CtOptions) -> anyhow::Result<pqperf_ct::CtSummary
 }
 
 pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
-    check(&options(args)?)?;
+    let o = options(args)?;
+    let bj = o.run_dir.join("build.json");
+    if !bj.is_file() {
+        return super::refuse(format!(
+            "ct: {} does not exist: run `pqperf build --run-dir {}` first",
+            bj.display(),
+            o.run_dir.display()
+        ));
+    }
+    let _lock = pqperf_campaign::lock_run_dir(&o.run_dir, false)?;
+    let s = check(&o)?;
+    if s.evidence.is_empty() {
+        return super::refuse(match &o.only {
+            Some(p) => format!(
+                "ct: --only {p:?} selects no built instance of {} (it is searched in <id>/<label>)",
+                bj.display()
+            ),
+            None => format!("ct: {} lists no built instance", bj.display()),
+        });
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,12 +2,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use pqperf_campaign::shard;
-use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
-use pqperf_measure::Regex;
+use pqperf_campaign::{self as campaign, Phase};
 use pqperf_measure::host::{self, CheckOptions};
 
 use super::code;
@@ -50,13 +48,14 @@ pub fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
 /// Options shared by `campaign` and `demo`.
 #[derive(clap::Args, Clone)]
 pub struct CampaignCommon {
-    /// Run directory (default: runs/<hostname>-campaign-<UTC stamp>).
+    /// Run directory (default: runs/default, as every command; it must exist: `pqperf
+    /// import` creates it).
     #[arg(long)]
     run_dir: Option<PathBuf>,
     /// Benchmark CPU (default: the last CPU this process may use).
     #[arg(long)]
     cpu: Option<usize>,
-    /// Regex searched in candidate ids.
+    /// Only instances whose <id>/<label> matches this regex (searched), as in every command.
     #[arg(long)]
     only: Option<String>,
     /// Skip instances whose cand/label matches (bare flag: the reference's slow instances).
@@ -110,52 +109,62 @@ pub struct CampaignCommon {
     /// Clock-probe attempts of the host check (5 s apart).
     #[arg(long, default_value_t = 3)]
     probe_attempts: usize,
+    /// Do the phase's units again although their evidence exists (calibrate, measure).
+    #[arg(long)]
+    redo: bool,
+    /// Keep evidence whose `library_sha256` is not the built library's (by default it is
+    /// stale and done again); the log and campaign.json (`pqperf.stale_kept`) say so.
+    #[arg(long)]
+    keep_stale: bool,
 }
 
 impl CampaignCommon {
-    fn options(&self) -> anyhow::Result<CampaignOptions> {
-        let run = match &self.run_dir {
-            Some(r) => r.clone(),
-            None => {
-                let host = pqperf_ffi::procinfo::uname().nodename;
-                let stamp = campaign::utc_now()
-                    .chars()
-                    .filter(|c| c.is_ascii_digit() || *c == 'T')
-                    .take(15)
-                    .collect::<String>();
-                PathBuf::from("runs").join(format!("{host}-campaign-{stamp}Z"))
-            }
-        };
-        std::fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
-        let mut o = CampaignOptions::new(&run)?;
-        if let Some(c) = self.cpu {
-            o.cpu = c;
+    /// These options as data (what the parallel launcher hands its children).
+    pub fn data(&self) -> campaign::OptionsData {
+        campaign::OptionsData {
+            // The one default of every command (import, build, kat, ct, campaign); a campaign
+            // never creates its run directory (`import` does).
+            run_dir: self.run_dir.clone(),
+            cpu: self.cpu,
+            only: self.only.clone(),
+            defer: self.defer.clone(),
+            deferred_only: self.deferred_only,
+            system: self.system.clone(),
+            register: self.register.clone(),
+            systems: self.systems.clone(),
+            shard: self.shard.clone(),
+            trial_target: self.trial_target,
+            op_budget: self.op_budget,
+            allow_unfixed_host: self.allow_unfixed_host,
+            prior_data: self.prior_data.clone(),
+            calibration_timeout: self.calibration_timeout,
+            publish_to: self.publish_to.clone(),
+            no_samples: self.no_samples,
+            stack_region: self.stack_region,
+            adaptive: self.adaptive,
+            probe_attempts: self.probe_attempts,
+            redo: self.redo,
+            keep_stale: self.keep_stale,
         }
-        let re = |s: &str| Regex::new(s).with_context(|| format!("bad regex {s:?}"));
-        o.only = self.only.as_deref().map(re).transpose()?;
-        o.defer = self.defer.as_deref().map(re).transpose()?;
-        o.deferred_only = self.deferred_only;
-        o.system = self.system.clone();
-        o.register = self.register.clone();
-        if let Some(s) = &self.systems {
-            o.systems_csv = s.clone();
-        }
-        if let Some(s) = &self.shard {
-            o.shard = Some(
-                campaign::parse_shard(s, |k| std::env::var(k).ok()).map_err(anyhow::Error::msg)?,
-            );
-        }
-        o.planning = pqperf_measure::plan::planning(self.trial_target, self.op_budget);
-        o.allow_unfixed_host = self.allow_unfixed_host;
-        o.prior_data = self.prior_data.clone();
-        o.calibration_timeout = Duration::from_secs_f64(self.calibration_timeout.max(1.0));
-        o.publish_to = self.publish_to.clone();
-        o.samples = !self.no_samples;
-        o.stack_region = self.stack_region;
-        o.adaptive = self.adaptive && !self.no_samples;
-        o.probe_attempts = self.probe_attempts;
-        Ok(o)
     }
+}
+
+/// The options of a campaign invocation: `--options FILE` (written by the parallel launcher)
+/// with this process's own `--run-dir`, `--cpu`, `--shard` and `--deferred-only`, or the
+/// command line alone.
+fn options_of(a: &CampaignArgs) -> anyhow::Result<campaign::OptionsData> {
+    let own = a.common.data();
+    let Some(file) = &a.options else {
+        return Ok(own);
+    };
+    let mut d = campaign::OptionsData::read(file)?;
+    d.run_dir = own.run_dir.or(d.run_dir);
+    d.cpu = own.cpu.or(d.cpu);
+    d.shard = own.shard.or(d.shard);
+    d.deferred_only |= own.deferred_only;
+    // The launcher's bare `--defer` (the reference pattern) applies when none was given.
+    d.defer = d.defer.or(own.defer);
+    Ok(d)
 }
 
 /// `pqperf campaign <phase>`.
@@ -176,6 +185,13 @@ pub struct CampaignArgs {
     /// merge: a shard run directory (repeat for each shard; all of one system).
     #[arg(long = "from", value_name = "RUN_DIR")]
     from: Vec<PathBuf>,
+    /// Print the measurable instances the selection (`--only`, `--defer`, `--shard`, …)
+    /// picks (<id>/<label>) and do nothing else.
+    #[arg(long)]
+    list: bool,
+    /// Internal (the parallel launcher's children): the options as data, a JSON file.
+    #[arg(long, hide = true, value_name = "FILE")]
+    options: Option<PathBuf>,
 }
 
 pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
@@ -193,38 +209,19 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             .filter(|s| !s.is_empty())
             .map(|s| s.parse::<usize>().with_context(|| format!("bad CPU {s}")))
             .collect::<anyhow::Result<_>>()?;
-        let mut extra = vec![
-            "--trial-target".to_string(),
-            a.common.trial_target.to_string(),
-            "--op-budget".into(),
-            a.common.op_budget.to_string(),
-            "--calibration-timeout".into(),
-            a.common.calibration_timeout.to_string(),
-            "--probe-attempts".into(),
-            a.common.probe_attempts.to_string(),
-        ];
-        if a.common.allow_unfixed_host {
-            extra.push("--allow-unfixed-host".into());
-        }
-        if let Some(s) = &a.common.system {
-            extra.extend(["--system".into(), s.clone()]);
-        }
-        if let Some(s) = &a.common.systems {
-            extra.extend(["--systems".into(), s.to_string_lossy().into_owned()]);
-        }
-        if let Some(s) = &a.common.prior_data {
-            extra.extend(["--prior-data".into(), s.to_string_lossy().into_owned()]);
-        }
-        if let Some(s) = &a.common.only {
-            extra.extend(["--only".into(), s.clone()]);
-        }
-        if a.common.no_samples {
-            extra.push("--no-samples".into());
-        }
-        extra.extend(["--stack-region".into(), a.common.stack_region.to_string()]);
-        if a.common.adaptive {
-            extra.push("--adaptive".into());
-        }
+        // The children get every option as data (a JSON file), not re-typed flags; only
+        // their CPU, shard and deferred role are on their command lines.
+        let mut data = options_of(&a)?;
+        data.run_dir = Some(run.clone());
+        data.cpu = None;
+        data.shard = None;
+        data.deferred_only = false;
+        let file = std::env::temp_dir().join(format!(
+            "pqperf-parallel-{}-options.json",
+            std::process::id()
+        ));
+        data.write(&file)?;
+        let extra = vec!["--options".to_string(), file.to_string_lossy().into_owned()];
         let exe = std::env::current_exe()?;
         let c = shard::launch(
             &exe,
@@ -233,8 +230,9 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             a.deferred_cpu,
             &["calibrate", "measure", "profile"],
             &extra,
-        )?;
-        return Ok(code(c));
+        );
+        let _ = std::fs::remove_file(&file);
+        return Ok(code(c?));
     }
     if a.phase == "merge" {
         let out = a
@@ -254,15 +252,121 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         return Ok(code(0));
     }
     let Some(phase) = Phase::parse(&a.phase) else {
-        bail!("unknown phase {:?}", a.phase);
+        return super::refuse(format!(
+            "unknown phase {:?} (check, build, kat, baseline, calibrate, measure, profile, hashcost, ct, all, plan, publish, parallel, merge)",
+            a.phase
+        ));
     };
-    if phase == Phase::Publish && a.common.run_dir.is_none() {
-        bail!("publish needs --run-dir");
+    let opts = options_of(&a)?
+        .to_options(|k| std::env::var(k).ok())
+        .map_err(|e| match e {
+            campaign::CampaignError::Msg(m) => anyhow::Error::new(super::Refused(m)),
+            e => e.into(),
+        })?;
+    super::existing_run_dir(&opts.run_dir)?;
+    if a.list {
+        let keys: Vec<String> = campaign::selected(&opts, campaign::measurable(&opts)?)
+            .iter()
+            .map(|i| i.key())
+            .collect();
+        if keys.is_empty() {
+            return super::refuse("the selection picks no measurable instance (KAT PASS)");
+        }
+        for k in keys {
+            println!("{k}");
+        }
+        return Ok(code(0));
     }
-    let opts = a.common.options()?;
+    // Every phase but publish writes the run directory: one writer at a time, except the
+    // shards of one parallel campaign (disjoint units) which share it.
+    let _lock = (phase != Phase::Publish)
+        .then(|| campaign::lock_run_dir(&opts.run_dir, opts.shard.is_some() || opts.deferred_only))
+        .transpose()?;
     let out = campaign::run_phase(phase, &opts, &super::phases::hooks())?;
     if phase == Phase::Publish && out.code == 0 {
         super::profile::publish_survey(&opts)?;
     }
     Ok(code(out.code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(clap::Parser)]
+    struct T {
+        #[command(flatten)]
+        a: CampaignArgs,
+    }
+
+    fn parse(args: &[&str]) -> CampaignArgs {
+        T::try_parse_from(std::iter::once("campaign").chain(args.iter().copied()))
+            .unwrap()
+            .a
+    }
+
+    #[test]
+    fn options_reach_the_parallel_children_unchanged() {
+        let d = tempfile::tempdir().unwrap();
+        let run = d.path().join("run");
+        let run_s = run.to_str().unwrap();
+        let given = [
+            "parallel",
+            "--run-dir",
+            run_s,
+            "--defer",
+            "^sign-30/",
+            "--register",
+            "a VM",
+            "--only",
+            "^ml-dsa-44/",
+            "--trial-target",
+            "0.25",
+            "--op-budget",
+            "7",
+            "--allow-unfixed-host",
+            "--adaptive",
+            "--probe-attempts",
+            "1",
+            "--redo",
+            "--keep-stale",
+            "--system",
+            "x86_9",
+            "--stack-region",
+            "65536",
+        ];
+        let launcher = parse(&given);
+        let mut data = options_of(&launcher).unwrap();
+        data.cpu = None;
+        let file = d.path().join("options.json");
+        data.write(&file).unwrap();
+        // A child as the launcher starts it: its own CPU, shard and the bare --defer.
+        let child = parse(&[
+            "measure",
+            "--run-dir",
+            run_s,
+            "--cpu",
+            "0",
+            "--shard",
+            "2/3",
+            "--defer",
+            "--options",
+            file.to_str().unwrap(),
+        ]);
+        let got = options_of(&child).unwrap();
+        let mut want = data.clone();
+        want.cpu = Some(0);
+        want.shard = Some("2/3".into());
+        assert_eq!(got, want);
+        // The user's --defer and --register survive (they were dropped before).
+        assert_eq!(got.defer.as_deref(), Some("^sign-30/"));
+        assert_eq!(got.register.as_deref(), Some("a VM"));
+        let o = got.to_options(|_| None).unwrap();
+        assert_eq!(o.shard, Some((2, 3)));
+        assert!(o.redo && o.keep_stale && o.adaptive && o.allow_unfixed_host);
+        assert_eq!(o.only.as_ref().map(|r| r.as_str()), Some("^ml-dsa-44/"));
+        // Every field is data: the JSON form reads back equal.
+        assert_eq!(campaign::OptionsData::read(&file).unwrap(), data);
+    }
 }

@@ -75,3 +75,12 @@ pub fn processes_mapping(needle: &str) -> Vec<String> {
     }
     out
 }
+
+/// Runs pqperf and returns its output, failing the test unless it exits with `code` (the
+/// documented codes: 0 done, 1 something failed, 2 usage or refused input).
+pub fn exits(cwd: Option<&Path>, args: &[&str], code: i32) -> String {
+    let o = output(cwd, args);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(code), "pqperf {args:?}:\n{t}");
+    t
+}
