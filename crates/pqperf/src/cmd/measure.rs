@@ -53,9 +53,12 @@ pub struct CampaignCommon {
     /// Run directory (default: runs/<hostname>-campaign-<UTC stamp>).
     #[arg(long)]
     run_dir: Option<PathBuf>,
-    /// Benchmark CPU (default: the last CPU this process may use).
-    #[arg(long)]
-    cpu: Option<usize>,
+    /// Benchmark CPU (default: the last CPU this process may use), or `auto`: a CPU of this
+    /// process's allowed set (affinity mask / cgroup cpuset, e.g. a Slurm job's) that no other
+    /// pqperf process leases. Measuring phases lease their CPU host-wide and wait while
+    /// another process holds it.
+    #[arg(long, value_name = "N|auto")]
+    cpu: Option<String>,
     /// Regex searched in candidate ids.
     #[arg(long)]
     only: Option<String>,
@@ -128,8 +131,14 @@ impl CampaignCommon {
         };
         std::fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
         let mut o = CampaignOptions::new(&run)?;
-        if let Some(c) = self.cpu {
-            o.cpu = c;
+        match self.cpu.as_deref() {
+            None => {}
+            Some("auto") => o.cpu_auto = true,
+            Some(c) => {
+                o.cpu = c
+                    .parse()
+                    .with_context(|| format!("--cpu {c:?}: a CPU number or `auto`"))?;
+            }
         }
         let re = |s: &str| Regex::new(s).with_context(|| format!("bad regex {s:?}"));
         o.only = self.only.as_deref().map(re).transpose()?;
