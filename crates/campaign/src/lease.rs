@@ -167,7 +167,8 @@ pub fn acquire(
 
 impl CpuLease {
     /// The lease as recorded (records' `pqperf.cpu_lease`; campaign.json `pqperf.cpu_leases`
-    /// entries add `phase`, `pid` and `released_utc`).
+    /// entries add `phase`, `pid` and `released_utc`). The lock file's path stays in the log:
+    /// evidence names no machine paths.
     pub fn json(&self) -> Value {
         json!({
             "cpu": self.cpu,
@@ -175,7 +176,6 @@ impl CpuLease {
             "allowed": self.allowed,
             "waited_s": (self.waited_s * 1000.0).round() / 1000.0,
             "acquired_utc": self.acquired_utc,
-            "lease_file": self.path.display().to_string(),
         })
     }
 }
