@@ -1,8 +1,8 @@
 //! End-to-end tests of the measurement campaign with tiny real C candidates built by gcc:
 //! crash, hang and rejecting-verify candidates are recorded and the campaign goes on; a
-//! killed campaign resumes without redoing records or leaving torn files; two shards produce
-//! exactly the records of an unsharded run; CPU leases keep separate campaigns off each
-//! other's CPU.
+//! killed campaign resumes without redoing records or leaving torn files (and frees its CPU
+//! lease); two shards produce exactly the records of an unsharded run; CPU leases keep
+//! separate campaigns off each other's CPU, and `--cpu auto` takes a free one.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -259,6 +259,20 @@ fn a_killed_campaign_resumes_without_redoing_records_or_torn_files() {
     child.wait().unwrap();
     let before = record_files(&run);
     assert!(!before.is_empty() && before.len() < 12, "{before:?}");
+    // It was killed while measuring, i.e. holding its CPU's lease: the kernel dropped the
+    // lock with the process, and campaign.json shows the window as never released.
+    let lease = pqperf_campaign::lease::lease_path(tmp.path(), last_cpu());
+    let free = pqperf_ffi::procinfo::try_lock_exclusive(&lease).unwrap();
+    assert!(
+        free.is_some(),
+        "the killed campaign still holds {}",
+        lease.display()
+    );
+    drop(free);
+    let leases = leases_of(&run);
+    assert_eq!(leases.len(), 2, "{leases:?}");
+    assert_eq!(leases[1]["phase"], "measure");
+    assert!(leases[1]["released_utc"].is_null(), "{leases:?}");
     let saved: Vec<(String, Vec<u8>)> = before
         .iter()
         .map(|f| {
@@ -274,6 +288,11 @@ fn a_killed_campaign_resumes_without_redoing_records_or_torn_files() {
         assert_eq!(v["schema"], 2);
     }
     let log = ok(campaign(&run, "measure", &common));
+    // The resumed phase took the lease again without waiting for anyone.
+    assert!(!log.contains("is leased by another"), "{log}");
+    let leases = leases_of(&run);
+    assert_eq!(leases.len(), 3, "{leases:?}");
+    assert!(leases[2]["released_utc"].is_string(), "{leases:?}");
     let after = record_files(&run);
     assert_eq!(after.len(), 12, "{after:?}");
     for (f, bytes) in &saved {
@@ -696,47 +715,4 @@ fn cpu_auto_takes_a_free_cpu_when_one_is_leased() {
     assert_eq!(lease["chosen"], "auto");
     assert_eq!(lease["cpu"], l[1]["cpu"]);
     assert_eq!(rec["environment"]["cpu_number"], l[1]["cpu"]);
-}
-
-#[test]
-fn a_killed_holder_frees_its_lease() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run = tmp.path().join("run");
-    let inst: Vec<(&str, &str, &[&str])> = ["a", "b", "c", "d"]
-        .iter()
-        .map(|l| ("sign-97", *l, &["TOY_WORK=20000"][..]))
-        .collect();
-    setup_run(&run, &inst);
-    let cpu = last_cpu();
-    let cpu_s = cpu.to_string();
-    let common = ["--cpu", cpu_s.as_str(), "--trial-target", "0.03"];
-    ok(campaign(&run, "calibrate", &common));
-    let mut child = campaign(&run, "measure", &common)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Killed while measuring, i.e. while holding the lease.
-    wait_until("a first record", || !record_files(&run).is_empty());
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let lease = pqperf_campaign::lease::lease_path(tmp.path(), cpu);
-    let free = pqperf_ffi::procinfo::try_lock_exclusive(&lease).unwrap();
-    assert!(
-        free.is_some(),
-        "the killed campaign still holds {}",
-        lease.display()
-    );
-    drop(free);
-    let l = leases_of(&run);
-    let last = l.last().unwrap();
-    assert_eq!(last["phase"], "measure");
-    assert!(last["released_utc"].is_null(), "{last}");
-    // The resumed phase takes the lease again without waiting for anyone.
-    let log = ok(campaign(&run, "measure", &common));
-    assert!(!log.contains("is leased by another"), "{log}");
-    let l = leases_of(&run);
-    assert_eq!(l.len(), 3, "{l:?}");
-    assert!(l[2]["released_utc"].is_string());
-    assert_eq!(record_files(&run).len(), 12);
 }
