@@ -5,7 +5,8 @@
 //! |---|---|
 //! | [`options`] | [`CampaignOptions`] as plain data, reference defaults |
 //! | [`phase`] | [`Phase`] names, [`PhaseCtx`], the [`Hooks`] registry stages plug phases into |
-//! | [`run`] | [`run_phase`]: host checks, system id, bookkeeping, lock, dispatch |
+//! | [`run`] | [`run_phase`]: CPU lease, host checks, system id, bookkeeping, dispatch |
+//! | [`lease`] | host-wide CPU leases (one `flock`ed file per CPU), `--cpu auto` |
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
 //! | `phases` | the calibrate, measure and plan phases (units handed to `pqperf-measure`) |
 //! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json, walks |
@@ -18,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod lease;
 pub mod merge;
 pub mod observe;
 pub mod options;

@@ -6,7 +6,8 @@
 //! architecture); mixed systems are refused. Each instance belongs to the shard that measured
 //! it: its records, calibrations, profiles, constant-time evidence, KAT log and build.json
 //! entry come from that shard (every shard builds and KAT-checks all instances, so the copies
-//! elsewhere are redundant). A record measured by two shards is refused. `campaign.json`
+//! elsewhere are redundant); a candidate's survey comes from the first shard that has it. A
+//! record measured by two shards is refused. `campaign.json`
 //! joins the host checks of every shard, the union of their problems and shard CPUs, the
 //! earliest start and latest end; `pqperf.merged_from` names the shard directories.
 
@@ -21,8 +22,18 @@ use crate::rundir::walk_files;
 
 type Res<T> = Result<T, CampaignError>;
 
-/// Per-instance evidence folders (`<sub>/<candidate>/<label>…`).
-const INSTANCE_DIRS: &[&str] = &["records", "calibrate", "profile", "ct", "kat", "katcheck"];
+/// Evidence folders: per instance (`<sub>/<candidate>/<label>…`), and `survey` per candidate
+/// (`survey/<candidate>.json`, the ICCS-helper usage the profile phase derived; taken from the
+/// first shard that has it, like other files no instance owns).
+const INSTANCE_DIRS: &[&str] = &[
+    "records",
+    "calibrate",
+    "profile",
+    "ct",
+    "kat",
+    "katcheck",
+    "survey",
+];
 
 /// What a merge did.
 #[derive(Debug, Clone, Default)]
@@ -295,6 +306,7 @@ fn merge_campaigns(camps: &[Map<String, Value>], shards: &[PathBuf]) -> Map<Stri
     let mut ended: Option<(String, usize)> = None;
     let mut commands: Vec<Value> = Vec::new();
     let mut emulated: Option<Value> = None;
+    let mut leases: Vec<Value> = Vec::new();
     for (i, c) in camps.iter().enumerate() {
         if let Some(a) = c.get("host_checks").and_then(Value::as_array) {
             checks.extend(a.iter().cloned());
@@ -333,6 +345,19 @@ fn merge_campaigns(camps: &[Map<String, Value>], shards: &[PathBuf]) -> Map<Stri
             if emulated.is_none() {
                 emulated = pq.get("emulated").filter(|v| !v.is_null()).cloned();
             }
+            // Every shard's CPU lease windows, each naming its shard run directory.
+            for l in pq
+                .get("cpu_leases")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let mut l = l.clone();
+                if let (Value::Object(o), Some(s)) = (&mut l, shards.get(i)) {
+                    o.insert("shard_run".into(), json!(name_of(s)));
+                }
+                leases.push(l);
+            }
         }
     }
     m.insert("host_checks".into(), Value::Array(checks));
@@ -367,6 +392,9 @@ fn merge_campaigns(camps: &[Map<String, Value>], shards: &[PathBuf]) -> Map<Stri
     pq.insert("commands".into(), Value::Array(commands));
     if let Some(e) = emulated {
         pq.insert("emulated".into(), e);
+    }
+    if !leases.is_empty() {
+        pq.insert("cpu_leases".into(), Value::Array(leases));
     }
     pq.insert(
         "merged_from".into(),
@@ -410,7 +438,8 @@ mod tests {
         let b = json!({"system_id": "arm_1", "started_utc": "2026-01-01T00:00:00", "ended_utc": "2026-01-03T00:00:00",
             "host_checks": [{"phase": "measure", "problems": ["p2"], "shard": "2/2"}], "host_problems": ["p2"],
             "shards": 2, "shard_cpus": {"2/2": 1}, "environment_at_end": {"n": 2},
-            "pqperf": {"commands": ["pqperf campaign measure"], "emulated": "qemu-user"}});
+            "pqperf": {"commands": ["pqperf campaign measure"], "emulated": "qemu-user",
+                "cpu_leases": [{"cpu": 0, "chosen": "auto", "phase": "all"}]}});
         let camps = [
             a.as_object().unwrap().clone(),
             b.as_object().unwrap().clone(),
@@ -424,6 +453,10 @@ mod tests {
         assert_eq!(m["shard_cpus"], json!({"1/2": 1, "2/2": 1}));
         assert_eq!(m["pqperf"]["emulated"], "qemu-user");
         assert_eq!(m["pqperf"]["merged_from"], json!(["s1", "s2"]));
+        assert_eq!(
+            m["pqperf"]["cpu_leases"],
+            json!([{"cpu": 0, "chosen": "auto", "phase": "all", "shard_run": "s2"}])
+        );
         assert_eq!(
             m["pqperf"]["commands"],
             json!(["pqperf campaign measure", "pqperf campaign merge"])

@@ -19,8 +19,10 @@ pub const DEFAULT_DEFER: &str = r"^(sign-30/TRINE-512-|sign-32/UVW-512$)";
 pub struct CampaignOptions {
     /// Run directory.
     pub run_dir: PathBuf,
-    /// Benchmark CPU.
+    /// Benchmark CPU (the leased one once a measuring phase runs).
     pub cpu: usize,
+    /// `--cpu auto`: measuring phases lease a free CPU of the allowed set instead of `cpu`.
+    pub cpu_auto: bool,
     /// `--only` regex, searched in `<id>/<label>` (`pqperf_build::selects`).
     pub only: Option<Regex>,
     /// `--defer` regex (None = off).
@@ -56,7 +58,8 @@ pub struct CampaignOptions {
     pub probe_attempts: usize,
     /// Destination root of `publish` (dataset root: `performance/data/<ID>/…`).
     pub publish_to: Option<PathBuf>,
-    /// Directory of the shared locks (`.cpu<N>.lock`; default: the run dir's parent).
+    /// Directory of the profile and hash-cost locks (default: the run dir's parent; the CPU
+    /// leases are host-wide, see [`crate::lease`]).
     pub lock_dir: Option<PathBuf>,
     /// Echo log lines to stdout.
     pub echo: bool,
@@ -79,6 +82,7 @@ impl CampaignOptions {
                 .join("systems.csv"),
             run_dir,
             cpu: default_cpu(),
+            cpu_auto: false,
             only: None,
             defer: None,
             deferred_only: false,
@@ -115,7 +119,8 @@ impl CampaignOptions {
         }
     }
 
-    /// Folder of the shared lock files (`lock_dir`, else the run directory's parent).
+    /// Folder of the profile and hash-cost lock files (`lock_dir`, else the run directory's
+    /// parent).
     pub fn lock_dir(&self) -> PathBuf {
         self.lock_dir.clone().unwrap_or_else(|| {
             self.run_dir
@@ -145,6 +150,9 @@ pub struct OptionsData {
     pub run_dir: Option<PathBuf>,
     /// Benchmark CPU (`None`: [`default_cpu`]).
     pub cpu: Option<usize>,
+    /// `--cpu auto`: lease a free CPU of the allowed set.
+    #[serde(default)]
+    pub cpu_auto: bool,
     /// `--only` pattern (`pqperf_build::selects`).
     pub only: Option<String>,
     /// `--defer` pattern.
@@ -196,6 +204,7 @@ impl OptionsData {
         if let Some(c) = self.cpu {
             o.cpu = c;
         }
+        o.cpu_auto = self.cpu_auto;
         let re = |what: &str, s: &str| {
             Regex::new(s).map_err(|e| CampaignError::msg(format!("{what} {s:?}: {e}")))
         };

@@ -1,6 +1,7 @@
-//! One campaign invocation ([`run_phase`]): host checks, refusal on an unfixed host, the
-//! system id, campaign.json bookkeeping (host checks, flags, planning, counter, ICCS
-//! provider), the CPU lock, then the phases from the registry in order.
+//! One campaign invocation ([`run_phase`]): the host-wide CPU lease of a measuring phase
+//! (taken first: the host checks already probe that CPU), host checks, refusal on an unfixed
+//! host, the system id, campaign.json bookkeeping (host checks, flags, planning, counter, ICCS
+//! provider, CPU leases), then the phases from the registry in order.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,6 +13,7 @@ use pqperf_measure::plan;
 use pqperf_measure::record::{MeasureTotals, utc_now};
 use serde_json::{Map, Value, json};
 
+use crate::lease::{self, CpuLease, CpuRequest};
 use crate::phases::{phase_calibrate, phase_measure, phase_plan};
 use crate::publish::publish;
 use crate::rundir::{has_records, read_json, update_campaign};
@@ -95,6 +97,33 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         out.code = publish(opts, hooks.publish_check())?;
         return Ok(out);
     }
+    // Refusals come before anything is written or a CPU is leased.
+    if phase != Phase::Check
+        && let Some(why) = refusal(phase, opts)
+    {
+        eprintln!("campaign {}: {why}", phase.name());
+        out.code = 2;
+        return Ok(out);
+    }
+    // A measuring phase holds its CPU's host-wide lease from here to its end; `opts.cpu` is
+    // the leased CPU from here on.
+    let mut waits: Vec<String> = Vec::new();
+    let lease = if phase.measuring() {
+        Some(take_lease(opts, &mut waits)?)
+    } else {
+        None
+    };
+    let leased;
+    let opts = match &lease {
+        Some(l) => {
+            leased = CampaignOptions {
+                cpu: l.cpu,
+                ..opts.clone()
+            };
+            &leased
+        }
+        None => opts,
+    };
     let problems = host::host_problems(&CheckOptions {
         probe_attempts: opts.probe_attempts,
         ..CheckOptions::new(opts.cpu)
@@ -110,11 +139,6 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             eprintln!("HOST: {p}");
         }
         eprintln!("refusing to measure on an unfixed host (use --allow-unfixed-host for tests)");
-        out.code = 2;
-        return Ok(out);
-    }
-    if let Some(why) = refusal(phase, opts) {
-        eprintln!("campaign {}: {why}", phase.name());
         out.code = 2;
         return Ok(out);
     }
@@ -192,6 +216,10 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             "sandbox".into(),
             pqperf_ffi::untrusted::in_force_json(&pqperf_ffi::untrusted::policy()),
         );
+        // Which CPU the phase leased and how it was chosen (records' `pqperf.cpu_lease`).
+        if let Some(l) = &lease {
+            m.insert("cpu_lease".into(), l.json());
+        }
     }
     let now = utc_now();
     update_campaign(&opts.run_dir, |m| {
@@ -246,6 +274,21 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         }
         pq["version"] = json!(env!("CARGO_PKG_VERSION"));
         pq["commands"] = Value::Array(commands);
+        // campaign.json keeps every phase's lease window instead of the current lease.
+        if let Value::Object(o) = &mut pq {
+            o.remove("cpu_lease");
+        }
+        let mut leases = old_leases(m);
+        if let Some(l) = &lease {
+            let mut e = l.json();
+            e["phase"] = json!(phase.name());
+            e["pid"] = json!(std::process::id());
+            e["released_utc"] = Value::Null;
+            leases.push(e);
+        }
+        if !leases.is_empty() {
+            pq["cpu_leases"] = Value::Array(leases);
+        }
         // An emulated host (qemu-user, `--emulated`): kept once any phase ran emulated, since
         // the run's records then include emulated timings.
         let earlier = m
@@ -275,15 +318,25 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         opts.run_dir.display(),
         opts.cpu
     ));
-    // Measuring phases hold the CPU lock; the orchestrator keeps off the benchmark core.
-    let _cpu_lock = if phase.measuring() {
+    for w in &waits {
+        log.log(w);
+    }
+    if let Some(l) = &lease {
+        log.log(format!(
+            "lease CPU {} ({} of {}; waited {:.1} s; {})",
+            l.cpu,
+            l.chosen,
+            l.allowed
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            l.waited_s,
+            l.path.display()
+        ));
+        // The orchestrator keeps off the benchmark core.
         keep_off_cpu(opts.cpu);
-        Some(pqperf_ffi::procinfo::lock_exclusive(
-            &opts.lock_dir().join(format!(".cpu{}.lock", opts.cpu)),
-        )?)
-    } else {
-        None
-    };
+    }
     let ctx = PhaseCtx {
         opts,
         log: &log,
@@ -300,7 +353,21 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             Phase::Measure,
             Phase::Profile,
             Phase::Hashcost,
-        ],
+        ]
+        .into_iter()
+        // `baseline` is refused with a shard (it builds the run's ICCS helper instances,
+        // which the shards then share out); a shard's `all` leaves it to an unsharded
+        // `campaign baseline` of its run directory instead of failing.
+        .filter(|p| {
+            let skip = *p == Phase::Baseline && opts.shard.is_some();
+            if skip {
+                log.log(
+                    "baseline: not part of `all` with --shard (run `campaign baseline` without --shard in this run directory first)",
+                );
+            }
+            !skip
+        })
+        .collect(),
         p => vec![p],
     };
     let mut code = 0;
@@ -352,7 +419,14 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     update_campaign(&opts.run_dir, |m| {
         m.insert("ended_utc".into(), json!(utc_now()));
         m.insert("environment_at_end".into(), end_env);
+        if let Some(l) = &lease {
+            note_release(m, l);
+        }
     })?;
+    if let Some(l) = lease {
+        log.log(format!("lease CPU {} released", l.cpu));
+        drop(l);
+    }
     log.log(format!("phase {} finished", phase.name()));
     out.code = code;
     out.wall_s = t0.elapsed().as_secs_f64();
@@ -386,6 +460,7 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
         return Some(msg);
     }
     if phase.measuring()
+        && !opts.cpu_auto
         && let Ok(mine) = pqperf_ffi::affinity::get_affinity()
         && !mine.contains(&opts.cpu)
     {
@@ -422,6 +497,52 @@ fn empty_selection(
             opts.run_dir.join("build.json").display()
         ),
     })
+}
+
+/// Takes the host-wide lease of the CPU `opts` asks for (`--cpu N`, the default CPU, or
+/// `--cpu auto` over this process's allowed CPUs); lines about waiting go to `waits` (and
+/// stderr at once).
+fn take_lease(opts: &CampaignOptions, waits: &mut Vec<String>) -> Res<CpuLease> {
+    let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_else(|_| vec![opts.cpu]);
+    let req = if opts.cpu_auto {
+        CpuRequest::Auto
+    } else {
+        CpuRequest::Fixed(opts.cpu)
+    };
+    let dir = lease::default_lease_dir();
+    let mut say = |m: String| {
+        eprintln!("pqperf: {m}");
+        waits.push(m);
+    };
+    lease::acquire(&dir, req, &allowed, &opts.run_dir, &mut say)
+        .map_err(|e| CampaignError::msg(format!("CPU lease in {}: {e}", dir.display())))
+}
+
+/// The lease windows campaign.json already lists (`pqperf.cpu_leases`).
+fn old_leases(m: &Map<String, Value>) -> Vec<Value> {
+    m.get("pqperf")
+        .and_then(|p| p.get("cpu_leases"))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Stamps `released_utc` on this process's entry of lease `l` (taken before the lock is
+/// dropped, so a recorded window lies inside the held one).
+fn note_release(m: &mut Map<String, Value>, l: &CpuLease) {
+    let pid = json!(std::process::id());
+    if let Some(e) = m
+        .get_mut("pqperf")
+        .and_then(|p| p.get_mut("cpu_leases"))
+        .and_then(Value::as_array_mut)
+        .and_then(|a| {
+            a.iter_mut()
+                .rev()
+                .find(|e| e["pid"] == pid && e["acquired_utc"] == json!(l.acquired_utc))
+        })
+    {
+        e["released_utc"] = json!(utc_now());
+    }
 }
 
 /// Moves the calling thread (and threads and children it starts later) off `cpu` when another

@@ -166,12 +166,7 @@ pub fn lock_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d)?;
     }
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)?;
+    let f = open_lock_file(path)?;
     flock(&f, libc::LOCK_EX)?;
     Ok(f)
 }
@@ -181,16 +176,26 @@ pub fn try_lock_exclusive(path: &Path) -> std::io::Result<Option<std::fs::File>>
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d)?;
     }
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)?;
+    let f = open_lock_file(path)?;
     match flock(&f, libc::LOCK_EX | libc::LOCK_NB) {
         Ok(()) => Ok(Some(f)),
         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+/// Opens (creating) a lock file for `flock`; one another user created is opened read-only
+/// (`flock` needs no write access).
+fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let rw = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path);
+    match rw {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => std::fs::File::open(path),
+        r => r,
     }
 }
 

@@ -4,7 +4,8 @@
 //! exactly the records of an unsharded run. Campaign decisions that need no real timing
 //! (which runs are complete, disturbed, crashed, hung; which attempt is kept; sharding) run
 //! against a fake timing driver (`testdata/fake_driver.c`, built by gcc, `$PQPERF_DRIVER`)
-//! that writes canned protocol lines.
+//! that writes canned protocol lines. CPU leases keep separate campaigns off each
+//! other's CPU, and `--cpu auto` takes a free one.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -95,7 +96,9 @@ fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
             "--systems",
         ])
         .arg(run.parent().unwrap().join("systems.csv"))
-        .args(extra);
+        .args(extra)
+        // CPU leases of this test only (beside the run), not the host-wide folder.
+        .env(pqperf_campaign::lease::LEASE_DIR_ENV, run.parent().unwrap());
     c
 }
 
@@ -439,6 +442,20 @@ fn a_killed_campaign_resumes_without_redoing_records_or_torn_files() {
     child.wait().unwrap();
     let before = record_files(&run);
     assert!(!before.is_empty() && before.len() < 12, "{before:?}");
+    // It was killed while measuring, i.e. holding its CPU's lease: the kernel dropped the
+    // lock with the process, and campaign.json shows the window as never released.
+    let lease = pqperf_campaign::lease::lease_path(tmp.path(), last_cpu());
+    let free = pqperf_ffi::procinfo::try_lock_exclusive(&lease).unwrap();
+    assert!(
+        free.is_some(),
+        "the killed campaign still holds {}",
+        lease.display()
+    );
+    drop(free);
+    let leases = leases_of(&run);
+    assert_eq!(leases.len(), 2, "{leases:?}");
+    assert_eq!(leases[1]["phase"], "measure");
+    assert!(leases[1]["released_utc"].is_null(), "{leases:?}");
     let saved: Vec<(String, Vec<u8>)> = before
         .iter()
         .map(|f| {
@@ -454,6 +471,11 @@ fn a_killed_campaign_resumes_without_redoing_records_or_torn_files() {
         assert_eq!(v["schema"], 2);
     }
     let log = ok(campaign(&run, "measure", &common));
+    // The resumed phase took the lease again without waiting for anyone.
+    assert!(!log.contains("is leased by another"), "{log}");
+    let leases = leases_of(&run);
+    assert_eq!(leases.len(), 3, "{leases:?}");
+    assert!(leases[2]["released_utc"].is_string(), "{leases:?}");
     let after = record_files(&run);
     assert_eq!(after.len(), 12, "{after:?}");
     for (f, bytes) in &saved {
@@ -889,4 +911,117 @@ fn evidence_of_another_library_is_stale_and_refusals_name_what_is_wrong() {
         log.contains("(--redo)") && log.contains("measured 3 of 3 unit(s)"),
         "{log}"
     );
+}
+
+/// campaign.json `pqperf.cpu_leases` of `run`.
+fn leases_of(run: &Path) -> Vec<serde_json::Value> {
+    let camp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    camp["pqperf"]["cpu_leases"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !done() {
+        assert!(t0.elapsed() < Duration::from_secs(300), "timed out: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn two_campaigns_asking_for_one_cpu_never_hold_it_at_once() {
+    // The test holds the CPU's lease while two campaigns ask for it: both wait (and say so);
+    // once it is free, one measures while the other keeps waiting.
+    let tmp = tempfile::tempdir().unwrap();
+    let inst: Vec<(&str, &str, &[&str])> = vec![("sign-95", "a", &["TOY_WORK=2000"][..])];
+    let runs = [tmp.path().join("one"), tmp.path().join("two")];
+    let cpu = last_cpu();
+    let lease = pqperf_campaign::lease::lease_path(tmp.path(), cpu);
+    let held = pqperf_ffi::procinfo::try_lock_exclusive(&lease)
+        .unwrap()
+        .expect("a fresh lease folder");
+    let cpu_s = cpu.to_string();
+    let mut children = Vec::new();
+    for r in &runs {
+        setup_run(r, &inst);
+        let err = std::fs::File::create(r.with_extension("err")).unwrap();
+        children.push(
+            campaign(r, "calibrate", &["--cpu", cpu_s.as_str()])
+                .stdout(std::process::Stdio::null())
+                .stderr(err)
+                .spawn()
+                .unwrap(),
+        );
+    }
+    let said = |r: &Path| std::fs::read_to_string(r.with_extension("err")).unwrap_or_default();
+    for r in &runs {
+        wait_until("both campaigns wait for the leased CPU", || {
+            said(r).contains(&format!("CPU {cpu} is leased by another pqperf process"))
+        });
+    }
+    drop(held);
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let mut windows = Vec::new();
+    for r in &runs {
+        let l = leases_of(r);
+        assert_eq!(l.len(), 1, "{l:?}");
+        assert_eq!(l[0]["cpu"], cpu);
+        assert_eq!(l[0]["chosen"], "requested");
+        assert_eq!(l[0]["phase"], "calibrate");
+        let log = std::fs::read_to_string(r.join("campaign.log")).unwrap();
+        assert!(log.contains("is leased by another pqperf process"), "{log}");
+        assert!(log.contains(&format!("lease CPU {cpu} released")), "{log}");
+        windows.push((
+            l[0]["acquired_utc"].as_str().unwrap().to_string(),
+            l[0]["released_utc"].as_str().unwrap().to_string(),
+        ));
+    }
+    let ((a0, a1), (b0, b1)) = (&windows[0], &windows[1]);
+    assert!(a0 < a1 && b0 < b1, "{windows:?}");
+    assert!(
+        a1 <= b0 || b1 <= a0,
+        "the lease windows overlap: {windows:?}"
+    );
+}
+
+#[test]
+fn cpu_auto_takes_a_free_cpu_when_one_is_leased() {
+    let allowed = pqperf_ffi::affinity::get_affinity().unwrap();
+    if allowed.len() < 2 {
+        eprintln!("skipped: this process may use one CPU only");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    setup_run(&run, &[("sign-96", "a", &[][..])]);
+    let high = last_cpu();
+    let held = pqperf_ffi::procinfo::try_lock_exclusive(&pqperf_campaign::lease::lease_path(
+        tmp.path(),
+        high,
+    ))
+    .unwrap()
+    .expect("a fresh lease folder");
+    let args = ["--cpu", "auto", "--trial-target", "0.001"];
+    ok(campaign(&run, "calibrate", &args));
+    ok(campaign(&run, "measure", &args));
+    drop(held);
+    let l = leases_of(&run);
+    assert_eq!(l.len(), 2, "{l:?}");
+    for e in &l {
+        assert_eq!(e["chosen"], "auto");
+        let c = e["cpu"].as_u64().unwrap() as usize;
+        assert_ne!(c, high, "{e}");
+        assert!(allowed.contains(&c), "{e}");
+        assert_eq!(e["allowed"], serde_json::json!(allowed));
+    }
+    let rec = record(&run, "sign-96", "a", "sign");
+    let lease = &rec["pqperf"]["cpu_lease"];
+    assert_eq!(lease["chosen"], "auto");
+    assert_eq!(lease["cpu"], l[1]["cpu"]);
+    assert_eq!(rec["environment"]["cpu_number"], l[1]["cpu"]);
 }

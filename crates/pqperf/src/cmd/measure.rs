@@ -45,6 +45,25 @@ pub fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
     Ok(code(i32::from(!problems.is_empty())))
 }
 
+/// `--cpu N|auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuChoice {
+    /// This CPU.
+    Fixed(usize),
+    /// A free CPU of this process's allowed set.
+    Auto,
+}
+
+/// Parses `--cpu`: a CPU number or `auto`.
+fn parse_cpu(s: &str) -> Result<CpuChoice, String> {
+    if s == "auto" {
+        return Ok(CpuChoice::Auto);
+    }
+    s.parse()
+        .map(CpuChoice::Fixed)
+        .map_err(|_| format!("{s:?}: a CPU number or `auto`"))
+}
+
 /// Options shared by `campaign` and `demo`.
 #[derive(clap::Args, Clone)]
 pub struct CampaignCommon {
@@ -52,9 +71,12 @@ pub struct CampaignCommon {
     /// import` creates it).
     #[arg(long)]
     run_dir: Option<PathBuf>,
-    /// Benchmark CPU (default: the last CPU this process may use).
-    #[arg(long)]
-    cpu: Option<usize>,
+    /// Benchmark CPU (default: the last CPU this process may use), or `auto`: a CPU of this
+    /// process's allowed set (affinity mask / cgroup cpuset, e.g. a Slurm job's) that no other
+    /// pqperf process leases. Measuring phases lease their CPU host-wide and wait while
+    /// another process holds it.
+    #[arg(long, value_name = "N|auto", value_parser = parse_cpu)]
+    cpu: Option<CpuChoice>,
     /// Only instances whose <id>/<label> matches this regex (searched), as in every command.
     #[arg(long)]
     only: Option<String>,
@@ -125,7 +147,11 @@ impl CampaignCommon {
             // The one default of every command (import, build, kat, ct, campaign); a campaign
             // never creates its run directory (`import` does).
             run_dir: self.run_dir.clone(),
-            cpu: self.cpu,
+            cpu: match self.cpu {
+                Some(CpuChoice::Fixed(c)) => Some(c),
+                _ => None,
+            },
+            cpu_auto: matches!(self.cpu, Some(CpuChoice::Auto)),
             only: self.only.clone(),
             defer: self.defer.clone(),
             deferred_only: self.deferred_only,
@@ -159,7 +185,10 @@ fn options_of(a: &CampaignArgs) -> anyhow::Result<campaign::OptionsData> {
     };
     let mut d = campaign::OptionsData::read(file)?;
     d.run_dir = own.run_dir.or(d.run_dir);
-    d.cpu = own.cpu.or(d.cpu);
+    if own.cpu.is_some() || own.cpu_auto {
+        d.cpu = own.cpu;
+        d.cpu_auto = own.cpu_auto;
+    }
     d.shard = own.shard.or(d.shard);
     d.deferred_only |= own.deferred_only;
     // The launcher's bare `--defer` (the reference pattern) applies when none was given.
@@ -214,6 +243,7 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         let mut data = options_of(&a)?;
         data.run_dir = Some(run.clone());
         data.cpu = None;
+        data.cpu_auto = false;
         data.shard = None;
         data.deferred_only = false;
         let file = std::env::temp_dir().join(format!(
