@@ -149,7 +149,7 @@ fn run_nist(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
         return (f.status, f.detail);
     }
     let got = sha256_hex(text.as_bytes());
-    log.line(&format!("manifest {got} nistkat {file}"));
+    log.line(&format!("computed {got} nistkat {file}"));
     match &job.kat {
         Kat::Nistkat { sha256, .. } => {
             if &got == sha256 {

@@ -28,6 +28,7 @@
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
 //! | [`fmt`] | number formatting of pages and site tables (Python `%g`/`%.Nf`/`str(float)`, cycles k/M/G, percentages, sizes, ranks) |
 //! | [`fsutil`] | atomic writes |
+//! | [`provenance`] | what an ICCS import did (`<run>/imports/<id>.json`: command, submission digest, folder/instance/manifest identity), tree digests, catalog edits |
 //!
 //! # Round-trip guarantee
 //!
@@ -62,6 +63,7 @@ pub mod order;
 pub mod ordered;
 pub mod paths;
 pub mod profile;
+pub mod provenance;
 pub mod pyjson;
 pub mod record;
 pub mod robust;
