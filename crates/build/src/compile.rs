@@ -58,13 +58,16 @@ pub struct InstanceBuild {
     pub provenance: serde_json::Value,
 }
 
+/// Sources left out (relative to the candidate root) with the reason.
+pub type LeftOut = Vec<(String, String)>;
+
 /// Which sources an instance links, and why the others were left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
     /// Linked sources, relative to the candidate root, in link order.
     pub linked: Vec<String>,
     /// Sources left out (relative to the candidate root) with the reason.
-    pub left_out: Vec<(String, String)>,
+    pub left_out: LeftOut,
 }
 
 impl Selection {
@@ -234,8 +237,8 @@ fn glob_hits(pats: &[String], rel: &Path) -> Option<String> {
 pub fn select_sources_explained(
     root: &Path,
     inst: &Instance,
-) -> Result<(Vec<PathBuf>, Vec<(String, String)>), String> {
-    let mut left_out: Vec<(String, String)> = Vec::new();
+) -> Result<(Vec<PathBuf>, LeftOut), String> {
+    let mut left_out: LeftOut = Vec::new();
     let src_rel = normalize_rel(Path::new(&inst.source_dir))
         .ok_or_else(|| format!("source_dir {:?} leaves the candidate root", inst.source_dir))?;
     let src = root.join(&src_rel);
