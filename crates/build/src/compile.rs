@@ -56,6 +56,59 @@ pub struct InstanceBuild {
     pub header_instance: Option<String>,
     /// The ICCS provider linked (ICCS-API instances only).
     pub iccs_provider: Option<crate::ProviderRecord>,
+    /// The source selection: files linked and files left out with the reason.
+    pub selection: Selection,
+    /// The linked source that defines `drng_algorithm` (the shim then does not), if any.
+    pub drng_defined_by: Option<String>,
+    /// ICCS helper functions the submission's own objects define, linked before the
+    /// provider: (source relative to the candidate root, its sha256, the helper symbols).
+    pub own_helpers: Vec<(String, String, Vec<String>)>,
+    /// What was built from what ([`crate::provenance_json`]): import command and digest,
+    /// identity, catalog edits, KAT manifest origin.
+    pub provenance: serde_json::Value,
+}
+
+/// Sources left out (relative to the candidate root) with the reason.
+pub type LeftOut = Vec<(String, String)>;
+
+/// Which sources an instance links, and why the others were left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Linked sources, relative to the candidate root, in link order.
+    pub linked: Vec<String>,
+    /// Sources left out (relative to the candidate root) with the reason.
+    pub left_out: LeftOut,
+}
+
+impl Selection {
+    /// The build.json form: `{"linked": [...], "left_out": {"file": "reason", ...}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut left = serde_json::Map::new();
+        for (f, r) in &self.left_out {
+            left.insert(f.clone(), r.clone().into());
+        }
+        serde_json::json!({"linked": self.linked, "left_out": left})
+    }
+}
+
+/// The ICCS helper functions (auxfunc.c: the placeholder hashes; drng.c: the DRNG).
+pub const ICCS_HELPER_SYMBOLS: [&str; 5] = [
+    "sm3hash",
+    "pseudohash",
+    "pseudoXOF",
+    "init_random_number",
+    "get_random_number",
+];
+
+/// Global symbols an object file defines (common symbols included).
+pub fn defined_symbols(obj: &Path) -> Result<Vec<String>, String> {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(obj).map_err(|e| format!("{}: {e}", obj.display()))?;
+    let f = object::File::parse(&*data).map_err(|e| format!("{}: {e}", obj.display()))?;
+    Ok(f.symbols()
+        .filter(|s| s.is_global() && (s.is_definition() || s.is_common()))
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .collect())
 }
 
 /// `gcc 12.2.0` (from `gcc -dumpfullversion`), or `gcc` when that fails.
@@ -133,12 +186,12 @@ pub fn normalize_rel(p: &Path) -> Option<PathBuf> {
     Some(out.iter().collect())
 }
 
-/// Basenames the ICCS default selection drops (spec §5.2).
+/// Basenames the ICCS default selection drops (spec §5.2), in any case (`SPEED_KEM.c`).
 pub fn default_excluded(basename: &str) -> bool {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
         regex::Regex::new(
-            r"^(KAT_|PQCgenKAT|main|test|bench|speed|cpucycles|osfreq|run_bench|selftest|self_test|example|demo|kat\.c|kat_)|(_test|test_|_bench|bench_|_main|_kat)\.",
+            r"(?i)^(KAT_|PQCgenKAT|main|test|bench|speed|cpucycles|osfreq|run_bench|selftest|self_test|example|demo|kat\.c|kat_)|(_test|test_|_bench|bench_|_main|_kat)\.",
         )
         .unwrap()
     })
@@ -167,6 +220,35 @@ fn is_debris(p: &Path) -> bool {
 /// Select the sources of an instance: paths relative to the candidate root, sorted and
 /// de-duplicated in pattern order.
 pub fn select_sources(root: &Path, inst: &Instance) -> Result<Vec<PathBuf>, String> {
+    select_sources_explained(root, inst).map(|(v, _)| v)
+}
+
+/// Case-insensitive glob match of a pattern on a basename or a root-relative path.
+fn glob_hits(pats: &[String], rel: &Path) -> Option<String> {
+    let opts = glob::MatchOptions {
+        case_sensitive: false,
+        ..Default::default()
+    };
+    let base = rel
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    pats.iter()
+        .find(|x| {
+            glob::Pattern::new(x).is_ok_and(|p| {
+                p.matches_with(&base, opts) || p.matches_with(&rel.to_string_lossy(), opts)
+            })
+        })
+        .cloned()
+}
+
+/// [`select_sources`], also returning the files left out by name (root-relative) with the
+/// reason.
+pub fn select_sources_explained(
+    root: &Path,
+    inst: &Instance,
+) -> Result<(Vec<PathBuf>, LeftOut), String> {
+    let mut left_out: LeftOut = Vec::new();
     let src_rel = normalize_rel(Path::new(&inst.source_dir))
         .ok_or_else(|| format!("source_dir {:?} leaves the candidate root", inst.source_dir))?;
     let src = root.join(&src_rel);
@@ -176,16 +258,6 @@ pub fn select_sources(root: &Path, inst: &Instance) -> Result<Vec<PathBuf>, Stri
             inst.source_dir
         ));
     }
-    let excluded = |rel: &Path| -> bool {
-        let base = rel
-            .file_name()
-            .map(|b| b.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        inst.exclude.iter().any(|x| {
-            glob::Pattern::new(x)
-                .is_ok_and(|p| p.matches(&base) || p.matches(&rel.to_string_lossy()))
-        })
-    };
     let mut out: Vec<PathBuf> = Vec::new();
     if inst.files.is_empty() {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&src)
@@ -193,11 +265,21 @@ pub fn select_sources(root: &Path, inst: &Instance) -> Result<Vec<PathBuf>, Stri
             .filter_map(|e| e.ok())
             .map(|e| e.path())
             .filter(|p| p.is_file() && is_source(p))
-            .filter(|p| !default_excluded(&p.file_name().unwrap().to_string_lossy()))
             .map(|p| src_rel.join(p.file_name().unwrap()))
             .collect();
         v.sort();
-        out = v;
+        for p in v {
+            let base = p.file_name().unwrap().to_string_lossy().into_owned();
+            if default_excluded(&base) && glob_hits(&inst.include, &p).is_none() {
+                left_out.push((
+                    p.to_string_lossy().into_owned(),
+                    "name of a driver, test or benchmark (default rule; keep it with --include)"
+                        .into(),
+                ));
+            } else {
+                out.push(p);
+            }
+        }
     } else {
         for pat in &inst.files {
             let rel = normalize_rel(&src_rel.join(pat))
@@ -229,11 +311,20 @@ pub fn select_sources(root: &Path, inst: &Instance) -> Result<Vec<PathBuf>, Stri
             }
         }
     }
-    out.retain(|p| !excluded(p));
+    out.retain(|p| match glob_hits(&inst.exclude, p) {
+        Some(pat) => {
+            left_out.push((
+                p.to_string_lossy().into_owned(),
+                format!("exclude pattern {pat:?}"),
+            ));
+            false
+        }
+        None => true,
+    });
     if out.is_empty() {
         return Err(format!("no source files selected in {}", inst.source_dir));
     }
-    Ok(out)
+    Ok((out, left_out))
 }
 
 /// Copy `src` (a directory, recursively) to `dst`, skipping build debris.
@@ -379,6 +470,10 @@ pub fn build_instance(
         seconds: 0.0,
         header_instance: None,
         iccs_provider: (inst.api == ApiKind::Iccs).then(|| ctx.provider_record.clone()),
+        selection: Selection::default(),
+        drng_defined_by: None,
+        own_helpers: Vec::new(),
+        provenance: crate::provenance_json(&ctx.run_dir, &ctx.catalog_dir, cand, inst),
     };
     let r = build_inner(ctx, cand, inst, set, &mut b);
     if let Err(e) = r {
@@ -411,7 +506,8 @@ fn build_inner(
     }
     b.flag_string = format!("{} ", cflags.join(" "));
     let root = cand.root_path(&ctx.catalog_dir);
-    let sources = select_sources(&root, inst)?;
+    let (sources, left_out) = select_sources_explained(&root, inst)?;
+    b.selection.left_out = left_out;
     let src_rel = normalize_rel(Path::new(&inst.source_dir)).unwrap();
     // Folders to copy: the source dir, include dirs and the folders of listed files.
     let mut dirs: Vec<PathBuf> = vec![src_rel.clone()];
@@ -507,6 +603,40 @@ fn build_inner(
     if let Some(f) = failed {
         return Err(f);
     }
+    // What the objects define: programs (`main`) are left out of the library; the DRNG
+    // global and the ICCS helpers are noted.
+    let mut linked_objects = Vec::new();
+    for (s, obj) in sources.iter().zip(&objects) {
+        let syms = object_symbols_for(ctx, set, &work, s, obj, &cflags, &common, b)?;
+        let shown = s.to_string_lossy().into_owned();
+        if syms.iter().any(|x| x == "main") {
+            b.selection.left_out.push((
+                shown,
+                "defines main (a program, not part of the library)".into(),
+            ));
+            continue;
+        }
+        if syms.iter().any(|x| x == "drng_algorithm") && b.drng_defined_by.is_none() {
+            b.drng_defined_by = Some(shown.clone());
+        }
+        let helpers: Vec<String> = ICCS_HELPER_SYMBOLS
+            .iter()
+            .filter(|h| syms.iter().any(|x| x == *h))
+            .map(|h| h.to_string())
+            .collect();
+        if !helpers.is_empty() && inst.api == ApiKind::Iccs {
+            let sha = sha256_file(&root.join(s)).unwrap_or_default();
+            b.own_helpers.push((shown.clone(), sha, helpers));
+        }
+        b.selection.linked.push(shown);
+        linked_objects.push(obj.clone());
+    }
+    let mut objects = linked_objects;
+    if objects.is_empty() {
+        return Err("every selected source defines main: nothing left for the library".into());
+    }
+    log_selection(b, inst);
+    let no_drng = inst.no_drng || b.drng_defined_by.is_some();
     // Shim.
     let rng = match &inst.kat {
         Kat::Nistkat { rng, .. } => *rng,
@@ -527,7 +657,7 @@ fn build_inner(
         source_dir: &inst.source_dir,
         compiler: &ctx.compiler,
         build_flags: &b.flag_string,
-        no_drng: inst.no_drng,
+        no_drng,
         rng,
         header: Some(inst.header.as_deref().unwrap_or(cand.kind.iccs_header())),
     });
@@ -602,6 +732,85 @@ fn build_inner(
         b.elf_load_bytes.unwrap_or(0)
     ));
     Ok(())
+}
+
+/// The global symbols a compiled source defines. Objects of an LTO flag set hold bytecode,
+/// not symbols: those sources are compiled once more without LTO (at -O0) for the scan.
+#[allow(clippy::too_many_arguments)]
+fn object_symbols_for(
+    ctx: &BuildCtx,
+    set: FlagSet,
+    work: &Path,
+    src: &Path,
+    obj: &str,
+    cflags: &[String],
+    common: &[String],
+    b: &mut InstanceBuild,
+) -> Result<Vec<String>, String> {
+    if !set.lto() {
+        return defined_symbols(&work.join(obj));
+    }
+    let scan = format!("{obj}.scan.o");
+    let cc = if is_cxx(src) {
+        cxx_for(&ctx.cc)
+    } else {
+        ctx.cc.clone()
+    };
+    let mut argv = vec![cc];
+    argv.extend(
+        cflags
+            .iter()
+            .filter(|f| !f.starts_with("-std=") || !is_cxx(src))
+            .cloned(),
+    );
+    argv.extend(common.iter().cloned());
+    argv.extend([
+        "-O0".into(),
+        "-fno-lto".into(),
+        "-w".into(),
+        "-c".into(),
+        src.to_string_lossy().into_owned(),
+        "-o".into(),
+        scan.clone(),
+    ]);
+    if !run_logged(work, &argv, &mut b.log) {
+        return Err(format!(
+            "compiling {} for the symbol scan failed",
+            src.display()
+        ));
+    }
+    let r = defined_symbols(&work.join(&scan));
+    let _ = std::fs::remove_file(work.join(&scan));
+    r
+}
+
+/// The selection in the build log: one `# linked` line, one `# left out` line per file.
+fn log_selection(b: &mut InstanceBuild, inst: &Instance) {
+    b.log.push_str(&format!(
+        "# sources linked: {}\n",
+        b.selection.linked.join(" ")
+    ));
+    for (f, why) in &b.selection.left_out {
+        b.log.push_str(&format!("# left out: {f}: {why}\n"));
+    }
+    if inst.api != ApiKind::Iccs {
+        return;
+    }
+    match &b.drng_defined_by {
+        Some(f) => b.log.push_str(&format!(
+            "# drng_algorithm: defined by {f} (the shim does not define it)\n"
+        )),
+        None if inst.no_drng => b
+            .log
+            .push_str("# drng_algorithm: not defined by the shim (catalog no_drng = true)\n"),
+        None => b.log.push_str("# drng_algorithm: defined by the shim\n"),
+    }
+    for (f, _, syms) in &b.own_helpers {
+        b.log.push_str(&format!(
+            "# ICCS helpers from the submission: {f} defines {} (linked before the provider)\n",
+            syms.join(" ")
+        ));
+    }
 }
 
 /// For the record: the instance header's values as the compiler sees them with this build's

@@ -41,6 +41,49 @@ pub struct IccsImportOptions {
     /// Preprocessor definitions (`NAME` or `NAME=VALUE`) for every instance: written to the
     /// catalog `defines` and used when the instance header is evaluated (parameter sets).
     pub defines: Vec<String>,
+    /// Parameter sets to import at once, each `NAME=V1,V2,…` (`--sets`): one import per
+    /// value (per combination when several are given), each with `-DNAME=Vi` added to
+    /// `defines`.
+    pub sets: Vec<String>,
+    /// Globs dropped from every instance's selection (catalog `exclude`).
+    pub exclude: Vec<String>,
+    /// Globs kept although the default name rules drop them (catalog `include`).
+    pub include: Vec<String>,
+    /// The command line, for the evidence (paths by file name); empty: not recorded.
+    pub command: String,
+    /// The pqperf that imports (`pqperf 0.1.0 (commit …)`), for the evidence.
+    pub tool: String,
+}
+
+impl IccsImportOptions {
+    /// Options with no defines, sets, patterns or recorded command.
+    pub fn new(run_dir: impl Into<PathBuf>, submission: impl Into<PathBuf>, id: &str) -> Self {
+        IccsImportOptions {
+            run_dir: run_dir.into(),
+            catalog: None,
+            submission: submission.into(),
+            id: id.to_string(),
+            algorithm: None,
+            page: None,
+            defines: Vec::new(),
+            sets: Vec::new(),
+            exclude: Vec::new(),
+            include: Vec::new(),
+            command: String::new(),
+            tool: String::new(),
+        }
+    }
+}
+
+/// How an imported instance was named: its folder, the compiler's `ALGORITHM_INSTANCE`, the
+/// manifest entry of the folder or instance, and the one-line note when they disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub label: String,
+    pub folder: String,
+    pub evaluated: Option<String>,
+    pub manifest_entry: Option<String>,
+    pub note: Option<String>,
 }
 
 /// Find a child folder of `dir` whose name matches one of `names` case-insensitively.
@@ -237,7 +280,7 @@ fn header_instance(
 }
 
 /// [`read_submission`] with `defines` for every instance; also returns notes for the user
-/// (instance names that could not be evaluated).
+/// (instance names that could not be evaluated, names that disagree).
 pub fn read_submission_with(
     root: &Path,
     id: &str,
@@ -245,6 +288,100 @@ pub fn read_submission_with(
     page: Option<&str>,
     defines: &[String],
 ) -> Result<(Candidate, Vec<String>), BuildError> {
+    read_submission_full(root, id, algorithm, page, defines).map(|(c, n, _)| (c, n))
+}
+
+/// The algorithm name of an instance name: up to its last `-`/`_`, else without its trailing
+/// digits (`DARTS128` → `DARTS`, as the reference data names sign-08), else the whole name.
+pub fn algorithm_of(instance: &str) -> String {
+    if let Some((a, _)) = instance.rsplit_once(['-', '_'])
+        && !a.is_empty()
+    {
+        return a.to_string();
+    }
+    let stem = instance.trim_end_matches(|c: char| c.is_ascii_digit());
+    if stem.is_empty() || stem.len() == instance.len() {
+        instance.to_string()
+    } else {
+        stem.to_string()
+    }
+}
+
+/// The label of an instance: the folder name when it is the instance name (any case) or
+/// the instance name followed by a suffix (`BiT-128-avx2`), else the instance name.
+fn label_for(folder: &str, instance: &str) -> String {
+    let (f, i) = (folder.to_lowercase(), instance.to_lowercase());
+    let keep = f == i
+        || f.strip_prefix(&i)
+            .is_some_and(|rest| rest.starts_with(['-', '_', '.', '+']));
+    let base = if keep { folder } else { instance };
+    base.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._+-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The name part of a manifest file name (`KAT_SIG_X-128.txt` → `X-128`).
+fn kat_file_name(file: &str) -> &str {
+    let f = file.strip_suffix(".txt").unwrap_or(file);
+    for p in [
+        "KAT_SIG_",
+        "KAT_KEM_",
+        "KAT_KEX_",
+        "KAT_2_12_",
+        "KAT_2_23_",
+        "KAT_2_33_",
+        "KAT_Loop_",
+    ] {
+        if let Some(r) = f.strip_prefix(p) {
+            return r;
+        }
+    }
+    f
+}
+
+/// The manifest entries of an instance folder (entry label = folder, any case) and of an
+/// instance name (file-name part = instance, as the KAT gate looks it up).
+fn manifest_entries_for(
+    m: &pqperf_model::KatManifest,
+    folder: &str,
+    instance: &str,
+) -> (
+    Option<pqperf_model::ManifestEntry>,
+    Option<pqperf_model::ManifestEntry>,
+) {
+    let in_folder = |e: &&pqperf_model::ManifestEntry| {
+        e.label().eq_ignore_ascii_case(folder) && !e.file().starts_with("KAT_2_33")
+    };
+    // A folder holding several sets: its entry of this instance, else its first.
+    let by_folder = m
+        .entries
+        .iter()
+        .filter(in_folder)
+        .find(|e| kat_file_name(e.file()) == instance)
+        .or_else(|| m.entries.iter().find(in_folder))
+        .cloned();
+    let by_instance = m
+        .entries
+        .iter()
+        .find(|e| kat_file_name(e.file()) == instance)
+        .cloned();
+    (by_folder, by_instance)
+}
+
+/// [`read_submission_with`], also returning how each instance was named.
+pub fn read_submission_full(
+    root: &Path,
+    id: &str,
+    algorithm: Option<&str>,
+    page: Option<&str>,
+    defines: &[String],
+) -> Result<(Candidate, Vec<String>, Vec<Identity>), BuildError> {
     if !is_submission_id(id) {
         return Err(BuildError::Input(format!(
             "--id {id:?}: expected sign-NN, kem-NN, kex-NN or hash-NN"
@@ -267,6 +404,11 @@ pub fn read_submission_with(
             .map(|r| r.to_string_lossy().into_owned())
             .unwrap_or_else(|_| p.to_string_lossy().into_owned())
     };
+    // The manifest's entries name instances too (unreadable: checked by `pqperf kat`).
+    let parsed_manifest = manifest
+        .as_ref()
+        .and_then(|m| pqperf_model::KatManifest::read(m, Path::new(&rel(m))).ok());
+    let mut identities: Vec<Identity> = Vec::new();
     // The ICCS provider headers (drng.h, auxfunc.h...) an instance header may include, and a
     // scratch folder for the probes.
     let tmp = tempfile::tempdir().map_err(|e| BuildError::io(&std::env::temp_dir(), e))?;
@@ -310,9 +452,13 @@ pub fn read_submission_with(
             }
             let dirname = sdir.file_name().unwrap().to_string_lossy().into_owned();
             let shown = rel(&sdir.join(&header));
+            let mut header_named = false;
             let instance =
                 match header_instance(&sdir, &header, &provider_include, &scratch, defines) {
-                    Ok(Some(name)) => name,
+                    Ok(Some(name)) => {
+                        header_named = true;
+                        name
+                    }
                     Ok(None) => {
                         notes.push(format!(
                             "{shown}: ALGORITHM_INSTANCE is not defined; instance named after \
@@ -334,16 +480,8 @@ pub fn read_submission_with(
                     "{shown}: ALGORITHM_INSTANCE {instance:?} is not [A-Za-z0-9_-]{{1,64}}"
                 )));
             }
-            let mut label: String = dirname
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || "._+-".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
+            let evaluated = header_named.then(|| instance.clone());
+            let mut label = label_for(&dirname, &instance);
             let variant = if variant_kind == "reference" {
                 "reference".to_string()
             } else if dirname.to_lowercase().contains("avx") {
@@ -351,7 +489,9 @@ pub fn read_submission_with(
             } else {
                 "optimized-c".to_string()
             };
-            if variant != "reference"
+            if variant == "optimized-avx2" && !label.to_lowercase().contains("avx") {
+                label.push_str("-avx2");
+            } else if variant != "reference"
                 && !label.to_lowercase().contains("avx")
                 && !label.ends_with("-opt")
             {
@@ -363,7 +503,49 @@ pub fn read_submission_with(
                     sdir.display()
                 )));
             }
-            let no_drng = defines_drng(&sdir);
+            // Folder, compiler's name and manifest entry: said in one line when they differ.
+            let (of_folder, of_instance) = parsed_manifest
+                .as_ref()
+                .map(|m| manifest_entries_for(m, &dirname, &instance))
+                .unwrap_or_default();
+            let folder_names = of_folder
+                .as_ref()
+                .map(|e| kat_file_name(e.file()).to_string());
+            let differs = !dirname.eq_ignore_ascii_case(&instance)
+                || folder_names.as_deref().is_some_and(|n| n != instance);
+            let note = (header_named && differs).then(|| {
+                let defs = if defines.is_empty() {
+                    "no defines".to_string()
+                } else {
+                    defines
+                        .iter()
+                        .map(|d| format!("-D{d}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                let other_set = folder_names.as_deref().is_some_and(|n| n != instance);
+                format!(
+                    "{id}/{label}: folder {dirname}, ALGORITHM_INSTANCE {instance} (gcc, {defs}), manifest entry of the folder {}: they disagree; built {instance} (its manifest entry: {}){}",
+                    of_folder.as_ref().map_or("none".to_string(), |e| e.path.clone()),
+                    of_instance.as_ref().map_or("none".to_string(), |e| e.path.clone()),
+                    if other_set {
+                        "; the folder's entry is another parameter set: select it with --define or --sets"
+                    } else {
+                        ""
+                    }
+                )
+            });
+            let entry = of_instance.or(of_folder);
+            if let Some(n) = &note {
+                notes.push(n.clone());
+            }
+            identities.push(Identity {
+                label: label.clone(),
+                folder: dirname.clone(),
+                evaluated,
+                manifest_entry: entry.map(|e| e.path),
+                note,
+            });
             let kat = Kat::Manifest {
                 manifest: manifest.as_ref().map(|m| rel(m)),
                 reference_dir: kat_dir.as_ref().map(|k| rel(k)),
@@ -377,6 +559,7 @@ pub fn read_submission_with(
                 source_dir: rel(&sdir),
                 files: Vec::new(),
                 exclude: Vec::new(),
+                include: Vec::new(),
                 defines: defines.to_vec(),
                 include_dirs: Vec::new(),
                 cflags: Vec::new(),
@@ -384,7 +567,7 @@ pub fn read_submission_with(
                 cpu_flags: Vec::new(),
                 api: ApiKind::Iccs,
                 header: (header != want.iccs_header()).then_some(header),
-                no_drng,
+                no_drng: false,
                 nist: None,
                 kat,
             });
@@ -397,13 +580,33 @@ pub fn read_submission_with(
             want.iccs_header()
         )));
     }
-    let algorithm = algorithm.map(str::to_string).unwrap_or_else(|| {
-        let first = &instances[0].instance;
-        first
-            .rsplit_once(['-', '_'])
-            .map(|(a, _)| a.to_string())
-            .unwrap_or_else(|| first.clone())
-    });
+    // Labels must be unique: an instance name shared by several folders (a header that
+    // hard-codes one name) keeps the folder names.
+    for i in 0..instances.len() {
+        if instances
+            .iter()
+            .filter(|x| x.label == instances[i].label)
+            .count()
+            > 1
+        {
+            let folder = identities[i].folder.clone();
+            let l = label_for(&folder, &folder);
+            let l = if instances[i].variant != "reference" && !l.to_lowercase().contains("avx") {
+                format!("{l}-opt")
+            } else {
+                l
+            };
+            notes.push(format!(
+                "{id}: instance name {} is shared by several folders; {} labelled {l}",
+                instances[i].instance, instances[i].source_dir
+            ));
+            instances[i].label = l.clone();
+            identities[i].label = l;
+        }
+    }
+    let algorithm = algorithm
+        .map(str::to_string)
+        .unwrap_or_else(|| algorithm_of(&instances[0].instance));
     let cand = Candidate {
         id: id.to_string(),
         kind: want,
@@ -413,25 +616,7 @@ pub fn read_submission_with(
         root: root.to_string_lossy().into_owned(),
         instances,
     };
-    Ok((cand, notes))
-}
-
-/// True if a source in `dir` defines `drng_algorithm` at file scope (the shim must not).
-fn defines_drng(dir: &Path) -> bool {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    rd.filter_map(|e| e.ok()).any(|e| {
-        let p = e.path();
-        if p.extension().and_then(|x| x.to_str()) != Some("c") {
-            return false;
-        }
-        let text = std::fs::read_to_string(&p).unwrap_or_default();
-        text.lines().any(|l| {
-            let t = l.trim();
-            t.starts_with("DRNG_ctx") && t.contains("drng_algorithm") && !t.contains('(')
-        })
-    })
+    Ok((cand, notes, identities))
 }
 
 /// `pqperf import iccs`: recognise the submission and upsert its candidate into the catalog.
@@ -463,37 +648,192 @@ pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError
         )));
     };
     let root = std::fs::canonicalize(&root).map_err(|e| BuildError::io(&root, e))?;
-    let (cand, header_notes) = read_submission_with(
-        &root,
-        &opts.id,
-        opts.algorithm.as_deref(),
-        opts.page.as_deref(),
-        &opts.defines,
-    )?;
+    let sub_name = sub
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (source, source_sha256) = if sub.is_file() {
+        (
+            format!("archive {sub_name}"),
+            crate::sha256_file(sub).map_err(|e| BuildError::io(sub, e))?,
+        )
+    } else {
+        (
+            format!("tree {sub_name}"),
+            pqperf_model::provenance::tree_sha256(&root).map_err(|e| BuildError::io(&root, e))?,
+        )
+    };
+    let mut notes: Vec<String> = Vec::new();
+    // One import per parameter set: the --define list, plus one value of each --sets.
+    let mut imported: Vec<Instance> = Vec::new();
+    let mut identities: Vec<Identity> = Vec::new();
+    let mut first: Option<Candidate> = None;
+    for set in expand_sets(&opts.defines, &opts.sets)? {
+        let (cand, header_notes, ids) = read_submission_full(
+            &root,
+            &opts.id,
+            opts.algorithm.as_deref(),
+            opts.page.as_deref(),
+            &set,
+        )?;
+        notes.extend(header_notes);
+        for (mut i, ident) in cand.instances.iter().cloned().zip(ids) {
+            i.exclude = opts.exclude.clone();
+            i.include = opts.include.clone();
+            if let Some(k) = imported.iter().position(|x| x.label == i.label) {
+                return Err(BuildError::Input(format!(
+                    "{}: the parameter sets [{}] and [{}] both name instance {} (label {}): the sets select the same instance",
+                    opts.id,
+                    imported[k].defines.join(" "),
+                    i.defines.join(" "),
+                    i.instance,
+                    i.label
+                )));
+            }
+            imported.push(i);
+            identities.push(ident);
+        }
+        first.get_or_insert(cand);
+    }
+    let mut cand = first.expect("at least one set");
+    cand.instances = imported;
     let n = cand.instances.len();
-    let mut notes: Vec<String> = cand
-        .instances
-        .iter()
-        .map(|i| {
-            format!(
-                "{}: instance {} ({}) from {}",
-                i.label, i.instance, i.variant, i.source_dir
-            )
-        })
-        .collect();
-    notes.extend(header_notes);
+    let mut lines: Vec<String> = Vec::new();
+    for i in &cand.instances {
+        lines.push(format!(
+            "{}: instance {} ({}) from {}{}",
+            i.label,
+            i.instance,
+            i.variant,
+            i.source_dir,
+            if i.defines.is_empty() {
+                String::new()
+            } else {
+                format!(" with -D{}", i.defines.join(" -D"))
+            }
+        ));
+    }
+    lines.append(&mut notes);
+    let mut notes = lines;
     let cat_path = catalog_path(&opts.run_dir, opts.catalog.as_deref());
     let mut cat = load_or_empty(&cat_path)?;
+    // Sets imported earlier from the same submission stay; the same set is replaced.
+    let mut record =
+        pqperf_model::provenance::ImportRecord::load(&opts.run_dir, &opts.id).unwrap_or_default();
+    record.id = opts.id.clone();
+    if let Some(old) = cat.candidate(&opts.id).cloned() {
+        if old.root == cand.root && old.kind == cand.kind {
+            let mut merged = old.instances.clone();
+            for i in cand.instances.drain(..) {
+                if let Some(slot) = merged.iter_mut().find(|x| x.label == i.label) {
+                    notes.push(format!(
+                        "{}/{}: replaces the instance imported before under this label (defines [{}] → [{}])",
+                        opts.id,
+                        i.label,
+                        slot.defines.join(" "),
+                        i.defines.join(" ")
+                    ));
+                    *slot = i;
+                } else {
+                    notes.push(format!(
+                        "{}/{}: added beside {}",
+                        opts.id,
+                        i.label,
+                        merged
+                            .iter()
+                            .map(|x| x.label.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                    merged.push(i);
+                }
+            }
+            cand.instances = merged;
+            if opts.algorithm.is_none() {
+                cand.algorithm = old.algorithm.clone();
+            }
+            cand.page = opts.page.clone().or(old.page.clone());
+        } else {
+            notes.push(format!(
+                "{}: replaces the candidate imported before from another submission ({} instance(s) dropped)",
+                opts.id,
+                old.instances.len()
+            ));
+            record.instances.clear();
+        }
+    }
+    for ident in &identities {
+        let Some(inst) = cand.instances.iter().find(|i| i.label == ident.label) else {
+            continue;
+        };
+        record.instances.insert(
+            ident.label.clone(),
+            pqperf_model::provenance::ImportedInstance {
+                command: opts.command.clone(),
+                tool: opts.tool.clone(),
+                source: source.clone(),
+                source_sha256: source_sha256.clone(),
+                folder: ident.folder.clone(),
+                evaluated_instance: ident.evaluated.clone(),
+                manifest_entry: ident.manifest_entry.clone(),
+                identity_note: ident.note.clone(),
+                catalog: serde_json::to_value(inst).unwrap_or_default(),
+            },
+        );
+    }
+    record
+        .instances
+        .retain(|l, _| cand.instances.iter().any(|i| &i.label == l));
     cat.upsert(cand);
     cat.validate()?;
     cat.save(&cat_path)
         .map_err(|e| BuildError::io(&cat_path, e))?;
+    record.save(&opts.run_dir).map_err(|e| {
+        BuildError::io(
+            &pqperf_model::provenance::ImportRecord::path(&opts.run_dir, &opts.id),
+            e,
+        )
+    })?;
     Ok(ImportSummary {
         catalog: cat_path,
         candidates: vec![opts.id.clone()],
         instances: n,
         notes,
     })
+}
+
+/// The define lists of `--define D…` and `--sets NAME=V1,V2,…`: `defines` alone without
+/// sets, else `defines` plus one `NAME=Vi` of each set, for every combination.
+pub fn expand_sets(defines: &[String], sets: &[String]) -> Result<Vec<Vec<String>>, BuildError> {
+    let mut out: Vec<Vec<String>> = vec![defines.to_vec()];
+    for s in sets {
+        let bad = || {
+            BuildError::Input(format!(
+                "--sets {s:?}: expected NAME=V1,V2,… (e.g. --sets MODE=1,3,5)"
+            ))
+        };
+        let (name, values) = s.split_once('=').ok_or_else(bad)?;
+        let name = name.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(bad());
+        }
+        let values: Vec<&str> = values.split(',').map(str::trim).collect();
+        if values.iter().any(|v| v.is_empty()) {
+            return Err(bad());
+        }
+        out = out
+            .into_iter()
+            .flat_map(|d| {
+                values.iter().map(move |v| {
+                    let mut d = d.clone();
+                    d.retain(|x| x.split('=').next() != Some(name));
+                    d.push(format!("{name}={v}"));
+                    d
+                })
+            })
+            .collect();
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -521,16 +861,7 @@ mod tests {
         zip_of(&zpath, &[("a.txt", b"a")]);
         let run_dir = tmp.path().join("run/sub");
         for id in ["../../victim", victim.to_str().unwrap(), "sign-1", "x"] {
-            let e = import_iccs(&IccsImportOptions {
-                run_dir: run_dir.clone(),
-                catalog: None,
-                submission: zpath.clone(),
-                id: id.into(),
-                algorithm: None,
-                page: None,
-                defines: Vec::new(),
-            })
-            .unwrap_err();
+            let e = import_iccs(&IccsImportOptions::new(&run_dir, &zpath, id)).unwrap_err();
             assert!(e.to_string().contains("expected sign-NN"), "{e}");
         }
         assert!(victim.join("keep").is_file());
@@ -635,13 +966,8 @@ mod tests {
         z.finish().unwrap();
         let run_dir = tmp.path().join("run");
         let s = import_iccs(&IccsImportOptions {
-            run_dir: run_dir.clone(),
-            catalog: None,
-            submission: zpath,
-            id: "sign-90".into(),
-            algorithm: None,
             page: Some("https://example.invalid/sign-90".into()),
-            defines: Vec::new(),
+            ..IccsImportOptions::new(&run_dir, &zpath, "sign-90")
         })
         .unwrap();
         assert_eq!(s.instances, 1);

@@ -431,9 +431,98 @@ pub fn entry_for(b: &InstanceBuild, guide_result: Option<String>) -> BuildEntry 
         serde_json::json!((b.seconds * 1000.0).round() / 1000.0),
     );
     if let Some(p) = &b.iccs_provider {
-        x.insert("iccs_provider".into(), p.to_json());
+        let mut pj = p.to_json();
+        // The submission's own helpers are linked before the provider and win.
+        if !b.own_helpers.is_empty()
+            && let Some(o) = pj.as_object_mut()
+        {
+            let mut own = serde_json::Map::new();
+            for (f, sha, syms) in &b.own_helpers {
+                own.insert(
+                    f.clone(),
+                    serde_json::json!({"sha256": sha, "defines": syms}),
+                );
+            }
+            o.insert("submission_sources".into(), own.into());
+        }
+        x.insert("iccs_provider".into(), pj);
+    }
+    if !b.selection.linked.is_empty() {
+        x.insert("sources".into(), b.selection.to_json());
+    }
+    if b.api == pqperf_model::catalog::ApiKind::Iccs && b.ok {
+        x.insert(
+            "drng_algorithm".into(),
+            match &b.drng_defined_by {
+                Some(f) => serde_json::json!(format!("defined by {f}")),
+                None => serde_json::json!("defined by the shim"),
+            },
+        );
+    }
+    if b.provenance.as_object().is_some_and(|o| !o.is_empty()) {
+        x.insert("provenance".into(), b.provenance.clone());
     }
     e
+}
+
+/// What an instance is built from, for its build.json entry (`provenance`): the import
+/// (`<run>/imports/<id>.json`: command, tool, submission digest), the identity (folder,
+/// evaluated `ALGORITHM_INSTANCE`, manifest entry, the disagreement note), the catalog
+/// fields edited since the import, and where the KAT manifest comes from (`submission`:
+/// inside the submission tree; `curated`: elsewhere; `none`). Empty for instances without
+/// an import record and without a manifest (PQClean).
+pub fn provenance_json(
+    run_dir: &Path,
+    catalog_dir: &Path,
+    cand: &pqperf_model::catalog::Candidate,
+    inst: &pqperf_model::catalog::Instance,
+) -> serde_json::Value {
+    use serde_json::json;
+    let mut o = serde_json::Map::new();
+    if let Some(rec) = pqperf_model::provenance::ImportRecord::load(run_dir, &cand.id)
+        && let Some(i) = rec.instances.get(&inst.label)
+    {
+        o.insert(
+            "import".into(),
+            json!({"command": i.command, "tool": i.tool, "source": i.source, "source_sha256": i.source_sha256}),
+        );
+        let mut id = json!({"folder": i.folder, "evaluated_instance": i.evaluated_instance, "built_instance": inst.instance});
+        if let Some(m) = &i.manifest_entry {
+            id["manifest_entry"] = json!(m);
+        }
+        if let Some(n) = &i.identity_note {
+            id["note"] = json!(n);
+        }
+        o.insert("identity".into(), id);
+        let now = serde_json::to_value(inst).unwrap_or_default();
+        o.insert(
+            "catalog_edits".into(),
+            json!(pqperf_model::provenance::catalog_edits(&i.catalog, &now)),
+        );
+    }
+    if let pqperf_model::catalog::Kat::Manifest { manifest, .. } = &inst.kat {
+        let root = cand.root_path(catalog_dir);
+        let k = match manifest {
+            None => json!({"origin": "none"}),
+            Some(m) => {
+                let p = root.join(m);
+                let inside = compile::normalize_rel(Path::new(m)).is_some();
+                match sha256_file(&p) {
+                    Ok(sha) if inside => {
+                        json!({"origin": "submission", "path": m, "sha256": sha})
+                    }
+                    Ok(sha) => {
+                        json!({"origin": "curated", "path": Path::new(m).file_name().map(|n| n.to_string_lossy().into_owned()), "sha256": sha})
+                    }
+                    Err(_) => {
+                        json!({"origin": "none", "missing": Path::new(m).file_name().map(|n| n.to_string_lossy().into_owned())})
+                    }
+                }
+            }
+        };
+        o.insert("kat_manifest".into(), k);
+    }
+    serde_json::Value::Object(o)
 }
 
 /// Append an instance's log text to `build/<id>.log` (serialised by `lock`).

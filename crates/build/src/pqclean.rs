@@ -601,6 +601,7 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
                     source_dir: format!("{dir}/{scheme}/{}", imp.name),
                     files,
                     exclude: Vec::new(),
+                    include: Vec::new(),
                     defines: Vec::new(),
                     include_dirs,
                     cflags,

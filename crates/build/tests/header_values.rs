@@ -17,7 +17,7 @@ fn instance_names_come_from_the_preprocessor() {
     let i = &c.instances[0];
     assert_eq!(
         (i.label.as_str(), i.instance.as_str(), i.source_dir.as_str()),
-        ("MSIG", "MSIG-192", "Reference_Implementation/MSIG")
+        ("MSIG-192", "MSIG-192", "Reference_Implementation/MSIG")
     );
     assert!(i.defines.is_empty());
     // A -D parameter set: recorded in the catalog defines and used for the name.
@@ -29,8 +29,14 @@ fn instance_names_come_from_the_preprocessor() {
         &["MSIG_MODE=1".to_string()],
     )
     .unwrap();
-    assert!(notes.is_empty(), "{notes:?}");
+    // Folder MSIG and instance MSIG-128 differ: one line naming the three.
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("sign-96/MSIG-128: folder MSIG, ALGORITHM_INSTANCE MSIG-128 (gcc, -DMSIG_MODE=1), manifest entry of the folder MSIG/KAT_SIG_MSIG-128.txt: they disagree; built MSIG-128 (its manifest entry: MSIG/KAT_SIG_MSIG-128.txt)"),
+        "{notes:?}"
+    );
     assert_eq!(c.instances[0].instance, "MSIG-128");
+    assert_eq!(c.instances[0].label, "MSIG-128");
     assert_eq!(c.instances[0].defines, vec!["MSIG_MODE=1".to_string()]);
     // A define the header rejects (#error): named after the folder, with a note saying why.
     let (c, notes) =

@@ -158,6 +158,13 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     let mut system_id = match &opts.system {
         Some(s) => {
             let rows = systems::load(&opts.systems_csv)?;
+            if !rows.iter().any(|r| &r.id == s)
+                && let Some(desc) = &opts.register
+            {
+                // Asked for by name: this machine is registered under that id.
+                systems::register_as(&opts.systems_csv, &u.nodename, &u.machine, desc, Some(s))?;
+            }
+            let rows = systems::load(&opts.systems_csv)?;
             if !rows.iter().any(|r| &r.id == s) {
                 eprintln!(
                     "system {s} is not registered in {}",

@@ -34,23 +34,59 @@ pub fn find(rows: &[SystemRow], hostname: &str, arch: &str) -> Option<String> {
         .map(|r| r.id.clone())
 }
 
+/// Ids of the systems in published data (the reference campaign's `x86_1` and `arm_1`): a
+/// new registration never takes one unless it is asked for by name.
+pub const PUBLISHED_IDS: [&str; 2] = ["x86_1", "arm_1"];
+
 /// Registers this machine (if not registered yet) and returns its id: `<arch>_<n>` with the
-/// next free n. The file is created with its header when missing.
+/// next n that is neither registered nor a published id ([`PUBLISHED_IDS`]). The file is
+/// created with its header when missing.
 pub fn register(
     path: &Path,
     hostname: &str,
     arch: &str,
     description: &str,
 ) -> Result<String, CampaignError> {
+    register_as(path, hostname, arch, description, None)
+}
+
+/// [`register`] with an explicit id (`--system ID --register DESC`), which may be a
+/// published id; refused when another machine holds it.
+pub fn register_as(
+    path: &Path,
+    hostname: &str,
+    arch: &str,
+    description: &str,
+    want: Option<&str>,
+) -> Result<String, CampaignError> {
     let rows = load(path)?;
     if let Some(id) = find(&rows, hostname, arch) {
         return Ok(id);
     }
     let prefix = arch_prefix(arch);
-    let n = (1..)
-        .find(|n| !rows.iter().any(|r| r.id == format!("{prefix}_{n}")))
-        .expect("a free number");
-    let id = format!("{prefix}_{n}");
+    let id = match want {
+        Some(w) => {
+            if rows.iter().any(|r| r.id == w) {
+                return Err(CampaignError::msg(format!(
+                    "{}: system id {w} is registered for another machine",
+                    path.display()
+                )));
+            }
+            if w.is_empty() || w.contains([';', '\n', '\r', '/']) {
+                return Err(CampaignError::msg(format!("system id {w:?} is not usable")));
+            }
+            w.to_string()
+        }
+        None => {
+            let n = (1..)
+                .find(|n| {
+                    let id = format!("{prefix}_{n}");
+                    !rows.iter().any(|r| r.id == id) && !PUBLISHED_IDS.contains(&id.as_str())
+                })
+                .expect("a free number");
+            format!("{prefix}_{n}")
+        }
+    };
     let mut text = if path.is_file() {
         std::fs::read_to_string(path)?
     } else {
@@ -90,7 +126,19 @@ mod tests {
         assert_eq!(rows[1].description, "a VM, not fixed");
         assert_eq!(find(&rows, "blk", "x86_64").as_deref(), Some("x86_1"));
         assert_eq!(find(&rows, "blk", "aarch64"), None);
+        // A fresh registry never hands out a published id, unless asked for by name.
         let q = d.path().join("new.csv");
-        assert_eq!(register(&q, "h", "aarch64", "d").unwrap(), "arm_1");
+        assert_eq!(register(&q, "h", "aarch64", "d").unwrap(), "arm_2");
+        assert_eq!(register(&q, "h2", "x86_64", "d").unwrap(), "x86_2");
+        let r = d.path().join("asked.csv");
+        assert_eq!(
+            register_as(&r, "h", "x86_64", "d", Some("x86_1")).unwrap(),
+            "x86_1"
+        );
+        let e = register_as(&r, "other", "x86_64", "d", Some("x86_1")).unwrap_err();
+        assert!(
+            e.to_string().contains("registered for another machine"),
+            "{e}"
+        );
     }
 }

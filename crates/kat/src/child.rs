@@ -150,7 +150,7 @@ fn run_nist(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
         return (f.status, f.detail);
     }
     let got = sha256_hex(text.as_bytes());
-    log.line(&format!("manifest {got} nistkat {file}"));
+    log.line(&format!("computed {got} nistkat {file}"));
     judge::nist_verdict(job, file, &text)
 }
 

@@ -76,7 +76,7 @@ pub struct FileCheck {
     pub status: &'static str,
     /// Detail for the RESULT line (empty for a plain PASS).
     pub detail: String,
-    /// `manifest <sha256> <mode> <file>` line to log (digest of the generated text).
+    /// `computed <sha256> <mode> <file>` line to log (digest of the generated text).
     pub manifest_line: String,
 }
 
@@ -93,7 +93,7 @@ pub fn check_file(
 ) -> FileCheck {
     if let Some(e) = manifest.and_then(|m| m.lookup(label, file)) {
         let got = canonical_sha256(generated, e.mode, e.records);
-        let manifest_line = format!("manifest {got} {} {file}", mode_word(e.mode, e.records));
+        let manifest_line = format!("computed {got} {} {file}", mode_word(e.mode, e.records));
         if let Some(n) = e.records
             && count.unwrap_or(default_count) != n
         {
@@ -122,7 +122,7 @@ pub fn check_file(
     }
     let mode = auto_mode(reference.unwrap_or(""));
     let got = canonical_sha256(generated, mode, None);
-    let manifest_line = format!("manifest {got} {} {file}", mode_word(mode, None));
+    let manifest_line = format!("computed {got} {} {file}", mode_word(mode, None));
     let Some(reference) = reference else {
         return FileCheck {
             status: "NOKAT",
@@ -316,7 +316,7 @@ mod tests {
         assert_eq!(ok.status, "PASS");
         assert_eq!(
             ok.manifest_line,
-            format!("manifest {sha} strict KAT_SIG_X.txt")
+            format!("computed {sha} strict KAT_SIG_X.txt")
         );
         let bad = check_file(
             "L",

@@ -425,6 +425,19 @@ fn kat_one(
         e.kat = status.to_string();
         e.kat_log = Some(log_rel.clone());
         e.kat_log_sha256 = Some(sha256_hex(&bytes));
+        // The digests computed from the generated text, for the page's KAT section.
+        if let Ok(l) = pqperf_model::KatLog::parse(&log_path, &String::from_utf8_lossy(&bytes)) {
+            let c: Vec<String> = l
+                .manifests
+                .iter()
+                .map(|m| format!("{} {} {}", m.sha256, m.mode, m.file))
+                .collect();
+            if c.is_empty() {
+                e.extra.shift_remove("kat_computed");
+            } else {
+                e.extra.insert("kat_computed".into(), c.into());
+            }
+        }
         let mut g = bj.lock().unwrap();
         g.instances.insert(key.to_string(), e);
         pqperf_build::write_build_json(run_dir, &g)?;

@@ -122,6 +122,9 @@ pub enum Producer {
     Pqperf {
         /// `pqperf.version`, if recorded.
         version: Option<String>,
+        /// `pqperf.commit`: the git commit pqperf was built from (`unknown` when it was not
+        /// known at build time); `None` when not recorded (older datasets).
+        commit: Option<String>,
         /// `pqperf.commands`, in order.
         commands: Vec<String>,
     },
@@ -174,6 +177,7 @@ impl Campaign {
                     .get("version")
                     .and_then(|v| v.as_str())
                     .map(str::to_string),
+                commit: p.get("commit").and_then(|v| v.as_str()).map(str::to_string),
                 commands: p
                     .get("commands")
                     .and_then(|v| v.as_array())
@@ -224,6 +228,7 @@ mod tests {
             c.producer(),
             Producer::Pqperf {
                 version: Some("0.1.0".into()),
+                commit: None,
                 commands: vec!["pqperf campaign all".into()]
             }
         );

@@ -13,10 +13,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// A `manifest <sha256> <mode> <file>` line of a KAT log.
+/// A `manifest <sha256> <mode> <file>` line of a reference KAT log, or pqperf's
+/// `computed <sha256> <mode> <file>`: in both the digest is the one computed from the
+/// generated text (in the manifest's mode), not the manifest's entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KatLogManifest {
-    /// Expected digest.
+    /// Digest computed from the generated text.
     pub sha256: String,
     /// Comparison mode (`strict`, `nolen`, optionally `:N`).
     pub mode: String,
@@ -48,7 +50,7 @@ pub struct KatLog {
     pub timing: Vec<String>,
     /// `wrote …` lines (without the `wrote` word).
     pub wrote: Vec<String>,
-    /// `manifest` lines.
+    /// `manifest` (reference) and `computed` (pqperf) lines: digests of the generated text.
     pub manifests: Vec<KatLogManifest>,
     /// The last line matching `^RESULT \S+ \S+ (\S+)` (the verdict the validator uses).
     pub result: Option<KatResult>,
@@ -87,7 +89,10 @@ impl KatLog {
                         line: line.to_string(),
                     });
                 }
-            } else if let Some(rest) = line.strip_prefix("manifest ") {
+            } else if let Some(rest) = line
+                .strip_prefix("manifest ")
+                .or_else(|| line.strip_prefix("computed "))
+            {
                 let parts: Vec<&str> = rest.splitn(3, ' ').collect();
                 if parts.len() != 3 || !is_sha256_hex(parts[0]) {
                     return Err(ModelError::text(

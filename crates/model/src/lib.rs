@@ -31,6 +31,7 @@
 //! | [`md`] | text into Markdown: [`md::escape_text`], [`md::code_span`], [`md::safe_url`], and [`md::structure_char`] (what `validate` refuses in names) |
 //! | [`limits`] | bounds on evidence (samples per trial, bytes per file) and the bounded reader [`limits::read_bounded`] every evidence reader uses |
 //! | [`captured`] | captured candidate output stored capped, with control characters escaped ([`captured::escape_captured`]) |
+//! | [`provenance`] | what an ICCS import did (`<run>/imports/<id>.json`: command, submission digest, folder/instance/manifest identity), tree digests, catalog edits |
 //!
 //! # Round-trip guarantee
 //!
@@ -68,6 +69,7 @@ pub mod order;
 pub mod ordered;
 pub mod paths;
 pub mod profile;
+pub mod provenance;
 pub mod pyjson;
 pub mod record;
 pub mod robust;

@@ -91,28 +91,35 @@ fn macro_names_pass_and_name_mismatches_are_diagnosed() {
     assert!(out.contains("kat: 5 instance(s)"), "{out}");
     assert!(out.contains("RESULT sign-95 MSIG-192 PASS"), "{out}");
     assert!(out.contains("RESULT sign-96 MSIG-128 PASS"), "{out}");
-    let diag = "RESULT sign-97 MSIG-192 NOKAT KAT_SIG_MSIG-192.txt: no manifest entry of this name; its digest equals manifest entry MSIG/KAT_SIG_MSIG192.txt (name \"MSIG192\"): set instance = \"MSIG192\" for sign-97/MSIG in the catalog";
+    let diag = "RESULT sign-97 MSIG-192 NOKAT KAT_SIG_MSIG-192.txt: no manifest entry of this name; its digest equals manifest entry MSIG/KAT_SIG_MSIG192.txt (name \"MSIG192\"): set instance = \"MSIG192\" for sign-97/MSIG-192 in the catalog";
     assert!(out.contains(diag), "{out}");
     assert!(
-        out.contains("RESULT sign-98 MSIG-192 NOKAT KAT_SIG_MSIG-192.txt: no manifest entry of this name; the manifest's only entry of this type is MSIG/KAT_SIG_SOMETHING.txt (name \"SOMETHING\", digest differs): if that is this instance, set instance = \"SOMETHING\" for sign-98/MSIG in the catalog"),
+        out.contains("RESULT sign-98 MSIG-192 NOKAT KAT_SIG_MSIG-192.txt: no manifest entry of this name; the manifest's only entry of this type is MSIG/KAT_SIG_SOMETHING.txt (name \"SOMETHING\", digest differs): if that is this instance, set instance = \"SOMETHING\" for sign-98/MSIG-192 in the catalog"),
         "{out}"
     );
     assert!(out.contains("RESULT sign-99 MSIG-192 MISMATCH"), "{out}");
     // The KAT logs: sizes from the macros of each parameter set, the diagnosis line.
-    let log =
-        |id: &str| std::fs::read_to_string(run_dir.join(format!("kat/{id}/MSIG.log"))).unwrap();
+    // Labels are the evaluated parameter-set names (issue 27), not the folder name MSIG.
+    let log = |id: &str| {
+        let label = if id == "sign-96" {
+            "MSIG-128"
+        } else {
+            "MSIG-192"
+        };
+        std::fs::read_to_string(run_dir.join(format!("kat/{id}/{label}.log"))).unwrap()
+    };
     let l95 = log("sign-95");
     assert!(
         l95.contains("pk_len      = 48\nsk_len      = 72\nsn_len      = 1248\n"),
         "{l95}"
     );
-    assert!(l95.contains(&format!("manifest {SHA_192} strict KAT_SIG_MSIG-192.txt\n")));
+    assert!(l95.contains(&format!("computed {SHA_192} strict KAT_SIG_MSIG-192.txt\n")));
     let l96 = log("sign-96");
     assert!(
         l96.contains("pk_len      = 32\nsk_len      = 48\nsn_len      = 576\n"),
         "{l96}"
     );
-    assert!(l96.contains(&format!("manifest {SHA_128} strict KAT_SIG_MSIG-128.txt\n")));
+    assert!(l96.contains(&format!("computed {SHA_128} strict KAT_SIG_MSIG-128.txt\n")));
     let l97 = log("sign-97");
     assert!(
         l97.contains(&format!(
@@ -126,16 +133,21 @@ fn macro_names_pass_and_name_mismatches_are_diagnosed() {
     let bj: BuildJson =
         pqperf_model::pyjson::read(&run_dir.join("build.json"), Path::new("build.json")).unwrap();
     for id in ["sign-95", "sign-96", "sign-97", "sign-98"] {
-        let e = &bj.instances[&format!("{id}/MSIG")];
+        let label = if id == "sign-96" {
+            "MSIG-128"
+        } else {
+            "MSIG-192"
+        };
+        let e = &bj.instances[&format!("{id}/{label}")];
         assert_eq!(
             (e.flags.as_str(), e.guide_result.as_deref()),
             ("guide", None),
             "{id}"
         );
     }
-    let e = &bj.instances["sign-97/MSIG"];
+    let e = &bj.instances["sign-97/MSIG-192"];
     assert_eq!(e.kat, "NOKAT");
-    let e = &bj.instances["sign-99/MSIG"];
+    let e = &bj.instances["sign-99/MSIG-192"];
     assert_eq!(
         (e.flags.as_str(), e.guide_result.as_deref(), e.kat.as_str()),
         ("harness-default", Some("MISMATCH"), "MISMATCH")

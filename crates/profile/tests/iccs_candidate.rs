@@ -74,15 +74,11 @@ fn expected_verify_steps() -> u64 {
 fn wots_calls_per_operation_match_the_source() {
     let dir = tempfile::tempdir().unwrap();
     let run = std::fs::canonicalize(dir.path()).unwrap();
-    pqperf_build::import_iccs(&pqperf_build::IccsImportOptions {
-        run_dir: run.clone(),
-        catalog: None,
-        submission: repo().join("testdata/candidates/wots-pxof"),
-        id: ID.into(),
-        algorithm: None,
-        page: None,
-        defines: Vec::new(),
-    })
+    pqperf_build::import_iccs(&pqperf_build::IccsImportOptions::new(
+        &run,
+        repo().join("testdata/candidates/wots-pxof"),
+        ID,
+    ))
     .expect("import");
     let s = pqperf_build::build(&pqperf_build::BuildOptions::new(&run)).expect("build");
     assert_eq!(s.built.len(), 1, "{:?}", s.failed);

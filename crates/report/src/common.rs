@@ -195,10 +195,19 @@ fn host_state_notice(v: &SystemView) -> Option<String> {
 pub fn pqperf_provenance(v: &SystemView) -> Option<String> {
     match v.campaign.producer() {
         pqperf_model::Producer::ReferenceHarness => None,
-        pqperf_model::Producer::Pqperf { version, commands } => {
+        pqperf_model::Producer::Pqperf {
+            version,
+            commit,
+            commands,
+        } => {
             let version = version
                 .map(|s| format!(" {s}"))
                 .unwrap_or_else(|| " (version not recorded)".into());
+            let version = match commit.as_deref() {
+                None => version,
+                Some("unknown") => format!("{version} (git commit unknown)"),
+                Some(c) => format!("{version} (git commit {c})"),
+            };
             let cmds = if commands.is_empty() {
                 "the commands are not recorded".to_string()
             } else {

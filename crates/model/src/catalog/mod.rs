@@ -166,9 +166,14 @@ pub struct Instance {
     /// spec: every `*.c *.cpp *.cc *.S` directly in the directory minus drivers and mains).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
-    /// Basenames or globs to drop from the selection.
+    /// Basenames or globs to drop from the selection (case-insensitive).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
+    /// Basenames or globs the default selection keeps although its name rules would drop
+    /// them (case-insensitive; `pqperf import iccs --include`). Files defining `main` are
+    /// still left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub include: Vec<String>,
     /// Preprocessor definitions (`NAME` or `NAME=VALUE`, without `-D`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub defines: Vec<String>,
@@ -193,6 +198,8 @@ pub struct Instance {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<String>,
     /// The candidate defines `drng_algorithm` itself (the harness shim must not). ICCS only.
+    /// A build also decides this from the objects it links (a selected object that defines
+    /// `drng_algorithm`); `true` here forces it.
     #[serde(default, skip_serializing_if = "is_false")]
     pub no_drng: bool,
     /// Namespaced NIST API: symbol prefix and sizes. Required for `api = "nist"`.

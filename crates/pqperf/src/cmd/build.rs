@@ -41,9 +41,86 @@ enum ImportWhat {
         /// to the catalog `defines` and used to evaluate the instance headers (parameter sets).
         #[arg(long = "define", short = 'D', value_name = "NAME[=VALUE]")]
         defines: Vec<String>,
+        /// Several parameter sets at once: one instance per value, each built with
+        /// -DNAME=VALUE (repeatable: every combination). Labels come from the evaluated
+        /// ALGORITHM_INSTANCE; sets imported before from the same submission are kept.
+        #[arg(long = "sets", value_name = "NAME=V1,V2,...")]
+        sets: Vec<String>,
+        /// Leave files matching GLOB (basename or path, case-insensitive) out of every
+        /// instance's library (repeatable; catalog `exclude`).
+        #[arg(long = "exclude", value_name = "GLOB")]
+        exclude: Vec<String>,
+        /// Keep files matching GLOB that the default name rules would leave out
+        /// (repeatable; catalog `include`). Files defining `main` are still left out.
+        #[arg(long = "include", value_name = "GLOB")]
+        include: Vec<String>,
         #[command(flatten)]
         run: RunArgs,
     },
+}
+
+/// pqperf's version and the git commit it was built from (`unknown` when not known).
+pub fn tool_version() -> (String, String) {
+    (
+        env!("CARGO_PKG_VERSION").to_string(),
+        env!("PQPERF_GIT_COMMIT").to_string(),
+    )
+}
+
+/// The command line as the evidence shows it: `pqperf` and every flag and define, without
+/// `--run-dir`/`--catalog` (where, not what), paths by their file name.
+pub fn shown_command() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    shown_args(&args)
+}
+
+fn shown_args(args: &[String]) -> String {
+    let short = |a: &str| -> String {
+        let (prefix, path) = match a.split_once(':') {
+            Some((p, rest)) if p == "official" => (format!("{p}:"), rest),
+            _ => (String::new(), a),
+        };
+        let p = std::path::Path::new(path);
+        if (path.contains('/') || p.is_absolute()) && p.exists() {
+            let name = p
+                .canonicalize()
+                .ok()
+                .and_then(|c| c.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| path.to_string());
+            format!("{prefix}{name}")
+        } else {
+            a.to_string()
+        }
+    };
+    let mut out = vec!["pqperf".to_string()];
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if a == "--run-dir" || a == "--catalog" {
+            skip = true;
+            continue;
+        }
+        if a.starts_with("--run-dir=") || a.starts_with("--catalog=") {
+            continue;
+        }
+        out.push(pqperf_build::flags::shell_quote(&short(a)));
+    }
+    out.join(" ")
+}
+
+/// Note a command in campaign.json with pqperf's version and commit.
+fn note(run_dir: &std::path::Path, command: &str) -> anyhow::Result<()> {
+    pqperf_campaign::note_command(run_dir, command)?;
+    let (_, commit) = tool_version();
+    pqperf_campaign::update_campaign(run_dir, |m| {
+        if let Some(pq) = m.get_mut("pqperf").and_then(|p| p.as_object_mut()) {
+            pq.insert("commit".into(), serde_json::json!(commit));
+        }
+    })?;
+    Ok(())
 }
 
 #[derive(clap::Args, Clone)]
@@ -57,17 +134,13 @@ struct RunArgs {
 }
 
 pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
-    let (run_dir, command) = match &args.what {
-        ImportWhat::Pqclean { run, .. } => {
-            (run.run_dir.clone(), "pqperf import pqclean".to_string())
-        }
-        ImportWhat::Iccs { run, id, .. } => (
-            run.run_dir.clone(),
-            format!("pqperf import iccs SUBMISSION --id {id}"),
-        ),
+    let run_dir = match &args.what {
+        ImportWhat::Pqclean { run, .. } | ImportWhat::Iccs { run, .. } => run.run_dir.clone(),
     };
     std::fs::create_dir_all(&run_dir).with_context(|| format!("creating {}", run_dir.display()))?;
     let _lock = pqperf_campaign::lock_run_dir(&run_dir, false)?;
+    let command = shown_command();
+    let (version, commit) = tool_version();
     let summary = match args.what {
         ImportWhat::Pqclean { tree, run } => {
             pqperf_build::import_pqclean(&pqperf_build::PqcleanImportOptions {
@@ -82,6 +155,9 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
             algorithm,
             page,
             defines,
+            sets,
+            exclude,
+            include,
             run,
         } => pqperf_build::import_iccs(&pqperf_build::IccsImportOptions {
             run_dir: run.run_dir,
@@ -91,12 +167,17 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
             algorithm,
             page,
             defines,
+            sets,
+            exclude,
+            include,
+            command: command.clone(),
+            tool: format!("pqperf {version} (commit {commit})"),
         })?,
     };
     for n in &summary.notes {
         eprintln!("import: {n}");
     }
-    pqperf_campaign::note_command(&run_dir, &command)?;
+    note(&run_dir, &command)?;
     println!(
         "imported {} candidate(s), {} instance(s) into {}",
         summary.candidates.len(),
@@ -193,7 +274,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     for f in &s.failed {
         println!("BUILDFAIL {f}");
     }
-    pqperf_campaign::note_command(&run_dir, "pqperf build")?;
+    note(&run_dir, &shown_command())?;
     if !s.failed.is_empty() {
         eprintln!(
             "build: {} of {} instance(s) failed to build",

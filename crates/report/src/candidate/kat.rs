@@ -8,12 +8,17 @@ use crate::view::SystemView;
 use pqperf_model::fmt::DASH;
 
 pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
+    let opening = if crate::common::by_pqperf(v) {
+        super::built::kat_origin_sentence(v, cand, labels)
+    } else {
+        format!(
+            "Each library was checked against the submitted KAT vectors (SHA-256 manifest `{cand}/kat.sha256` in the harness) before timing."
+        )
+    };
     let mut out = vec![
         "## 3. Functional testing (KAT)".to_string(),
         String::new(),
-        format!(
-            "Each library was checked against the submitted KAT vectors (SHA-256 manifest `{cand}/kat.sha256` in the harness) before timing."
-        ),
+        opening,
         String::new(),
         "| instance | build flags | KAT |".into(),
         "|---|---|---|".into(),
@@ -55,6 +60,7 @@ pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<
         out.push(format!("| {} | {flags} | {kat} |", code(label)));
     }
     out.push(String::new());
+    out.extend(super::built::computed_digests(v, cand, labels));
     for (n, (_, cause, measure)) in notes.iter().enumerate() {
         let mut p = format!("[{}] {}", n + 1, crate::md::sanitize_fragment(cause));
         if *measure {

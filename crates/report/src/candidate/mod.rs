@@ -10,6 +10,7 @@ use crate::{ReportError, join_lines};
 use pqperf_model::fmt::{DASH, digest_prefix, kib};
 use pqperf_model::order::Category;
 
+mod built;
 mod kat;
 mod perf;
 mod sizes;
@@ -262,6 +263,7 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
         out.extend(evidence_rows(v, cand, label));
     }
     out.push(String::new());
+    out.extend(built::built_from(v, cand, &labels));
     match provenance {
         Some(p) => out.push(p),
         None => out.push(format!("Scripts: `performance/campaign.py`, `performance/ngcc_perf.c`, `performance/hashprof/` in the [harness]({HARNESS_URL}).")),
