@@ -773,9 +773,9 @@ fn object_symbols_for(
         "-o".into(),
         scan.clone(),
     ]);
-    if !run_logged(work, &argv, &mut b.log) {
+    if let Err(why) = run_logged(&ctx.run_dir, work, &argv, &mut b.log) {
         return Err(format!(
-            "compiling {} for the symbol scan failed",
+            "compiling {} for the symbol scan failed: {why}",
             src.display()
         ));
     }

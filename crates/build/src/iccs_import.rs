@@ -79,10 +79,15 @@ impl IccsImportOptions {
 /// manifest entry of the folder or instance, and the one-line note when they disagree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
+    /// The label the instance gets (its evaluated parameter-set name, or the folder's).
     pub label: String,
+    /// The submission folder's name.
     pub folder: String,
+    /// `ALGORITHM_INSTANCE` as the compiler evaluates it with the defines.
     pub evaluated: Option<String>,
+    /// The manifest entry of the folder or instance.
     pub manifest_entry: Option<String>,
+    /// The one-line note when the names disagree.
     pub note: Option<String>,
 }
 

@@ -127,6 +127,7 @@ pub fn probe(
         cwd: cwd.to_path_buf(),
         timeout,
         writable: vec![cwd.to_path_buf()],
+        ..Default::default()
     });
     if let Some(e) = o.spawn_error {
         return Err(e);

@@ -16,16 +16,7 @@ fn repo() -> PathBuf {
 }
 
 fn import(run_dir: &Path, dir: &Path, id: &str) {
-    pqperf_build::import_iccs(&IccsImportOptions {
-        run_dir: run_dir.to_path_buf(),
-        catalog: None,
-        submission: dir.to_path_buf(),
-        id: id.into(),
-        algorithm: None,
-        page: None,
-        defines: Vec::new(),
-    })
-    .unwrap();
+    pqperf_build::import_iccs(&IccsImportOptions::new(run_dir, dir, id)).unwrap();
 }
 
 fn op<'a>(ev: &'a CtEvidence, name: &str) -> &'a pqperf_model::ct::CtOperation {

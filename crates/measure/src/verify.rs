@@ -76,6 +76,7 @@ pub struct Claims {
 }
 
 impl Claims {
+    /// What the parsed protocol of one driver process claims.
     pub fn of(p: &Parsed) -> Claims {
         let sampled: Vec<_> = p.sched.iter().filter(|s| s.kind == "sampled").collect();
         let sum = |v: Vec<Option<u64>>| {
