@@ -23,6 +23,43 @@
 #include <unistd.h>
 
 static FILE *out;
+/* Ticks of the host's fixed counter per ns (measured at start), so that the tick counts it
+ * claims agree with the seconds at the rate pqperf measures for the host. */
+static double ticks_per_ns = 3.0;
+
+static unsigned long long wall_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ULL + (unsigned long long)t.tv_nsec;
+}
+
+static unsigned long long ticks(void) {
+#if defined(__x86_64__)
+    unsigned lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((unsigned long long)hi << 32) | lo;
+#elif defined(__aarch64__)
+    unsigned long long v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return wall_ns() * 3;
+#endif
+}
+
+/* The counter's rate over 20 ms of wall time (wall time on both sides, so load does not
+ * matter). */
+static void measure_ticks_per_ns(void) {
+    unsigned long long w0 = wall_ns(), t0 = ticks(), w1;
+    do
+        w1 = wall_ns();
+    while (w1 - w0 < 20000000ULL);
+    ticks_per_ns = (double)(ticks() - t0) / (double)(w1 - w0);
+}
+
+static unsigned long long count_of(unsigned long long ns) {
+    return (unsigned long long)((double)ns * ticks_per_ns);
+}
 
 __attribute__((format(printf, 1, 2))) static void line(const char *fmt, ...) {
     va_list ap;
@@ -46,10 +83,10 @@ static void trial(const char *key, unsigned t, unsigned long calls, unsigned lon
                   unsigned long long runq) {
     if (strcmp(key, "trial_sched") == 0)
         line("TRIAL\t%u\t%lu\t%llu.%09llu\t%llu", t, calls, ns / 1000000000ULL,
-             ns % 1000000000ULL, ns * 3);
+             ns % 1000000000ULL, count_of(ns));
     line("PQPERF\t%s\ttrial=%u calls=%lu ns=%llu count=%llu nivcsw=0 nvcsw=0 runq_ns=%llu "
          "run_ns=%llu minflt=0 majflt=0 migrations=0 cpu_changed=0",
-         key, t, calls, ns, ns * 3, runq, ns - runq);
+         key, t, calls, ns, count_of(ns), runq, ns - runq);
 }
 
 int main(int argc, char **argv) {
@@ -79,6 +116,7 @@ int main(int argc, char **argv) {
                                                                     : 1000ULL;
     /* Run-queue share of this process's trials: 10..90 %, from the process id. */
     unsigned long long share = strcmp(mode, "disturbed") == 0 ? 10 + (unsigned)getpid() % 81 : 0;
+    measure_ticks_per_ns();
     fprintf(stderr, "fake driver: %s %s mode %s\n", lib, op, mode);
     line("META\tid\tfake");
     line("META\toperation\t%s", op);
@@ -112,7 +150,7 @@ int main(int argc, char **argv) {
         trial("sample_sched", t, calls, per_call * calls, per_call * calls * share / 100);
         fprintf(out, "SAMPLES\t%u\t", t);
         for (unsigned long i = 0; i < calls; i++)
-            fprintf(out, i ? " %llu" : "%llu", per_call * 3 + i % 7);
+            fprintf(out, i ? " %llu" : "%llu", count_of(per_call) + i % 7);
         line("%s", "");
     }
     line("META\tverify_rejections\t0");

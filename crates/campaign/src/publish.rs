@@ -219,9 +219,7 @@ pub fn publish(opts: &CampaignOptions, check: Option<&PublishCheck>) -> Res<i32>
             dest.display()
         );
         if refused > 0 {
-            eprintln!(
-                "publish: {refused} file(s) refused (named above); the others are published"
-            );
+            eprintln!("publish: {refused} file(s) refused (named above); the others are published");
             return Ok(2);
         }
     }

@@ -466,17 +466,21 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
     {
         return Some(msg);
     }
+    // The CPUs that exist, not this thread's affinity mask: an orchestrating pqperf moves
+    // itself (and the children it starts) off the benchmark CPUs, and pins each measuring
+    // child there itself.
     if phase.measuring()
         && !opts.cpu_auto
-        && let Ok(mine) = pqperf_ffi::affinity::get_affinity()
-        && !mine.contains(&opts.cpu)
+        && let Ok(text) = std::fs::read_to_string("/sys/devices/system/cpu/online")
     {
-        let list: Vec<String> = mine.iter().map(usize::to_string).collect();
-        return Some(format!(
-            "CPU {} cannot be used by this process (it may use CPU {})",
-            opts.cpu,
-            list.join(", ")
-        ));
+        let online = pqperf_measure::host::expand_cpu_list(text.trim());
+        if !online.is_empty() && !online.contains(&opts.cpu) {
+            return Some(format!(
+                "CPU {} cannot be used (this host has CPU {})",
+                opts.cpu,
+                text.trim()
+            ));
+        }
     }
     None
 }

@@ -47,8 +47,11 @@ fn publish_refuses_evidence_with_a_machine_path() {
     .unwrap();
     let mut o = CampaignOptions::new(&run).unwrap();
     o.publish_to = Some(d.path().join("ds"));
+    // The file with the path is refused (exit 2), the rest of the run is published.
     assert_eq!(publish(&o, None).unwrap(), 2);
-    assert!(!d.path().join("ds/performance/data/x86_7").exists());
+    let sys = d.path().join("ds/performance/data/x86_7");
+    assert!(sys.join("campaign.json").is_file());
+    assert!(!sys.join("records/sign-90/W__sign.json").exists());
     // Once the path is gone the same run publishes.
     std::fs::write(
         run.join("records/sign-90/W__sign.json"),
@@ -56,6 +59,7 @@ fn publish_refuses_evidence_with_a_machine_path() {
     )
     .unwrap();
     assert_eq!(publish(&o, None).unwrap(), 0);
+    assert!(sys.join("records/sign-90/W__sign.json").is_file());
     assert!(
         d.path()
             .join("ds/performance/data/x86_7/records/sign-90/W__sign.json")

@@ -60,8 +60,17 @@ fn mlkem512_and_mldsa44_have_only_accepted_findings() {
         }
     }
     // The FO re-encryption compare and the secret-key arithmetic are clean: the accepted
-    // groups are exactly the expected ones.
-    assert_eq!(seen.len(), 14, "{seen:#?}");
+    // groups are exactly the expected ones. The seed rho that the secret key carries is found
+    // verbatim in the public key by the first pass and not marked secret, so the rejection
+    // sampling of A from it is no finding in ML-KEM dec and ML-DSA sign (it still is in
+    // keygen, where rho comes from the secret seed).
+    assert_eq!(seen.len(), 11, "{seen:#?}");
+    for gone in [
+        "ml-kem-512 dec crypto_kem/ml-kem-512/clean/indcpa.c:128",
+        "ml-dsa-44 sign crypto_sign/ml-dsa-44/clean/poly.c:326",
+    ] {
+        assert!(!seen.iter().any(|s| s == gone), "{gone}: {seen:#?}");
+    }
     for (row, u) in table.rows.iter().zip(&used) {
         if row.id == "ml-kem-512" || row.id == "ml-dsa-44" {
             assert!(

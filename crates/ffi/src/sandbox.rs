@@ -48,9 +48,10 @@ impl Default for Limits {
 /// Everything [`prepare`] installs into a `Command`.
 #[derive(Debug, Clone)]
 pub struct PreExec {
-    /// Namespaces to unshare (empty: none). With `CLONE_NEWPID` the child forks once more:
-    /// the first process stays outside, waits for the second (the namespace's init, which
-    /// runs the program) and exits with its status.
+    /// Namespaces to unshare (empty: none). With `CLONE_NEWPID` the child forks twice more:
+    /// the first process stays outside and waits for the second (the namespace's init, a
+    /// reaper), which waits for the third (the program, PID 2); the first exits with the
+    /// program's status.
     pub namespaces: CloneFlags,
     /// Make every mount private in the new mount namespace (and, with a new PID namespace,
     /// mount a fresh `/proc` that shows only the namespace's processes).
@@ -214,36 +215,82 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
     }
 }
 
-/// After `unshare(CLONE_NEWPID)`: fork the namespace's init (returns in it) and turn the
-/// calling process into a waiter that closes every descriptor (so that `spawn` learns of the
-/// `exec` from the init alone), waits for the init and exits with its status.
+/// After `unshare(CLONE_NEWPID)`: fork the namespace's init, which forks the program's
+/// process (PID 2 of the namespace; this function returns in it). The calling process turns
+/// into a waiter outside the namespace that closes every descriptor but the read end of a
+/// status pipe (so that `spawn` learns of the `exec` from the program's process alone), waits
+/// for the init and exits with the program's status. The init closes every descriptor but the
+/// pipe's write end, reaps every process of the namespace until the program's has ended, sends
+/// its raw wait status over the pipe and exits (which kills what is left of the namespace).
+/// The program is not the init, so signals it raises at itself (`raise`, `abort`) act as
+/// usual: a namespace's init ignores signals it has no handler for.
 ///
 /// # Safety
 /// Only between fork and exec of a single-threaded child (see [`prepare`]).
 unsafe fn become_pid_namespace_init(parent_death: bool) -> std::io::Result<()> {
     // SAFETY: see the function's contract; fork in the single-threaded child is safe, and
-    // both branches use only async-signal-safe calls.
+    // every branch uses only async-signal-safe calls on stack memory.
     unsafe {
+        let death_signal = || {
+            !parent_death
+                || libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) == 0
+        };
+        let close_all_but = |keep: i32| {
+            if keep > 0 {
+                libc::syscall(libc::SYS_close_range, 0u32, (keep - 1) as u32, 0u32);
+            }
+            libc::syscall(libc::SYS_close_range, (keep + 1) as u32, u32::MAX, 0u32);
+        };
+        let mut fds = [0i32; 2];
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let (rd, wr) = (fds[0], fds[1]);
         let pid = libc::fork();
         if pid < 0 {
             return Err(std::io::Error::last_os_error());
         }
         if pid == 0 {
             // The init: it dies with the waiter (whose own death signal ties it to pqperf).
-            if parent_death
-                && libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGKILL as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                ) != 0
-            {
-                return Err(std::io::Error::last_os_error());
+            libc::close(rd);
+            if !death_signal() {
+                libc::_exit(INTERMEDIATE_FAILURE);
             }
-            return Ok(());
+            let prog = libc::fork();
+            if prog < 0 {
+                libc::_exit(INTERMEDIATE_FAILURE);
+            }
+            if prog == 0 {
+                // The program's process: it goes on to exec, and dies with the init.
+                libc::close(wr);
+                if !death_signal() {
+                    return Err(std::io::Error::last_os_error());
+                }
+                return Ok(());
+            }
+            close_all_but(wr);
+            let mut st = 0;
+            loop {
+                let r = libc::waitpid(-1, &mut st, 0);
+                if r == prog {
+                    break;
+                }
+                if r < 0 && *libc::__errno_location() != libc::EINTR {
+                    libc::_exit(INTERMEDIATE_FAILURE);
+                }
+            }
+            let bytes = st.to_ne_bytes();
+            libc::write(wr, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(0);
         }
-        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+        libc::close(wr);
+        close_all_but(rd);
         let mut st = 0;
         loop {
             let r = libc::waitpid(pid, &mut st, 0);
@@ -254,11 +301,17 @@ unsafe fn become_pid_namespace_init(parent_death: bool) -> std::io::Result<()> {
                 libc::_exit(INTERMEDIATE_FAILURE);
             }
         }
+        // The program's status when the init reported it; otherwise the init's own (killed
+        // with the group on a timeout, or failed before the program started).
+        let mut buf = [0u8; 4];
+        if libc::read(rd, buf.as_mut_ptr().cast(), buf.len()) == buf.len() as isize {
+            st = i32::from_ne_bytes(buf);
+        }
         if libc::WIFEXITED(st) {
             libc::_exit(libc::WEXITSTATUS(st));
         }
         if libc::WIFSIGNALED(st) {
-            // Die of the same signal, so that the parent sees what the init saw.
+            // Die of the same signal, so that the parent sees what the program died of.
             let sig = libc::WTERMSIG(st);
             libc::signal(sig, libc::SIG_DFL);
             let mut set: libc::sigset_t = std::mem::zeroed();

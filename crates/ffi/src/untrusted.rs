@@ -701,9 +701,16 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     let mut pause = Duration::from_micros(200);
     let mut out = ChildOutcome::default();
     // Reaped here (not through `child`) to keep the kernel's accounting of the child.
+    // With a PID namespace the reaped process is the waiter outside it: its rusage includes
+    // the program's (waited for through the init), its schedstat does not, so none is kept.
+    let waiter = pre.namespaces.contains(CloneFlags::CLONE_NEWPID);
     let reaped = |out: &mut ChildOutcome, r: Option<(i32, crate::procinfo::ChildAccounting)>| {
         use std::os::unix::process::ExitStatusExt;
-        if let Some((st, acc)) = r {
+        if let Some((st, mut acc)) = r {
+            if waiter {
+                acc.run_ns = None;
+                acc.run_delay_ns = None;
+            }
             out.status = Some(ExitStatus::from_raw(st));
             out.accounting = Some(acc);
         }

@@ -60,7 +60,8 @@ impl ImportRecord {
     /// Write atomically.
     pub fn save(&self, run_dir: &Path) -> std::io::Result<()> {
         let p = Self::path(run_dir, &self.id);
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n";
+        // The reference serialisation, like every JSON file of a run directory.
+        let text = crate::pyjson::to_string(self).map_err(std::io::Error::other)?;
         crate::fsutil::write_atomic(&p, text.as_bytes())
     }
 }

@@ -109,7 +109,7 @@ const CAMPAIGN: [&str; 10] = [
     "--trial-target",
     "0.01",
     "--only",
-    "^sign-90$",
+    "^sign-90/",
     "--register",
 ];
 
@@ -152,7 +152,8 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     assert_eq!(records.len(), 3, "{records:?}\n{log}");
     let camp = std::fs::read_to_string(d.join("run/campaign.json")).unwrap();
     assert!(
-        camp.contains("\"pqperf import iccs SUBMISSION --id sign-90\"")
+        // The command as given, every flag included (paths by their file name).
+        camp.contains("\"pqperf import iccs wots-pxof --id sign-90\"")
             && camp.contains("\"pqperf campaign all\""),
         "{camp}"
     );

@@ -29,6 +29,15 @@ fn ok(mut c: Command) -> String {
     text
 }
 
+/// Runs pqperf and returns its output, failing unless it exits 1 (something did not complete).
+fn exits1(mut c: Command) -> String {
+    let out = c.output().expect("run pqperf");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "pqperf: {text}");
+    text
+}
+
 /// toy_sig.c with forge.h included and its hook called at the top of `sig_sign`.
 fn hostile_toy() -> String {
     let anchor = "    work();\n    mix(sk, m, ml, sn);";
@@ -143,8 +152,9 @@ fn forged_timings_are_inconsistent_and_the_campaign_goes_on() {
         "--stack-region",
         "262144",
     ];
-    ok(campaign(&run, "calibrate", &common));
-    let log = ok(campaign(&run, "measure", &common));
+    // Units whose processes are inconsistent did not complete: exit 1, the others done.
+    exits1(campaign(&run, "calibrate", &common));
+    let log = exits1(campaign(&run, "measure", &common));
     // Honest instances: complete, every process checked and consistent.
     for label in ["good", "work"] {
         for op in ["keygen", "sign", "verify"] {
@@ -282,7 +292,8 @@ fn forged_kat_pass_is_recorded_as_forged() {
     }
     let out = common::ok(None, &["build", "--run-dir", rd]);
     assert!(out.contains("built 3 libraries, 0 BUILDFAIL"), "{out}");
-    common::ok(None, &["kat", "--run-dir", rd, "--no-fallback"]);
+    // FORGED is not PASS: exit 1 (the documented code for a KAT that did not pass).
+    common::exits(None, &["kat", "--run-dir", rd, "--no-fallback"], 1);
     let bj: BuildJson =
         pqperf_model::pyjson::read(&run.join("build.json"), Path::new("build.json")).unwrap();
     let kat = |id: &str| bj.instances[&format!("{id}/WOTS-PXOF-128")].kat.clone();

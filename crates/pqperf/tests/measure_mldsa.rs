@@ -90,7 +90,7 @@ fn mldsa44_verify_median_agrees_with_an_in_process_measurement() {
         "--cpu",
         &cpus,
         "--only",
-        "^ml-dsa-44$",
+        "^ml-dsa-44/",
         "--trial-target",
         "0.2",
         "--allow-unfixed-host",

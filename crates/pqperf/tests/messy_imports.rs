@@ -314,7 +314,8 @@ fn a_benchmark_file_own_helpers_and_no_manifest() {
     assert_eq!(e["drng_algorithm"], "defined by the shim");
 
     // No manifest: NOKAT, and build.json says there was none.
-    let out = run(&["kat", "--run-dir", rd, "--timeout", "120"]);
+    // NOKAT is not PASS: exit 1, the documented code.
+    let out = common::exits(None, &["kat", "--run-dir", rd, "--timeout", "120"], 1);
     assert!(out.contains("RESULT kem-80 SPEEDKEM128 NOKAT"), "{out}");
     let bj = build_json(&run_dir);
     assert_eq!(

@@ -139,6 +139,8 @@ pub fn is_run_dir_only(rel: &Path) -> bool {
             | "calibrate"
             | "hashcost"
             | "catalog.toml"
+            // What each ICCS import did; build.json carries it into the dataset.
+            | "imports"
             | "deferred.out"
             // pqperf's derived candidate surveys, and the default outputs of `publish`/`site`.
             | "survey"

@@ -31,7 +31,7 @@ pub fn measure(run: &Path, cpu: usize, systems: &Path, trial_target: &str, extra
             "--cpu",
             &cpus,
             "--only",
-            "^ml-dsa-44$",
+            "^ml-dsa-44/",
             "--trial-target",
             trial_target,
             "--allow-unfixed-host",
