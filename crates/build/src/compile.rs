@@ -370,7 +370,32 @@ pub fn run_logged(
 ) -> Result<(), String> {
     log.push_str(&log_command(argv));
     log.push('\n');
-    let mut readable = vec![run_dir.to_path_buf()];
+    let r = run_compiler(run_dir, cwd, argv);
+    log.push_str(&r.stdout);
+    log.push_str(&r.stderr);
+    match r.failure {
+        None => Ok(()),
+        Some(w) => {
+            log.push_str(&format!("# {w}\n"));
+            Err(w)
+        }
+    }
+}
+
+/// What one contained compiler command printed, and why it failed (if it did).
+pub struct CompilerRun {
+    /// Its standard output (capped like every captured stream).
+    pub stdout: String,
+    /// Its standard error (capped).
+    pub stderr: String,
+    /// Why it failed: exit status, signal, time limit, or that it could not be started.
+    pub failure: Option<String>,
+}
+
+/// Runs one compiler command contained as [`run_logged`] describes, with writes allowed
+/// below `writable` (and scratch) only; the header probes of `import` use it too.
+pub fn run_compiler(writable: &Path, cwd: &Path, argv: &[String]) -> CompilerRun {
+    let mut readable = vec![writable.to_path_buf()];
     for a in argv {
         // `-I/x`, `-L/x`, `-Wl,...=/x` and bare paths: the folders they name.
         let path = a.find('/').map(|i| &a[i..]).filter(|p| p.starts_with('/'));
@@ -389,21 +414,24 @@ pub fn run_logged(
         args: argv[1..].to_vec(),
         cwd: cwd.to_path_buf(),
         timeout: COMPILER_TIMEOUT,
-        writable: vec![run_dir.to_path_buf()],
+        writable: vec![writable.to_path_buf()],
         readable,
         limits: Some(pqperf_ffi::sandbox::Limits {
             address_space: Some(COMPILER_ADDRESS_SPACE),
             ..Default::default()
         }),
+        // Messages in one language: the header probes read them.
+        env: vec![("LC_ALL".into(), "C".into())],
         ..Default::default()
     });
     if let Some(e) = &o.spawn_error {
-        log.push_str(&format!("# cannot run {}: {e}\n", argv[0]));
-        return Err(format!("cannot run {}", argv[0]));
+        return CompilerRun {
+            stdout: String::new(),
+            stderr: String::new(),
+            failure: Some(format!("cannot run {}: {e}", argv[0])),
+        };
     }
-    log.push_str(&o.stdout.text());
-    log.push_str(&o.stderr.text());
-    let why = if o.timed_out {
+    let failure = if o.timed_out {
         Some(format!(
             "time limit of {} s exceeded",
             COMPILER_TIMEOUT.as_secs()
@@ -416,12 +444,10 @@ pub fn run_logged(
             None => Some("no exit status".to_string()),
         }
     };
-    match why {
-        None => Ok(()),
-        Some(w) => {
-            log.push_str(&format!("# {w}\n"));
-            Err(w)
-        }
+    CompilerRun {
+        stdout: o.stdout.text(),
+        stderr: o.stderr.text(),
+        failure,
     }
 }
 

@@ -9,7 +9,6 @@
 //! arithmetic, `sizeof`), the value is the compiler's.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::flags::log_command;
 
@@ -113,7 +112,7 @@ impl HeaderProbe {
             argv.push(src.to_string_lossy().into_owned());
             argv.push("-o".into());
             argv.push(obj.to_string_lossy().into_owned());
-            let r = run(&self.cwd, &argv, &mut log);
+            let r = run(&self.scratch, &self.cwd, &argv, &mut log);
             let _ = std::fs::remove_file(&src);
             let _ = std::fs::remove_file(&obj);
             match r {
@@ -161,7 +160,7 @@ impl HeaderProbe {
         argv.push(src.to_string_lossy().into_owned());
         argv.push("-o".into());
         argv.push(obj.to_string_lossy().into_owned());
-        let out = run(&self.cwd, &argv, log);
+        let out = run(&self.scratch, &self.cwd, &argv, log);
         let result = match out {
             Err(e) => Err(fail(e)),
             Ok(()) => read_symbol(&obj).map_err(fail),
@@ -189,14 +188,14 @@ impl HeaderProbe {
         argv.push(src.to_string_lossy().into_owned());
         log.push_str(&log_command(&argv));
         log.push('\n');
-        let out = Command::new(&argv[0])
-            .args(&argv[1..])
-            .current_dir(&self.cwd)
-            .output()
-            .ok();
+        // Contained like every compiler run on submitted code (a header may include
+        // `/dev/zero`): writes only below the scratch folder, a time and memory limit.
+        let out = crate::compile::run_compiler(&self.scratch, &self.cwd, &argv);
         let _ = std::fs::remove_file(&src);
-        let out = out.filter(|o| o.status.success())?;
-        let text = String::from_utf8_lossy(&out.stdout);
+        if out.failure.is_some() {
+            return None;
+        }
+        let text = out.stdout;
         text.lines()
             .rev()
             .find_map(|l| l.trim().strip_prefix(marker))
@@ -204,32 +203,24 @@ impl HeaderProbe {
     }
 }
 
-/// Run the compiler, logging `$ argv` and its output; the error carries the first lines.
-fn run(cwd: &Path, argv: &[String], log: &mut String) -> Result<(), String> {
+/// Run the compiler contained (`compile::run_compiler`: writes only below `scratch`, a time
+/// and memory limit), logging `$ argv` and its output; the error carries the first lines.
+fn run(scratch: &Path, cwd: &Path, argv: &[String], log: &mut String) -> Result<(), String> {
     log.push_str(&log_command(argv));
     log.push('\n');
-    let o = Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(cwd)
-        .env("LC_ALL", "C")
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = crate::compile::run_compiler(scratch, cwd, argv);
+    let text = format!("{}{}", o.stdout, o.stderr);
     log.push_str(&text);
-    if o.status.success() {
+    let Some(failure) = o.failure else {
         return Ok(());
-    }
+    };
     let first: Vec<&str> = text
         .lines()
         .filter(|l| l.contains("error"))
         .take(3)
         .collect();
     Err(if first.is_empty() {
-        format!("{} failed ({})", argv[0], o.status)
+        format!("{} failed ({failure})", argv[0])
     } else {
         first.join(" | ")
     })

@@ -521,6 +521,8 @@ pub struct ChildSpec {
     pub cpu: Option<usize>,
     /// Resource limits instead of the policy's (the build stage's compiler limits).
     pub limits: Option<Limits>,
+    /// Extra environment variables (e.g. `LC_ALL=C` for a compiler whose messages are read).
+    pub env: Vec<(String, String)>,
 }
 
 /// What happened.
@@ -651,7 +653,8 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         .stderr(Stdio::piped())
         .env(RESULT_FD_ENV, res_w.as_raw_fd().to_string())
         .env("HOME", scratch.path())
-        .env("TMPDIR", scratch.path());
+        .env("TMPDIR", scratch.path())
+        .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let limits = spec.limits.unwrap_or(pol.limits);
     let cgroup = if pol.sandbox {
         PidsCgroup::create(limits.processes)

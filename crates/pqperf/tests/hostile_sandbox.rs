@@ -3,8 +3,9 @@
 //! in the source), imported and built by pqperf and run through the timing driver, the KAT
 //! child and `pqperf ct`. Each attack (a unix socket of the host, a descriptor inherited from
 //! pqperf's caller, a file under `$HOME`, stopping pqperf, moving its own CPU or priority, a
-//! `setsid` grandchild, a write outside scratch under `ct`, a compiler fed `/dev/zero`, pqperf
-//! ended while a candidate sleeps) ends recorded as what it is, and everything else goes on.
+//! `setsid` grandchild, a write outside scratch under `ct`, a compiler fed `/dev/zero` in the
+//! build and in `import`'s header probes, pqperf ended while a candidate sleeps) ends
+//! recorded as what it is, and everything else goes on.
 
 mod common;
 
@@ -435,4 +436,48 @@ fn ct_cannot_write_outside_scratch() {
             .unwrap()
             .starts_with("landlock")
     );
+}
+
+#[test]
+fn a_header_that_includes_dev_zero_does_not_stall_the_import() {
+    // The header probes of `import` compile the submission's header: contained like the
+    // build stage (memory and time limits), they fail instead of reading /dev/zero forever.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sub");
+    pqperf_model::fsutil::copy_tree(&common::repo().join("testdata/candidates/wots-pxof"), &dir)
+        .unwrap();
+    let h = dir.join("Reference_Implementation/WOTS-PXOF-128/SIG_AlgorithmInstance.h");
+    let text = std::fs::read_to_string(&h).unwrap();
+    std::fs::write(&h, format!("#include \"/dev/zero\"\n{text}")).unwrap();
+    let run = tmp.path().join("run");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pqperf"))
+        .args(["import", "iccs"])
+        .arg(&dir)
+        .args(["--id", "sign-89", "--run-dir"])
+        .arg(&run)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A hang check only, far from what a loaded host needs (each probe ends at its memory
+    // limit within seconds; the compiler time limit is 600 s).
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(500) {
+            let _ = child.kill();
+            panic!("import still running after 500 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    eprintln!("{text}");
+    // What import made of it is said: either it refused, or the instance came without an
+    // evaluated name (the folder's), and no probe process is left behind.
+    assert!(
+        !out.status.success() || text.contains("ALGORITHM_INSTANCE"),
+        "{text}"
+    );
+    assert!(common::processes_mapping("/dev/zero").is_empty());
 }
