@@ -107,7 +107,7 @@ campaign=ok
 host=$(uname -n)  # qemu-user passes the host name through
 printf 'ID;Arch;Hostname;Description\narm_2;aarch64;%s;qemu-user emulated AArch64 on an x86-64 host (not a performance system)\n' "$host" >"$work/systems.csv"
 cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
-copts=(--run-dir "$run" --only '^ml-kem-512$' --cpu "$cpu" --systems "$work/systems.csv" --allow-unfixed-host
+copts=(--run-dir "$run" --only '^ml-kem-512/' --cpu "$cpu" --systems "$work/systems.csv" --allow-unfixed-host
   --probe-attempts 1 --trial-target 0.02 --op-budget 5)
 step "campaign calibrate + measure (ml-kem-512, clean and aarch64)"
 pq campaign calibrate "${copts[@]}" >"$work/campaign.txt" 2>&1 || campaign=failed

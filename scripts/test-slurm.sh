@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 t0=$(date +%s)
 shards=${PQPERF_SLURM_SHARDS:-2}
-only=${PQPERF_SLURM_ONLY:-'^ml-kem-512$'}
+only=${PQPERF_SLURM_ONLY:-'^ml-kem-512/'}
 step() { echo "slurm: $*" >&2; }
 fail() {
   echo "slurm: $*"
