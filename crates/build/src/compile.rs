@@ -66,6 +66,9 @@ pub struct InstanceBuild {
     /// What was built from what ([`crate::provenance_json`]): import command and digest,
     /// identity, catalog edits, KAT manifest origin.
     pub provenance: serde_json::Value,
+    /// Digest of the catalog entry and import the instance was built from
+    /// ([`crate::current::inputs_sha256`]).
+    pub inputs_sha256: String,
 }
 
 /// Sources left out (relative to the candidate root) with the reason.
@@ -500,6 +503,7 @@ pub fn build_instance(
         drng_defined_by: None,
         own_helpers: Vec::new(),
         provenance: crate::provenance_json(&ctx.run_dir, &ctx.catalog_dir, cand, inst),
+        inputs_sha256: crate::current::inputs_sha256(&ctx.run_dir, cand, inst),
     };
     let r = build_inner(ctx, cand, inst, set, &mut b);
     if let Err(e) = r {

@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compile;
+pub mod current;
 pub mod flags;
 pub mod iccs_import;
 pub mod pqclean;
@@ -29,6 +30,7 @@ use pqperf_model::catalog::{Catalog, CatalogError};
 use pqperf_model::{BuildEntry, BuildJson};
 
 pub use compile::{InstanceBuild, build_instance, elf_load_bytes, sha256_file};
+pub use current::{build_staleness, inputs_sha256, stale_builds, stale_refusal};
 pub use flags::FlagSet;
 pub use iccs_import::{IccsImportOptions, import_iccs};
 pub use provider::{ProviderChoice, ProviderRecord};
@@ -426,6 +428,7 @@ pub fn entry_for(b: &InstanceBuild, guide_result: Option<String>) -> BuildEntry 
     x.insert("build_flags".into(), b.flag_string.clone().into());
     x.insert("compiler".into(), b.compiler.clone().into());
     x.insert("build_log".into(), b.log_rel.clone().into());
+    x.insert(current::INPUTS_KEY.into(), b.inputs_sha256.clone().into());
     x.insert(
         "build_seconds".into(),
         serde_json::json!((b.seconds * 1000.0).round() / 1000.0),
@@ -525,21 +528,77 @@ pub fn provenance_json(
     serde_json::Value::Object(o)
 }
 
-/// Append an instance's log text to `build/<id>.log` (serialised by `lock`).
+/// Append an instance's log text to `build/<id>.log` (serialised by `lock`): the file is
+/// replaced whole (temp + rename) with its old text and the new, so a crash leaves the old
+/// log or the new one, never a torn one.
 pub fn append_log(run_dir: &Path, b: &InstanceBuild, lock: &Mutex<()>) -> Result<(), BuildError> {
-    use std::io::Write;
     let _g = lock.lock().unwrap_or_else(|p| p.into_inner());
     let p = run_dir.join(&b.log_rel);
-    if let Some(d) = p.parent() {
-        std::fs::create_dir_all(d).map_err(|e| BuildError::io(d, e))?;
+    let mut text = match std::fs::read(&p) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(BuildError::io(&p, e)),
+    };
+    text.extend_from_slice(b.log.as_bytes());
+    pqperf_model::fsutil::write_atomic(&p, &text).map_err(|e| BuildError::io(&p, e))
+}
+
+/// The build logs one `build` run writes: per candidate the text of this run so far, written
+/// whole (temp + rename) after each instance.
+#[derive(Default)]
+struct LogBook {
+    text: Mutex<std::collections::HashMap<String, String>>,
+}
+
+impl LogBook {
+    /// Adds `b`'s log text to its candidate's log and replaces the file with the whole text.
+    fn add(&self, run_dir: &Path, b: &InstanceBuild) -> Result<(), BuildError> {
+        let mut g = self.text.lock().unwrap_or_else(|p| p.into_inner());
+        let t = g.entry(b.log_rel.clone()).or_default();
+        t.push_str(&b.log);
+        let p = run_dir.join(&b.log_rel);
+        pqperf_model::fsutil::write_atomic(&p, t.as_bytes()).map_err(|e| BuildError::io(&p, e))
     }
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&p)
-        .map_err(|e| BuildError::io(&p, e))?;
-    f.write_all(b.log.as_bytes())
-        .map_err(|e| BuildError::io(&p, e))
+}
+
+/// The build.json entry of an instance about to be rebuilt: its KAT verdict no longer holds
+/// (the library is replaced), so it reads as untested (`NOLOG`, no log) until the KAT stage
+/// checks the new library.
+pub fn untested(e: &BuildEntry) -> BuildEntry {
+    let mut e = e.clone();
+    if e.library.is_some() {
+        e.kat = "NOLOG".into();
+    }
+    e.kat_log = None;
+    e.kat_log_sha256 = None;
+    e.extra.shift_remove("kat_computed");
+    e
+}
+
+/// The KAT result of `old` carried over to the new entry `new` when the rebuild produced the
+/// same library from the same inputs and the KAT log `old` names is still the one it
+/// describes (its sha256); otherwise `new` unchanged (untested).
+fn carry_kat(run_dir: &Path, old: &BuildEntry, mut new: BuildEntry) -> BuildEntry {
+    let same_library = new.library.is_some()
+        && new.library_sha256.is_some()
+        && new.library_sha256 == old.library_sha256
+        && new.flags == old.flags
+        && current::recorded_inputs(&new).is_some()
+        && current::recorded_inputs(&new) == current::recorded_inputs(old);
+    let log_intact = match (&old.kat_log, &old.kat_log_sha256) {
+        (Some(rel), Some(sha)) => sha256_file(&run_dir.join(rel)).is_ok_and(|s| &s == sha),
+        _ => false,
+    };
+    if same_library && log_intact && old.kat != "NOLOG" {
+        new.kat = old.kat.clone();
+        new.kat_log = old.kat_log.clone();
+        new.kat_log_sha256 = old.kat_log_sha256.clone();
+        new.guide_result = old.guide_result.clone();
+        if let Some(c) = old.extra.get("kat_computed") {
+            new.extra.insert("kat_computed".into(), c.clone());
+        }
+    }
+    new
 }
 
 /// Build one instance with its first flag set and, if that fails, with the harness
@@ -582,18 +641,24 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
             }
         }
     }
-    // Fresh logs for the candidates being built.
-    let mut cands: Vec<&str> = todo
+    // Fresh logs for the candidates being built: each `build/<id>.log` is this build's text,
+    // replaced whole after every instance (the old log stays until then).
+    let logs = LogBook::default();
+    let mut before = read_build_json(&opts.run_dir)?;
+    // The libraries about to be replaced lose their KAT verdict first: a build that does not
+    // finish leaves them untested, never a PASS next to another library.
+    let old: std::collections::HashMap<String, BuildEntry> = todo
         .iter()
-        .map(|(ci, _, _)| cat.candidates[*ci].id.as_str())
+        .filter_map(|(_, _, k)| before.instances.get(k).map(|e| (k.clone(), e.clone())))
         .collect();
-    cands.dedup();
-    for id in cands {
-        let p = ctx.run_dir.join("build").join(format!("{id}.log"));
-        let _ = std::fs::remove_file(&p);
+    if !old.is_empty() {
+        for (k, e) in &old {
+            before.instances.insert(k.clone(), untested(e));
+        }
+        write_build_json(&opts.run_dir, &before)?;
     }
-    let bj = Mutex::new(read_build_json(&opts.run_dir)?);
-    let log_lock = Mutex::new(());
+    let old = &old;
+    let bj = Mutex::new(before);
     let results: Mutex<Vec<(usize, String, bool)>> = Mutex::new(Vec::new());
     let first_err: Mutex<Option<BuildError>> = Mutex::new(None);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -610,15 +675,18 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let bar = &bar;
     pool.scope(|s| {
         for (order, (ci, ii, key)) in todo.iter().enumerate() {
-            let (ctx, cat, bj, log_lock, results, first_err, done) =
-                (&ctx, &cat, &bj, &log_lock, &results, &first_err, &done);
+            let (ctx, cat, bj, logs, results, first_err, done) =
+                (&ctx, &cat, &bj, &logs, &results, &first_err, &done);
             s.spawn(move |_| {
                 let (b, first) = build_with_fallback(ctx, cat, *ci, *ii);
-                let mut res = append_log(&ctx.run_dir, first.as_ref().unwrap_or(&b), log_lock);
+                let mut res = logs.add(&ctx.run_dir, first.as_ref().unwrap_or(&b));
                 if first.is_some() && res.is_ok() {
-                    res = append_log(&ctx.run_dir, &b, log_lock);
+                    res = logs.add(&ctx.run_dir, &b);
                 }
-                let entry = entry_for(&b, first.as_ref().map(|_| "BUILDFAIL".to_string()));
+                let mut entry = entry_for(&b, first.as_ref().map(|_| "BUILDFAIL".to_string()));
+                if let Some(o) = old.get(key) {
+                    entry = carry_kat(&ctx.run_dir, o, entry);
+                }
                 {
                     let mut g = bj.lock().unwrap_or_else(|p| p.into_inner());
                     g.instances.insert(key.clone(), entry);

@@ -9,6 +9,7 @@
 //! | [`lease`] | host-wide CPU leases (one `flock`ed file per CPU), `--cpu auto` |
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
 //! | `phases` | the calibrate, measure and plan phases (units handed to `pqperf-measure`) |
+//! | [`stale`] | evidence naming another library than the built one: redone, or kept (`--keep-stale`) and noted |
 //! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json, walks |
 //! | [`observe`] | observers of log lines and progress: `campaign.log`, terminal, null |
 //! | [`publish`] | dataset publication and its side tables |
@@ -30,16 +31,18 @@ pub mod run;
 pub mod rundir;
 pub mod select;
 pub mod shard;
+pub mod stale;
 pub mod systems;
 
 pub use error::CampaignError;
 pub use observe::{Logger, Observer};
 pub use options::{CampaignOptions, DEFAULT_DEFER, OptionsData, default_cpu};
-pub use phase::{Hook, Hooks, Phase, PhaseCtx, PublishCheck};
+pub use phase::{Hook, Hooks, PagesRefresh, Phase, PhaseCtx, PublishCheck, PublishPages};
 pub use pqperf_measure::record::utc_now;
-pub use publish::publish;
+pub use publish::{publish, publish_with};
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};
 pub use rundir::{
     RunLock, load_build, load_catalog, lock_run_dir, note_command, update_campaign, walk_files,
 };
 pub use select::{measurable, parse_shard, prior_costs, selected};
+pub use stale::EvidenceCheck;

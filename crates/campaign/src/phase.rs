@@ -112,7 +112,26 @@ pub type Hook = Box<dyn Fn(&PhaseCtx) -> Result<i32, String> + Send + Sync>;
 pub struct Hooks {
     by_name: BTreeMap<&'static str, Hook>,
     publish_check: Option<PublishCheck>,
+    publish_pages: Option<PublishPages>,
 }
+
+/// What became of a dataset's pages after `publish` replaced a system's evidence.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PagesRefresh {
+    /// Pages (dataset-relative) regenerated because the new evidence changes them.
+    pub regenerated: Vec<String>,
+    /// Pages on disk that the evidence no longer produces (a candidate that left the
+    /// system): stale, left in place and named.
+    pub stale: Vec<String>,
+}
+
+/// The page refresh `publish` runs after it put a system tree in place: given the options,
+/// the dataset root and the system id, it regenerates the dataset's pages that the new
+/// evidence changes (those already on disk) and names the ones left stale. The CLI passes
+/// the report stage's renderer.
+pub type PublishPages = Box<
+    dyn Fn(&CampaignOptions, &std::path::Path, &str) -> Result<PagesRefresh, String> + Send + Sync,
+>;
 
 /// The check `publish` runs on a system tree it is about to leave in place: given the dataset
 /// root and the system id, the problems found (empty = valid). The CLI passes `validate`.
@@ -127,6 +146,16 @@ impl Hooks {
     /// Registers the check `publish` runs before a new system tree replaces an old one.
     pub fn provide_publish_check(&mut self, check: PublishCheck) {
         self.publish_check = Some(check);
+    }
+
+    /// Registers the page refresh `publish` runs after a system tree is in place.
+    pub fn provide_publish_pages(&mut self, pages: PublishPages) {
+        self.publish_pages = Some(pages);
+    }
+
+    /// The page refresh of `publish`, if one was provided.
+    pub fn publish_pages(&self) -> Option<&PublishPages> {
+        self.publish_pages.as_ref()
     }
 
     /// The check of `publish`, if one was provided.

@@ -12,14 +12,14 @@ use serde_json::Value;
 
 use std::path::Path;
 
-use crate::rundir::{read_json, remove_stale_temps};
+use crate::rundir::remove_stale_temps;
+use crate::stale::EvidenceCheck;
 use crate::{CampaignError, CampaignOptions, Logger};
 
 type Res<T> = Result<T, CampaignError>;
 
-/// Whether evidence at `path` (already there) is done again: `--redo`, or it names a
-/// library (`library_sha256` at `key`) other than the built one `built`, or none, unless
-/// `--keep-stale`. Logs why; a kept stale file is added to `kept`.
+/// Whether evidence at `path` (already there) is done again ([`EvidenceCheck::redo_json`]);
+/// a kept stale file is added to `kept`.
 fn redo_existing(
     opts: &CampaignOptions,
     redo: bool,
@@ -29,66 +29,18 @@ fn redo_existing(
     built: Option<&str>,
     kept: &mut Vec<String>,
 ) -> bool {
-    let shown = path
-        .strip_prefix(&opts.run_dir)
-        .unwrap_or(path)
-        .display()
-        .to_string();
-    if redo {
-        log.log(format!("{shown}: done again (--redo)"));
-        return true;
-    }
-    let v = read_json(path);
-    let mut named = v.as_ref();
-    for k in key {
-        named = named.and_then(|x| x.get(*k));
-    }
-    let named = named.and_then(Value::as_str);
-    // Without a built library hash there is nothing to compare with.
-    if built.is_none() || (named.is_some() && named == built) {
-        return false;
-    }
-    let short = |s: Option<&str>| s.map_or("none".to_string(), |s| s.chars().take(12).collect());
-    let what = format!(
-        "{shown}: stale (library {} is not the built {})",
-        short(named),
-        short(built)
-    );
-    if opts.keep_stale {
-        log.log(format!("{what}; kept (--keep-stale)"));
-        kept.push(shown);
-        false
-    } else {
-        log.log(format!("{what}; done again"));
-        true
-    }
+    let mut check = EvidenceCheck::new(opts, log, redo);
+    let again = check.redo_json(path, key, built);
+    kept.extend(check.into_kept());
+    again
 }
 
 /// Records in campaign.json which stale evidence `--keep-stale` kept (`pqperf.stale_kept`).
 fn note_stale_kept(opts: &CampaignOptions, kept: &[String]) -> Res<()> {
-    if kept.is_empty() {
-        return Ok(());
-    }
-    crate::rundir::update_campaign(&opts.run_dir, |m| {
-        let pq = m
-            .entry("pqperf")
-            .or_insert_with(|| Value::Object(Default::default()));
-        if let Value::Object(pq) = pq {
-            let mut all: Vec<Value> = pq
-                .get("stale_kept")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            for k in kept {
-                let v = Value::from(k.as_str());
-                if !all.contains(&v) {
-                    all.push(v);
-                }
-            }
-            pq.insert("stale_kept".into(), Value::Array(all));
-        }
-    })?;
-    Ok(())
+    let log = Logger::null();
+    let mut check = EvidenceCheck::new(opts, &log, false);
+    check.keep(kept);
+    check.finish()
 }
 
 pub(crate) fn phase_calibrate(

@@ -11,7 +11,7 @@ use pqperf_model::fsutil::{
 use pqperf_model::sidecsv::write_csv;
 
 use crate::rundir::{load_build, load_catalog, read_json, walk_files};
-use crate::{CampaignError, CampaignOptions, PublishCheck, systems};
+use crate::{CampaignError, CampaignOptions, PublishCheck, PublishPages, systems};
 
 type Res<T> = Result<T, CampaignError>;
 
@@ -24,6 +24,18 @@ type Res<T> = Result<T, CampaignError>;
 /// `check` (the CLI passes validate) decides whether the new tree may replace the old one.
 /// Returns the exit status.
 pub fn publish(opts: &CampaignOptions, check: Option<&PublishCheck>) -> Res<i32> {
+    publish_with(opts, check, None)
+}
+
+/// [`publish`], then, once the new system tree is in place, the dataset's pages it feeds:
+/// `pages` (the CLI passes the report stage's renderer) regenerates those on disk that the
+/// new evidence changes; publish says which, and which are left stale. Without `pages` it
+/// says that the system's pages and any site built from the dataset are stale.
+pub fn publish_with(
+    opts: &CampaignOptions,
+    check: Option<&PublishCheck>,
+    pages: Option<&PublishPages>,
+) -> Res<i32> {
     let run = &opts.run_dir;
     let camp = read_json(&run.join("campaign.json"));
     let Some(id) = camp
@@ -213,6 +225,9 @@ pub fn publish(opts: &CampaignOptions, check: Option<&PublishCheck>) -> Res<i32>
     }
     let code = swap_in(&stage, &dest, &dest_root, &id, check)?;
     if code == 0 {
+        refresh_pages(opts, &dest_root, &id, pages);
+    }
+    if code == 0 {
         println!(
             "publish: {} files for system {id} -> {}",
             staged.len(),
@@ -224,6 +239,52 @@ pub fn publish(opts: &CampaignOptions, check: Option<&PublishCheck>) -> Res<i32>
         }
     }
     Ok(code)
+}
+
+/// After system `id`'s tree is in place: the pages it feeds regenerated through `pages`
+/// (naming each) or, when that is not possible, named as stale; and the site, which only
+/// `pqperf site` rebuilds.
+fn refresh_pages(opts: &CampaignOptions, root: &Path, id: &str, pages: Option<&PublishPages>) {
+    let shown = |v: &[String]| -> String {
+        let mut s: Vec<String> = v.iter().take(12).cloned().collect();
+        if v.len() > 12 {
+            s.push(format!("… ({} more)", v.len() - 12));
+        }
+        s.join(", ")
+    };
+    let stale_all = |why: &str| {
+        eprintln!(
+            "publish: {why}: the pages of {} that read system {id} (its candidate pages, summary, method, survey) are stale; regenerate them with `pqperf report {} --system {id}`",
+            root.display(),
+            root.display()
+        );
+    };
+    match pages.map(|p| p(opts, root, id)) {
+        None => stale_all("pages not regenerated"),
+        Some(Err(e)) => stale_all(&format!("regenerating the pages failed ({e})")),
+        Some(Ok(r)) => {
+            if r.regenerated.is_empty() {
+                println!("publish: no page on disk changes with system {id}'s new evidence");
+            } else {
+                println!(
+                    "publish: regenerated {} page(s) that system {id}'s evidence feeds: {}",
+                    r.regenerated.len(),
+                    shown(&r.regenerated)
+                );
+            }
+            if !r.stale.is_empty() {
+                eprintln!(
+                    "publish: {} page(s) are stale (the new evidence no longer produces them; left in place): {}",
+                    r.stale.len(),
+                    shown(&r.stale)
+                );
+            }
+        }
+    }
+    eprintln!(
+        "publish: a site built from {} before (rankings, joint view) does not show this publication; build it again with `pqperf site`",
+        root.display()
+    );
 }
 
 /// Put the staged system tree in place of `dest` (renames only) and check it with `check`

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use crate::lease::{self, CpuLease, CpuRequest};
 use crate::phases::{phase_calibrate, phase_measure, phase_plan};
-use crate::publish::publish;
+use crate::publish::publish_with;
 use crate::rundir::{has_records, read_json, update_campaign};
 use crate::select::{measurable, selected};
 use crate::{CampaignError, CampaignOptions, Hooks, Logger, Phase, PhaseCtx, systems};
@@ -94,7 +94,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     let mut out = PhaseOutcome::default();
     // Publishing reads evidence only; the host it runs on does not matter.
     if phase == Phase::Publish {
-        out.code = publish(opts, hooks.publish_check())?;
+        out.code = publish_with(opts, hooks.publish_check(), hooks.publish_pages())?;
         return Ok(out);
     }
     // Refusals come before anything is written or a CPU is leased.
@@ -459,6 +459,25 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
             run.join("build.json").display(),
             run.display()
         ));
+    }
+    // A phase that tests or measures the built libraries refuses entries build.json no
+    // longer describes (a re-import without a rebuild, a library a build did not finish);
+    // `all` rebuilds them in its build phase.
+    if !matches!(
+        phase,
+        Phase::Build | Phase::All | Phase::Baseline | Phase::Check | Phase::Publish
+    ) {
+        match pqperf_build::stale_builds(run, None, opts.only.as_ref()) {
+            Ok(lines) if !lines.is_empty() => {
+                return Some(pqperf_build::stale_refusal(
+                    &format!("phase {}", phase.name()),
+                    run,
+                    &lines,
+                ));
+            }
+            Ok(_) => {}
+            Err(e) => return Some(format!("phase {}: {e}", phase.name())),
+        }
     }
     if matches!(phase, Phase::Calibrate | Phase::Measure | Phase::Plan)
         && let Ok(all) = measurable(opts)

@@ -460,7 +460,12 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
     let scratch = opts.run_dir.join("build").join("ct");
     let ctx = BuildCtx::new(&scratch, &cat_path)?;
     let tool = valgrind::version(&opts.valgrind);
-    let mut todo: Vec<(&Candidate, &Instance, Option<FlagSet>)> = Vec::new();
+    let mut todo: Vec<(
+        &Candidate,
+        &Instance,
+        Option<FlagSet>,
+        &pqperf_model::BuildEntry,
+    )> = Vec::new();
     for (c, i) in cat.instances() {
         let key = i.key(c);
         if only.as_ref().is_some_and(|r| !r.is_match(&key)) {
@@ -472,7 +477,7 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
         if e.kat == "BUILDFAIL" {
             continue;
         }
-        todo.push((c, i, FlagSet::parse(&e.flags)));
+        todo.push((c, i, FlagSet::parse(&e.flags), e));
     }
     let mut summary = CtSummary::default();
     let Some(tool) = tool else {
@@ -497,10 +502,10 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
             s.spawn(|| {
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    let Some((c, i, set)) = todo.get(k) else {
+                    let Some((c, i, set, entry)) = todo.get(k) else {
                         break;
                     };
-                    let ev = match set {
+                    let mut ev = match set {
                         Some(set) => check_instance(opts, &ctx, c, i, *set, &table, &tool),
                         None => CtEvidence {
                             schema: CT_SCHEMA,
@@ -517,6 +522,10 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
                             ..Default::default()
                         },
                     };
+                    // The built library (and inputs) this evidence describes.
+                    ev.library_sha256 = entry.library_sha256.clone();
+                    ev.inputs_sha256 =
+                        pqperf_build::current::recorded_inputs(entry).map(str::to_string);
                     match write_evidence(&opts.run_dir, &ev) {
                         Ok(_) => {}
                         Err(e) => {

@@ -53,6 +53,10 @@ pub enum KatError {
     },
     #[error("{0}")]
     Input(String),
+    /// build.json no longer describes a selected instance (re-imported or a library
+    /// replaced without a finished build): nothing was tested; run `pqperf build`.
+    #[error("{0}")]
+    Stale(String),
 }
 
 fn io_err(path: &Path, source: std::io::Error) -> KatError {
@@ -116,6 +120,9 @@ pub struct KatJob {
     /// Hash: also generate KAT_Loop (and KAT_2_33 with `full`).
     pub hash_loop: bool,
     pub hash_full: bool,
+    /// build.json `inputs_sha256` of the tested library, named in the log by the parent.
+    #[serde(default)]
+    pub inputs_sha256: Option<String>,
 }
 
 fn type_word(kind: CandidateType) -> &'static str {

@@ -131,6 +131,8 @@ pub fn run_contained(
 ) -> Result<KatChildRun, KatError> {
     // The old log stays until the new one is complete (written whole by `write_log`).
     std::fs::create_dir_all(&job.out_dir).map_err(|e| io_err(&job.out_dir, e))?;
+    // The library handed to the child, as the parent reads it (the log names it).
+    let tested_sha = pqperf_build::sha256_file(&job.library).ok();
     // What the parent judges must be what this child wrote.
     for f in crate::judge::generated_files(job) {
         let _ = std::fs::remove_file(job.out_dir.join(f));
@@ -148,6 +150,11 @@ pub fn run_contained(
         return Err(KatError::Input(e));
     }
     let mut log = String::from_utf8_lossy(&out.result).into_owned();
+    stamp_library(
+        &mut log,
+        tested_sha.as_deref(),
+        job.inputs_sha256.as_deref(),
+    );
     let last_result = log
         .lines()
         .rev()
@@ -227,6 +234,47 @@ pub fn run_contained(
         status: result_line.split(' ').nth(3).unwrap_or("CRASH").to_string(),
         result_line,
     })
+}
+
+/// Names the tested library (`library_sha256 = …`, the digest the parent read before the
+/// child started) and its inputs (`inputs_sha256 = …`) at the end of the log's header block.
+/// Such lines written by the child are dropped first: the log names what the parent handed
+/// over, whatever the candidate printed.
+fn stamp_library(log: &mut String, library: Option<&str>, inputs: Option<&str>) {
+    use pqperf_model::katlog::{INPUTS_SHA256_KEY, LIBRARY_SHA256_KEY};
+    let is_key = |l: &str, key: &str| {
+        l.split_once(" = ")
+            .is_some_and(|(k, _)| k.trim_end() == key)
+    };
+    let mut lines: Vec<&str> = log
+        .lines()
+        .filter(|l| !is_key(l, LIBRARY_SHA256_KEY) && !is_key(l, INPUTS_SHA256_KEY))
+        .collect();
+    // The header block: the leading `key = value` lines (as `KatLog::parse` reads them).
+    let header_end = lines
+        .iter()
+        .position(|l| {
+            !l.split_once(" = ").is_some_and(|(k, _)| {
+                let k = k.trim_end();
+                !k.is_empty() && !k.contains(' ') && !l.starts_with("RESULT ")
+            })
+        })
+        .unwrap_or(lines.len());
+    let mut ours = Vec::new();
+    if let Some(s) = library {
+        ours.push(kv(LIBRARY_SHA256_KEY, s));
+    }
+    if let Some(s) = inputs {
+        ours.push(kv(INPUTS_SHA256_KEY, s));
+    }
+    for (n, l) in ours.iter().enumerate() {
+        lines.insert(header_end + n, l);
+    }
+    let mut text = lines.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    *log = text;
 }
 
 /// The parent's own check of a child's verdict ([`crate::judge::parent_verdict`]): for a
@@ -331,6 +379,25 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
                 todo.push((ci, ii, key));
             }
         }
+    }
+    // Never test a library build.json no longer describes (a re-import without a rebuild
+    // would be judged against the new KAT files and blamed on the flags).
+    let stale: Vec<String> = {
+        let g = bj.lock().unwrap();
+        todo.iter()
+            .filter_map(|(ci, ii, key)| {
+                let (c, i) = (&cat.candidates[*ci], &cat.candidates[*ci].instances[*ii]);
+                pqperf_build::build_staleness(&ctx.run_dir, c, i, &g.instances[key])
+                    .map(|why| format!("{key}: {why}"))
+            })
+            .collect()
+    };
+    if !stale.is_empty() {
+        return Err(KatError::Stale(pqperf_build::stale_refusal(
+            "kat",
+            &opts.run_dir,
+            &stale,
+        )));
     }
     let results: Mutex<Vec<(usize, InstanceKat)>> = Mutex::new(Vec::new());
     let first_err: Mutex<Option<KatError>> = Mutex::new(None);
@@ -484,6 +551,7 @@ fn kat_one(
         log: log_path.clone(),
         hash_loop: opts.hash_loop,
         hash_full: opts.hash_full,
+        inputs_sha256: pqperf_build::current::recorded_inputs(e).map(str::to_string),
     };
     // Until this run's verdict is recorded, build.json does not claim the old one: a crash
     // from here on leaves the instance untested (`NOLOG`), never a verdict with a log it

@@ -56,6 +56,14 @@ pub struct CtEvidence {
     /// campaign's `pqperf.sandbox`); absent in evidence written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<serde_json::Value>,
+    /// build.json `library_sha256` of the instance this check describes (the `-g` build is
+    /// made from the same sources and flags): a rebuild makes the evidence stale. Absent for
+    /// the ICCS helper check and in evidence written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library_sha256: Option<String>,
+    /// build.json `inputs_sha256` of that instance (catalog entry and import digest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs_sha256: Option<String>,
 }
 
 /// One operation under memcheck.

@@ -138,11 +138,24 @@ impl KatLog {
         self.header.get(key).map(String::as_str)
     }
 
+    /// The sha256 of the library this log's KAT ran on (`library_sha256 = …`, written by
+    /// the KAT parent, never taken from the child), if the log names it.
+    pub fn library_sha256(&self) -> Option<&str> {
+        self.get(LIBRARY_SHA256_KEY)
+    }
+
     /// Status of the RESULT line (`PASS`, `TIMEOUT`, …), if any.
     pub fn status(&self) -> Option<&str> {
         self.result.as_ref().map(|r| r.status.as_str())
     }
 }
+
+/// Header key of the tested library's sha256 in a KAT log (pqperf's addition to §6).
+pub const LIBRARY_SHA256_KEY: &str = "library_sha256";
+
+/// Header key of the digest of the catalog entry and import the tested library was built
+/// from (build.json `inputs_sha256`) in a KAT log.
+pub const INPUTS_SHA256_KEY: &str = "inputs_sha256";
 
 /// True for 64 lower-case hex digits.
 pub fn is_sha256_hex(s: &str) -> bool {

@@ -225,6 +225,11 @@ pub struct RecordInput<'a> {
     pub t1_s: Option<f64>,
     /// KAT status of the profiling build and its log (run-relative).
     pub kat: Option<(&'a str, &'a str)>,
+    /// build.json `library_sha256` of the built library the profiling copy was relinked
+    /// from (`pqperf.library_sha256`: a rebuild makes the profile stale).
+    pub library_sha256: Option<&'a str>,
+    /// build.json `inputs_sha256` of that library (`pqperf.inputs_sha256`).
+    pub inputs_sha256: Option<&'a str>,
 }
 
 fn num(v: Option<&String>) -> Value {
@@ -321,6 +326,8 @@ pub fn build_record(inp: &RecordInput<'_>) -> Profile {
         "calibration_t1_s": inp.t1_s,
         "profiling_build_kat": inp.kat.map(|k| k.0),
         "profiling_build_kat_log": inp.kat.map(|k| k.1),
+        "library_sha256": inp.library_sha256,
+        "inputs_sha256": inp.inputs_sha256,
     });
     p.extra.insert("pqperf".to_string(), pq);
     p
@@ -350,11 +357,24 @@ pub struct PhaseSummary {
     pub relink_failed: usize,
 }
 
-/// Profile the given instances (already selected) — the body of the phase.
+/// Profile the given instances (already selected) — the body of the phase. An existing
+/// profile record is kept (see [`profile_instances_with`] for the stale check).
 pub fn profile_instances(
     opts: &ProfileOptions,
     insts: &[Instance],
     log: &dyn Fn(String),
+) -> Result<PhaseSummary, ProfileError> {
+    profile_instances_with(opts, insts, log, &mut |_, _, _| false)
+}
+
+/// [`profile_instances`], where `redo(path, named, built)` decides whether an existing
+/// profile record at `path`, naming the library `named` (`pqperf.library_sha256`), is done
+/// again for the built library `built` (the campaign's [`campaign::EvidenceCheck`]).
+pub fn profile_instances_with(
+    opts: &ProfileOptions,
+    insts: &[Instance],
+    log: &dyn Fn(String),
+    redo: &mut dyn FnMut(&Path, Option<&str>, Option<&str>) -> bool,
 ) -> Result<PhaseSummary, ProfileError> {
     let run = &opts.run_dir;
     let mut sum = PhaseSummary::default();
@@ -368,7 +388,15 @@ pub fn profile_instances(
         let pending: Vec<&str> = ops
             .iter()
             .copied()
-            .filter(|op| !profile_path(run, &e.candidate, &e.label, op).exists())
+            .filter(|op| {
+                let p = profile_path(run, &e.candidate, &e.label, op);
+                if !p.exists() {
+                    return true;
+                }
+                let named = read_json(&p)
+                    .and_then(|v| v["pqperf"]["library_sha256"].as_str().map(str::to_string));
+                redo(&p, named.as_deref(), e.library_sha256.as_deref())
+            })
             .collect();
         let kind = match inst.api {
             pqperf_measure::driver::ApiSpec::Iccs => WrapKind::Iccs,
@@ -466,6 +494,8 @@ pub fn profile_instances(
                 library: &rel_lib,
                 t1_s: t1,
                 kat: Some((&kat.0, &kat.1)),
+                library_sha256: e.library_sha256.as_deref(),
+                inputs_sha256: pqperf_build::current::recorded_inputs(e),
             });
             let path = profile_path(run, &e.candidate, &e.label, op);
             let text = pyjson::to_string(&rec).map_err(|x| ProfileError::Other(x.to_string()))?;
@@ -549,6 +579,10 @@ pub fn profiling_build_kat(
         log: run_abs.join(&log_rel),
         hash_loop: false,
         hash_full: false,
+        inputs_sha256: entry
+            .as_ref()
+            .and_then(pqperf_build::current::recorded_inputs)
+            .map(str::to_string),
     };
     let job_path = run_abs.join(format!("hashprof/kat/{id}/{label}.job.json"));
     let _ = std::fs::create_dir_all(run_abs.join("hashprof/kat").join(id));
@@ -594,7 +628,14 @@ pub fn run_profile_phase(ctx: &PhaseCtx, child: &ChildExe) -> Result<i32, String
         child: child.clone(),
     };
     let log = |m: String| ctx.log.log(m);
-    let s = profile_instances(&popts, &insts, &log).map_err(|e| e.to_string())?;
+    // A profile of another library than the built one is stale: done again, or kept with
+    // --keep-stale (campaign.json `pqperf.stale_kept`).
+    let mut check = campaign::EvidenceCheck::new(opts, ctx.log, opts.redo);
+    let s = profile_instances_with(&popts, &insts, &log, &mut |p, named, built| {
+        check.redo(p, named, built)
+    })
+    .map_err(|e| e.to_string())?;
+    check.finish().map_err(|e| e.to_string())?;
     ctx.log.log(format!(
         "profile: {} written, {} skipped, {} not complete, {} relink failures",
         s.written, s.skipped, s.failed, s.relink_failed

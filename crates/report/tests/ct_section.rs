@@ -57,7 +57,7 @@ fn evidence() -> CtEvidence {
         tool: "valgrind-3.19.0".into(),
         utc: "2026-12-01T13:00:00+00:00".into(),
         operations: vec![keygen, sign],
-        sandbox: None,
+        ..Default::default()
     }
 }
 

@@ -345,7 +345,10 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         return list(&keys);
     }
     let _lock = pqperf_campaign::lock_run_dir(&opts.run_dir, false)?;
-    let s = pqperf_kat::run(&opts).context("kat")?;
+    let s = match pqperf_kat::run(&opts) {
+        Err(pqperf_kat::KatError::Stale(m)) => return super::refuse(m),
+        r => r.context("kat")?,
+    };
     if s.instances.is_empty() {
         return super::refuse(match &opts.only {
             Some(o) => format!(
@@ -412,7 +415,7 @@ pub fn run_kat_child(args: KatChildArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `^(<id>/<label>|…)$` over `keys`, or `None` when there are none.
-fn exact_keys(keys: &[String]) -> Option<String> {
+pub(crate) fn exact_keys(keys: &[String]) -> Option<String> {
     (!keys.is_empty()).then(|| {
         let alts: Vec<String> = keys
             .iter()
@@ -440,11 +443,23 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                     )
                 })?;
             let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            // Not built yet, or built from other inputs / another library than build.json
+            // names (a re-import, a build that did not finish): built (again).
             let todo: Vec<String> = cat
                 .instances()
                 .filter(|(c, i)| pqperf_build::selects(ctx.opts.only.as_ref(), &c.id, &i.label))
+                .filter(|(c, i)| match built.instances.get(&i.key(c)) {
+                    None => true,
+                    Some(e) => match pqperf_build::build_staleness(run, c, i, e) {
+                        Some(why) => {
+                            ctx.log
+                                .log(format!("phase build: {}: {why}; built again", i.key(c)));
+                            true
+                        }
+                        None => false,
+                    },
+                })
                 .map(|(c, i)| i.key(c))
-                .filter(|k| !built.instances.contains_key(k))
                 .collect();
             let Some(only) = exact_keys(&todo) else {
                 ctx.log
@@ -481,15 +496,31 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
         Box::new(|ctx| {
             let run = &ctx.opts.run_dir;
             let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            // Untested (`NOLOG`), or a KAT log that names another library than the built one
+            // (stale: tested again, or kept with --keep-stale and said so).
+            let mut check = pqperf_campaign::EvidenceCheck::new(ctx.opts, ctx.log, ctx.opts.redo);
             let todo: Vec<String> = built
                 .instances
                 .iter()
-                .filter(|(_, e)| e.kat == "NOLOG")
                 .filter(|(_, e)| {
                     pqperf_build::selects(ctx.opts.only.as_ref(), &e.candidate, &e.label)
                 })
+                .filter(|(_, e)| {
+                    if e.kat == "NOLOG" {
+                        return true;
+                    }
+                    let (Some(rel), Some(_)) = (&e.kat_log, &e.library) else {
+                        return false;
+                    };
+                    let path = run.join(rel);
+                    let named = pqperf_model::KatLog::read(&path, std::path::Path::new(rel))
+                        .ok()
+                        .and_then(|l| l.library_sha256().map(str::to_string));
+                    check.redo(&path, named.as_deref(), e.library_sha256.as_deref())
+                })
                 .map(|(k, _)| k.clone())
                 .collect();
+            check.finish().map_err(|e| e.to_string())?;
             let Some(only) = exact_keys(&todo) else {
                 ctx.log
                     .log("phase kat: no built instance is waiting for its KAT check");

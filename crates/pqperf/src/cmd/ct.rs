@@ -74,6 +74,11 @@ pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
             o.run_dir.display()
         ));
     }
+    let only = pqperf_build::only_regex(o.only.as_deref())?;
+    let stale = pqperf_build::stale_builds(&o.run_dir, o.catalog.as_deref(), only.as_ref())?;
+    if !stale.is_empty() {
+        return super::refuse(pqperf_build::stale_refusal("ct", &o.run_dir, &stale));
+    }
     let _lock = pqperf_campaign::lock_run_dir(&o.run_dir, false)?;
     let s = check(&o)?;
     if s.evidence.is_empty() {
@@ -93,8 +98,37 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
     h.provide(
         pqperf_campaign::Phase::Ct,
         Box::new(|ctx| {
-            let mut o = pqperf_ct::CtOptions::new(&ctx.opts.run_dir);
-            o.only = ctx.opts.only.as_ref().map(|r| r.as_str().to_string());
+            let run = &ctx.opts.run_dir;
+            // Resumable like the other phases: an instance whose ct evidence names the built
+            // library is kept; evidence of another library is stale (checked again, or kept
+            // with --keep-stale and said so); --redo checks everything again.
+            let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            let mut stale = pqperf_campaign::EvidenceCheck::new(ctx.opts, ctx.log, ctx.opts.redo);
+            let todo: Vec<String> = built
+                .instances
+                .iter()
+                .filter(|(_, e)| {
+                    pqperf_build::selects(ctx.opts.only.as_ref(), &e.candidate, &e.label)
+                        && e.kat != "BUILDFAIL"
+                })
+                .filter(|(_, e)| {
+                    let p = run
+                        .join("ct")
+                        .join(&e.candidate)
+                        .join(format!("{}.json", e.label));
+                    !p.exists()
+                        || stale.redo_json(&p, &["library_sha256"], e.library_sha256.as_deref())
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            stale.finish().map_err(|e| e.to_string())?;
+            if todo.is_empty() {
+                ctx.log
+                    .log("phase ct: every selected instance has ct evidence of its built library");
+                return Ok(0);
+            }
+            let mut o = pqperf_ct::CtOptions::new(run);
+            o.only = super::build::exact_keys(&todo);
             o.progress = true;
             // A failing check (valgrind missing, bad accepted table) is logged; the campaign
             // goes on and keeps what it recorded.

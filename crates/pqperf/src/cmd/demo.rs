@@ -142,7 +142,6 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     if p.code != 0 {
         bail!("publish failed ({})", p.code);
     }
-    crate::cmd::profile::publish_survey(&o)?;
     let ds: PathBuf = run_dir.join("dataset");
     let dss = s(&ds);
     let mut attempt = |name: &str, args: &[&str]| -> bool {

@@ -312,10 +312,8 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
     let _lock = (phase != Phase::Publish)
         .then(|| campaign::lock_run_dir(&opts.run_dir, opts.shard.is_some() || opts.deferred_only))
         .transpose()?;
+    // (publish merges the survey verdicts and refreshes the pages through its hook)
     let out = campaign::run_phase(phase, &opts, &super::phases::hooks())?;
-    if phase == Phase::Publish && out.code == 0 {
-        super::profile::publish_survey(&opts)?;
-    }
     Ok(code(out.code))
 }
 

@@ -22,5 +22,76 @@ pub fn hooks() -> Hooks {
         );
         rep.problems.iter().map(|p| p.to_string()).collect()
     }));
+    // After a system tree is in place: the run's survey verdicts into the dataset's
+    // symmetric_survey.csv, then the dataset's pages that changed with it.
+    h.provide_publish_pages(Box::new(|opts, root, system| {
+        super::profile::publish_survey(opts).map_err(|e| format!("{e:#}"))?;
+        refresh_pages(root, system)
+    }));
     h
+}
+
+/// Regenerates the dataset's pages (harness and site form, every system) that are on disk
+/// and differ from what the evidence now gives, and names the candidate pages of `system` on
+/// disk that the evidence no longer gives (stale). Everything renders before anything is
+/// written; pages not on disk are not created.
+fn refresh_pages(
+    root: &std::path::Path,
+    system: &str,
+) -> Result<pqperf_campaign::PagesRefresh, String> {
+    use pqperf_report::{Form, Page};
+    let ds = pqperf_model::dataset::Dataset::load(root).map_err(|e| e.to_string())?;
+    let mut rendered: Vec<(String, String)> = Vec::new();
+    // Site-form pages are rendered only when the dataset holds some (`report --form site`).
+    let forms: &[Form] = if root.join("content/performance").is_dir() {
+        &[Form::Harness, Form::Site]
+    } else {
+        &[Form::Harness]
+    };
+    for sys in &ds.systems {
+        for &form in forms {
+            rendered
+                .extend(pqperf_report::all_pages(&ds, &sys.id, form).map_err(|e| e.to_string())?);
+        }
+    }
+    let mut out = pqperf_campaign::PagesRefresh::default();
+    let mut changed = Vec::new();
+    for (rel, text) in &rendered {
+        let p = root.join(rel);
+        if !p.is_file() {
+            continue;
+        }
+        if std::fs::read(&p).ok().as_deref() != Some(text.as_bytes()) {
+            changed.push((rel.clone(), text.clone()));
+        }
+    }
+    pqperf_report::check::write_pages(root, &changed).map_err(|e| e.to_string())?;
+    out.regenerated = changed.into_iter().map(|(p, _)| p).collect();
+    // Candidate pages of `system` on disk (harness `<id>/perf_<sys>.md`, site
+    // `content/performance/<sys>/<id>.md`) that were not rendered.
+    let mut ids: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for dir in [
+        root.to_path_buf(),
+        root.join("content/performance").join(system),
+    ] {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            ids.insert(name.strip_suffix(".md").unwrap_or(&name).to_string());
+        }
+    }
+    for id in ids {
+        let page = Page::Candidate {
+            sys: system.to_string(),
+            id,
+        };
+        for form in [Form::Harness, Form::Site] {
+            let rel = page.path(form);
+            if root.join(&rel).is_file() && !rendered.iter().any(|(p, _)| *p == rel) {
+                out.stale.push(rel);
+            }
+        }
+    }
+    out.stale.sort();
+    out.stale.dedup();
+    Ok(out)
 }
