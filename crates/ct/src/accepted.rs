@@ -17,17 +17,24 @@ pub const DEFAULT_TABLE: &str = include_str!("../accepted_findings.csv");
 /// One row of the table.
 #[derive(Debug, Clone)]
 pub struct Accepted {
+    /// Candidate id the row applies to (`ID`).
     pub id: String,
+    /// Instance labels (`Label`, a whole-string regex; empty = any).
     pub label: Regex,
+    /// Operations (`Operation`, a whole-string regex; empty = any).
     pub operation: Regex,
+    /// Finding locations `file:line` (`Location`, a whole-string regex; empty = any).
     pub location: Regex,
+    /// Functions at the location (`Function`, a whole-string regex; empty = any).
     pub function: Regex,
+    /// Why such a finding is accepted (`Reason`, shown with the finding).
     pub reason: String,
 }
 
 /// The accepted-findings table.
 #[derive(Debug, Clone, Default)]
 pub struct AcceptedTable {
+    /// The rows, in file order (the first matching row gives the reason).
     pub rows: Vec<Accepted>,
 }
 

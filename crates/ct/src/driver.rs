@@ -422,9 +422,13 @@ pub const MIN_PUBLIC_DRAW: usize = 16;
 /// public key when the operation takes a secret key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Probe {
+    /// The generator's draws, in the order the operation made them.
     pub draws: Vec<Vec<u8>>,
+    /// The operation's public outputs (public key, signature, ciphertext, message).
     pub outputs: Vec<Vec<u8>>,
+    /// The secret key the operation took, if it takes one.
     pub secret_key: Option<Vec<u8>>,
+    /// The public key of that key pair, if the operation takes a secret key.
     pub public_key: Option<Vec<u8>>,
 }
 

@@ -17,8 +17,6 @@
 //! (division, multiplication on some CPUs), or anything about other compilers or flags.
 
 #![forbid(unsafe_code)]
-// Not all public items are documented yet: the workspace's `missing_docs` lint waits for them.
-#![allow(missing_docs)]
 
 pub mod accepted;
 pub mod driver;
@@ -47,7 +45,9 @@ pub enum CtError {
     /// A file could not be written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -63,6 +63,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CtError + '_ {
 /// Options of `pqperf ct`.
 #[derive(Debug, Clone)]
 pub struct CtOptions {
+    /// Run directory (build.json, catalog; evidence goes to `ct/`).
     pub run_dir: PathBuf,
     /// Catalog file (default `<run>/catalog.toml`).
     pub catalog: Option<PathBuf>,
@@ -103,6 +104,7 @@ pub struct CtSummary {
     pub evidence: Vec<CtEvidence>,
     /// Run-relative paths written.
     pub written: Vec<String>,
+    /// Wall seconds of the run.
     pub seconds: f64,
 }
 

@@ -43,6 +43,7 @@ pub struct RunOutcome {
     pub code: Option<i32>,
     /// True when the timeout killed it.
     pub timed_out: bool,
+    /// Wall seconds of the run.
     pub seconds: f64,
     /// The last lines of stderr (valgrind's own messages, driver messages).
     pub stderr_tail: String,
@@ -147,19 +148,28 @@ pub fn probe(
 /// One stack frame of a valgrind error.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Frame {
+    /// The object file (`<obj>`).
     pub obj: String,
+    /// The function (`<fn>`).
     pub func: String,
+    /// The source directory (`<dir>`).
     pub dir: String,
+    /// The source file (`<file>`).
     pub file: String,
+    /// The source line (`<line>`), when known.
     pub line: Option<u64>,
 }
 
 /// One distinct error of the report with its occurrence count.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct XmlError {
+    /// valgrind's id of the error (`<unique>`), the key of its count.
     pub unique: String,
+    /// valgrind's error kind (`<kind>`: `UninitCondition`, `UninitValue`, …).
     pub kind: String,
+    /// The stack, innermost frame first.
     pub frames: Vec<Frame>,
+    /// How often it occurred (`<errorcounts>`).
     pub count: u64,
 }
 

@@ -23,8 +23,6 @@
 //! check), plus LOADFAIL/CRASH for libraries that cannot be driven.
 
 #![forbid(unsafe_code)]
-// Not all public items are documented yet: the workspace's `missing_docs` lint waits for them.
-#![allow(missing_docs)]
 
 mod child;
 pub mod compare;
@@ -43,14 +41,19 @@ pub use parent::{FORGED, InstanceKat, KatChildRun, KatOptions, KatSummary, run, 
 /// Errors of the KAT stage (per-instance problems become statuses, not errors).
 #[derive(Debug, thiserror::Error)]
 pub enum KatError {
+    /// The build stage failed (catalog, build context, the harness-default rebuild).
     #[error(transparent)]
     Build(#[from] pqperf_build::BuildError),
+    /// A file of the run directory could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// Bad input or a child that could not be started (named in the message).
     #[error("{0}")]
     Input(String),
     /// build.json no longer describes a selected instance (re-imported or a library
@@ -95,21 +98,33 @@ pub fn fallback_helps(status: &str) -> bool {
 /// Everything the child needs (written by the parent as JSON).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KatJob {
+    /// Candidate id.
     pub id: String,
+    /// Instance label (file names of the library and the log).
     pub label: String,
+    /// Instance name (KAT file names, RESULT line).
     pub instance: String,
+    /// Candidate type (which procedure runs).
     pub kind: CandidateType,
+    /// Algorithm name (log header).
     pub algorithm: String,
+    /// Implementation variant (`reference`, `optimized-…`).
     pub variant: String,
+    /// Source directory inside the submission (log header).
     pub source_dir: String,
+    /// Compiler name and version (log header).
     pub compiler: String,
+    /// Full C flag string of the build (log header, cut to 127 characters).
     pub build_flags: String,
     /// Absolute path of the library.
     pub library: PathBuf,
     /// Absolute candidate root (manifest and reference files are relative to it).
     pub root: PathBuf,
+    /// The instance's C API.
     pub api: ApiKind,
+    /// Namespaced NIST API (symbol prefix and sizes) of a PQClean instance.
     pub nist: Option<pqperf_model::catalog::NistApi>,
+    /// Where the known answers come from (manifest, reference files, `nistkat`).
     pub kat: Kat,
     /// Absolute folder for the generated KAT text (`<run>/kat/<id>/<label>`).
     pub out_dir: PathBuf,
@@ -117,8 +132,9 @@ pub struct KatJob {
     pub out_rel: String,
     /// Absolute path of the log the child writes.
     pub log: PathBuf,
-    /// Hash: also generate KAT_Loop (and KAT_2_33 with `full`).
+    /// Hash: also generate KAT_Loop.
     pub hash_loop: bool,
+    /// Hash: also generate KAT_2_33 (1 GiB message) and KAT_Loop.
     pub hash_full: bool,
     /// build.json `inputs_sha256` of the tested library, named in the log by the parent.
     #[serde(default)]

@@ -16,7 +16,9 @@ use crate::{KatError, KatJob, fallback_helps, io_err, kv};
 /// Options of `pqperf kat`.
 #[derive(Clone)]
 pub struct KatOptions {
+    /// Run directory (build.json, `kat/`).
     pub run_dir: PathBuf,
+    /// Catalog file (default `<run>/catalog.toml`).
     pub catalog: Option<PathBuf>,
     /// Regex searched in `<id>/<label>`.
     pub only: Option<String>,
@@ -28,8 +30,9 @@ pub struct KatOptions {
     pub jobs: usize,
     /// Rebuild a non-passing instance with the harness defaults and re-test it.
     pub fallback: bool,
-    /// Hash candidates: also KAT_Loop / KAT_2_33.
+    /// Hash candidates: also KAT_Loop.
     pub hash_loop: bool,
+    /// Hash candidates: also KAT_2_33 and KAT_Loop.
     pub hash_full: bool,
     /// Print a progress line per instance on stderr.
     pub progress: bool,
@@ -50,6 +53,8 @@ impl std::fmt::Debug for KatOptions {
 }
 
 impl KatOptions {
+    /// The defaults for `run_dir`: 900 s per child, one child at a time, the harness-default
+    /// fallback on, no hash loops, quiet.
     pub fn new(run_dir: impl Into<PathBuf>) -> KatOptions {
         KatOptions {
             run_dir: run_dir.into(),
@@ -72,6 +77,7 @@ impl KatOptions {
 pub struct InstanceKat {
     /// `<id>/<label>`.
     pub key: String,
+    /// Final verdict (`PASS`, `MISMATCH`, …).
     pub status: String,
     /// The RESULT line.
     pub result_line: String,
@@ -84,7 +90,9 @@ pub struct InstanceKat {
 /// Summary of `pqperf kat`.
 #[derive(Debug, Clone)]
 pub struct KatSummary {
+    /// One result per checked instance, in catalog order.
     pub instances: Vec<InstanceKat>,
+    /// Wall seconds of the run.
     pub seconds: f64,
 }
 

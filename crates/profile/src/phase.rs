@@ -367,6 +367,10 @@ pub fn profile_instances(
     profile_instances_with(opts, insts, log, &mut |_, _, _| false)
 }
 
+/// The decision whether an existing profile record is done again: `(path, library it names,
+/// built library)` → redo.
+pub type RedoExisting<'a> = dyn FnMut(&Path, Option<&str>, Option<&str>) -> bool + 'a;
+
 /// [`profile_instances`], where `redo(path, named, built)` decides whether an existing
 /// profile record at `path`, naming the library `named` (`pqperf.library_sha256`), is done
 /// again for the built library `built` (the campaign's [`campaign::EvidenceCheck`]).
@@ -374,7 +378,7 @@ pub fn profile_instances_with(
     opts: &ProfileOptions,
     insts: &[Instance],
     log: &dyn Fn(String),
-    redo: &mut dyn FnMut(&Path, Option<&str>, Option<&str>) -> bool,
+    redo: &mut RedoExisting<'_>,
 ) -> Result<PhaseSummary, ProfileError> {
     let run = &opts.run_dir;
     let mut sum = PhaseSummary::default();

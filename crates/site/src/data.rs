@@ -11,28 +11,40 @@ pub use pqperf_model::order::Category;
 /// One candidate (NGCC submission or PQClean baseline scheme).
 #[derive(Clone, Debug)]
 pub struct Candidate {
+    /// Candidate id (`sign-08`, `ml-dsa-44`).
     pub id: String,
     /// Official algorithm name (downloads.csv), or the id.
     pub algorithm: String,
     /// Short display name (short_names.csv), if curated.
     pub short_name: Option<String>,
+    /// Category (signature, KEM, KEX, hash, baseline).
     pub category: Category,
 }
 
 /// One timing record, reduced to what the site shows.
 #[derive(Clone, Debug, Default)]
 pub struct Rec {
+    /// Candidate id.
     pub candidate: String,
+    /// Instance label.
     pub label: String,
+    /// `reference` or `optimized-<isa>`.
     pub variant: String,
+    /// Operation (`keygen`, `sign`, …).
     pub operation: String,
     /// `operation` or `<operation>_<input_bytes>` for hash records.
     pub opkey: String,
+    /// Message length of a hash record (0 otherwise).
     pub input_bytes: u64,
+    /// The record's status is `complete`.
     pub complete: bool,
+    /// The record's KAT verdict, if it names one.
     pub kat: Option<String>,
+    /// Mean cycles (or ticks) per call, when measured.
     pub mean_cycles: Option<f64>,
+    /// Mean wall seconds per call, when measured.
     pub mean_seconds: Option<f64>,
+    /// Timed calls behind the means.
     pub measurements: u64,
     /// API sizes (`pk_bytes`, `signature_bytes`, `ct_bytes`, `digest_bytes`, …).
     pub sizes: BTreeMap<String, u64>,
@@ -47,16 +59,22 @@ pub struct Rec {
 /// A hash-profile record.
 #[derive(Clone, Debug, Default)]
 pub struct Prof {
+    /// Share of the operation's time spent in the hash helpers, when profiled.
     pub hash_share: Option<f64>,
+    /// The profile's status is `complete`.
     pub complete: bool,
+    /// Path relative to the system's data directory (`profile/<cand>/<label>__<op>.json`).
     pub path: String,
 }
 
 /// A build.json entry.
 #[derive(Clone, Debug, Default)]
 pub struct BuildFact {
+    /// `reference` or `optimized-<isa>`.
     pub variant: String,
+    /// KAT verdict.
     pub kat: Option<String>,
+    /// KAT log path relative to the system's data directory.
     pub kat_log: Option<String>,
 }
 
@@ -64,9 +82,11 @@ pub struct BuildFact {
 /// `pqperf_model::dataset::SystemData`).
 #[derive(Clone, Debug, Default)]
 pub struct SystemFacts {
+    /// System id (`x86_1`).
     pub id: String,
     /// `x86_64` / `aarch64` (systems.csv Arch or the environment).
     pub arch: String,
+    /// Description (systems.csv).
     pub description: String,
     /// Measured or fixed core clock in GHz, if known.
     pub clock_ghz: Option<f64>,
@@ -81,6 +101,7 @@ pub struct SystemFacts {
     /// What the timing figures count when it is not core cycles: `ticks (TSC)` for records
     /// whose measuring child named a tick counter (`pqperf_report::counter`); `None`: cycles.
     pub counter_unit: Option<String>,
+    /// The timing records, in file order.
     pub records: Vec<Rec>,
     /// Keyed by (candidate, label, opkey).
     pub profiles: HashMap<(String, String, String), Prof>,
@@ -186,14 +207,18 @@ pub struct Side {
 /// Everything the site renders.
 #[derive(Clone, Debug, Default)]
 pub struct SiteData {
+    /// The systems, in systems.csv order.
     pub systems: Vec<SystemFacts>,
+    /// Every candidate with data on some system.
     pub candidates: Vec<Candidate>,
+    /// The curated side tables.
     pub side: Side,
     /// Markdown pages of the report stage, site form: (path relative to the site root, text).
     pub pages: Vec<(String, String)>,
 }
 
 impl SiteData {
+    /// The candidate with id `id`, if any.
     pub fn candidate(&self, id: &str) -> Option<&Candidate> {
         self.candidates.iter().find(|c| c.id == id)
     }

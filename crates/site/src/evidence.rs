@@ -16,6 +16,7 @@ pub enum PageKind {
     Candidate(String),
     /// `symmetric-survey.md`
     Survey,
+    /// Any other page (ranking, joint view, index).
     Other,
 }
 
@@ -62,8 +63,11 @@ pub fn header_opkey(h: &str) -> Option<String> {
 
 /// Linker for one page.
 pub struct EvidenceLinker<'a> {
+    /// What the site renders.
     pub site: &'a SiteData,
+    /// The page's system (none for cross-system pages).
     pub sys: Option<&'a SystemFacts>,
+    /// Which page it links.
     pub kind: PageKind,
 }
 

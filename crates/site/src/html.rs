@@ -230,6 +230,7 @@ impl TableLinker for NoLinks {
 /// Result of rendering one Markdown page.
 #[derive(Debug, Default)]
 pub struct Rendered {
+    /// The page body as HTML.
     pub html: String,
     /// Text of the first H1.
     pub title: String,

@@ -14,8 +14,6 @@
 //! `joint/index.html`, `joint/<cand>.html`, `evidence/<sys>/…`, `evidence/side/*.csv`.
 
 #![forbid(unsafe_code)]
-// Not all public items are documented yet: the workspace's `missing_docs` lint waits for them.
-#![allow(missing_docs)]
 
 pub mod check;
 pub mod data;
@@ -35,17 +33,22 @@ pub use data::SiteData;
 /// Errors of the site stage.
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
+    /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
     /// An I/O error whose message names the operation and the path (`fsutil`).
     #[error(transparent)]
     Fs(std::io::Error),
+    /// The page template failed to render.
     #[error("template: {0}")]
     Template(String),
+    /// Bad input (dataset, `--out`), named in the message.
     #[error("{0}")]
     Input(String),
 }
@@ -66,6 +69,7 @@ pub struct Built {
     pub pages: Vec<String>,
     /// Evidence files copied.
     pub evidence_files: usize,
+    /// The site's folder.
     pub out: PathBuf,
 }
 

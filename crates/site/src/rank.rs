@@ -17,16 +17,22 @@ pub const TARGETS: [u32; 3] = [128, 256, 512];
 pub enum MetricKind {
     /// Mean cycles of this opkey.
     Cycles(&'static str),
+    /// Public-key size in bytes.
     PublicKey,
+    /// Signature size in bytes.
     Signature,
+    /// Ciphertext size in bytes.
     Ciphertext,
+    /// Bytes exchanged by a key exchange.
     Bandwidth,
 }
 
 /// A ranked column.
 #[derive(Clone, Copy, Debug)]
 pub struct Metric {
+    /// Column title (`sign cycles`, `public key`).
     pub name: &'static str,
+    /// What the column measures.
     pub kind: MetricKind,
 }
 
@@ -62,7 +68,9 @@ pub fn metrics(cat: Category) -> Vec<Metric> {
 /// One metric value of one instance, with its display text and evidence file.
 #[derive(Clone, Debug)]
 pub struct Cell {
+    /// The value ranked (cycles or bytes).
     pub value: f64,
+    /// The value as shown.
     pub text: String,
     /// Site-root-relative path of the evidence file the value came from.
     pub evidence: String,
@@ -71,17 +79,24 @@ pub struct Cell {
 /// One ranked instance.
 #[derive(Clone, Debug)]
 pub struct Entry {
+    /// Candidate id.
     pub candidate: String,
+    /// The instance label ranked for the candidate.
     pub label: String,
+    /// One cell per metric, in metric order.
     pub cells: Vec<Cell>,
+    /// Its rank per metric (ties share the average rank).
     pub ranks: Vec<f64>,
+    /// Mean of `ranks` (the overall order; lower is better).
     pub mean_rank: f64,
 }
 
 /// The ranking of one category at one target on one system.
 #[derive(Clone, Debug)]
 pub struct CategoryRanking {
+    /// The category ranked.
     pub category: Category,
+    /// Its metrics (columns).
     pub metrics: Vec<Metric>,
     /// Sorted by (mean rank, candidate id).
     pub entries: Vec<Entry>,

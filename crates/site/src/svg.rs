@@ -15,7 +15,9 @@ const W: f64 = 720.0;
 /// the page that embeds the chart).
 #[derive(Clone, Debug)]
 pub struct Value {
+    /// The value drawn.
     pub value: f64,
+    /// Link to the evidence the value came from.
     pub href: Option<String>,
 }
 
@@ -179,10 +181,15 @@ pub fn bars_log(
 /// A point of the size-vs-speed scatter.
 #[derive(Clone, Debug)]
 pub struct Point {
+    /// Text next to the point.
     pub label: String,
+    /// Tooltip (`<title>`).
     pub title: String,
+    /// x value (bytes).
     pub x: f64,
+    /// y value (cycles).
     pub y: f64,
+    /// Link to the evidence the point came from.
     pub href: Option<String>,
 }
 

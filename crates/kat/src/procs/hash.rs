@@ -5,9 +5,13 @@ use super::*;
 /// Which hash KAT files to generate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HashFile {
+    /// `KAT_2_12`: one record per message length 0 … 4096 bits.
     K2_12,
+    /// `KAT_2_23`: three 2^23-bit messages (zeros, ones, DRNG output).
     K2_23,
+    /// `KAT_2_33`: three 2^33-bit (1 GiB) messages.
     K2_33,
+    /// `KAT_Loop`: 1,000,000 chained hashes.
     Loop,
 }
 

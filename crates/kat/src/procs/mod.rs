@@ -17,7 +17,9 @@ use pqperf_iccs::drng::DrngCtx;
 /// A failure that ends the KAT run with a status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fail {
+    /// The status (`CRYPTOFAIL`, `OVERFLOW`, `LOADFAIL`).
     pub status: &'static str,
+    /// What failed, for the RESULT line.
     pub detail: String,
 }
 
