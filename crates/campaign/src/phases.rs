@@ -18,31 +18,6 @@ use crate::{CampaignError, CampaignOptions, Logger};
 
 type Res<T> = Result<T, CampaignError>;
 
-/// Whether evidence at `path` (already there) is done again ([`EvidenceCheck::redo_json`]);
-/// a kept stale file is added to `kept`.
-fn redo_existing(
-    opts: &CampaignOptions,
-    redo: bool,
-    log: &Logger,
-    path: &Path,
-    key: &[&str],
-    built: Option<&str>,
-    kept: &mut Vec<String>,
-) -> bool {
-    let mut check = EvidenceCheck::new(opts, log, redo);
-    let again = check.redo_json(path, key, built);
-    kept.extend(check.into_kept());
-    again
-}
-
-/// Records in campaign.json which stale evidence `--keep-stale` kept (`pqperf.stale_kept`).
-fn note_stale_kept(opts: &CampaignOptions, kept: &[String]) -> Res<()> {
-    let log = Logger::null();
-    let mut check = EvidenceCheck::new(opts, &log, false);
-    check.keep(kept);
-    check.finish()
-}
-
 pub(crate) fn phase_calibrate(
     opts: &CampaignOptions,
     log: &Logger,
@@ -57,14 +32,14 @@ pub(crate) fn phase_calibrate(
         .collect();
     log.progress_begin("calibrate", todo.len() as f64);
     let (mut units, mut had, mut failed) = (0usize, 0usize, 0usize);
-    let mut kept = Vec::new();
+    let mut check = EvidenceCheck::new(opts, log, redo);
     let mut one = |inst: &Instance, opkey: &str, op: &str, bytes: u64| -> Res<()> {
         units += 1;
         let path = cal_path(&opts.run_dir, inst, opkey);
         if path.exists() {
             let built = inst.entry.library_sha256.as_deref();
             let key = ["pqperf", "library_sha256"];
-            if redo_existing(opts, redo, log, &path, &key, built, &mut kept) {
+            if check.redo_json(&path, &key, built) {
                 std::fs::remove_file(&path)
                     .map_err(|e| pqperf_model::fsutil::io_err("removing", &path, e))?;
             } else {
@@ -91,7 +66,7 @@ pub(crate) fn phase_calibrate(
         "calibrated {} of {units} unit(s): {had} already calibrated, {failed} failed",
         units - had
     ));
-    note_stale_kept(opts, &kept)?;
+    check.finish()?;
     Ok(i32::from(failed > 0))
 }
 
@@ -105,24 +80,20 @@ pub(crate) fn phase_measure(
     let unit = opts.unit();
     remove_stale_temps(&opts.run_dir.join("records"));
     let planned = plan_all(&opts.unit(), insts);
-    let mut kept = Vec::new();
+    let mut check = EvidenceCheck::new(opts, log, opts.redo);
     let todo: Vec<&PlannedOp> = planned
         .iter()
         .filter(|p| {
             let path = rec_path(&opts.run_dir, &p.inst, &p.opkey);
             !path.exists()
-                || redo_existing(
-                    opts,
-                    opts.redo,
-                    log,
+                || check.redo_json(
                     &path,
                     &["library_sha256"],
                     p.inst.entry.library_sha256.as_deref(),
-                    &mut kept,
                 )
         })
         .collect();
-    note_stale_kept(opts, &kept)?;
+    check.finish()?;
     let mut totals = MeasureTotals {
         skipped: planned.len() - todo.len(),
         ..Default::default()

@@ -19,6 +19,8 @@ pub struct EvidenceCheck<'a> {
     log: &'a Logger,
     redo: bool,
     kept: Vec<String>,
+    /// Files found current or done again: no longer kept stale.
+    cleared: Vec<String>,
 }
 
 impl<'a> EvidenceCheck<'a> {
@@ -30,6 +32,7 @@ impl<'a> EvidenceCheck<'a> {
             log,
             redo,
             kept: Vec::new(),
+            cleared: Vec::new(),
         }
     }
 
@@ -45,9 +48,13 @@ impl<'a> EvidenceCheck<'a> {
             .to_string();
         if self.redo {
             self.log.log(format!("{shown}: done again (--redo)"));
+            self.cleared.push(shown);
             return true;
         }
         if built.is_none() || (named.is_some() && named == built) {
+            if built.is_some() {
+                self.cleared.push(shown);
+            }
             return false;
         }
         let short =
@@ -63,6 +70,7 @@ impl<'a> EvidenceCheck<'a> {
             false
         } else {
             self.log.log(format!("{what}; done again"));
+            self.cleared.push(shown);
             true
         }
     }
@@ -79,20 +87,11 @@ impl<'a> EvidenceCheck<'a> {
         self.redo(path, named.as_deref(), built)
     }
 
-    /// Adds files kept stale by another check of the same phase.
-    pub fn keep(&mut self, kept: &[String]) {
-        self.kept.extend(kept.iter().cloned());
-    }
-
-    /// The files kept stale so far (without recording them).
-    pub fn into_kept(self) -> Vec<String> {
-        self.kept
-    }
-
     /// Records in campaign.json which stale evidence `--keep-stale` kept
-    /// (`pqperf.stale_kept`, added to what earlier phases kept).
+    /// (`pqperf.stale_kept`: what earlier phases kept, plus what this one kept, minus what it
+    /// found current or did again).
     pub fn finish(self) -> Result<(), CampaignError> {
-        if self.kept.is_empty() {
+        if self.kept.is_empty() && self.cleared.is_empty() {
             return Ok(());
         }
         update_campaign(&self.opts.run_dir, |m| {
@@ -105,13 +104,21 @@ impl<'a> EvidenceCheck<'a> {
                     .and_then(Value::as_array)
                     .cloned()
                     .unwrap_or_default();
+                all.retain(|v| {
+                    !v.as_str()
+                        .is_some_and(|s| self.cleared.iter().any(|c| c == s))
+                });
                 for k in &self.kept {
                     let v = Value::from(k.as_str());
                     if !all.contains(&v) {
                         all.push(v);
                     }
                 }
-                pq.insert("stale_kept".into(), Value::Array(all));
+                if all.is_empty() {
+                    pq.remove("stale_kept");
+                } else {
+                    pq.insert("stale_kept".into(), Value::Array(all));
+                }
             }
         })
     }

@@ -49,6 +49,39 @@ fn profile_phase_publishes_validates_and_renders() {
     run(d, &args);
     let log = std::fs::read_to_string(d.join("run/campaign.log")).unwrap();
     assert!(log.contains("profile: 0 written, 3 skipped"), "{log}");
+    // Each profile names the built library it was relinked from; one naming another library
+    // is stale: kept with --keep-stale (campaign.json says so), else profiled again.
+    let bj: pqperf_model::BuildJson =
+        pqperf_model::pyjson::read(&d.join("run/build.json"), Path::new("build.json")).unwrap();
+    let built = bj.instances["sign-90/WOTS-PXOF-128"]
+        .library_sha256
+        .clone()
+        .unwrap();
+    let prof = d.join("run/profile/sign-90/WOTS-PXOF-128__sign.json");
+    let text = std::fs::read_to_string(&prof).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["pqperf"]["library_sha256"], built.as_str());
+    std::fs::write(&prof, text.replace(&built, &"0".repeat(64))).unwrap();
+    let mut keep = args.clone();
+    keep.push("--keep-stale");
+    let out = run(d, &keep);
+    assert!(out.contains("kept (--keep-stale)"), "{out}");
+    let camp = std::fs::read_to_string(d.join("run/campaign.json")).unwrap();
+    assert!(
+        camp.contains("profile/sign-90/WOTS-PXOF-128__sign.json"),
+        "{camp}"
+    );
+    let out = run(d, &args);
+    assert!(
+        out.contains("done again") && out.contains("profile: 1 written, 2 skipped"),
+        "{out}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();
+    assert_eq!(v["pqperf"]["library_sha256"], built.as_str());
+    // Done again: no longer listed as kept stale.
+    let camp = std::fs::read_to_string(d.join("run/campaign.json")).unwrap();
+    assert!(!camp.contains("stale_kept"), "{camp}");
 
     let mut args = vec!["campaign", "publish"];
     args.extend(common);

@@ -248,6 +248,9 @@ fn the_kat_phase_redoes_a_kat_log_of_another_library_or_keeps_it_and_says_so() {
     assert!(out.contains("1 PASS"), "{out}");
     assert_eq!(kat_log(&run).library_sha256(), Some(real.as_str()));
     assert_eq!(build_json(&run).instances[KEY].kat, "PASS");
+    // Done again: no longer listed as kept stale (the method page says nothing then).
+    let camp = std::fs::read_to_string(run.join("campaign.json")).unwrap();
+    assert!(!camp.contains("stale_kept"), "{camp}");
 }
 
 #[test]
@@ -304,4 +307,72 @@ fn republishing_a_system_regenerates_the_pages_its_evidence_fed_and_says_which()
     assert!(out.contains("pqperf site"), "{out}");
     // Every candidate page on disk is what the new evidence gives.
     ok(None, &["report", dss, "--check", "--pages", "candidates"]);
+}
+
+#[test]
+fn the_ct_phase_keeps_current_evidence_and_redoes_or_keeps_stale_evidence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let rd = run.to_str().unwrap();
+    ok(
+        None,
+        &[
+            "import",
+            "iccs",
+            repo()
+                .join("testdata/candidates/ct-toy-sig")
+                .to_str()
+                .unwrap(),
+            "--id",
+            "sign-80",
+            "--run-dir",
+            rd,
+        ],
+    );
+    ok(None, &["build", "--run-dir", rd]);
+    let bj = build_json(&run);
+    let (key, e) = bj.instances.iter().next().unwrap();
+    let path = run.join(format!("ct/{}/{}.json", e.candidate, e.label));
+    let rel = format!("ct/{}/{}.json", e.candidate, e.label);
+    let read = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+    };
+    let out = ok(None, &strs(&campaign("ct", &run, &[])));
+    assert!(out.contains("phase ct: 2 instance(s)"), "{out}");
+    // The evidence names the built library and its inputs.
+    let ev = read();
+    assert_eq!(
+        ev["library_sha256"].as_str(),
+        e.library_sha256.as_deref(),
+        "{key}"
+    );
+    assert_eq!(
+        ev["inputs_sha256"].as_str(),
+        pqperf_build::current::recorded_inputs(e)
+    );
+    // Current evidence: not checked again.
+    let out = ok(None, &strs(&campaign("ct", &run, &[])));
+    assert!(
+        out.contains("has ct evidence of its built library"),
+        "{out}"
+    );
+    // Evidence of another library: kept with --keep-stale (and said so), else done again.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let forged = text.replace(e.library_sha256.as_deref().unwrap(), &"0".repeat(64));
+    std::fs::write(&path, &forged).unwrap();
+    let out = ok(None, &strs(&campaign("ct", &run, &["--keep-stale"])));
+    assert!(out.contains("kept (--keep-stale)"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), forged);
+    let camp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    let kept = camp["pqperf"]["stale_kept"].as_array().unwrap();
+    assert!(kept.iter().any(|k| *k == rel.as_str()), "{kept:?}");
+    let out = ok(None, &strs(&campaign("ct", &run, &[])));
+    assert!(out.contains("done again"), "{out}");
+    assert_eq!(
+        read()["library_sha256"].as_str(),
+        e.library_sha256.as_deref()
+    );
+    let camp = std::fs::read_to_string(run.join("campaign.json")).unwrap();
+    assert!(!camp.contains("stale_kept"), "{camp}");
 }
