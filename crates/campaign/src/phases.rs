@@ -10,8 +10,6 @@ use pqperf_measure::plan::{self, PlannedOp, plan_all};
 use pqperf_measure::record::{MeasureTotals, measure_one, rec_path};
 use serde_json::Value;
 
-use std::path::Path;
-
 use crate::rundir::remove_stale_temps;
 use crate::stale::EvidenceCheck;
 use crate::{CampaignError, CampaignOptions, Logger};
