@@ -212,16 +212,17 @@ pub fn publish(opts: &CampaignOptions, check: Option<&PublishCheck>) -> Res<i32>
         write_atomic(&dl, text.as_bytes())?;
     }
     let code = swap_in(&stage, &dest, &dest_root, &id, check)?;
-    if code == 0 {
+    // A quiet campaign (`echo` off) says nothing when all went well.
+    if code == 0 && opts.echo {
         println!(
             "publish: {} files for system {id} -> {}",
             staged.len(),
             dest.display()
         );
-        if refused > 0 {
-            eprintln!("publish: {refused} file(s) refused (named above); the others are published");
-            return Ok(2);
-        }
+    }
+    if code == 0 && refused > 0 {
+        eprintln!("publish: {refused} file(s) refused (named above); the others are published");
+        return Ok(2);
     }
     Ok(code)
 }

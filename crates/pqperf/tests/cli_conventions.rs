@@ -368,4 +368,46 @@ fn quiet_and_verbose_change_what_build_and_kat_print() {
     let o = common::output(None, &["kat", "--run-dir", r]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("RESULT kem-90 TOY-KEM PASS"), "{out}");
+
+    // A campaign phase: its log lines at the default level, nothing at -q (campaign.log
+    // keeps them), and the options in force at -v.
+    let phase = |pre: &[&str]| {
+        let args: Vec<&str> = pre
+            .iter()
+            .copied()
+            .chain(["campaign", "kat", "--run-dir", r])
+            .collect();
+        let o = common::output(None, &args);
+        assert!(o.status.success(), "{}", common::text(&o));
+        (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (out, err) = phase(&[]);
+    assert!(
+        out.contains("phase kat: no built instance is waiting"),
+        "{out}"
+    );
+    assert!(!err.contains("campaign: run directory"), "{err}");
+    let (out, err) = phase(&["-q"]);
+    assert_eq!(out, "", "{out}");
+    assert!(!err.contains("phase kat"), "{err}");
+    let log = std::fs::read_to_string(run.join("campaign.log")).unwrap();
+    assert_eq!(
+        log.matches("phase kat: no built instance is waiting")
+            .count(),
+        2,
+        "{log}"
+    );
+    let (out, err) = phase(&["-v"]);
+    assert!(
+        out.contains("phase kat: no built instance is waiting"),
+        "{out}"
+    );
+    assert!(
+        err.contains(&format!("campaign: run directory {r}, CPU "))
+            && err.contains("containment sandbox on"),
+        "{err}"
+    );
 }

@@ -353,7 +353,20 @@ fn describe_options(o: &campaign::CampaignOptions) -> String {
         } else {
             ""
         },
-        pqperf_ffi::untrusted::in_force_json(&pqperf_ffi::untrusted::policy())
+        {
+            let p = pqperf_ffi::untrusted::policy();
+            format!(
+                "sandbox {}, address-space limit {}",
+                if p.sandbox {
+                    "on"
+                } else {
+                    "off (--no-sandbox)"
+                },
+                p.limits
+                    .address_space
+                    .map_or("none".to_string(), |b| format!("{} MiB", b >> 20))
+            )
+        }
     )
 }
 

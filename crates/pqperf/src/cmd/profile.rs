@@ -61,7 +61,9 @@ pub fn publish_survey(opts: &pqperf_campaign::CampaignOptions) -> anyhow::Result
         .unwrap_or_else(|| opts.run_dir.join("dataset"));
     if !pqperf_profile::survey::read_run_surveys(&opts.run_dir).is_empty() {
         let n = pqperf_profile::survey::write_dataset_survey(&opts.run_dir, &dest)?;
-        eprintln!("publish: symmetric_survey.csv with {n} candidate(s)");
+        super::ui::note(format!(
+            "publish: symmetric_survey.csv with {n} candidate(s)"
+        ));
     }
     Ok(())
 }
