@@ -151,7 +151,7 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
             "measure (5 trials per operation, trial target {trial_target} s{})",
             match plan {
                 Some((n, s)) => format!(
-                    "; the plan of {n} operation(s) estimates {} before adaptive trials",
+                    "; the plan of {n} operation(s) counts {} of reference trials, to which the sampled and adaptive trials and the memory pass add",
                     super::ui::human(std::time::Duration::from_secs_f64(s))
                 ),
                 None => String::new(),
