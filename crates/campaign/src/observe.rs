@@ -17,10 +17,12 @@ type Res<T> = Result<T, CampaignError>;
 pub trait Observer: Send + Sync {
     /// One timestamped log line.
     fn line(&self, _line: &str) {}
-    /// A long phase starts; `total` in estimated units (seconds, or items).
+    /// A long phase starts; `total` in estimated units (seconds, or items; 0: no estimate).
     fn progress_begin(&self, _label: &str, _total: f64) {}
     /// `amount` more units are done.
     fn progress_advance(&self, _amount: f64) {}
+    /// The unit that starts now (`ml-dsa-44 ml-dsa-44 sign`), named while it runs.
+    fn progress_item(&self, _what: &str) {}
     /// The long phase ended.
     fn progress_end(&self) {}
 }
@@ -50,24 +52,111 @@ impl Observer for LogFile {
     }
 }
 
-/// Echoes the lines on stdout (when `echo`) and draws the progress bar on stderr when it is a
-/// terminal (hidden otherwise); lines are printed above a visible bar.
+/// Echoes the lines on stdout (when `echo`) and shows the progress of a long phase on stderr
+/// (only when `echo`: a quiet campaign shows none): on a terminal a bar with the elapsed time
+/// (redrawn every second, so a long unit is seen to run) and the running unit; elsewhere (a
+/// log file, CI) a line every [`Terminal::EVERY`] naming the running unit and for how long.
+/// Lines are printed above a visible bar.
 pub struct Terminal {
     echo: bool,
     bar: Mutex<Option<ProgressBar>>,
+    /// Periodic lines instead of a bar: the interval and where they go (stderr).
+    lines: Option<(std::time::Duration, Sink)>,
+    beat: Mutex<Option<Beat>>,
+}
+
+/// Where the periodic progress lines go.
+pub type Sink = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+
+/// What the periodic lines report, shared with their thread.
+#[derive(Default)]
+struct BeatState {
+    label: String,
+    total: f64,
+    done: f64,
+    current: Option<(String, std::time::Instant)>,
+}
+
+/// The thread that prints the periodic lines of one phase.
+struct Beat {
+    state: std::sync::Arc<Mutex<BeatState>>,
+    stop: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+/// A duration as people write it: `42 s`, `5 min 45 s`, `1 h 03 min` (progress lines, the
+/// CLI's estimates).
+pub fn human(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3600 {
+        format!("{} h {:02} min", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+impl BeatState {
+    /// `measure: 40 % of the estimate after 2 min 10 s; running ml-dsa-44 … sign for 1 min 05 s`.
+    fn line(&self, elapsed: std::time::Duration) -> String {
+        let mut l = format!("{}: ", self.label);
+        if self.total > 0.0 {
+            l.push_str(&format!(
+                "{:.0} % of the estimate after {}",
+                (100.0 * self.done / self.total).min(100.0),
+                human(elapsed)
+            ));
+        } else {
+            l.push_str(&format!("running for {}", human(elapsed)));
+        }
+        if let Some((what, since)) = &self.current {
+            l.push_str(&format!("; running {what} for {}", human(since.elapsed())));
+        }
+        l
+    }
 }
 
 impl Terminal {
-    /// A terminal observer; `echo` prints the log lines.
+    /// How often the periodic lines come when stderr is not a terminal.
+    pub const EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+    /// A terminal observer; `echo` prints the log lines and the progress.
     pub fn new(echo: bool) -> Terminal {
+        let lines: Option<(std::time::Duration, Sink)> =
+            (!std::io::stderr().is_terminal()).then(|| {
+                (
+                    Self::EVERY,
+                    std::sync::Arc::new(|l: &str| eprintln!("{l}")) as Sink,
+                )
+            });
         Terminal {
             echo,
             bar: Mutex::new(None),
+            lines,
+            beat: Mutex::new(None),
+        }
+    }
+
+    /// An observer that reports progress as lines every `every` to `sink` (no bar).
+    pub fn with_lines(echo: bool, every: std::time::Duration, sink: Sink) -> Terminal {
+        Terminal {
+            echo,
+            bar: Mutex::new(None),
+            lines: Some((every, sink)),
+            beat: Mutex::new(None),
         }
     }
 
     fn bar(&self) -> Option<ProgressBar> {
         self.bar.lock().ok().and_then(|b| b.clone())
+    }
+
+    fn beat_state(&self) -> Option<std::sync::Arc<Mutex<BeatState>>> {
+        self.beat
+            .lock()
+            .ok()
+            .and_then(|b| b.as_ref().map(|b| b.state.clone()))
     }
 }
 
@@ -82,19 +171,48 @@ impl Observer for Terminal {
     }
 
     fn progress_begin(&self, label: &str, total: f64) {
-        let target = if std::io::stderr().is_terminal() {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        };
-        let b = ProgressBar::with_draw_target(Some((total * 1000.0).max(1.0) as u64), target);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{msg:24} [{elapsed_precise}] {wide_bar} {percent:>3}% ETA {eta}",
+        if !self.echo {
+            return;
+        }
+        if let Some((every, sink)) = &self.lines {
+            let state = std::sync::Arc::new(Mutex::new(BeatState {
+                label: label.to_string(),
+                total,
+                ..Default::default()
+            }));
+            let (stop, rx) = std::sync::mpsc::channel::<()>();
+            let (every, sink, st) = (*every, sink.clone(), state.clone());
+            let t0 = std::time::Instant::now();
+            let thread = std::thread::spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
+                    let line = st.lock().map(|s| s.line(t0.elapsed())).unwrap_or_default();
+                    sink(&line);
+                }
+            });
+            if let Ok(mut g) = self.beat.lock() {
+                *g = Some(Beat {
+                    state,
+                    stop,
+                    thread,
+                });
+            }
+            return;
+        }
+        // No estimate (total 0): a spinner with the elapsed time.
+        let (len, template) = if total > 0.0 {
+            (
+                Some((total * 1000.0).max(1.0) as u64),
+                "{prefix:10} [{elapsed_precise}] {wide_bar} {percent:>3}% ETA {eta} {msg}",
             )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        } else {
+            (None, "{prefix:10} [{elapsed_precise}] {spinner} {msg}")
+        };
+        let b = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+        b.set_style(
+            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        b.set_message(label.to_string());
+        b.set_prefix(label.to_string());
+        b.enable_steady_tick(std::time::Duration::from_secs(1));
         if let Ok(mut g) = self.bar.lock() {
             *g = Some(b);
         }
@@ -104,6 +222,23 @@ impl Observer for Terminal {
         if let Some(b) = self.bar() {
             b.inc((amount * 1000.0) as u64);
         }
+        if let Some(st) = self.beat_state()
+            && let Ok(mut s) = st.lock()
+        {
+            s.done += amount;
+            s.current = None;
+        }
+    }
+
+    fn progress_item(&self, what: &str) {
+        if let Some(b) = self.bar() {
+            b.set_message(what.to_string());
+        }
+        if let Some(st) = self.beat_state()
+            && let Ok(mut s) = st.lock()
+        {
+            s.current = Some((what.to_string(), std::time::Instant::now()));
+        }
     }
 
     fn progress_end(&self) {
@@ -111,6 +246,11 @@ impl Observer for Terminal {
             && let Some(b) = g.take()
         {
             b.finish_and_clear();
+        }
+        let beat = self.beat.lock().ok().and_then(|mut g| g.take());
+        if let Some(b) = beat {
+            drop(b.stop);
+            let _ = b.thread.join();
         }
     }
 }
@@ -163,6 +303,13 @@ impl Logger {
     pub fn progress_advance(&self, amount: f64) {
         for o in &self.observers {
             o.progress_advance(amount);
+        }
+    }
+
+    /// The unit that starts now (named by the progress while it runs).
+    pub fn progress_item(&self, what: &str) {
+        for o in &self.observers {
+            o.progress_item(what);
         }
     }
 
@@ -223,5 +370,56 @@ mod tests {
         assert_eq!(got[2], "end");
         let file = std::fs::read_to_string(d.path().join("c.log")).unwrap();
         assert_eq!(file, format!("{}\n", got[1]));
+    }
+
+    #[test]
+    fn a_long_unit_is_reported_while_it_runs_and_a_quiet_terminal_reports_nothing() {
+        let seen = std::sync::Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = {
+            let seen = seen.clone();
+            std::sync::Arc::new(move |l: &str| seen.lock().unwrap().push(l.to_string())) as Sink
+        };
+        let every = std::time::Duration::from_millis(20);
+        let t = Terminal::with_lines(true, every, sink.clone());
+        t.progress_begin("measure", 4.0);
+        t.progress_advance(1.0);
+        t.progress_item("sphincs-shake-128f-simple sphincs-shake-128f-simple sign");
+        // Wait for at least one line (no timing is asserted: only that one comes).
+        let naming = |v: &[String]| v.iter().rev().find(|l| l.contains("; running ")).cloned();
+        let t0 = std::time::Instant::now();
+        while naming(&seen.lock().unwrap()).is_none() && t0.elapsed().as_secs() < 60 {
+            std::thread::sleep(every);
+        }
+        t.progress_end();
+        let got = seen.lock().unwrap().clone();
+        let last = naming(&got).expect("a progress line naming the running unit");
+        assert!(
+            last.starts_with("measure: 25 % of the estimate after "),
+            "{last}"
+        );
+        assert!(
+            last.contains(
+                "; running sphincs-shake-128f-simple sphincs-shake-128f-simple sign for "
+            ),
+            "{last}"
+        );
+        // After the end nothing more comes.
+        let n = got.len();
+        std::thread::sleep(every * 3);
+        assert_eq!(seen.lock().unwrap().len(), n);
+
+        let quiet = Terminal::with_lines(false, every, sink);
+        seen.lock().unwrap().clear();
+        quiet.progress_begin("measure", 1.0);
+        std::thread::sleep(every * 3);
+        quiet.progress_end();
+        assert!(seen.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn durations_for_people() {
+        assert_eq!(human(std::time::Duration::from_secs(345)), "5 min 45 s");
+        assert_eq!(human(std::time::Duration::from_secs(59)), "59 s");
+        assert_eq!(human(std::time::Duration::from_secs(7260)), "2 h 01 min");
     }
 }

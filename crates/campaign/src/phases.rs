@@ -33,6 +33,10 @@ pub(crate) fn phase_calibrate(
     let mut check = EvidenceCheck::new(opts, log, redo);
     let mut one = |inst: &Instance, opkey: &str, op: &str, bytes: u64| -> Res<()> {
         units += 1;
+        log.progress_item(&format!(
+            "{} {} {opkey}",
+            inst.entry.candidate, inst.entry.label
+        ));
         let path = cal_path(&opts.run_dir, inst, opkey);
         if path.exists() {
             let built = inst.entry.library_sha256.as_deref();
@@ -106,6 +110,10 @@ pub(crate) fn phase_measure(
     let n_todo = todo.len();
     for p in todo {
         let est = p.plan.as_ref().map_or(0.1, plan::estimated_s);
+        log.progress_item(&format!(
+            "{} {} {}",
+            p.inst.entry.candidate, p.inst.entry.label, p.opkey
+        ));
         let rec = measure_one(&unit, env, counter_info, p, &mut totals)?;
         left -= est;
         let what = match (rec.mean_cycles, rec.mean_seconds) {

@@ -227,16 +227,17 @@ pub fn publish_with(
     if code == 0 {
         refresh_pages(opts, &dest_root, &id, pages);
     }
-    if code == 0 {
+    // A quiet campaign (`echo` off) says nothing when all went well.
+    if code == 0 && opts.echo {
         println!(
             "publish: {} files for system {id} -> {}",
             staged.len(),
             dest.display()
         );
-        if refused > 0 {
-            eprintln!("publish: {refused} file(s) refused (named above); the others are published");
-            return Ok(2);
-        }
+    }
+    if code == 0 && refused > 0 {
+        eprintln!("publish: {refused} file(s) refused (named above); the others are published");
+        return Ok(2);
     }
     Ok(code)
 }

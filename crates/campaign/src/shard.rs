@@ -38,11 +38,13 @@ pub fn launch(
                         .map(Stdio::from)
                         .map_err(|e| format!("{who}: cannot share {}: {e}", out.display()))
                 };
+                // The containment flags follow the subcommand (`campaign <phase> …`), which
+                // is where pqperf accepts them.
                 let st = pqperf_ffi::emulation::self_command(&exe)
+                    .args(&args)
                     .args(pqperf_ffi::untrusted::policy_args(
                         &pqperf_ffi::untrusted::policy(),
                     ))
-                    .args(&args)
                     .stdin(Stdio::null())
                     .stdout(io()?)
                     .stderr(io()?)

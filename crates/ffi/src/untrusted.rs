@@ -72,7 +72,8 @@ pub fn policy() -> Policy {
 }
 
 /// The pqperf command-line flags that reproduce `p` in a pqperf child process that is itself
-/// an orchestrator (shards, demo steps).
+/// an orchestrator (shards, demo steps); they follow the subcommand that runs candidate code
+/// (`pqperf campaign measure … --no-sandbox --mem-limit 8589934592`).
 pub fn policy_args(p: &Policy) -> Vec<String> {
     let mut v = Vec::new();
     if !p.sandbox {

@@ -22,39 +22,13 @@ static ALLOC: pqperf_alloc::PqAlloc = pqperf_alloc::PqAlloc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Run candidate code without namespaces, Landlock and rlimits (it still gets its own
-    /// process group, a private result channel and capped output capture). Recorded in the
-    /// campaign evidence and shown on the method page.
-    #[arg(long, global = true)]
-    no_sandbox: bool,
-    /// Address-space limit of children that run candidate code (bytes, or with K/M/G suffix;
-    /// `none` for no limit).
-    #[arg(long, global = true, default_value = "8G", value_name = "BYTES")]
-    mem_limit: String,
-    /// Label the evidence as taken on an emulated host (timings are not performance figures)
-    /// even where detection does not see it; qemu-user is detected on its own.
-    #[arg(long, global = true)]
-    emulated: bool,
-}
-
-/// `8G`, `512M`, `65536`, `none`.
-fn parse_mem_limit(s: &str) -> Result<Option<u64>, String> {
-    if s.eq_ignore_ascii_case("none") {
-        return Ok(None);
-    }
-    let (num, mul) = match s.chars().last().map(|c| c.to_ascii_uppercase()) {
-        Some('K') => (&s[..s.len() - 1], 1u64 << 10),
-        Some('M') => (&s[..s.len() - 1], 1 << 20),
-        Some('G') => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    num.trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mul))
-        .filter(|n| *n >= 64 << 20)
-        .map(Some)
-        .ok_or_else(|| format!("--mem-limit {s}: expected bytes >= 64M, e.g. 8G, 512M or none"))
+    /// Print only errors, warnings and the results asked for (tables, lists, JSON, summary
+    /// lines): no status lines, no progress.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print more: the commands each step runs, the options in force, details per unit.
+    #[arg(short, long, global = true)]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -89,40 +63,54 @@ enum Command {
     /// Compare two campaigns (datasets or run directories): per operation the ratio B/A of
     /// the robust estimates with its bootstrap interval and a verdict faster/slower/no change.
     Compare(cmd::compare::CompareArgs),
-    /// Build the static HTML site from one or more datasets.
+    /// Build the static HTML site from a published dataset.
     Site(cmd::site::SiteArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    Completions(cmd::meta::CompletionsArgs),
+    /// Print the manual page (roff) on stdout, or write one page per command into a folder.
+    Man(cmd::meta::ManArgs),
     /// Internal: one hash-profiling child process (pqperf re-executes itself).
     #[command(hide = true)]
     Hashprof(cmd::profile::HashprofArgs),
 }
 
+impl Command {
+    /// The containment options of a command that runs candidate code (`None` for the
+    /// commands that only read evidence, and for the hidden children, which their parent
+    /// contains).
+    fn containment(&self) -> Option<&cmd::sandbox::Containment> {
+        match self {
+            Command::Import(a) => Some(&a.contain),
+            Command::Build(a) => Some(&a.contain),
+            Command::Kat(a) => Some(&a.contain),
+            Command::Ct(a) => Some(&a.contain),
+            Command::Campaign(a) => Some(&a.contain),
+            Command::Demo(a) => Some(&a.contain),
+            _ => None,
+        }
+    }
+}
+
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    cmd::ui::set(if cli.quiet {
+        cmd::ui::Level::Quiet
+    } else if cli.verbose {
+        cmd::ui::Level::Verbose
+    } else {
+        cmd::ui::Level::Normal
+    });
     // Children that run candidate code keep the C library's allocator: their RSS is evidence.
     if !matches!(cli.command, Command::KatChild(_) | Command::Hashprof(_)) {
         pqperf_alloc::use_mimalloc();
     }
-    let mem_limit = match parse_mem_limit(&cli.mem_limit) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("pqperf: error: {e}");
-            return std::process::ExitCode::from(cmd::exit::REFUSED);
-        }
-    };
-    if cli.emulated {
-        pqperf_ffi::emulation::force();
+    if let Some(c) = cli.command.containment() {
+        c.apply();
     }
     if !matches!(cli.command, Command::KatChild(_) | Command::Hashprof(_)) {
         // An orchestrator: SIGINT/SIGTERM end every contained child before pqperf.
         pqperf_ffi::untrusted::end_children_on_termination();
     }
-    pqperf_ffi::untrusted::set_policy(pqperf_ffi::untrusted::Policy {
-        sandbox: !cli.no_sandbox,
-        limits: pqperf_ffi::sandbox::Limits {
-            address_space: mem_limit,
-            ..Default::default()
-        },
-    });
     if matches!(cli.command, Command::Campaign(_) | Command::Demo(_)) {
         cmd::ensure_lean_driver();
     }
@@ -140,12 +128,16 @@ fn main() -> std::process::ExitCode {
         Command::Demo(a) => cmd::demo::run_demo(a),
         Command::Site(a) => cmd::site::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::Completions(a) => {
+            cmd::meta::run_completions(a, <Cli as clap::CommandFactory>::command())
+        }
+        Command::Man(a) => cmd::meta::run_man(a, <Cli as clap::CommandFactory>::command()),
         Command::Hashprof(a) => cmd::profile::run_hashprof(a),
     };
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("pqperf: error: {e:#}");
+            eprintln!("pqperf: error: {}", cmd::error_chain(&e));
             if e.downcast_ref::<cmd::Refused>().is_some() {
                 std::process::ExitCode::from(cmd::exit::REFUSED)
             } else {

@@ -65,6 +65,9 @@ fn validate_help_and_usage_errors() {
     );
     assert!(out.contains("absolute machine paths"), "{out}");
     let (code, _, err) = run(&["validate", "/nonexistent/pqperf-dataset"]);
-    assert_ne!(code, 0);
-    assert!(err.contains("not a directory"), "{err}");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("/nonexistent/pqperf-dataset: no such file or directory"),
+        "{err}"
+    );
 }

@@ -9,6 +9,9 @@ use anyhow::Context;
 pub struct ImportArgs {
     #[command(subcommand)]
     what: ImportWhat,
+    /// How candidate code is contained.
+    #[command(flatten)]
+    pub contain: super::sandbox::Containment,
 }
 
 #[derive(clap::Subcommand)]
@@ -137,6 +140,14 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let run_dir = match &args.what {
         ImportWhat::Pqclean { run, .. } | ImportWhat::Iccs { run, .. } => run.run_dir.clone(),
     };
+    // A missing input is refused before the run directory is created.
+    match &args.what {
+        ImportWhat::Iccs { submission, .. } => super::existing_input(submission)?,
+        ImportWhat::Pqclean {
+            tree: Some(tree), ..
+        } => super::existing_input(tree)?,
+        ImportWhat::Pqclean { tree: None, .. } => {}
+    }
     std::fs::create_dir_all(&run_dir).with_context(|| format!("creating {}", run_dir.display()))?;
     let _lock = pqperf_campaign::lock_run_dir(&run_dir, false)?;
     let command = shown_command();
@@ -175,15 +186,15 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         })?,
     };
     for n in &summary.notes {
-        eprintln!("import: {n}");
+        super::ui::note(format!("import: {n}"));
     }
     note(&run_dir, &command)?;
-    println!(
+    super::ui::status(format!(
         "imported {} candidate(s), {} instance(s) into {}",
         summary.candidates.len(),
         summary.instances,
         summary.catalog.display()
-    );
+    ));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -211,6 +222,9 @@ pub struct BuildArgs {
     /// pqperf). Remembered for the run; build.json records it with its version.
     #[arg(long, value_name = "CC")]
     cc: Option<String>,
+    /// How candidate code is contained.
+    #[command(flatten)]
+    pub contain: super::sandbox::Containment,
 }
 
 pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
@@ -226,7 +240,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         catalog: args.run.catalog,
         only: args.only,
         jobs: args.jobs,
-        progress: true,
+        progress: !super::ui::quiet(),
         on_progress: None,
         iccs_provider,
         cc: args.cc,
@@ -262,15 +276,18 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             None => format!("build: {} lists no instance", cat.display()),
         });
     }
-    println!(
+    for k in &s.built {
+        super::ui::detail(format!("built {k}"));
+    }
+    super::ui::status(format!(
         "built {} librar{}, {} BUILDFAIL, in {:.1} s; {}",
         s.built.len(),
         if s.built.len() == 1 { "y" } else { "ies" },
         s.failed.len(),
         s.seconds,
         s.build_json.display()
-    );
-    println!("ICCS provider: {}", s.iccs_provider.describe());
+    ));
+    super::ui::status(format!("ICCS provider: {}", s.iccs_provider.describe()));
     for f in &s.failed {
         println!("BUILDFAIL {f}");
     }
@@ -311,6 +328,9 @@ pub struct KatArgs {
     /// Hash candidates: also KAT_2_33 (1 GiB message) and KAT_Loop.
     #[arg(long, visible_alias = "full")]
     hash_full: bool,
+    /// How candidate code is contained.
+    #[command(flatten)]
+    pub contain: super::sandbox::Containment,
 }
 
 pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
@@ -324,7 +344,13 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
     opts.fallback = !args.no_fallback;
     opts.hash_loop = args.hash_loop;
     opts.hash_full = args.hash_full;
-    opts.progress = true;
+    opts.progress = !super::ui::quiet();
+    super::ui::detail(format!(
+        "kat: timeout {} s per instance, {} job(s), harness-default fallback {}",
+        args.timeout,
+        opts.jobs,
+        if opts.fallback { "on" } else { "off" }
+    ));
     let bj = opts.run_dir.join("build.json");
     if !bj.is_file() {
         return super::refuse(format!(
@@ -358,7 +384,12 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
             None => format!("kat: {} lists no instance of the catalog", bj.display()),
         });
     }
-    for i in &s.instances {
+    // `--quiet`: only the verdicts that are not PASS, and the summary.
+    for i in s
+        .instances
+        .iter()
+        .filter(|i| !super::ui::quiet() || i.status != "PASS")
+    {
         println!("{}", i.result_line);
     }
     let mut counts: Vec<(String, usize)> = Vec::new();
@@ -471,7 +502,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 catalog: None,
                 only: Some(only),
                 jobs: 2,
-                progress: true,
+                progress: !super::ui::quiet(),
                 on_progress: None,
                 // The catalog's choice, else the run's remembered one (pqperf build --iccs-provider).
                 iccs_provider: None,
@@ -528,7 +559,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             };
             let mut opts = pqperf_kat::KatOptions::new(run.clone());
             opts.only = Some(only);
-            opts.progress = true;
+            opts.progress = !super::ui::quiet();
             let s = pqperf_kat::run(&opts).map_err(|e| format!("kat: {e}"))?;
             for i in &s.instances {
                 ctx.log.log(&i.result_line);

@@ -65,13 +65,15 @@ pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
     match run_inner(a) {
         Ok(c) => Ok(c),
         Err(e) => {
-            eprintln!("pqperf compare: error: {e:#}");
+            eprintln!("pqperf compare: error: {}", super::error_chain(&e));
             Ok(ExitCode::from(2))
         }
     }
 }
 
 fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
+    super::existing_dir(&a.a)?;
+    super::existing_dir(&a.b)?;
     let mut map = Vec::new();
     for m in &a.map {
         let (x, y) = m
@@ -127,7 +129,7 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
             .then(|| pqperf_campaign::lock_run_dir(&sb.system_dir, false))
             .transpose()?;
         let p = pqperf_compare::record_noise_floor(&sb, floor)?;
-        eprintln!("noise floor recorded in {}", p.display());
+        super::ui::note(format!("noise floor recorded in {}", p.display()));
     }
     Ok(if a.fail_on_regression && c.any_slower() {
         ExitCode::from(1)

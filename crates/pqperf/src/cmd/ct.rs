@@ -28,6 +28,9 @@ pub struct CtArgs {
     /// Instances checked concurrently.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    /// How candidate code is contained.
+    #[command(flatten)]
+    pub contain: super::sandbox::Containment,
 }
 
 /// Options from the arguments.
@@ -39,15 +42,30 @@ fn options(args: CtArgs) -> anyhow::Result<pqperf_ct::CtOptions> {
     o.accepted = args.accepted;
     o.timeout = std::time::Duration::from_secs_f64(args.timeout);
     o.jobs = args.jobs.max(1);
-    o.progress = true;
+    o.progress = !super::ui::quiet();
     Ok(o)
 }
 
 /// Run the check and print one line per instance; the same for the campaign phase.
 pub fn check(opts: &pqperf_ct::CtOptions) -> anyhow::Result<pqperf_ct::CtSummary> {
-    let s = pqperf_ct::run(opts).context("ct")?;
+    // A long step: valgrind runs every operation of every instance (minutes).
+    // On a terminal a spinner with the elapsed time replaces the per-instance lines (which
+    // would break it); elsewhere those lines and a line every 30 s show progress.
+    let beat = super::ui::Heartbeat::start("ct: valgrind memcheck of every operation");
+    let mut opts = opts.clone();
+    if beat.is_spinner() {
+        opts.progress = false;
+    }
+    let opts = &opts;
+    let s = pqperf_ct::run(opts).context("ct");
+    drop(beat);
+    let s = s?;
+    // `--quiet`: only the instances with findings that are not accepted.
     for ev in &s.evidence {
-        println!("CT {}/{}: {}", ev.candidate, ev.label, pqperf_ct::line(ev));
+        let unaccepted: u64 = ev.operations.iter().map(|o| o.findings).sum();
+        if !super::ui::quiet() || unaccepted > 0 {
+            println!("CT {}/{}: {}", ev.candidate, ev.label, pqperf_ct::line(ev));
+        }
     }
     let findings: u64 = s
         .evidence
@@ -129,7 +147,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             }
             let mut o = pqperf_ct::CtOptions::new(run);
             o.only = super::build::exact_keys(&todo);
-            o.progress = true;
+            o.progress = !super::ui::quiet();
             // A failing check (valgrind missing, bad accepted table) is logged; the campaign
             // goes on and keeps what it recorded.
             let s = match check(&o) {

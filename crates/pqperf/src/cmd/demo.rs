@@ -14,7 +14,7 @@ use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
 /// `pqperf demo`: see [`run_demo`].
 #[derive(clap::Args)]
 pub struct DemoArgs {
-    /// Run directory (default: runs/demo).
+    /// Run directory.
     #[arg(long, default_value = "runs/demo")]
     run_dir: PathBuf,
     /// Seconds of timed work per trial (short: this is a demo).
@@ -23,8 +23,12 @@ pub struct DemoArgs {
     /// Benchmark CPU (default: the last CPU this process may use).
     #[arg(long)]
     cpu: Option<usize>,
+    /// How candidate code is contained.
+    #[command(flatten)]
+    pub contain: super::sandbox::Containment,
 }
 
+/// `pqperf demo`.
 pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
     run(&a.run_dir, a.trial_target, a.cpu)
 }
@@ -34,16 +38,27 @@ pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
 pub const DEMO_SET: &str = r"^(ml-dsa-(44|65|87)/ml-dsa-(44|65|87)|falcon-512/falcon-512|sphincs-shake-128f-simple/sphincs-shake-128f-simple|ml-kem-(512|768|1024)/ml-kem-(512|768|1024)|ml-dsa-44/ml-dsa-44-avx2)$";
 
 fn step(name: &str, t0: Instant) {
-    eprintln!("demo: [{:6.1} s] {name}", t0.elapsed().as_secs_f64());
+    super::ui::note(format!(
+        "demo: [{:6.1} s] {name}",
+        t0.elapsed().as_secs_f64()
+    ));
 }
 
+/// One demo step as a child pqperf process, with this process's containment and output level.
 fn pqperf(args: &[&str]) -> anyhow::Result<()> {
     let exe = std::env::current_exe()?;
+    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    // The containment flags belong to the commands that run candidate code.
+    if matches!(
+        args.first(),
+        Some(&("import" | "build" | "kat" | "ct" | "campaign"))
+    ) {
+        all.extend(super::sandbox::child_args());
+    }
+    all.extend(super::ui::child_args());
+    super::ui::detail(format!("demo: running pqperf {}", all.join(" ")));
     let st = Command::new(&exe)
-        .args(pqperf_ffi::untrusted::policy_args(
-            &pqperf_ffi::untrusted::policy(),
-        ))
-        .args(args)
+        .args(&all)
         .status()
         .with_context(|| format!("running pqperf {}", args.join(" ")))?;
     if !st.success() {
@@ -60,6 +75,12 @@ fn s(p: &Path) -> String {
 pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Result<ExitCode> {
     let t0 = Instant::now();
     std::fs::create_dir_all(run_dir)?;
+    let first = first_estimate(run_dir, trial_target);
+    super::ui::note(format!(
+        "demo: expected duration about {} ({}; the measure phase states its own plan after calibrating)",
+        super::ui::human(first.total()),
+        first.describe()
+    ));
     let run = s(run_dir);
     let built: Vec<String> = campaign::load_build(run_dir)
         .map(|b| {
@@ -100,6 +121,7 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
             .unwrap_or("unknown CPU")
     ));
     o.publish_to = Some(run_dir.join("dataset"));
+    o.echo = !super::ui::quiet();
     let hooks = super::phases::hooks();
     // The constant-time check needs only the builds; it runs before the timing phases so
     // that its valgrind processes never overlap them. A failing check is logged by the
@@ -123,8 +145,18 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     if cal.code != 0 {
         failed.push(format!("calibrate (exit status {})", cal.code));
     }
+    let plan = planned_measure(&o);
     step(
-        &format!("measure (5 trials per operation, trial target {trial_target} s)"),
+        &format!(
+            "measure (5 trials per operation, trial target {trial_target} s{})",
+            match plan {
+                Some((n, s)) => format!(
+                    "; the plan of {n} operation(s) counts {} of reference trials, to which the sampled and adaptive trials and the memory pass add",
+                    super::ui::human(std::time::Duration::from_secs_f64(s))
+                ),
+                None => String::new(),
+            }
+        ),
         t0,
     );
     let m = campaign::run_phase(Phase::Measure, &o, &hooks)?;
@@ -154,10 +186,12 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
             }
         }
     };
-    step("validate the published dataset", t0);
-    attempt("validate", &["validate", &dss]);
+    // Pages first, then validate: a resumed demo's publish makes the pages of its previous
+    // run stale, and validate compares the pages it finds with the evidence.
     step("render the pages", t0);
     let pages_ok = attempt("report", &["report", &dss]);
+    step("validate the published dataset and its pages", t0);
+    attempt("validate", &["validate", &dss]);
     let site = run_dir.join("site");
     step("render the site", t0);
     let site_ok = attempt("site", &["site", &dss, "--out", &s(&site)]);
@@ -211,6 +245,104 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Instances of [`DEMO_SET`] and their timed operations (3 each: keygen/sign/verify or
+/// keygen/enc/dec).
+const DEMO_INSTANCES: usize = 9;
+const DEMO_OPS: usize = 27;
+
+/// What the demo's steps cost, measured on a 2-core VM shared with other work (seconds): a
+/// first estimate, printed before anything runs. The measure phase states its own plan after
+/// calibrating (`pqperf_measure::plan`).
+mod cost {
+    /// Importing the PQClean corpus (cargo locating the pinned crate).
+    pub const IMPORT: f64 = 5.0;
+    /// Building one instance (two at a time).
+    pub const BUILD_PER_INSTANCE: f64 = 7.0;
+    /// The KAT gate of the set.
+    pub const KAT: f64 = 5.0;
+    /// The constant-time check of one instance under valgrind (two at a time).
+    pub const CT_PER_INSTANCE: f64 = 17.0;
+    /// Calibrating one operation (one fresh pinned process).
+    pub const CALIBRATE_PER_OP: f64 = 0.3;
+    /// Measuring one operation with the demo's short trial target: the reference trials, the
+    /// sampled trials of the robust estimate, adaptive trials until ±1 % and the memory pass.
+    pub const MEASURE_PER_OP: f64 = 60.0;
+    /// Profile, publish, validate, pages and site.
+    pub const REST: f64 = 60.0;
+}
+
+/// The demo's first estimate: the steps that this run directory still lacks, with their
+/// expected seconds.
+struct Estimate(Vec<(&'static str, f64)>);
+
+impl Estimate {
+    fn total(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(self.0.iter().map(|(_, s)| s).sum())
+    }
+
+    fn describe(&self) -> String {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .filter(|(_, s)| *s >= 1.0)
+            .map(|(n, s)| {
+                format!(
+                    "{n} {}",
+                    super::ui::human(std::time::Duration::from_secs_f64(*s))
+                )
+            })
+            .collect();
+        parts.join(", ")
+    }
+}
+
+/// The first estimate for `run_dir`: every step, less the builds and records already there.
+/// The measure cost grows with a trial target above the demo's default.
+fn first_estimate(run_dir: &Path, trial_target: f64) -> Estimate {
+    let built = campaign::load_build(run_dir)
+        .map(|b| {
+            b.instances
+                .values()
+                .filter(|e| e.kat != "NOLOG" && e.kat != "BUILDFAIL")
+                .count()
+        })
+        .unwrap_or(0);
+    let recorded = campaign::walk_files(&run_dir.join("records"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .count();
+    let ops_left = DEMO_OPS.saturating_sub(recorded) as f64;
+    let mut steps = Vec::new();
+    if built < DEMO_INSTANCES {
+        let n = (DEMO_INSTANCES - built) as f64;
+        steps.push(("import", cost::IMPORT));
+        steps.push(("build", n * cost::BUILD_PER_INSTANCE / 2.0 + cost::KAT));
+    }
+    steps.push((
+        "constant-time check",
+        DEMO_INSTANCES as f64 * cost::CT_PER_INSTANCE / 2.0,
+    ));
+    steps.push(("calibrate", ops_left * cost::CALIBRATE_PER_OP));
+    // 5 reference trials and as many sampled ones per operation scale with the target.
+    let per_op = cost::MEASURE_PER_OP + 10.0 * (trial_target - 0.05).max(0.0) * 20.0;
+    steps.push(("measure", ops_left * per_op));
+    steps.push(("profile, publish and pages", cost::REST));
+    Estimate(steps)
+}
+
+/// The measure phase's own plan after calibrating: operations not yet recorded and the
+/// seconds their plans estimate (`pqperf_measure::plan`), if anything is planned.
+fn planned_measure(o: &CampaignOptions) -> Option<(usize, f64)> {
+    let insts = campaign::selected(o, campaign::measurable(o).ok()?);
+    let planned = pqperf_measure::plan::plan_all(&o.unit(), &insts);
+    let todo: Vec<f64> = planned
+        .iter()
+        .filter(|p| !pqperf_measure::record::rec_path(&o.run_dir, &p.inst, &p.opkey).exists())
+        .filter_map(|p| p.plan.as_ref().map(pqperf_measure::plan::estimated_s))
+        .collect();
+    (!todo.is_empty()).then(|| (todo.len(), todo.iter().sum()))
 }
 
 /// The counter the measuring driver children named (the first timing record's `pqperf`

@@ -221,6 +221,9 @@ pub struct CampaignArgs {
     /// Internal (the parallel launcher's children): the options as data, a JSON file.
     #[arg(long, hide = true, value_name = "FILE")]
     options: Option<PathBuf>,
+    /// How candidate code is contained.
+    #[command(flatten)]
+    pub contain: super::sandbox::Containment,
 }
 
 pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
@@ -287,13 +290,18 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             a.phase
         ));
     };
-    let opts = options_of(&a)?
+    let mut opts = options_of(&a)?
         .to_options(|k| std::env::var(k).ok())
         .map_err(|e| match e {
             campaign::CampaignError::Msg(m) => anyhow::Error::new(super::Refused(m)),
             e => e.into(),
         })?;
     super::existing_run_dir(&opts.run_dir)?;
+    // `--quiet`: the log lines go to campaign.log only, and no progress is shown.
+    opts.echo = !super::ui::quiet();
+    if super::ui::verbose() {
+        eprintln!("{}", describe_options(&opts));
+    }
     if a.list {
         let keys: Vec<String> = campaign::selected(&opts, campaign::measurable(&opts)?)
             .iter()
@@ -315,6 +323,49 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
     // (publish merges the survey verdicts and refreshes the pages through its hook)
     let out = campaign::run_phase(phase, &opts, &super::phases::hooks())?;
     Ok(code(out.code))
+}
+
+/// The options in force, for `--verbose`.
+fn describe_options(o: &campaign::CampaignOptions) -> String {
+    let re = |r: &Option<pqperf_measure::Regex>| {
+        r.as_ref()
+            .map_or("none".to_string(), |r| format!("{:?}", r.as_str()))
+    };
+    let p = &o.planning;
+    format!(
+        "campaign: run directory {}, CPU {}{}, --only {}, --defer {}{}, systems {}, trials {} x {} s target, operation budget {} s{}{}, containment {}",
+        o.run_dir.display(),
+        o.cpu,
+        if o.cpu_auto { " (auto)" } else { "" },
+        re(&o.only),
+        re(&o.defer),
+        o.shard
+            .map_or(String::new(), |(k, n)| format!(", shard {k}/{n}")),
+        o.systems_csv.display(),
+        p.trials,
+        p.trial_target_s,
+        p.op_budget_s,
+        if o.adaptive { ", adaptive" } else { "" },
+        if o.allow_unfixed_host {
+            ", unfixed host allowed"
+        } else {
+            ""
+        },
+        {
+            let p = pqperf_ffi::untrusted::policy();
+            format!(
+                "sandbox {}, address-space limit {}",
+                if p.sandbox {
+                    "on"
+                } else {
+                    "off (--no-sandbox)"
+                },
+                p.limits
+                    .address_space
+                    .map_or("none".to_string(), |b| format!("{} MiB", b >> 20))
+            )
+        }
+    )
 }
 
 #[cfg(test)]

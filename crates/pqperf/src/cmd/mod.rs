@@ -6,10 +6,13 @@ pub mod ct;
 pub mod demo;
 pub mod iccs;
 pub mod measure;
+pub mod meta;
 pub mod phases;
 pub mod profile;
 pub mod report;
+pub mod sandbox;
 pub mod site;
+pub mod ui;
 pub mod validate;
 
 /// The exit codes of every pqperf command, defined here only (README "Exit codes", `--help`).
@@ -44,6 +47,47 @@ impl std::error::Error for Refused {}
 /// `Err(Refused(msg))` as an `anyhow` result.
 pub fn refuse<T>(msg: impl Into<String>) -> anyhow::Result<T> {
     Err(Refused(msg.into()).into())
+}
+
+/// An error and its causes as one line, `outer: cause: …`, without the repetitions of a
+/// layered error: a cause whose text the layer above already shows (a `thiserror` message
+/// that formats its source, a context that repeats its error) is left out.
+pub fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    let mut shown = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || shown.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+        shown = text;
+    }
+    out
+}
+
+/// An input path a command reads (a submission, a PQClean tree): refused with `<path>: no
+/// such file or directory` when it does not exist, before any stage tries to make sense of it.
+pub fn existing_input(path: &std::path::Path) -> anyhow::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        Ok(())
+    } else {
+        refuse(format!("{}: no such file or directory", path.display()))
+    }
+}
+
+/// An input folder (a dataset root, a run directory to compare): refused when it does not
+/// exist or is not a folder, with that said once.
+pub fn existing_dir(path: &std::path::Path) -> anyhow::Result<()> {
+    existing_input(path)?;
+    if path.is_dir() {
+        Ok(())
+    } else {
+        refuse(format!("{}: not a directory", path.display()))
+    }
 }
 
 /// A run directory a reading or measuring command needs: it must exist (never created here).
@@ -101,5 +145,47 @@ pub fn ensure_lean_driver() {
         .is_ok_and(|s| s.success());
     if !ok {
         eprintln!("pqperf: building the lean driver failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use anyhow::Context;
+
+    #[test]
+    fn an_error_chain_says_each_thing_once() {
+        let io = std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "dataset root is not a directory",
+        );
+        // A layer that formats its source and also returns it as its source, as thiserror's
+        // `#[error("{}: {source}")]` does.
+        #[derive(Debug)]
+        struct Layer(std::io::Error);
+        impl std::fmt::Display for Layer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "/x: {}", self.0)
+            }
+        }
+        impl std::error::Error for Layer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let e = anyhow::Error::new(Layer(io));
+        assert_eq!(
+            super::error_chain(&e),
+            "/x: dataset root is not a directory"
+        );
+        let e = e.context("loading dataset /x");
+        assert_eq!(
+            super::error_chain(&e),
+            "loading dataset /x: /x: dataset root is not a directory"
+        );
+        let plain: anyhow::Result<()> = Err(anyhow::anyhow!("disk full")).context("writing a");
+        assert_eq!(
+            super::error_chain(&plain.unwrap_err()),
+            "writing a: disk full"
+        );
     }
 }

@@ -16,24 +16,40 @@ pub fn run_hashprof(a: HashprofArgs) -> anyhow::Result<ExitCode> {
     Ok(super::code(code))
 }
 
-/// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`.
+/// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`. Each shows
+/// that it runs (a spinner with the elapsed time on a terminal, a line every 30 s elsewhere)
+/// through the campaign's progress: these phases have no estimate of their length.
 pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
     h.provide(
         pqperf_campaign::Phase::Profile,
         Box::new(|ctx| {
             let child =
                 pqperf_profile::phase::ChildExe::current_pqperf().map_err(|e| e.to_string())?;
-            pqperf_profile::phase::run_profile_phase(ctx, &child)
+            with_progress(ctx, "profile", |ctx| {
+                pqperf_profile::phase::run_profile_phase(ctx, &child)
+            })
         }),
     );
     h.provide(
         pqperf_campaign::Phase::Baseline,
-        Box::new(pqperf_profile::phase::run_baseline_phase),
+        Box::new(|ctx| with_progress(ctx, "baseline", pqperf_profile::phase::run_baseline_phase)),
     );
     h.provide(
         pqperf_campaign::Phase::Hashcost,
-        Box::new(pqperf_profile::phase::run_hashcost_phase),
+        Box::new(|ctx| with_progress(ctx, "hashcost", pqperf_profile::phase::run_hashcost_phase)),
     );
+}
+
+/// Runs a phase hook inside the campaign's progress display (no estimate: a spinner).
+fn with_progress<T>(
+    ctx: &pqperf_campaign::PhaseCtx,
+    label: &str,
+    f: impl FnOnce(&pqperf_campaign::PhaseCtx) -> T,
+) -> T {
+    ctx.log.progress_begin(label, 0.0);
+    let r = f(ctx);
+    ctx.log.progress_end();
+    r
 }
 
 /// After `campaign publish`: merge the run's derived survey verdicts into the dataset's
@@ -45,7 +61,9 @@ pub fn publish_survey(opts: &pqperf_campaign::CampaignOptions) -> anyhow::Result
         .unwrap_or_else(|| opts.run_dir.join("dataset"));
     if !pqperf_profile::survey::read_run_surveys(&opts.run_dir).is_empty() {
         let n = pqperf_profile::survey::write_dataset_survey(&opts.run_dir, &dest)?;
-        eprintln!("publish: symmetric_survey.csv with {n} candidate(s)");
+        super::ui::note(format!(
+            "publish: symmetric_survey.csv with {n} candidate(s)"
+        ));
     }
     Ok(())
 }

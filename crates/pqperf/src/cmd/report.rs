@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use pqperf_report::{Form, PageKind};
 
 /// Render the Markdown pages of a published dataset: one page per candidate, the system
@@ -38,8 +37,9 @@ pub struct ReportArgs {
 }
 
 pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let ds = pqperf_model::dataset::Dataset::load(&args.dataset)
-        .with_context(|| format!("loading dataset {}", args.dataset.display()))?;
+    super::existing_dir(&args.dataset)?;
+    // The model's errors name the file (no context that would repeat the path).
+    let ds = pqperf_model::dataset::Dataset::load(&args.dataset)?;
     let systems: Vec<String> = if args.systems.is_empty() {
         ds.systems.iter().map(|s| s.id.clone()).collect()
     } else {
@@ -103,7 +103,7 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
             if !others.is_empty() {
                 line.push_str(&format!(", {}", others.join(", ")));
             }
-            println!("{line} in {}", out.display());
+            super::ui::status(format!("{line} in {}", out.display()));
         }
     }
     Ok(if any_differ {

@@ -22,19 +22,20 @@ pub struct SiteArgs {
 
 pub fn run(args: SiteArgs) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
+    super::existing_dir(&args.dataset)?;
     let model = pqperf_site::load_dataset(&args.dataset)?;
     let built = pqperf_site::build_from_loaded(&model, &args.systems, &args.out)?;
     // The command ends here: the OS takes the evidence model back at exit faster than
     // freeing its objects one by one would (≈ 0.05 s of CPU for 119 candidates × 2 systems).
     std::mem::forget(model);
-    println!(
+    super::ui::status(format!(
         "site: {} pages, {} evidence files in {} ({:.2} s); open {}",
         built.pages.len(),
         built.evidence_files,
         built.out.display(),
         t.elapsed().as_secs_f64(),
         built.out.join("index.html").display()
-    );
+    ));
     if args.check {
         let (broken, n) = pqperf_site::check::check_links(&args.out)?;
         for (page, href) in &broken {

@@ -28,13 +28,13 @@ Prints one line per problem as `path: field: message` (malformed files as \
 found, 1 when there were problems, other non-zero values on usage errors.
 
 Examples:
-  pqperf validate ../shared/golden/harness
+  pqperf validate \"$PQPERF_GOLDEN/harness\"
   pqperf validate runs/demo/dataset --system x86_1";
 
 #[derive(clap::Args)]
 #[command(
     after_long_help = LONG_HELP,
-    after_help = "Examples:\n  pqperf validate ../shared/golden/harness\n  pqperf validate runs/demo/dataset --system x86_1"
+    after_help = "Examples:\n  pqperf validate \"$PQPERF_GOLDEN/harness\"\n  pqperf validate runs/demo/dataset --system x86_1"
 )]
 pub struct ValidateArgs {
     /// Dataset root in the published layout (holding performance/data/<system>/…, the side
@@ -50,10 +50,6 @@ pub struct ValidateArgs {
     /// compare them with the evidence (done by default where such pages exist).
     #[arg(long)]
     pub no_pages: bool,
-
-    /// Print only the summary line (problems are still counted).
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 /// What a dataset root looks like (the one-line explanation of a refused path).
@@ -103,8 +99,17 @@ fn layout(p: &Path) -> Option<Layout> {
 }
 
 pub fn run_validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
+    if !args.root.exists() {
+        return super::refuse(format!(
+            "{}: no such file or directory; {EXPECTED}",
+            args.root.display()
+        ));
+    }
     if !args.root.is_dir() {
-        anyhow::bail!("{}: not a directory; {EXPECTED}", args.root.display());
+        return super::refuse(format!(
+            "{}: not a directory; {EXPECTED}",
+            args.root.display()
+        ));
     }
     let Some(found) = layout(&args.root) else {
         eprintln!(
@@ -113,7 +118,11 @@ pub fn run_validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     };
-    eprintln!("validate: {}: {}", args.root.display(), found.name());
+    super::ui::note(format!(
+        "validate: {}: {}",
+        args.root.display(),
+        found.name()
+    ));
     let root = match &found {
         Layout::DataFolder(r) => r.clone(),
         _ => args.root.clone(),
@@ -123,10 +132,26 @@ pub fn run_validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         pages: !args.no_pages,
     };
     let report = pqperf_validate::validate_with(&root, &opts);
-    if !args.quiet {
+    // `--quiet` (global): only the summary line; the problems are still counted.
+    if !super::ui::quiet() {
         for p in &report.problems {
             println!("{p}");
         }
+    }
+    if super::ui::verbose() {
+        let systems = match &args.system {
+            Some(s) => s.clone(),
+            None => "every system".into(),
+        };
+        eprintln!(
+            "validate: checked {systems} under {}{}",
+            root.display(),
+            if args.no_pages {
+                " (pages not regenerated: --no-pages)"
+            } else {
+                " (harness pages found under the root regenerated and compared)"
+            }
+        );
     }
     println!("{}", report.summary());
     Ok(if report.ok() {
