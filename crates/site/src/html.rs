@@ -520,13 +520,17 @@ fn write_table(
         .iter()
         .map(|h| escape(&cell_info(&cell_events(h, page, known)).text))
         .collect();
+    // Every table becomes cards on narrow screens (style.css): each value beside its title.
+    let mut classes: Vec<&str> = vec!["cards"];
+    classes.extend(table_class);
     let open = |html: &mut String| {
-        html.push_str("<div class=\"table-wrap\"><table class=\"cards");
-        if let Some(c) = table_class {
-            html.push(' ');
-            html.push_str(c);
+        html.push_str("<div class=\"table-wrap\"><table");
+        if !classes.is_empty() {
+            html.push_str(" class=\"");
+            html.push_str(&classes.join(" "));
+            html.push('"');
         }
-        html.push_str("\">\n<thead>\n<tr>\n");
+        html.push_str(">\n<thead>\n<tr>\n");
         for h in &t.header {
             html.push_str("<th>");
             push_cell_html(html, cell_events(h, page, known));
@@ -700,9 +704,12 @@ mod tests {
             Evidence::Side(_) => None,
         };
         let r = render_page(&doc, "x86_1/sign-02.html", &k, &href, None, false);
+        // Cards on a phone.
         assert!(
             r.html
-                .contains("<div class=\"table-wrap\"><table class=\"cards\">")
+                .contains("<div class=\"table-wrap\"><table class=\"cards\">"),
+            "{}",
+            r.html
         );
         assert!(r.html.contains(
             "<a class=\"ev\" href=\"../evidence/x86_1/records/BiT-128.json\">2.25 M</a>"
