@@ -24,9 +24,10 @@ pub fn turbo(env: &Fields) -> &'static str {
     }
 }
 
-/// SMT state with `notsupported`/`notimplemented` shown as `none`.
+/// SMT state in words: sysfs `notsupported`/`notimplemented` shown as `none`, an empty or
+/// missing value as `unknown`.
 pub fn smt(env: &Fields) -> String {
-    match env.str("smt_control") {
+    match nonempty(env, "smt_control") {
         Some("notsupported") | Some("notimplemented") => "none".into(),
         Some(s) => s.into(),
         None => "unknown".into(),
@@ -72,7 +73,7 @@ pub fn clock_text(env: &Fields) -> String {
     format!(
         "{max}, governor {governor}, turbo {}, SMT {}",
         turbo(env),
-        env.str("smt_control").unwrap_or("unknown")
+        smt(env)
     )
 }
 
@@ -84,41 +85,62 @@ pub fn stamp(s: Option<&str>) -> String {
     }
 }
 
-/// The "Assessment environment" table rows (method.md §3.3), header included.
-pub fn environment_table(v: &SystemView) -> Vec<String> {
+/// The "Assessment environment" table (method.md §3.3). Values come from the environment of
+/// the record the pages show (campaign.json's when none has one) and campaign.json's times.
+pub fn environment_table(v: &SystemView) -> crate::page::Table {
+    use crate::page::{Cell, Table};
     let env = v.env();
     let text = |k: &str| env.str(k).unwrap_or(DASH).to_string();
-    let mut lines = vec!["| item | value |".to_string(), "|---|---|".to_string()];
-    lines.push(format!(
-        "| processor | {} (CPU {}, one core) |",
-        text("cpu_model"),
-        crate::view::cpu_str(env)
-    ));
+    // The evidence of the environment: the record it was read from, else campaign.json.
+    let env_ev = Some(
+        v.records
+            .iter()
+            .find(|r| std::ptr::eq(&r.rec.environment, env))
+            .map(|r| r.evidence(&v.id))
+            .unwrap_or_else(|| v.file_evidence("campaign.json")),
+    );
+    let mut t = Table::new(["item", "value"]);
+    let mut row = |item: &str, value: String, ev: Option<crate::page::Evidence>| {
+        t.row(vec![Cell::text(item), Cell::value(value, ev)]);
+    };
+    row(
+        "processor",
+        format!(
+            "{} (CPU {}, one core)",
+            text("cpu_model"),
+            crate::view::cpu_str(env)
+        ),
+        env_ev.clone(),
+    );
     if let Some(m) = env.str("machine") {
-        lines.push(format!("| machine | {m} |"));
+        row("machine", m.to_string(), env_ev.clone());
     }
-    lines.push(format!("| clock | {} |", clock_text(env)));
+    row("clock", clock_text(env), env_ev.clone());
     let mem = env
         .u64("memory_total_kib")
         .map(|k| format!("{} MiB", k / 1024))
         .unwrap_or_else(|| DASH.into());
-    lines.push(format!("| memory | {mem} |"));
-    lines.push(format!(
-        "| OS / kernel | {} / {} |",
-        text("os"),
-        text("kernel")
-    ));
-    lines.push(format!(
-        "| compiler / build tool | {} / {} |",
-        text("compiler"),
-        text("cmake")
-    ));
-    lines.push(format!(
-        "| campaign start / end (UTC) | {} / {} |",
-        stamp(v.campaign.started_utc.as_deref()),
-        stamp(v.campaign.ended_utc.as_deref())
-    ));
-    lines
+    row("memory", mem, env_ev.clone());
+    row(
+        "OS / kernel",
+        format!("{} / {}", text("os"), text("kernel")),
+        env_ev.clone(),
+    );
+    row(
+        "compiler / build tool",
+        format!("{} / {}", text("compiler"), text("cmake")),
+        env_ev.clone(),
+    );
+    row(
+        "campaign start / end (UTC)",
+        format!(
+            "{} / {}",
+            stamp(v.campaign.started_utc.as_deref()),
+            stamp(v.campaign.ended_utc.as_deref())
+        ),
+        Some(v.file_evidence("campaign.json")),
+    );
+    t
 }
 
 /// Backtick-wrapped code span, safe in a table cell (`pqperf_model::md::code_span`: the
@@ -154,7 +176,7 @@ pub fn host_properties(env: &Fields) -> String {
         "turbo {}, governor {}, SMT {}",
         turbo(env),
         nonempty(env, "cpufreq_governor").unwrap_or("unknown"),
-        nonempty(env, "smt_control").unwrap_or("unknown")
+        smt(env)
     )
 }
 

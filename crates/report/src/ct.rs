@@ -5,6 +5,7 @@
 //! neither ct evidence nor a pqperf campaign, so their pages are unchanged.
 
 use crate::common::code;
+use crate::page::{Cell, Page, Table};
 use crate::view::SystemView;
 
 /// What the check does and does not show (one paragraph on every page with the section).
@@ -19,12 +20,14 @@ pub fn is_pqperf_dataset(v: &SystemView) -> bool {
     v.campaign.extra.contains_key("pqperf") || !v.ct.is_empty()
 }
 
-/// The section lines (empty for reference datasets).
-pub fn section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
+/// The section (empty for reference datasets).
+pub fn section(v: &SystemView, cand: &str, labels: &[String]) -> Page {
+    let mut out = Page::new();
     if !is_pqperf_dataset(v) {
-        return Vec::new();
+        return out;
     }
-    let mut out = vec!["## Constant-time check".to_string(), String::new()];
+    out.heading(2, "Constant-time check");
+    out.blank();
     let evs: Vec<_> = labels
         .iter()
         .filter_map(|l| {
@@ -33,56 +36,65 @@ pub fn section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
         })
         .collect();
     if evs.is_empty() {
-        out.push("Not run: no constant-time evidence was recorded for this candidate on this system (campaign phase `ct` or `pqperf ct`).".into());
-        out.push(String::new());
+        out.line("Not run: no constant-time evidence was recorded for this candidate on this system (campaign phase `ct` or `pqperf ct`).");
+        out.blank();
         return out;
     }
-    out.push(CT_SENTENCE.into());
-    out.push(String::new());
-    out.push("| instance | operation | secret inputs | verdict | accepted findings |".into());
-    out.push("|---|---|---|---|---|".into());
+    out.line(CT_SENTENCE);
+    out.blank();
+    let mut t = Table::new([
+        "instance",
+        "operation",
+        "secret inputs",
+        "verdict",
+        "accepted findings",
+    ]);
+    t.status_column = Some(3);
     for ev in &evs {
+        let file = Some(crate::view::run_evidence(&v.id, &ev.path));
         for o in &ev.value.operations {
-            out.push(format!(
-                "| {} | {} | {} | {} | {} |",
-                code(&ev.value.label),
-                o.operation,
-                cell(&o.secret_inputs.join(", ")),
-                cell(&o.verdict),
-                o.accepted
-            ));
+            t.row(vec![
+                Cell::text(code(&ev.value.label)),
+                Cell::text(o.operation.clone()),
+                Cell::text(cell(&o.secret_inputs.join(", "))),
+                Cell::value(cell(&o.verdict), file.clone()),
+                Cell::value(o.accepted.to_string(), file.clone()),
+            ]);
         }
     }
-    out.push(String::new());
-    let rows: Vec<String> = evs
-        .iter()
-        .flat_map(|ev| {
-            ev.value.operations.iter().flat_map(move |o| {
-                o.groups.iter().map(move |g| {
-                    format!(
-                        "| {} | {} | {} | {} | {} | {} | {} |",
-                        code(&ev.value.label),
-                        o.operation,
-                        code(&g.location),
-                        code(&g.function),
-                        g.kind,
-                        g.count,
-                        cell(g.accepted.as_deref().unwrap_or("**not accepted**"))
-                    )
-                })
-            })
-        })
-        .collect();
-    if !rows.is_empty() {
-        out.push("Findings by source location (count = occurrences in the run):".into());
-        out.push(String::new());
-        out.push(
-            "| instance | operation | location | function | kind | count | accepted because |"
-                .into(),
-        );
-        out.push("|---|---|---|---|---|---|---|".into());
-        out.extend(rows);
-        out.push(String::new());
+    out.table(t);
+    out.blank();
+    let mut findings = Table::new([
+        "instance",
+        "operation",
+        "location",
+        "function",
+        "kind",
+        "count",
+        "accepted because",
+    ]);
+    findings.group_column = Some(3);
+    for ev in &evs {
+        let file = Some(crate::view::run_evidence(&v.id, &ev.path));
+        for o in &ev.value.operations {
+            for g in &o.groups {
+                findings.row(vec![
+                    Cell::text(code(&ev.value.label)),
+                    Cell::text(o.operation.clone()),
+                    Cell::text(code(&g.location)),
+                    Cell::text(code(&g.function)),
+                    Cell::text(g.kind.clone()),
+                    Cell::value(g.count.to_string(), file.clone()),
+                    Cell::text(cell(g.accepted.as_deref().unwrap_or("**not accepted**"))),
+                ]);
+            }
+        }
+    }
+    if !findings.rows.is_empty() {
+        out.line("Findings by source location (count = occurrences in the run):");
+        out.blank();
+        out.table(findings);
+        out.blank();
     }
     if evs.iter().any(|e| e.value.api == "iccs")
         && let Some(h) =
@@ -95,12 +107,12 @@ pub fn section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
             .iter()
             .map(|o| format!("{} {}", code(&o.operation), o.verdict))
             .collect();
-        out.push(format!(
+        out.line(format!(
             "The ICCS helpers this candidate links, checked the same way with undefined seed and message: {} ({}).",
             ops.join(", "),
             code(&format!("{}/{}", v.run_dir, h.path.to_string_lossy()))
         ));
-        out.push(String::new());
+        out.blank();
     }
     for ev in &evs {
         let cmd = ev
@@ -110,7 +122,7 @@ pub fn section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
             .find(|o| !o.command.is_empty())
             .map(|o| o.command.as_str())
             .unwrap_or("");
-        out.push(format!(
+        out.line(format!(
             "- {}: {}, build flags {} ({}), evidence {}{}",
             code(&ev.value.label),
             if ev.value.tool.is_empty() {
@@ -128,6 +140,6 @@ pub fn section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
             }
         ));
     }
-    out.push(String::new());
+    out.blank();
     out
 }

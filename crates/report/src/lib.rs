@@ -7,6 +7,10 @@
 //!
 //! * [`candidate_page`], [`summary_page`], [`method_page`], [`survey_page`]: one page;
 //! * [`all_pages`]: every page of one system as `(relative path, markdown)`;
+//! * [`render_docs`]: the same pages as blocks ([`page::Page`]: headings, lines, tables whose
+//!   cells carry their evidence file), which the site renders to HTML;
+//!   [`page::Page::to_markdown`] gives the published bytes;
+//! * [`summary_export`] and [`export`]: the summary as CSV, JSON or a Markdown table;
 //! * [`Form`]: the harness layout (`<id>/perf_<sys>.md`, `performance/summary_<sys>.md`, …) or
 //!   the site layout (`content/performance/<sys>/<id>.md`, …).
 
@@ -17,9 +21,11 @@ pub mod check;
 pub mod common;
 pub mod counter;
 pub mod ct;
+pub mod export;
 pub mod links;
 pub mod md;
 pub mod method;
+pub mod page;
 pub mod provider;
 pub mod summary;
 pub mod survey;
@@ -27,7 +33,7 @@ pub mod view;
 
 use pqperf_model::dataset::Dataset;
 
-pub use links::Page;
+pub use links::PageRef;
 pub use view::{Side, SystemView};
 
 /// Which layout (and decoration) a page is rendered for.
@@ -123,6 +129,20 @@ pub fn summary_page(ds: &Dataset, system: &str, form: Form) -> Result<String, Re
     summary::render(&v, form)
 }
 
+/// The exported summary rows of `system` (every timing record; see [`export`]).
+pub fn summary_export(ds: &Dataset, system: &str) -> Result<Vec<export::SummaryRow>, ReportError> {
+    let side = Side::from_dataset(ds)?;
+    let v = SystemView::new(ds, &side, system)?;
+    Ok(export::summary_rows(&v))
+}
+
+/// The summary page of `system` as blocks (see [`page`]).
+pub fn summary_doc(ds: &Dataset, system: &str, form: Form) -> Result<page::Page, ReportError> {
+    let side = Side::from_dataset(ds)?;
+    let v = SystemView::new(ds, &side, system)?;
+    summary::page(&v, form)
+}
+
 /// The method page of `system`.
 pub fn method_page(ds: &Dataset, system: &str, form: Form) -> Result<String, ReportError> {
     let side = Side::from_dataset(ds)?;
@@ -174,47 +194,60 @@ impl std::str::FromStr for PageKind {
     }
 }
 
-/// Every page of `system` with its kind: candidate pages (sorted by id), the summary, the
-/// survey (only when `system` owns it) and the method page, as (kind, path relative to the
-/// output root, markdown). Rendering stops at the first error, so callers write nothing
-/// unless everything rendered.
-pub fn render_pages(
+/// Every page of `system` with its kind, as blocks: candidate pages (sorted by id), the
+/// summary, the survey (only when `system` owns it) and the method page, as (kind, path
+/// relative to the output root, page). Rendering stops at the first error, so callers write
+/// nothing unless everything rendered.
+pub fn render_docs(
     ds: &Dataset,
     system: &str,
     form: Form,
-) -> Result<Vec<(PageKind, String, String)>, ReportError> {
+) -> Result<Vec<(PageKind, String, page::Page)>, ReportError> {
     let side = Side::from_dataset(ds)?;
     let v = SystemView::new(ds, &side, system)?;
     let mut pages = Vec::new();
     for id in v.candidates() {
-        let page = Page::Candidate {
+        let at = PageRef::Candidate {
             sys: system.into(),
             id: id.clone(),
         };
         pages.push((
             PageKind::Candidate,
-            page.path(form),
-            candidate::render(&v, &id, form)?,
+            at.path(form),
+            candidate::page(&v, &id, form)?,
         ));
     }
     pages.push((
         PageKind::Summary,
-        Page::Summary(system.into()).path(form),
-        summary::render(&v, form)?,
+        PageRef::Summary(system.into()).path(form),
+        summary::page(&v, form)?,
     ));
     if survey_system(ds).as_deref() == Some(system) {
         pages.push((
             PageKind::Survey,
-            Page::Survey.path(form),
-            survey::render(&v, form)?,
+            PageRef::Survey.path(form),
+            survey::page(&v, form)?,
         ));
     }
     pages.push((
         PageKind::Method,
-        Page::Method(system.into()).path(form),
-        method::render(&v, form)?,
+        PageRef::Method(system.into()).path(form),
+        page::Page::from_markdown_lines(&method::render(&v, form)?),
     ));
     Ok(pages)
+}
+
+/// Every page of `system` with its kind, as Markdown: [`render_docs`] through
+/// [`page::Page::to_markdown`].
+pub fn render_pages(
+    ds: &Dataset,
+    system: &str,
+    form: Form,
+) -> Result<Vec<(PageKind, String, String)>, ReportError> {
+    Ok(render_docs(ds, system, form)?
+        .into_iter()
+        .map(|(kind, path, doc)| (kind, path, doc.to_markdown()))
+        .collect())
 }
 
 /// Every page of `system` as (path relative to the output root, markdown); see

@@ -9,9 +9,9 @@ pub const HARNESS_URL: &str = "https://github.com/ngcc-dev/ngcc-harness";
 /// Commit of the harness the site pins its PDF badges to (site-pages.md, summary rows).
 pub const SITE_PDF_COMMIT: &str = "dc66c6cb3c06e75bdea0048e21fa4e13c63f00af";
 
-/// A page (or linked document) of the published set.
+/// The address of a page (or linked document) of the published set.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Page {
+pub enum PageRef {
     /// Candidate page of a system.
     Candidate {
         /// System id.
@@ -33,27 +33,27 @@ pub enum Page {
     SecurityReport(String),
 }
 
-impl Page {
+impl PageRef {
     /// Path of the page relative to the output root of the form (the harness repository, or
     /// the site root holding `content/`).
     pub fn path(&self, form: Form) -> String {
         match (form, self) {
-            (Form::Harness, Page::Candidate { sys, id }) => format!("{id}/perf_{sys}.md"),
-            (Form::Harness, Page::Summary(sys)) => format!("performance/summary_{sys}.md"),
-            (Form::Harness, Page::Method(sys)) => format!("performance/method_{sys}.md"),
-            (Form::Harness, Page::Survey) => "performance/symmetric-survey.md".into(),
-            (Form::Harness, Page::SizeAudit) => "performance/EXTERNAL_SIZE_AUDIT.md".into(),
-            (Form::Harness, Page::Root) => "performance/README.md".into(),
-            (Form::Harness, Page::SecurityReport(id)) => format!("{id}/README.md"),
-            (Form::Site, Page::Candidate { sys, id }) => {
+            (Form::Harness, PageRef::Candidate { sys, id }) => format!("{id}/perf_{sys}.md"),
+            (Form::Harness, PageRef::Summary(sys)) => format!("performance/summary_{sys}.md"),
+            (Form::Harness, PageRef::Method(sys)) => format!("performance/method_{sys}.md"),
+            (Form::Harness, PageRef::Survey) => "performance/symmetric-survey.md".into(),
+            (Form::Harness, PageRef::SizeAudit) => "performance/EXTERNAL_SIZE_AUDIT.md".into(),
+            (Form::Harness, PageRef::Root) => "performance/README.md".into(),
+            (Form::Harness, PageRef::SecurityReport(id)) => format!("{id}/README.md"),
+            (Form::Site, PageRef::Candidate { sys, id }) => {
                 format!("content/performance/{sys}/{id}.md")
             }
-            (Form::Site, Page::Summary(sys)) => format!("content/performance/{sys}/index.md"),
-            (Form::Site, Page::Method(sys)) => format!("content/performance/{sys}/method.md"),
-            (Form::Site, Page::Survey) => "content/performance/symmetric-survey.md".into(),
-            (Form::Site, Page::SizeAudit) => "content/performance/external-size-audit.md".into(),
-            (Form::Site, Page::Root) => "content/performance/index.md".into(),
-            (Form::Site, Page::SecurityReport(id)) => format!("content/reports/{id}.md"),
+            (Form::Site, PageRef::Summary(sys)) => format!("content/performance/{sys}/index.md"),
+            (Form::Site, PageRef::Method(sys)) => format!("content/performance/{sys}/method.md"),
+            (Form::Site, PageRef::Survey) => "content/performance/symmetric-survey.md".into(),
+            (Form::Site, PageRef::SizeAudit) => "content/performance/external-size-audit.md".into(),
+            (Form::Site, PageRef::Root) => "content/performance/index.md".into(),
+            (Form::Site, PageRef::SecurityReport(id)) => format!("content/reports/{id}.md"),
         }
     }
 
@@ -83,7 +83,7 @@ pub fn relative(from: &str, to: &str) -> String {
 }
 
 /// Link from page `from` to page `to` in `form`.
-pub fn link(from: &Page, to: &Page, form: Form) -> String {
+pub fn link(from: &PageRef, to: &PageRef, form: Form) -> String {
     relative(&from.path(form), &to.path(form))
 }
 
@@ -93,49 +93,49 @@ mod tests {
 
     #[test]
     fn harness_and_site_links() {
-        let c = Page::Candidate {
+        let c = PageRef::Candidate {
             sys: "x86_1".into(),
             id: "sign-02".into(),
         };
         assert_eq!(
-            link(&c, &Page::Summary("x86_1".into()), Form::Harness),
+            link(&c, &PageRef::Summary("x86_1".into()), Form::Harness),
             "../performance/summary_x86_1.md"
         );
         assert_eq!(
-            link(&c, &Page::Survey, Form::Harness),
+            link(&c, &PageRef::Survey, Form::Harness),
             "../performance/symmetric-survey.md"
         );
         assert_eq!(
-            link(&c, &Page::Survey, Form::Site),
+            link(&c, &PageRef::Survey, Form::Site),
             "../symmetric-survey.md"
         );
         assert_eq!(
-            link(&c, &Page::SizeAudit, Form::Site),
+            link(&c, &PageRef::SizeAudit, Form::Site),
             "../external-size-audit.md"
         );
         assert_eq!(
-            link(&c, &Page::Method("x86_1".into()), Form::Site),
+            link(&c, &PageRef::Method("x86_1".into()), Form::Site),
             "method.md"
         );
         assert_eq!(
-            link(&c, &Page::Summary("x86_1".into()), Form::Site),
+            link(&c, &PageRef::Summary("x86_1".into()), Form::Site),
             "index.md"
         );
-        assert_eq!(link(&c, &Page::Root, Form::Site), "../index.md");
-        let other = Page::Candidate {
+        assert_eq!(link(&c, &PageRef::Root, Form::Site), "../index.md");
+        let other = PageRef::Candidate {
             sys: "arm_1".into(),
             id: "sign-02".into(),
         };
         assert_eq!(link(&c, &other, Form::Site), "../arm_1/sign-02.md");
         assert_eq!(
-            link(&c, &Page::SecurityReport("sign-02".into()), Form::Site),
+            link(&c, &PageRef::SecurityReport("sign-02".into()), Form::Site),
             "../../reports/sign-02.md"
         );
-        let s = Page::Summary("x86_1".into());
+        let s = PageRef::Summary("x86_1".into());
         assert_eq!(
             link(
                 &s,
-                &Page::Candidate {
+                &PageRef::Candidate {
                     sys: "x86_1".into(),
                     id: "sign-01".into()
                 },
@@ -144,7 +144,7 @@ mod tests {
             "../sign-01/perf_x86_1.md"
         );
         assert_eq!(
-            link(&s, &Page::Method("x86_1".into()), Form::Harness),
+            link(&s, &PageRef::Method("x86_1".into()), Form::Harness),
             "method_x86_1.md"
         );
     }

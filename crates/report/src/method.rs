@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::common::{clock_text, turbo};
-use crate::links::{Page, link};
+use crate::links::{PageRef, link};
 use crate::view::{SystemView, cpu_str};
 use crate::{Form, ReportError, join_lines};
 use pqperf_model::fmt::{DASH, fmt_f, fmt_g, py_float_str};
@@ -282,7 +282,7 @@ fn ct_sandbox_sentence(v: &SystemView) -> Option<String> {
 /// Render the method page.
 pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     let sys = v.id.as_str();
-    let me = Page::Method(sys.into());
+    let me = PageRef::Method(sys.into());
     let env = v.env();
     let mut out: Vec<String> = Vec::new();
     if form == Form::Site {
@@ -298,11 +298,11 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     let description = v
         .side
         .system(sys)
-        .map(|s| s.description.clone())
+        .map(|s| crate::md::escape_text(&s.description))
         .unwrap_or_else(|| env.str("cpu_model").unwrap_or(DASH).to_string());
     out.push(format!(
         "System {sys}: {description}. [Summary]({}).",
-        link(&me, &Page::Summary(sys.into()), form)
+        link(&me, &PageRef::Summary(sys.into()), form)
     ));
     out.push(String::new());
     if let Some(n) = crate::common::host_notice(v) {

@@ -2,9 +2,10 @@
 //! method.md §13.4 and site-pages.md.
 
 use crate::common::{clock_text, code};
-use crate::links::{HARNESS_URL, Page, SITE_PDF_COMMIT, link};
+use crate::links::{HARNESS_URL, PageRef, SITE_PDF_COMMIT, link};
+use crate::page::{Cell, Evidence, Page, Table};
 use crate::view::{RecordRef, SystemView};
-use crate::{Form, ReportError, join_lines};
+use crate::{Form, ReportError};
 use pqperf_model::fmt::{DASH, fmt_cycles, fmt_f, fmt_time, pct, ratio};
 use pqperf_model::order::{Category, natural_cmp};
 
@@ -218,43 +219,57 @@ fn shares(v: &SystemView, cand: &str, label: &str, cat: Category) -> Vec<f64> {
         .collect()
 }
 
-fn size_cells(v: &SystemView, cand: &str, label: &str, cat: Category) -> Vec<String> {
+fn size_cells(v: &SystemView, cand: &str, label: &str, cat: Category) -> Vec<Cell> {
     let ext = v
         .side
         .external_sizes
         .get(&(cand.to_string(), label.to_string()));
-    let api = v
+    let sized = v
         .records_of(cand, label)
         .into_iter()
-        .find(|r| !r.rec.sizes.is_empty())
-        .map(|r| r.rec.sizes.clone())
-        .unwrap_or_default();
+        .find(|r| !r.rec.sizes.is_empty());
+    let api = sized.map(|r| r.rec.sizes.clone()).unwrap_or_default();
+    let api_ev = sized.map(|r| r.evidence(&v.id));
+    let catalog = Some(Evidence::Side("external_sizes.csv".into()));
     let num = |x: Option<u64>| x.map(|b| b.to_string()).unwrap_or_else(|| DASH.into());
+    // A size from the catalog links to it; one from the API to the record that carries it.
+    let sized_cell = |curated: Option<u64>, key: &str, prefix: &str| match curated {
+        Some(b) => Cell::value(format!("{prefix}{b}"), catalog.clone()),
+        None => {
+            let b = api.get(key).copied();
+            Cell::value(format!("{prefix}{}", num(b)), b.and(api_ev.clone()))
+        }
+    };
     match cat {
         Category::Sign => {
-            let pk = ext.and_then(|e| e.pk).or(api.get("pk_bytes").copied());
-            let sig = ext
-                .and_then(|e| e.sig)
-                .or(api.get("signature_bytes").copied());
             let approx = if ext.map(|e| e.basis.as_str()) == Some("nominal-variable") {
                 "≈"
             } else {
                 ""
             };
-            vec![num(pk), format!("{approx}{}", num(sig))]
+            vec![
+                sized_cell(ext.and_then(|e| e.public_key_bytes), "pk_bytes", ""),
+                sized_cell(
+                    ext.and_then(|e| e.signature_bytes),
+                    "signature_bytes",
+                    approx,
+                ),
+            ]
         }
-        Category::Kem => {
-            let pk = ext.and_then(|e| e.pk).or(api.get("pk_bytes").copied());
-            let ct = ext.and_then(|e| e.ct).or(api.get("ct_bytes").copied());
-            vec![num(pk), num(ct)]
-        }
+        Category::Kem => vec![
+            sized_cell(ext.and_then(|e| e.public_key_bytes), "pk_bytes", ""),
+            sized_cell(ext.and_then(|e| e.ciphertext_bytes), "ct_bytes", ""),
+        ],
         Category::Kex => {
             let bw = v
                 .side
                 .kex_bandwidth
                 .get(&(cand.to_string(), label.to_string()))
-                .map(|b| b.pk_a + b.pk_b + b.messages);
-            vec![num(bw)]
+                .map(|b| b.bandwidth());
+            vec![Cell::value(
+                num(bw),
+                bw.map(|_| Evidence::Side("kex_bandwidth.csv".into())),
+            )]
         }
         Category::Hash => vec![],
     }
@@ -271,15 +286,39 @@ fn size_headers(cat: Category) -> &'static [&'static str] {
 
 fn section_title(cat: Category) -> &'static str {
     match cat {
-        Category::Sign => "## Digital signatures",
-        Category::Kem => "## Key encapsulation",
-        Category::Kex => "## Key exchange",
-        Category::Hash => "## Hash functions",
+        Category::Sign => "Digital signatures",
+        Category::Kem => "Key encapsulation",
+        Category::Kex => "Key exchange",
+        Category::Hash => "Hash functions",
     }
 }
 
+/// True when the summary shows a robust-estimate column beside each operation of `cat`:
+/// pqperf datasets whose records of that category carry the estimate (`pqperf.robust`).
+fn robust_columns(v: &SystemView, cat: Category) -> bool {
+    crate::common::by_pqperf(v)
+        && v.records.iter().any(|r| {
+            r.rec.candidate != "iccs"
+                && v.category(&r.rec.candidate) == cat
+                && crate::candidate::perf::robust(r).is_some()
+        })
+}
+
+/// True when some summary row of `cat` has a symmetric share to show.
+fn any_share(v: &SystemView, cat: Category) -> bool {
+    v.candidates()
+        .iter()
+        .filter(|c| v.category(c) == cat)
+        .any(|c| {
+            reference_labels(v, c)
+                .iter()
+                .any(|l| !shares(v, c, l, cat).is_empty())
+        })
+}
+
 /// The table rows of one category (empty when nothing is shown).
-fn category_rows(v: &SystemView, cat: Category, form: Form, me: &Page) -> Vec<String> {
+fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec<Vec<Cell>> {
+    let robust_cols = robust_columns(v, cat);
     let base = baseline(v);
     let mut rows = Vec::new();
     let cands: Vec<String> = v
@@ -304,20 +343,28 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &Page) -> Vec<St
             let mut cells = Vec::new();
             for op in ops_of(cat) {
                 let r = op_record(v, &cand, &label, op);
+                let ev = r.map(|r| r.evidence(&v.id));
                 if cat == Category::Hash {
                     let len: u64 = op.trim_start_matches("hash_").parse().unwrap_or(0);
-                    cells.push(hash_cell(v, r, len, &base));
+                    cells.push(Cell::value(hash_cell(v, r, len, &base), ev.clone()));
                 } else {
                     let share = if unknown_share {
                         op_share(v, &cand, &label, op).map(|_| "??%".to_string())
                     } else {
                         op_share(v, &cand, &label, op).map(|s| pct(Some(s)))
                     };
-                    cells.push(pk_cell(r, share.as_deref()));
+                    cells.push(Cell::value(pk_cell(r, share.as_deref()), ev.clone()));
+                }
+                if robust_cols {
+                    let text = r
+                        .filter(|r| r.complete())
+                        .map(|r| crate::candidate::perf::robust_cell(&r))
+                        .unwrap_or_else(|| DASH.into());
+                    cells.push(Cell::value(text, ev));
                 }
             }
             cells.extend(size_cells(v, &cand, &label, cat));
-            cells.push(notes(v, &cand, &label));
+            cells.push(Cell::text(notes(v, &cand, &label)));
             let mut marks = String::new();
             if label.ends_with("-avx2") {
                 marks.push_str(" (AVX2)");
@@ -328,39 +375,44 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &Page) -> Vec<St
             {
                 marks.push_str(&format!(" ⚠ KAT {k}"));
             }
-            let cand_page = Page::Candidate {
+            let cand_page = PageRef::Candidate {
                 sys: v.id.clone(),
                 id: cand.clone(),
             };
-            let head = match form {
+            let pdf = format!("{HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf");
+            let head: [String; 3] = match form {
                 // pqperf datasets: no reference-harness PDF or security report to link to.
-                Form::Harness | Form::Site if crate::common::by_pqperf(v) => format!(
-                    "| [{cand}]({}) | {algorithm} | {}{marks} |",
-                    link(me, &cand_page, form),
-                    code(&label)
-                ),
-                Form::Harness => format!(
-                    "| [{cand}]({}) | {algorithm} [PDF]({HARNESS_URL}/blob/main/{cand}/{cand}-spec.pdf) | {}{marks} |",
-                    link(me, &cand_page, form),
-                    code(&label)
-                ),
+                Form::Harness | Form::Site if crate::common::by_pqperf(v) => [
+                    format!("[{cand}]({})", link(me, &cand_page, form)),
+                    algorithm.clone(),
+                    format!("{}{marks}", code(&label)),
+                ],
+                Form::Harness => [
+                    format!("[{cand}]({})", link(me, &cand_page, form)),
+                    format!("{algorithm} [PDF]({pdf})"),
+                    format!("{}{marks}", code(&label)),
+                ],
                 Form::Site => {
-                    let report = link(me, &Page::SecurityReport(cand.clone()), form);
-                    format!(
-                        "| [`{cand}`]({report}) | [{algorithm}]({report}) <a class=\"pdf-link\" href=\"https://cdn.jsdelivr.net/gh/ngcc-dev/ngcc-harness@{SITE_PDF_COMMIT}/{cand}/{cand}-spec.pdf\" title=\"Open the {cand} specification PDF\">PDF</a> | [{}]({}){marks} |",
-                        code(&label),
-                        link(me, &cand_page, form)
-                    )
+                    let report = link(me, &PageRef::SecurityReport(cand.clone()), form);
+                    [
+                        format!("[`{cand}`]({report})"),
+                        format!(
+                            "[{algorithm}]({report}) <a class=\"pdf-link\" href=\"https://cdn.jsdelivr.net/gh/ngcc-dev/ngcc-harness@{SITE_PDF_COMMIT}/{cand}/{cand}-spec.pdf\" title=\"Open the {cand} specification PDF\">PDF</a>"
+                        ),
+                        format!("[{}]({}){marks}", code(&label), link(me, &cand_page, form)),
+                    ]
                 }
             };
-            rows.push(format!("{head} {} |", cells.join(" | ")));
+            let mut row: Vec<Cell> = head.into_iter().map(Cell::text).collect();
+            row.extend(cells);
+            rows.push(row);
         }
     }
     rows
 }
 
 /// ICCS helper table rows (method.md §13.4 item 7).
-fn helper_rows(v: &SystemView) -> Vec<String> {
+fn helper_rows(v: &SystemView) -> Vec<Vec<Cell>> {
     let base = baseline(v);
     let mut labels: Vec<(usize, u64, String)> = Vec::new();
     for r in &base {
@@ -386,31 +438,59 @@ fn helper_rows(v: &SystemView) -> Vec<String> {
         {
             first.push_str(&format!(" ⚠ self-test {k}"));
         }
-        let mut cells = vec![first, bits.to_string()];
+        let mut cells = vec![Cell::text(first), Cell::text(bits.to_string())];
         for len in [32u64, 128, 512, 1024, 4096, 8192, 16384, 65536] {
-            cells.push(cell(v.record("iccs", &label, &format!("hash_{len}"))));
+            let r = v.record("iccs", &label, &format!("hash_{len}"));
+            cells.push(Cell::value(cell(r), r.map(|r| r.evidence(&v.id))));
         }
-        let cpb = v
+        let big = v
             .record("iccs", &label, "hash_65536")
-            .filter(|r| r.complete())
+            .filter(|r| r.complete());
+        let cpb = big
             .and_then(|r| r.rec.mean_cycles)
-            .map(|c| fmt_f(c / 65536.0, 1))
-            .unwrap_or_else(|| DASH.into());
-        cells.push(cpb);
-        rows.push(format!("| {} |", cells.join(" | ")));
+            .map(|c| fmt_f(c / 65536.0, 1));
+        cells.push(Cell::value(
+            cpb.clone().unwrap_or_else(|| DASH.into()),
+            cpb.and(big.map(|r| r.evidence(&v.id))),
+        ));
+        rows.push(cells);
     }
     rows
 }
 
-/// Render the summary page.
+/// What the summary measures, in words: the NGCC Round 1 implementations (the reference
+/// harness's datasets), or for a pqperf dataset what its candidates are: NGCC submissions
+/// (ids `sign-NN`, `kem-NN`, …) and/or PQClean baselines.
+fn implementations_word(v: &SystemView) -> &'static str {
+    if !crate::common::by_pqperf(v) {
+        return "NGCC Round 1 implementations";
+    }
+    let cands = v.candidates();
+    let ngcc = cands
+        .iter()
+        .filter(|c| Category::from_id(c).is_some())
+        .count();
+    match (ngcc, cands.len() - ngcc) {
+        (_, 0) => "NGCC Round 1 implementations",
+        (0, _) => "PQClean baseline implementations",
+        _ => "NGCC Round 1 implementations and PQClean baselines",
+    }
+}
+
+/// Render the summary page as Markdown.
 pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
+    Ok(page(v, form)?.to_markdown())
+}
+
+/// The summary page as blocks.
+pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
     let sys = v.id.as_str();
-    let me = Page::Summary(sys.into());
+    let me = PageRef::Summary(sys.into());
     let env = v.env();
     let has_baseline = !baseline(v).is_empty();
-    let mut out: Vec<String> = Vec::new();
+    let mut out = Page::new();
     if form == Form::Site {
-        out.push(format!(
+        out.line(format!(
             "<!-- synchronized from harness: {} -->",
             me.harness_path()
         ));
@@ -428,29 +508,30 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
                 } else {
                     format!(
                         "<a href=\"{}\">{s}</a>",
-                        link(&me, &Page::Summary((*s).into()), form)
+                        link(&me, &PageRef::Summary((*s).into()), form)
                     )
                 }
             })
             .collect();
-        out.push(format!(
+        out.line(format!(
             "<p class=\"crumb\"><a href=\"{}\">Performance measurements</a> › system: {}</p>",
-            link(&me, &Page::Root, form),
+            link(&me, &PageRef::Root, form),
             parts.join(" · ")
         ));
-        out.push(String::new());
+        out.blank();
     }
-    out.push(format!("# Performance — {}, system {sys}", v.arch_label()));
-    out.push(String::new());
-    out.push(format!(
-        "Independent measurements of the NGCC Round 1 implementations on one {} core ({}).",
+    out.line(format!("# Performance — {}, system {sys}", v.arch_label()));
+    out.blank();
+    out.line(format!(
+        "Independent measurements of the {} on one {} core ({}).",
+        implementations_word(v),
         env.str("cpu_model").unwrap_or(DASH),
         clock_text(env)
     ));
-    out.push(String::new());
+    out.blank();
     if let Some(n) = crate::common::host_notice(v) {
-        out.push(n);
-        out.push(String::new());
+        out.blocks.push(crate::page::Block::Notice(n));
+        out.blank();
     }
     let pqperf = crate::common::by_pqperf(v);
     let (trials, min_calls) = crate::common::trials_and_min_calls(v);
@@ -458,57 +539,69 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     let ticks = crate::counter::tick_counter(v);
     let unit = if ticks.is_some() { "ticks" } else { "cycles" };
     match &ticks {
-        None => out.push(format!("- **Cycles** are the mean of all timed calls in {trials} trials, normally with each trial in a fresh process.")),
-        Some(t) => out.push(format!(
+        None => out.line(format!("- **Cycles** are the mean of all timed calls in {trials} trials, normally with each trial in a fresh process.")),
+        Some(t) => out.line(format!(
             "- **Ticks** are the mean of all timed calls in {trials} trials, normally with each trial in a fresh process. {}",
             t.sentence()
         )),
     }
     if let Some(p) = crate::common::pqperf_provenance(v) {
-        out.push(format!("- {p}"));
+        out.line(format!("- {p}"));
     }
     if let Some(s) = crate::provider::sentence(v, None) {
-        out.push(format!("- {s}"));
+        out.line(format!("- {s}"));
     }
-    out.push(format!("- **Symmetric %** is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. `(??%)` means no ICCS-facing backend was measured. See the [symmetric survey]({}).", link(&me, &Page::Survey, form)));
-    out.push("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.".into());
-    out.push(format!("- See [method and limitations]({}). These are independent measurements, not submitter self-assessments or NICCS results.", link(&me, &Page::Method(sys.into()), form)));
-    out.push(format!("- **Notation:** `–` means not measured, `n=` marks fewer than {min_calls} timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code."));
-    out.push("- **Sizes** use a separate catalog, not timing-record buffer sizes. `≈` marks a nominal variable-length signature; other variable signatures use their maximum.".into());
+    out.line(format!("- **Symmetric %** is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. `(??%)` means no ICCS-facing backend was measured. See the [symmetric survey]({}).", link(&me, &PageRef::Survey, form)));
+    out.line("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.");
+    out.line(format!("- See [method and limitations]({}). These are independent measurements, not submitter self-assessments or NICCS results.", link(&me, &PageRef::Method(sys.into()), form)));
+    out.line(format!("- **Notation:** `–` means not measured, `n=` marks fewer than {min_calls} timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code."));
+    out.line("- **Sizes** use a separate catalog, not timing-record buffer sizes. `≈` marks a nominal variable-length signature; other variable signatures use their maximum.");
     if pqperf {
         // pqperf publishes no size audit: nothing to link to.
-        out.push("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded.".into());
+        out.line("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded.");
     } else {
-        out.push(format!("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the [size audit]({}) for discrepancies and AFS-KEX's API mapping.", link(&me, &Page::SizeAudit, form)));
+        out.line(format!("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the [size audit]({}) for discrepancies and AFS-KEX's API mapping.", link(&me, &PageRef::SizeAudit, form)));
     }
     if has_baseline {
-        out.push("- **Hash rows** show three message sizes. Parentheses give cycles relative to the same-width, same-length ICCS `pseudoXOF` ([helper timings](#iccs-hash-helpers)), not a production replacement estimate.".into());
+        out.line("- **Hash rows** show three message sizes. Parentheses give cycles relative to the same-width, same-length ICCS `pseudoXOF` ([helper timings](#iccs-hash-helpers)), not a production replacement estimate.");
     } else {
-        out.push("- **Hash rows** show three message sizes. The 32 B column compares with the median per-call cost of same-width ICCS `pseudoXOF` calls seen in the hash profiles (no direct helper timings in this dataset), not a production replacement estimate.".into());
+        out.line("- **Hash rows** show three message sizes. The 32 B column compares with the median per-call cost of same-width ICCS `pseudoXOF` calls seen in the hash profiles (no direct helper timings in this dataset), not a production replacement estimate.");
     }
-    out.push("- **Scope:** reference sets are shown. When both ICCS and non-ICCS backends were measured, the non-ICCS one stays on the candidate report; notes flag caveats.".into());
-    out.push(String::new());
+    out.line("- **Scope:** reference sets are shown. When both ICCS and non-ICCS backends were measured, the non-ICCS one stays on the candidate report; notes flag caveats.");
+    out.blank();
 
     let mut ordered_inserted = form == Form::Harness;
     for cat in [Category::Sign, Category::Kem, Category::Kex, Category::Hash] {
         if cat == Category::Hash && has_baseline {
-            out.extend(ordered_block(&mut ordered_inserted));
-            out.push("## ICCS hash helpers".into());
-            out.push(String::new());
-            out.push("The ICCS placeholder functions from `api/auxfunc.c`, built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). `pseudohash` exists only with 512-, 768- and 1024-bit output; `pseudoXOF` is given at every digest width of a hash candidate.".into());
-            out.push(String::new());
-            out.push(format!("| ICCS helper | output bits | 32 B | 128 B | 512 B | 1 KiB | 4 KiB | 8 KiB | 16 KiB | 64 KiB | {unit}/byte (64 KiB) |"));
-            out.push("|---|---|---|---|---|---|---|---|---|---|---|".into());
-            out.extend(helper_rows(v));
-            out.push(String::new());
+            ordered_block(&mut out, &mut ordered_inserted, pqperf);
+            out.heading(2, "ICCS hash helpers");
+            out.blank();
+            out.line("The ICCS placeholder functions from `api/auxfunc.c`, built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). `pseudohash` exists only with 512-, 768- and 1024-bit output; `pseudoXOF` is given at every digest width of a hash candidate.");
+            out.blank();
+            let mut t = Table::new([
+                "ICCS helper".to_string(),
+                "output bits".into(),
+                "32 B".into(),
+                "128 B".into(),
+                "512 B".into(),
+                "1 KiB".into(),
+                "4 KiB".into(),
+                "8 KiB".into(),
+                "16 KiB".into(),
+                "64 KiB".into(),
+                format!("{unit}/byte (64 KiB)"),
+            ]);
+            t.rows = helper_rows(v);
+            out.table(t);
+            out.blank();
         }
         let rows = category_rows(v, cat, form, &me);
         if rows.is_empty() {
             continue;
         }
-        out.extend(ordered_block(&mut ordered_inserted));
-        out.push(section_title(cat).into());
-        out.push(String::new());
+        ordered_block(&mut out, &mut ordered_inserted, pqperf);
+        out.heading(2, section_title(cat));
+        out.blank();
         let mut header = vec!["id", "algorithm", "instance performance report"]
             .into_iter()
             .map(String::from)
@@ -528,33 +621,49 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
                 ]);
             }
         } else {
+            // pqperf datasets: no "(sym %)" where no row has a share, and the robust
+            // estimate with its interval beside each operation when recorded.
+            let sym = if pqperf && !any_share(v, cat) {
+                ""
+            } else {
+                " (sym %)"
+            };
+            let robust = robust_columns(v, cat);
             for op in ops_of(cat) {
-                header.push(format!("{op} {unit} (sym %)"));
+                header.push(format!("{op} {unit}{sym}"));
+                if robust {
+                    header.push(format!("{op} robust ± CI"));
+                }
             }
             header.extend(size_headers(cat).iter().map(|s| s.to_string()));
         }
         header.push("notes".into());
-        out.push(format!("| {} |", header.join(" | ")));
-        out.push(format!("|{}", "---|".repeat(header.len())));
-        out.extend(rows);
-        out.push(String::new());
+        let mut t = Table::new(header);
+        t.rows = rows;
+        out.table(t);
+        out.blank();
     }
-    Ok(join_lines(&out))
+    Ok(out)
 }
 
 /// The site's `## Ordered measurements` block, inserted once before the first section.
-fn ordered_block(inserted: &mut bool) -> Vec<String> {
+fn ordered_block(out: &mut Page, inserted: &mut bool, pqperf: bool) {
     if *inserted {
-        return Vec::new();
+        return;
     }
     *inserted = true;
-    vec![
-        String::new(),
-        "## Ordered measurements".into(),
-        String::new(),
-        "[128-bit](ranking-128.md) · [256-bit](ranking-256.md) · [512-bit](ranking-512.md)".into(),
-        String::new(),
-        "Compare candidates at a common claimed security target. Each table orders the measured metrics and summarizes their mean ordinal position; see the individual performance reports for measurement details and caveats.".into(),
-        String::new(),
-    ]
+    out.blank();
+    out.heading(2, "Ordered measurements");
+    out.blank();
+    if pqperf {
+        // pqperf datasets rank NIST level 3 (192-bit) instances too.
+        out.line("[128-bit](ranking-128.md) · [192-bit](ranking-192.md) · [256-bit](ranking-256.md) · [512-bit](ranking-512.md)");
+    } else {
+        out.line(
+            "[128-bit](ranking-128.md) · [256-bit](ranking-256.md) · [512-bit](ranking-512.md)",
+        );
+    }
+    out.blank();
+    out.line("Compare candidates at a common claimed security target. Each table orders the measured metrics and summarizes their mean ordinal position; see the individual performance reports for measurement details and caveats.");
+    out.blank();
 }

@@ -1,9 +1,10 @@
 //! The symmetric survey page (`performance/symmetric-survey.md`, first system only),
 //! method.md §13.6.
 
-use crate::links::{Page, link};
+use crate::links::{PageRef, link};
+use crate::page::{Cell, Page, Table};
 use crate::view::SystemView;
-use crate::{Form, ReportError, join_lines};
+use crate::{Form, ReportError};
 use pqperf_model::fmt::{DASH, pct};
 use pqperf_model::order::Category;
 
@@ -25,64 +26,74 @@ pub fn totals(verdicts: &[&str]) -> String {
 
 /// The largest `hash_share` over all complete profiles of a candidate (first maximum wins), as
 /// `<pct> (<label> <opkey>)`.
-fn largest_share(v: &SystemView, cand: &str) -> String {
-    let mut best: Option<(f64, String, String)> = None;
+fn largest_share(v: &SystemView, cand: &str) -> Cell {
+    let mut best: Option<(f64, String, String, crate::page::Evidence)> = None;
     for p in &v.profiles {
         if p.prof.candidate != cand || !p.usable() {
             continue;
         }
         let s = p.prof.hash_share_f64();
-        if best.as_ref().is_none_or(|(b, _, _)| s > *b) {
-            best = Some((s, p.prof.label.clone(), p.opkey()));
+        if best.as_ref().is_none_or(|(b, _, _, _)| s > *b) {
+            best = Some((s, p.prof.label.clone(), p.opkey(), p.evidence(&v.id)));
         }
     }
     match best {
-        Some((s, label, op)) => format!("{} ({label} {op})", pct(Some(s))),
-        None => DASH.into(),
+        Some((s, label, op, ev)) => {
+            Cell::value(format!("{} ({label} {op})", pct(Some(s))), Some(ev))
+        }
+        None => Cell::text(DASH),
     }
 }
 
-/// Render the survey page with the measured column from the system of `v`.
+/// Render the survey page with the measured column from the system of `v`, as Markdown.
 pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
+    Ok(page(v, form)?.to_markdown())
+}
+
+/// The survey page with the measured column from the system of `v`, as blocks.
+pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
     let sys = v.id.as_str();
-    let me = Page::Survey;
-    let mut out: Vec<String> = Vec::new();
+    let me = PageRef::Survey;
+    let mut out = Page::new();
     if form == Form::Site {
-        out.push(format!(
+        out.line(format!(
             "<!-- synchronized from harness: {} -->",
             me.harness_path()
         ));
     }
-    out.push("# Symmetric cryptography survey".into());
-    out.push(String::new());
-    out.push("NGCC Round 1 public-key candidates were asked to use the ICCS placeholder functions for their symmetric primitives: `pseudohash` (SM3/HMAC-SM3), `pseudoXOF` (KDF-SM3), `sm3hash` and the ICCS SM3 DRNG, so that the hash selected in the NGCC hash track can later be substituted without touching the schemes. This page records, per candidate, whether the reference implementation actually does so.".into());
-    out.push(String::new());
+    out.line("# Symmetric cryptography survey");
+    out.blank();
+    out.line("NGCC Round 1 public-key candidates were asked to use the ICCS placeholder functions for their symmetric primitives: `pseudohash` (SM3/HMAC-SM3), `pseudoXOF` (KDF-SM3), `sm3hash` and the ICCS SM3 DRNG, so that the hash selected in the NGCC hash track can later be substituted without touching the schemes. This page records, per candidate, whether the reference implementation actually does so.");
+    out.blank();
     let verdicts: Vec<&str> = v.side.survey.iter().map(|s| s.verdict.as_str()).collect();
-    out.push(totals(&verdicts));
-    out.push(String::new());
-    out.push("Verdicts come from call-graph reachability from the exported API in the built libraries, object-level constant scans for Keccak, SHA-2, SM3, AES, SM4 and ChaCha, and source reading; primitives that are compiled but unreachable are not counted. `ICCS-only`: every symmetric primitive goes through the ICCS functions; `bypass`: the candidate uses its own primitives; `mixed`: both; `instance-dependent`: the backend differs between parameter sets.".into());
-    out.push(String::new());
+    out.line(totals(&verdicts));
+    out.blank();
+    out.line("Verdicts come from call-graph reachability from the exported API in the built libraries, object-level constant scans for Keccak, SHA-2, SM3, AES, SM4 and ChaCha, and source reading; primitives that are compiled but unreachable are not counted. `ICCS-only`: every symmetric primitive goes through the ICCS functions; `bypass`: the candidate uses its own primitives; `mixed`: both; `instance-dependent`: the backend differs between parameter sets.");
+    out.blank();
     let description = v
         .side
         .system(sys)
-        .map(|s| s.description.clone())
+        .map(|s| crate::md::escape_text(&s.description))
         .unwrap_or_else(|| v.env().str("cpu_model").unwrap_or(DASH).to_string());
-    out.push(format!(
+    out.line(format!(
         "The last column is measured on system {sys} ({description}); see its [summary]({}).",
-        link(&me, &Page::Summary(sys.into()), form)
+        link(&me, &PageRef::Summary(sys.into()), form)
     ));
-    out.push(String::new());
-    out.push(format!(
-        "| id | algorithm | verdict | notes | largest hash share on {sys} (op) |"
-    ));
-    out.push("|---|---|---|---|---|".into());
+    out.blank();
+    let mut t = Table::new([
+        "id".to_string(),
+        "algorithm".into(),
+        "verdict".into(),
+        "notes".into(),
+        format!("largest hash share on {sys} (op)"),
+    ]);
     let mut rows: Vec<&crate::view::SurveyRow> = v.side.survey.iter().collect();
     let rank = |id: &str| Category::from_id(id).map(|c| c.survey_rank()).unwrap_or(4);
     rows.sort_by(|a, b| (rank(&a.id), &a.id).cmp(&(rank(&b.id), &b.id)));
     let measured = v.candidates();
     for row in rows {
         let id_cell = if measured.contains(&row.id) {
-            let page = Page::Candidate {
+            let page = PageRef::Candidate {
                 sys: sys.into(),
                 id: row.id.clone(),
             };
@@ -95,15 +106,17 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
         } else {
             row.notes.clone()
         };
-        out.push(format!(
-            "| {id_cell} | {} | {} | {notes} | {} |",
-            v.side.algorithm(&row.id).unwrap_or(DASH),
-            row.verdict,
-            largest_share(v, &row.id)
-        ));
+        t.row(vec![
+            Cell::text(id_cell),
+            Cell::text(v.side.algorithm(&row.id).unwrap_or(DASH)),
+            Cell::text(row.verdict.clone()),
+            Cell::text(notes),
+            largest_share(v, &row.id),
+        ]);
     }
-    out.push(String::new());
-    Ok(join_lines(&out))
+    out.table(t);
+    out.blank();
+    Ok(out)
 }
 
 #[cfg(test)]

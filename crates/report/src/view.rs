@@ -13,77 +13,31 @@ use regex::Regex;
 
 use pqperf_model::order::{Category, natural_cmp, op_rank};
 
-/// One row of `systems.csv`.
+pub use pqperf_model::sidecsv::{ExternalSize, KexBandwidth, SurveyRow, SystemRow};
+
+/// A side-table row whose `Label` column is a regular expression, with the expression
+/// compiled once (`kat_issues.csv`, `summary_notes.csv`); the row's other fields are reached
+/// through `Deref`, `label` is the compiled expression.
 #[derive(Debug, Clone)]
-pub struct SystemRow {
-    /// `x86_1`.
-    pub id: String,
-    /// `x86_64` / `aarch64`.
-    pub arch: String,
-    /// Host name.
-    pub hostname: String,
-    /// Description (escaped for Markdown: `pqperf_model::md::escape_text`).
-    pub description: String,
+pub struct Labelled<T> {
+    /// The row as read (`pqperf_model::sidecsv`).
+    pub row: T,
+    /// The compiled label expression (searched, not anchored).
+    pub label: Regex,
+}
+
+impl<T> std::ops::Deref for Labelled<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.row
+    }
 }
 
 /// A `kat_issues.csv` row with its compiled label regex.
-#[derive(Debug, Clone)]
-pub struct KatIssue {
-    /// Candidate id.
-    pub id: String,
-    /// Label regex (searched, not anchored).
-    pub label: Regex,
-    /// `measure` or `exclude`.
-    pub action: String,
-    /// Free text.
-    pub cause: String,
-}
+pub type KatIssue = Labelled<pqperf_model::sidecsv::KatIssue>;
 
-/// A `summary_notes.csv` row.
-#[derive(Debug, Clone)]
-pub struct SummaryNote {
-    /// Candidate id.
-    pub id: String,
-    /// Label regex.
-    pub label: Regex,
-    /// Note text.
-    pub note: String,
-}
-
-/// An `external_sizes.csv` row.
-#[derive(Debug, Clone, Default)]
-pub struct ExternalSize {
-    /// Public key bytes.
-    pub pk: Option<u64>,
-    /// Ciphertext bytes.
-    pub ct: Option<u64>,
-    /// Signature bytes.
-    pub sig: Option<u64>,
-    /// `encoded`, `maximum-variable`, `nominal-variable`.
-    pub basis: String,
-}
-
-/// A `kex_bandwidth.csv` row.
-#[derive(Debug, Clone, Default)]
-pub struct KexBandwidth {
-    /// Initiator public key bytes.
-    pub pk_a: u64,
-    /// Responder public key bytes.
-    pub pk_b: u64,
-    /// Protocol message bytes.
-    pub messages: u64,
-}
-
-/// A `symmetric_survey.csv` row.
-#[derive(Debug, Clone, Default)]
-pub struct SurveyRow {
-    /// Candidate id.
-    pub id: String,
-    /// `ICCS-only`, `bypass`, `mixed`, `instance-dependent`.
-    pub verdict: String,
-    /// Notes (may be empty).
-    pub notes: String,
-}
+/// A `summary_notes.csv` row with its compiled label regex.
+pub type SummaryNote = Labelled<pqperf_model::sidecsv::SummaryNote>;
 
 /// Data shared by every system of a dataset root.
 #[derive(Debug, Clone, Default)]
@@ -154,6 +108,11 @@ pub struct RecordRef<'a> {
 }
 
 impl RecordRef<'_> {
+    /// The record file as page evidence of system `system`.
+    pub fn evidence(&self, system: &str) -> crate::page::Evidence {
+        run_evidence(system, self.path)
+    }
+
     /// Operation key: operation, or `<op>_<input_bytes>` when input_bytes > 0.
     pub fn opkey(&self) -> String {
         opkey(&self.rec.operation, self.rec.input_bytes)
@@ -175,6 +134,11 @@ pub struct ProfileRef<'a> {
 }
 
 impl ProfileRef<'_> {
+    /// The profile file as page evidence of system `system`.
+    pub fn evidence(&self, system: &str) -> crate::page::Evidence {
+        run_evidence(system, self.path)
+    }
+
     /// Operation key.
     pub fn opkey(&self) -> String {
         opkey(&self.prof.operation, self.prof.input_bytes)
@@ -183,6 +147,18 @@ impl ProfileRef<'_> {
     /// Complete with a total (the profiles the pages show).
     pub fn usable(&self) -> bool {
         self.prof.status == "complete" && self.prof.total.is_some()
+    }
+}
+
+/// A file of a system's run directory (its path relative to it) as page evidence.
+pub fn run_evidence(system: &str, path: &std::path::Path) -> crate::page::Evidence {
+    crate::page::Evidence::Run {
+        system: system.to_string(),
+        path: path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
     }
 }
 
@@ -285,6 +261,15 @@ impl<'a> Index<'a> {
 }
 
 impl<'a> SystemView<'a> {
+    /// A file of this system's run directory (`build.json`, `kat/<id>/<label>.log`) as page
+    /// evidence.
+    pub fn file_evidence(&self, rel: &str) -> crate::page::Evidence {
+        crate::page::Evidence::Run {
+            system: self.id.clone(),
+            path: rel.to_string(),
+        }
+    }
+
     /// Architecture of the system: systems.csv, else the report environment.
     pub fn arch(&self) -> String {
         if let Some(s) = self.side.system(&self.id) {
@@ -465,16 +450,11 @@ impl Side {
     /// Gather the side data of a loaded dataset; label regexes are compiled here, so a bad
     /// pattern is reported with its file and line before any page is rendered.
     pub fn from_dataset(ds: &pqperf_model::dataset::Dataset) -> Result<Side, crate::ReportError> {
-        let mut side = Side::default();
-        for s in ds.systems_csv.iter().flatten() {
-            side.systems.push(SystemRow {
-                id: s.id.clone(),
-                arch: s.arch.clone(),
-                hostname: s.hostname.clone(),
-                // Text into Markdown is escaped (identity for ordinary descriptions/names).
-                description: crate::md::escape_text(&s.description),
-            });
-        }
+        let mut side = Side {
+            systems: ds.systems_csv.clone().unwrap_or_default(),
+            survey: ds.symmetric_survey.clone().unwrap_or_default(),
+            ..Side::default()
+        };
         for d in ds.downloads.iter().flatten() {
             side.downloads.insert(
                 d.id.clone(),
@@ -483,47 +463,24 @@ impl Side {
             side.download_order.push(d.id.clone());
         }
         for k in ds.kat_issues.iter().flatten() {
-            side.kat_issues.push(KatIssue {
-                id: k.id.clone(),
+            side.kat_issues.push(Labelled {
                 label: compile("performance/kat_issues.csv", k.line, &k.label)?,
-                action: k.action.clone(),
-                cause: k.cause.clone(),
+                row: k.clone(),
             });
         }
         for n in ds.summary_notes.iter().flatten() {
-            side.summary_notes.push(SummaryNote {
-                id: n.id.clone(),
+            side.summary_notes.push(Labelled {
                 label: compile("performance/summary_notes.csv", n.line, &n.label)?,
-                note: n.note.clone(),
+                row: n.clone(),
             });
         }
         for e in ds.external_sizes.iter().flatten() {
-            side.external_sizes.insert(
-                (e.id.clone(), e.instance.clone()),
-                ExternalSize {
-                    pk: e.public_key_bytes,
-                    ct: e.ciphertext_bytes,
-                    sig: e.signature_bytes,
-                    basis: e.basis.clone(),
-                },
-            );
+            side.external_sizes
+                .insert((e.id.clone(), e.instance.clone()), e.clone());
         }
         for k in ds.kex_bandwidth.iter().flatten() {
-            side.kex_bandwidth.insert(
-                (k.id.clone(), k.instance.clone()),
-                KexBandwidth {
-                    pk_a: k.pk_a_bytes,
-                    pk_b: k.pk_b_bytes,
-                    messages: k.protocol_message_bytes,
-                },
-            );
-        }
-        for s in ds.symmetric_survey.iter().flatten() {
-            side.survey.push(SurveyRow {
-                id: s.id.clone(),
-                verdict: s.verdict.clone(),
-                notes: s.notes.clone(),
-            });
+            side.kex_bandwidth
+                .insert((k.id.clone(), k.instance.clone()), k.clone());
         }
         for sys in &ds.systems {
             side.present

@@ -54,6 +54,22 @@ pub struct Rec {
     pub path: String,
     /// Per-call cycle percentiles (p50, p90, p99) when the record carries samples.
     pub percentiles: Option<[f64; 3]>,
+    /// pqperf's robust per-call estimate and its interval, in seconds (estimate, low, high),
+    /// when recorded (`pqperf.robust`).
+    pub robust: Option<[f64; 3]>,
+}
+
+impl Rec {
+    /// `66.1 µs (65.9–66.4 µs)`: the robust estimate with its interval, when recorded.
+    pub fn robust_text(&self) -> Option<String> {
+        let [e, lo, hi] = self.robust?;
+        Some(format!(
+            "{} ({}–{})",
+            pqperf_model::fmt::fmt_time(Some(e)),
+            pqperf_model::fmt::fmt_time(Some(lo)),
+            pqperf_model::fmt::fmt_time(Some(hi))
+        ))
+    }
 }
 
 /// A hash-profile record.
@@ -213,8 +229,12 @@ pub struct SiteData {
     pub candidates: Vec<Candidate>,
     /// The curated side tables.
     pub side: Side,
-    /// Markdown pages of the report stage, site form: (path relative to the site root, text).
-    pub pages: Vec<(String, String)>,
+    /// Pages of the report stage, site form, as blocks: (path relative to the site root
+    /// with its `.md` name, page).
+    pub pages: Vec<(String, pqperf_report::page::Page)>,
+    /// Data files of the site (site-root-relative path, bytes): each system's summary as
+    /// `<sys>/summary.csv` and `<sys>/summary.json`.
+    pub downloads: Vec<(String, Vec<u8>)>,
 }
 
 impl SiteData {

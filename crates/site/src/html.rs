@@ -1,12 +1,13 @@
-//! Markdown → HTML for the site pages (pulldown-cmark, tables on): relative `.md` links become
-//! `.html` (also inside raw HTML such as the crumb), links to pages the site does not contain
-//! lose their target (text stays), headings get slug ids, tables are wrapped for horizontal
-//! scrolling on phones, and table cells holding numbers link to their evidence file through a
-//! [`TableLinker`].
+//! HTML for the site pages from the report stage's blocks ([`render_page`]): text blocks
+//! through pulldown-cmark (relative `.md` links become `.html`, also inside raw HTML such as
+//! the crumb; links to pages the site does not contain lose their target, text stays; headings
+//! get slug ids), tables from their cells (wrapped for horizontal scrolling, each value linked
+//! to the evidence file its cell names, long tables folded by their group column).
 
 use std::collections::HashSet;
 
-use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pqperf_report::page::{Block, Cell, Evidence, Page, Section, Table};
+use pulldown_cmark::{CowStr, Event, HeadingLevel, Parser, Tag, TagEnd};
 
 /// Escape text for HTML element content and attribute values.
 pub fn escape(s: &str) -> String {
@@ -120,6 +121,23 @@ pub fn fix_href(href: &str, page: &str, known: &HashSet<String>) -> Option<Strin
     }
 }
 
+/// The published place of a page the site does not hold, when it has one: a candidate's
+/// security report (`…/reports/<id>.md`) is the `README.md` of its folder in the harness.
+pub fn outside_link(href: &str) -> Option<String> {
+    let id = href.rsplit_once("reports/")?.1.strip_suffix(".md")?;
+    let ok = !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    ok.then(|| {
+        format!(
+            "{}/blob/main/{}",
+            pqperf_report::links::HARNESS_URL,
+            pqperf_report::PageRef::SecurityReport(id.to_string()).harness_path()
+        )
+    })
+}
+
 /// Rewrite the `href="…"` attributes of a raw HTML fragment; a link whose target is missing
 /// keeps its text but loses the attribute.
 pub fn fix_raw_html(html: &str, page: &str, known: &HashSet<String>) -> String {
@@ -201,33 +219,16 @@ pub fn slug(text: &str) -> String {
     out
 }
 
-/// What a linker sees of one table cell.
+/// What the renderer sees of one table cell.
 #[derive(Clone, Debug, Default)]
-pub struct CellInfo {
+struct CellInfo {
     /// Plain text (code spans included, without backticks).
-    pub text: String,
-    /// Text of the first code span, if any.
-    pub code: Option<String>,
+    text: String,
     /// The cell already contains a link.
-    pub has_link: bool,
+    has_link: bool,
 }
 
-/// Maps table cells to evidence files (site-root-relative paths).
-pub trait TableLinker {
-    /// One entry per cell of `row` (may be shorter; missing = no link).
-    fn link(&self, header: &[String], row: &[CellInfo]) -> Vec<Option<String>>;
-}
-
-/// A linker that links nothing.
-pub struct NoLinks;
-
-impl TableLinker for NoLinks {
-    fn link(&self, _: &[String], _: &[CellInfo]) -> Vec<Option<String>> {
-        Vec::new()
-    }
-}
-
-/// Result of rendering one Markdown page.
+/// Result of rendering one page.
 #[derive(Debug, Default)]
 pub struct Rendered {
     /// The page body as HTML.
@@ -238,24 +239,15 @@ pub struct Rendered {
     pub has_crumb: bool,
     /// Slug ids of the `##` headings with their text (for charts to anchor on).
     pub sections: Vec<(String, String)>,
-}
-
-struct Cell<'a> {
-    events: Vec<Event<'a>>,
-    info: CellInfo,
+    /// Byte offsets in `html` where each numbered candidate-page section starts.
+    pub section_at: Vec<(Section, usize)>,
 }
 
 fn cell_info(events: &[Event]) -> CellInfo {
     let mut info = CellInfo::default();
     for e in events {
         match e {
-            Event::Text(t) => info.text.push_str(t),
-            Event::Code(t) => {
-                info.text.push_str(t);
-                if info.code.is_none() {
-                    info.code = Some(t.to_string());
-                }
-            }
+            Event::Text(t) | Event::Code(t) => info.text.push_str(t),
             Event::Start(Tag::Link { .. }) => info.has_link = true,
             Event::InlineHtml(h) | Event::Html(h) if h.contains("<a ") && h.contains("href") => {
                 info.has_link = true
@@ -292,35 +284,35 @@ fn push_cell_html(html: &mut String, events: Vec<Event>) {
     }
 }
 
-/// Render a Markdown page living at site path `page` (e.g. `x86_1/sign-02.html`).
-/// `table_class` is put on every `<table>` (e.g. `performance-summary`).
-pub fn render(
-    md: &str,
-    page: &str,
-    known: &HashSet<String>,
-    linker: &dyn TableLinker,
-    table_class: Option<&str>,
-) -> Rendered {
-    let parser = Parser::new_ext(md, Options::ENABLE_TABLES);
-    let mut out = Rendered {
-        has_crumb: md.contains("class=\"crumb\""),
-        ..Default::default()
-    };
-    // Stage 1: rewrite links and raw HTML, drop dead link tags, name headings.
-    let mut events: Vec<Event> = Vec::new();
-    let mut link_stack: Vec<bool> = Vec::new();
-    let mut heading: Option<(HeadingLevel, Vec<Event>)> = None;
-    let mut used_ids: HashSet<String> = HashSet::new();
-    for ev in parser {
-        let ev = match ev {
+/// Rewrites of one Markdown event for the site: links to pages the site holds get their
+/// `.html` target, dead links lose their tag (`None`: drop the event), raw HTML is sanitised.
+struct LinkFixer<'a> {
+    page: &'a str,
+    known: &'a HashSet<String>,
+    stack: Vec<bool>,
+}
+
+impl<'a> LinkFixer<'a> {
+    fn new(page: &'a str, known: &'a HashSet<String>) -> LinkFixer<'a> {
+        LinkFixer {
+            page,
+            known,
+            stack: Vec::new(),
+        }
+    }
+
+    fn fix<'e>(&mut self, ev: Event<'e>) -> Option<Event<'e>> {
+        Some(match ev {
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
                 title,
                 id,
-            }) => match fix_href(&dest_url, page, known) {
+            }) => match fix_href(&dest_url, self.page, self.known)
+                .or_else(|| outside_link(&dest_url))
+            {
                 Some(h) => {
-                    link_stack.push(true);
+                    self.stack.push(true);
                     Event::Start(Tag::Link {
                         link_type,
                         dest_url: CowStr::from(h),
@@ -329,170 +321,299 @@ pub fn render(
                     })
                 }
                 None => {
-                    link_stack.push(false);
-                    continue;
+                    self.stack.push(false);
+                    return None;
                 }
             },
             Event::End(TagEnd::Link) => {
-                if link_stack.pop() == Some(true) {
+                if self.stack.pop() == Some(true) {
                     Event::End(TagEnd::Link)
                 } else {
-                    continue;
+                    return None;
                 }
             }
-            Event::Html(h) => Event::Html(CowStr::from(fix_raw_html(&h, page, known))),
-            Event::InlineHtml(h) => Event::InlineHtml(CowStr::from(fix_raw_html(&h, page, known))),
+            Event::Html(h) => Event::Html(CowStr::from(fix_raw_html(&h, self.page, self.known))),
+            Event::InlineHtml(h) => {
+                Event::InlineHtml(CowStr::from(fix_raw_html(&h, self.page, self.known)))
+            }
             other => other,
-        };
-        match (&mut heading, ev) {
-            (None, Event::Start(Tag::Heading { level, .. })) => heading = Some((level, Vec::new())),
-            (Some((level, buf)), Event::End(TagEnd::Heading(_))) => {
-                let text: String = buf
-                    .iter()
-                    .filter_map(|e| match e {
-                        Event::Text(t) | Event::Code(t) => Some(t.to_string()),
-                        _ => None,
-                    })
-                    .collect();
-                let mut id = slug(&text);
-                let base = id.clone();
-                let mut k = 1;
-                while !used_ids.insert(id.clone()) {
-                    id = format!("{base}-{k}");
-                    k += 1;
+        })
+    }
+}
+
+/// The inline events of one cell's Markdown text (links fixed); text that would parse as a
+/// block of its own (a list marker, a heading) is kept as plain text.
+fn cell_events<'e>(text: &'e str, page: &str, known: &HashSet<String>) -> Vec<Event<'e>> {
+    let mut events: Vec<Event<'e>> = Parser::new(text).collect();
+    match (events.first(), events.last()) {
+        (None, _) => return Vec::new(),
+        (Some(Event::Start(Tag::Paragraph)), Some(Event::End(TagEnd::Paragraph))) => {
+            events.remove(0);
+            events.pop();
+        }
+        _ => return vec![Event::Text(CowStr::from(text))],
+    }
+    if events.iter().any(|e| {
+        matches!(
+            e,
+            Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph)
+        )
+    }) {
+        return vec![Event::Text(CowStr::from(text))];
+    }
+    let mut fixer = LinkFixer::new(page, known);
+    events.into_iter().filter_map(|e| fixer.fix(e)).collect()
+}
+
+/// Where a table value's evidence file is in the site (site-root-relative), if it has one.
+pub type EvidenceHref<'a> = &'a dyn Fn(&Evidence) -> Option<String>;
+
+/// Markdown chunks of one page rendered in order, with heading ids unique over the page.
+struct PageRenderer<'a> {
+    page: &'a str,
+    known: &'a HashSet<String>,
+    used_ids: HashSet<String>,
+    out: Rendered,
+}
+
+impl PageRenderer<'_> {
+    /// Render a Markdown chunk (no tables: those come as table blocks) and append it.
+    fn chunk(&mut self, md: &str) {
+        if md.is_empty() {
+            return;
+        }
+        let mut fixer = LinkFixer::new(self.page, self.known);
+        let mut events: Vec<Event> = Vec::new();
+        let mut heading: Option<(HeadingLevel, Vec<Event>)> = None;
+        for ev in Parser::new(md) {
+            let Some(ev) = fixer.fix(ev) else { continue };
+            match (&mut heading, ev) {
+                (None, Event::Start(Tag::Heading { level, .. })) => {
+                    heading = Some((level, Vec::new()))
                 }
-                let level = *level;
-                if level == HeadingLevel::H1 && out.title.is_empty() {
-                    out.title = text.clone();
+                (Some((level, buf)), Event::End(TagEnd::Heading(_))) => {
+                    let text: String = buf
+                        .iter()
+                        .filter_map(|e| match e {
+                            Event::Text(t) | Event::Code(t) => Some(t.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    let mut id = slug(&text);
+                    let base = id.clone();
+                    let mut k = 1;
+                    while !self.used_ids.insert(id.clone()) {
+                        id = format!("{base}-{k}");
+                        k += 1;
+                    }
+                    let level = *level;
+                    if level == HeadingLevel::H1 && self.out.title.is_empty() {
+                        self.out.title = text.clone();
+                    }
+                    if level == HeadingLevel::H2 {
+                        self.out.sections.push((id.clone(), text));
+                    }
+                    events.push(Event::Start(Tag::Heading {
+                        level,
+                        id: Some(CowStr::from(id)),
+                        classes: Vec::new(),
+                        attrs: Vec::new(),
+                    }));
+                    events.append(buf);
+                    events.push(Event::End(TagEnd::Heading(level)));
+                    heading = None;
                 }
-                if level == HeadingLevel::H2 {
-                    out.sections.push((id.clone(), text));
-                }
-                events.push(Event::Start(Tag::Heading {
-                    level,
-                    id: Some(CowStr::from(id)),
-                    classes: Vec::new(),
-                    attrs: Vec::new(),
-                }));
-                events.append(buf);
-                events.push(Event::End(TagEnd::Heading(level)));
-                heading = None;
+                (Some((_, buf)), ev) => buf.push(ev),
+                (None, ev) => events.push(ev),
             }
-            (Some((_, buf)), ev) => buf.push(ev),
-            (None, ev) => events.push(ev),
+        }
+        pulldown_cmark::html::push_html(&mut self.out.html, events.into_iter());
+    }
+}
+
+/// Render a page (blocks of the report stage) living at site path `page` (e.g.
+/// `x86_1/sign-02.html`): text blocks through pulldown-cmark (links rewritten, headings
+/// named), tables from their cells, each value linked to its evidence file when the site holds
+/// it. `table_class` is put on every `<table>` (e.g. `performance-summary`); with
+/// `framed_notice` the page's host notice is left out (the page frame shows it).
+pub fn render_page(
+    doc: &Page,
+    page: &str,
+    known: &HashSet<String>,
+    evidence: EvidenceHref,
+    table_class: Option<&str>,
+    framed_notice: bool,
+) -> Rendered {
+    let mut r = PageRenderer {
+        page,
+        known,
+        used_ids: HashSet::new(),
+        out: Rendered::default(),
+    };
+    r.out.has_crumb = doc
+        .blocks
+        .iter()
+        .any(|b| matches!(b, Block::Line(l) if l.contains("class=\"crumb\"")));
+    let mut lines: Vec<String> = Vec::new();
+    let flush = |r: &mut PageRenderer, lines: &mut Vec<String>| {
+        if !lines.is_empty() {
+            let mut md = lines.join("\n");
+            md.push('\n');
+            r.chunk(&md);
+            lines.clear();
+        }
+    };
+    for b in &doc.blocks {
+        match b {
+            Block::Table(t) => {
+                flush(&mut r, &mut lines);
+                write_table(&mut r.out.html, page, known, evidence, table_class, t);
+            }
+            Block::Heading {
+                section: Some(s), ..
+            } => {
+                flush(&mut r, &mut lines);
+                let at = r.out.html.len();
+                r.out.section_at.push((*s, at));
+                b.push_markdown(&mut lines);
+            }
+            Block::Notice(_) if framed_notice => {}
+            other => other.push_markdown(&mut lines),
         }
     }
-    // Stage 2: emit, rendering tables ourselves.
-    let mut html = String::with_capacity(md.len() * 2);
-    let mut pending: Vec<Event> = Vec::new();
-    let mut iter = events.into_iter();
-    while let Some(ev) = iter.next() {
-        if let Event::Start(Tag::Table(_)) = ev {
-            pulldown_cmark::html::push_html(&mut html, std::mem::take(&mut pending).into_iter());
-            let mut header: Vec<Cell> = Vec::new();
-            let mut rows: Vec<Vec<Cell>> = Vec::new();
-            let mut cur: Option<Vec<Event>> = None;
-            let mut in_head = false;
-            for ev in iter.by_ref() {
-                match ev {
-                    Event::End(TagEnd::Table) => break,
-                    Event::Start(Tag::TableHead) => in_head = true,
-                    Event::End(TagEnd::TableHead) => in_head = false,
-                    Event::Start(Tag::TableRow) => rows.push(Vec::new()),
-                    Event::End(TagEnd::TableRow) => {}
-                    Event::Start(Tag::TableCell) => cur = Some(Vec::new()),
-                    Event::End(TagEnd::TableCell) => {
-                        let events = cur.take().unwrap_or_default();
-                        let cell = Cell {
-                            info: cell_info(&events),
-                            events,
-                        };
-                        if in_head {
-                            header.push(cell);
-                        } else if let Some(r) = rows.last_mut() {
-                            r.push(cell);
-                        }
-                    }
-                    other => {
-                        if let Some(c) = cur.as_mut() {
-                            c.push(other);
-                        }
-                    }
+    flush(&mut r, &mut lines);
+    r.out
+}
+
+/// Rows of a table, folded by `group_column` when the table is long: (group key, rows).
+fn row_groups(t: &Table) -> Vec<(Option<String>, Vec<&Vec<Cell>>)> {
+    const FOLD_ABOVE: usize = 12;
+    match t.group_column {
+        Some(g) if t.rows.len() > FOLD_ABOVE => {
+            let mut groups: Vec<(Option<String>, Vec<&Vec<Cell>>)> = Vec::new();
+            for row in &t.rows {
+                let key = row.get(g).map(|c| c.text.clone()).unwrap_or_default();
+                match groups
+                    .iter_mut()
+                    .find(|(k, _)| k.as_deref() == Some(key.as_str()))
+                {
+                    Some((_, rows)) => rows.push(row),
+                    None => groups.push((Some(key), vec![row])),
                 }
             }
-            write_table(&mut html, page, known, linker, table_class, header, rows);
-        } else {
-            pending.push(ev);
+            groups
         }
+        _ => vec![(None, t.rows.iter().collect())],
     }
-    pulldown_cmark::html::push_html(&mut html, pending.into_iter());
-    out.html = html;
-    out
 }
 
 fn write_table(
     html: &mut String,
     page: &str,
     known: &HashSet<String>,
-    linker: &dyn TableLinker,
+    evidence: EvidenceHref,
     table_class: Option<&str>,
-    header: Vec<Cell>,
-    rows: Vec<Vec<Cell>>,
+    t: &Table,
 ) {
-    let names: Vec<String> = header.iter().map(|c| c.info.text.clone()).collect();
-    let kat_col = names.iter().position(|n| n == "KAT");
-    html.push_str("<div class=\"table-wrap\"><table");
-    if let Some(c) = table_class {
-        html.push_str(" class=\"");
-        html.push_str(c);
-        html.push('"');
-    }
-    html.push_str(">\n<thead>\n<tr>\n");
-    for c in header {
-        html.push_str("<th>");
-        push_cell_html(html, c.events);
-        html.push_str("</th>\n");
-    }
-    html.push_str("</tr>\n</thead>\n<tbody>\n");
-    for row in rows {
-        let (infos, events): (Vec<CellInfo>, Vec<Vec<Event>>) =
-            row.into_iter().map(|c| (c.info, c.events)).unzip();
-        let links = linker.link(&names, &infos);
-        html.push_str("<tr>\n");
-        for (i, (info, events)) in infos.iter().zip(events).enumerate() {
-            let numeric = info.text.bytes().any(|b| b.is_ascii_digit());
-            if Some(i) == kat_col {
-                html.push_str(if info.text.starts_with("PASS") {
-                    "<td class=\"st ok\">"
-                } else if info.text == "–" {
-                    "<td class=\"st\">"
-                } else {
-                    "<td class=\"st bad\">"
-                });
-            } else if numeric && i > 0 {
-                html.push_str("<td class=\"num\">");
-            } else {
-                html.push_str("<td>");
-            }
-            let href = links
-                .get(i)
-                .and_then(Option::as_deref)
-                .filter(|h| !info.has_link && known.contains(*h));
-            match href {
-                Some(h) => {
-                    html.push_str("<a class=\"ev\" href=\"");
-                    html.push_str(&escape(&relative(page, h)));
-                    html.push_str("\">");
-                    push_cell_html(html, events);
-                    html.push_str("</a>");
-                }
-                None => push_cell_html(html, events),
-            }
-            html.push_str("</td>\n");
+    // Column titles as plain text: each value carries its own, for the card layout.
+    let labels: Vec<String> = t
+        .header
+        .iter()
+        .map(|h| escape(&cell_info(&cell_events(h, page, known)).text))
+        .collect();
+    // Every table becomes cards on narrow screens (style.css): each value beside its title.
+    let mut classes: Vec<&str> = vec!["cards"];
+    classes.extend(table_class);
+    let open = |html: &mut String| {
+        html.push_str("<div class=\"table-wrap\"><table");
+        if !classes.is_empty() {
+            html.push_str(" class=\"");
+            html.push_str(&classes.join(" "));
+            html.push('"');
         }
-        html.push_str("</tr>\n");
+        html.push_str(">\n<thead>\n<tr>\n");
+        for h in &t.header {
+            html.push_str("<th>");
+            push_cell_html(html, cell_events(h, page, known));
+            html.push_str("</th>\n");
+        }
+        html.push_str("</tr>\n</thead>\n<tbody>\n");
+    };
+    let close = "</tbody>\n</table></div>\n";
+    let groups = row_groups(t);
+    let folded = groups.len() > 1 || groups.first().is_some_and(|g| g.0.is_some());
+    for (key, rows) in groups {
+        if folded {
+            let head: String = key
+                .as_deref()
+                .map(|k| cell_info(&cell_events(k, page, known)).text)
+                .unwrap_or_default();
+            let _ = std::fmt::Write::write_fmt(
+                html,
+                format_args!(
+                    "<details class=\"fold\"><summary><code>{}</code> ({} row{})</summary>\n",
+                    escape(&head),
+                    rows.len(),
+                    if rows.len() == 1 { "" } else { "s" }
+                ),
+            );
+        }
+        open(html);
+        for row in rows {
+            html.push_str("<tr>\n");
+            for (i, cell) in row.iter().enumerate() {
+                let events = cell_events(&cell.text, page, known);
+                let info = cell_info(&events);
+                let numeric = info.text.bytes().any(|b| b.is_ascii_digit());
+                let class = if Some(i) == t.status_column {
+                    if info.text.starts_with("PASS") || info.text == "no findings" {
+                        Some("st ok")
+                    } else if info.text == "–" || info.text.is_empty() {
+                        Some("st")
+                    } else {
+                        Some("st bad")
+                    }
+                } else if numeric && i > 0 {
+                    Some("num")
+                } else {
+                    None
+                };
+                html.push_str("<td");
+                if let Some(c) = class {
+                    html.push_str(" class=\"");
+                    html.push_str(c);
+                    html.push('"');
+                }
+                if let Some(l) = labels.get(i) {
+                    html.push_str(" data-label=\"");
+                    html.push_str(l);
+                    html.push('"');
+                }
+                html.push('>');
+                let href = cell
+                    .evidence
+                    .as_ref()
+                    .and_then(evidence)
+                    .filter(|h| !info.has_link && !info.text.is_empty() && known.contains(h));
+                match href {
+                    Some(h) => {
+                        html.push_str("<a class=\"ev\" href=\"");
+                        html.push_str(&escape(&relative(page, &h)));
+                        html.push_str("\">");
+                        push_cell_html(html, events);
+                        html.push_str("</a>");
+                    }
+                    None => push_cell_html(html, events),
+                }
+                html.push_str("</td>\n");
+            }
+            html.push_str("</tr>\n");
+        }
+        html.push_str(close);
+        if folded {
+            html.push_str("</details>\n");
+        }
     }
-    html.push_str("</tbody>\n</table></div>\n");
 }
 
 #[cfg(test)]
@@ -501,6 +622,17 @@ mod tests {
 
     fn known(paths: &[&str]) -> HashSet<String> {
         paths.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn render(md: &str, page: &str, known: &HashSet<String>) -> Rendered {
+        render_page(
+            &Page::from_markdown_lines(md),
+            page,
+            known,
+            &|_| None,
+            None,
+            false,
+        )
     }
 
     #[test]
@@ -526,7 +658,7 @@ mod tests {
     fn links_are_rewritten_or_dropped() {
         let k = known(&["index.html", "x86_1/index.html", "arm_1/sign-02.html"]);
         let md = "<p class=\"crumb\"><a href=\"../index.md\">Performance</a> · <a href=\"../arm_1/sign-02.md\">arm_1</a> · <a href=\"../../reports/sign-02.md\">r</a></p>\n\n# T_1 title\n\nSee [summary](index.md#x) and [report](../../reports/sign-02.md) and [ext](https://example.org/a.md).\n";
-        let r = render(md, "x86_1/sign-02.html", &k, &NoLinks, None);
+        let r = render(md, "x86_1/sign-02.html", &k);
         assert!(r.has_crumb);
         assert_eq!(r.title, "T_1 title");
         assert!(r.html.contains("<a href=\"../index.html\">Performance</a>"));
@@ -535,38 +667,112 @@ mod tests {
                 .contains("<a href=\"../arm_1/sign-02.html\">arm_1</a>")
         );
         assert!(r.html.contains("<a data-missing=\"\">r</a>"));
+        // A security report the site does not hold links to its published place.
+        assert!(r.html.contains(
+            "<a href=\"https://github.com/ngcc-dev/ngcc-harness/blob/main/sign-02/README.md\">report</a>"
+        ));
         assert!(r.html.contains("<a href=\"index.html#x\">summary</a>"));
-        assert!(r.html.contains(" and report and "));
+
         assert!(r.html.contains("href=\"https://example.org/a.md\""));
         assert!(r.html.contains("<h1 id=\"t_1-title\">"));
     }
 
-    struct L;
-    impl TableLinker for L {
-        fn link(&self, _h: &[String], row: &[CellInfo]) -> Vec<Option<String>> {
-            vec![
-                None,
-                Some(format!(
-                    "evidence/x86_1/{}.json",
-                    row[0].code.clone().unwrap_or_default()
-                )),
-            ]
-        }
+    #[test]
+    fn tables_wrap_and_link_cells() {
+        let k = known(&["evidence/x86_1/records/BiT-128.json"]);
+        let mut doc = Page::new();
+        let mut t = Table::new(["instance", "mean cycles", "KAT"]);
+        t.status_column = Some(2);
+        let ev = |l: &str| {
+            Some(Evidence::Run {
+                system: "x86_1".into(),
+                path: format!("records/{l}.json"),
+            })
+        };
+        t.row(vec![
+            Cell::text("`BiT-128`"),
+            Cell::value("2.25 M", ev("BiT-128")),
+            Cell::text("PASS"),
+        ]);
+        t.row(vec![
+            Cell::text("`BiT-256`"),
+            Cell::value("3 M", ev("BiT-256")),
+            Cell::text("MISMATCH"),
+        ]);
+        doc.table(t);
+        let href = |e: &Evidence| match e {
+            Evidence::Run { system, path } => Some(format!("evidence/{system}/{path}")),
+            Evidence::Side(_) => None,
+        };
+        let r = render_page(&doc, "x86_1/sign-02.html", &k, &href, None, false);
+        // Cards on a phone.
+        assert!(
+            r.html
+                .contains("<div class=\"table-wrap\"><table class=\"cards\">"),
+            "{}",
+            r.html
+        );
+        assert!(r.html.contains(
+            "<a class=\"ev\" href=\"../evidence/x86_1/records/BiT-128.json\">2.25 M</a>"
+        ));
+        // Evidence the site does not hold is not linked.
+        assert!(
+            r.html
+                .contains("<td class=\"num\" data-label=\"mean cycles\">3 M</td>"),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html
+                .contains("<td class=\"st ok\" data-label=\"KAT\">PASS</td>")
+        );
+        assert!(
+            r.html
+                .contains("<td class=\"st bad\" data-label=\"KAT\">MISMATCH</td>")
+        );
     }
 
     #[test]
-    fn tables_wrap_and_link_cells() {
-        let k = known(&["evidence/x86_1/BiT-128.json"]);
-        let md = "| instance | mean cycles | KAT |\n|---|---|---|\n| `BiT-128` | 2.25 M | PASS |\n| `BiT-256` | 3 M | MISMATCH |\n";
-        let r = render(md, "x86_1/sign-02.html", &k, &L, None);
-        assert!(r.html.contains("<div class=\"table-wrap\"><table>"));
+    fn long_tables_fold_by_their_group_column() {
+        let mut doc = Page::new();
+        let mut t = Table::new(["instance", "function"]);
+        t.group_column = Some(1);
+        for i in 0..20 {
+            let f = if i < 15 {
+                "`poly_reduce`"
+            } else {
+                "`rej_sample`"
+            };
+            t.row(vec![Cell::text(format!("`x{i}`")), Cell::text(f)]);
+        }
+        doc.table(t.clone());
+        let r = render_page(&doc, "p.html", &HashSet::new(), &|_| None, None, false);
+        assert_eq!(
+            r.html.matches("<details class=\"fold\">").count(),
+            2,
+            "{}",
+            r.html
+        );
         assert!(
             r.html
-                .contains("<a class=\"ev\" href=\"../evidence/x86_1/BiT-128.json\">2.25 M</a>")
+                .contains("<summary><code>poly_reduce</code> (15 rows)</summary>")
         );
-        assert!(r.html.contains("<td class=\"num\">3 M</td>"), "{}", r.html);
-        assert!(r.html.contains("<td class=\"st ok\">PASS</td>"));
-        assert!(r.html.contains("<td class=\"st bad\">MISMATCH</td>"));
+        assert!(
+            r.html
+                .contains("<summary><code>rej_sample</code> (5 rows)</summary>")
+        );
+        // A short table stays one table.
+        t.rows.truncate(5);
+        let mut doc = Page::new();
+        doc.table(t);
+        let r = render_page(&doc, "p.html", &HashSet::new(), &|_| None, None, false);
+        assert!(!r.html.contains("<details"), "{}", r.html);
+    }
+
+    #[test]
+    fn cells_that_look_like_blocks_stay_text() {
+        let ev = cell_events("- 3", "p.html", &HashSet::new());
+        assert_eq!(cell_info(&ev).text, "- 3");
     }
 
     #[test]
@@ -582,7 +788,7 @@ mod tests {
         assert!(!r.contains("<img"));
         assert!(!r.contains("<span onclick"));
         let md = "# Name <script>alert(1)</script> \"q\"\n\nText <img src=x onerror=alert(1)> and <b>bold</b>.\n";
-        let out = render(md, "p.html", &k, &NoLinks, None);
+        let out = render(md, "p.html", &k);
         assert!(!out.html.contains("<script"), "{}", out.html);
         assert!(!out.html.contains("<img"), "{}", out.html);
         assert!(out.html.contains("<b>bold</b>"));
@@ -590,8 +796,11 @@ mod tests {
 
     #[test]
     fn text_is_escaped() {
-        let md = "# a \"q\" <b>x</b>\n\n| n |\n|---|\n| `<script>alert(1)</script>` |\n";
-        let r = render(md, "p.html", &HashSet::new(), &NoLinks, None);
+        let mut doc = Page::from_markdown_lines("# a \"q\" <b>x</b>\n\n");
+        let mut t = Table::new(["n"]);
+        t.row(vec![Cell::text("`<script>alert(1)</script>`")]);
+        doc.table(t);
+        let r = render_page(&doc, "p.html", &HashSet::new(), &|_| None, None, false);
         assert!(
             r.html
                 .contains("<code>&lt;script&gt;alert(1)&lt;/script&gt;</code>")

@@ -1,7 +1,8 @@
 //! The joint view, present when the site has two or more systems: per candidate and operation
-//! the mean cycles on each system, their ratio to the first system, and each system's clock
-//! (`joint/<cand>.html`), plus an overview of all candidates (`joint/index.html`) with the
-//! geometric-mean ratio over the instances and operations measured on every system.
+//! the mean count (cycles or ticks) and mean time on each system, their ratios to the first
+//! system, each system's clock once, and a chart of the times (`joint/<cand>.html`), plus an
+//! overview of all candidates (`joint/index.html`) with the geometric-mean count and time
+//! ratios over the instances and operations measured on every system.
 
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -9,6 +10,7 @@ use std::fmt::Write;
 use crate::PageOut;
 use crate::data::{Rec, SiteData, SystemFacts};
 use crate::html::{escape, relative};
+use crate::svg;
 use pqperf_model::fmt;
 use pqperf_model::order::natural_cmp;
 
@@ -64,6 +66,22 @@ fn cycles_of(r: Option<&Rec>) -> Option<f64> {
     r.filter(|r| r.complete).and_then(|r| r.mean_cycles)
 }
 
+fn seconds_of(r: Option<&Rec>) -> Option<f64> {
+    r.filter(|r| r.complete).and_then(|r| r.mean_seconds)
+}
+
+/// One overview row: candidate, rows, geometric-mean count ratios and time ratios per other
+/// system.
+type Overview = (String, usize, Option<Vec<f64>>, Option<Vec<f64>>);
+
+/// What the systems' figures count, in words (`cycles`, `ticks (TSC)`, or both).
+fn units_word(site: &SiteData) -> String {
+    let mut u: Vec<&str> = site.systems.iter().map(|s| s.unit()).collect();
+    u.sort();
+    u.dedup();
+    u.join(" or ")
+}
+
 fn clock_line(s: &SystemFacts) -> String {
     let ghz = s
         .clock_ghz
@@ -104,7 +122,21 @@ fn ev_link(
     }
 }
 
-fn systems_intro(site: &SiteData) -> String {
+/// A ratio cell `c / a` (`–` without both); the ratio is kept in `acc` when given.
+fn ratio_of(a: Option<f64>, c: Option<f64>, acc: Option<&mut Vec<f64>>) -> String {
+    match (a, c) {
+        (Some(a), Some(c)) if a > 0.0 => {
+            if let Some(acc) = acc {
+                acc.push(c / a);
+            }
+            ratio_cell(c / a)
+        }
+        _ => "–".to_string(),
+    }
+}
+
+/// The systems list with each clock linked to the campaign.json it came from.
+fn systems_intro_linked(site: &SiteData, page: &str, known: &HashSet<String>) -> String {
     let mut b = String::from("<ul>\n");
     for s in &site.systems {
         let emulated = s
@@ -117,13 +149,23 @@ fn systems_intro(site: &SiteData) -> String {
                 )
             })
             .unwrap_or_default();
+        let campaign = format!("evidence/{}/campaign.json", s.id);
+        let clock = if known.contains(&campaign) {
+            format!(
+                "<a class=\"ev\" href=\"{}\">{}</a>",
+                escape(&relative(page, &campaign)),
+                escape(&clock_line(s))
+            )
+        } else {
+            escape(&clock_line(s))
+        };
         let _ = writeln!(
             b,
-            "<li><strong>{}</strong> ({}): {}; clock: {}{emulated}</li>",
+            "<li><strong>{}</strong> ({}): {}; clock: {clock}; counter: {}{emulated}</li>",
             escape(&s.id),
             escape(&s.arch),
             escape(&s.description),
-            escape(&clock_line(s))
+            escape(s.unit())
         );
     }
     b.push_str("</ul>\n");
@@ -139,7 +181,7 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
     let first = &site.systems[0];
     let others = &site.systems[1..];
     let mut out = Vec::new();
-    let mut overview: Vec<(String, usize, Option<Vec<f64>>)> = Vec::new();
+    let mut overview: Vec<Overview> = Vec::new();
     for cand in &cands {
         let path = format!("joint/{cand}.html");
         let name = site
@@ -147,85 +189,97 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             .map(|c| c.algorithm.clone())
             .unwrap_or_else(|| cand.clone());
         let mut b = format!(
-            "<h1 id=\"joint\">{} {} — all systems</h1>\n<p>Mean cycles per call of every measured operation on each system, and the ratio to {}. Cycles are core cycles at each system's own clock; multiply by the clock period to compare time.</p>\n",
+            "<h1 id=\"joint\">{} {} — all systems</h1>\n<p>Mean {} per call and mean time per call of every measured operation on each system, and their ratios to {}. Counts are taken at each system's own clock (listed below with their evidence); the time ratio compares wall-clock cost directly.</p>\n",
             escape(cand),
             escape(&name),
+            escape(&units_word(site)),
             escape(&first.id)
         );
-        b.push_str(&systems_intro(site));
-        b.push_str("<div class=\"table-wrap\"><table>\n<thead>\n<tr>\n<th>instance</th>\n<th>operation</th>\n");
+        b.push_str(&systems_intro_linked(site, &path, known));
+        let mut labels: Vec<String> = vec!["instance".into(), "operation".into()];
         for s in &site.systems {
-            let _ = writeln!(b, "<th>{} cycles</th>", escape(&s.id));
+            labels.push(format!("{} {}", s.id, s.unit()));
+            labels.push(format!("{} time", s.id));
         }
         for s in others {
-            let _ = writeln!(b, "<th>{} ÷ {}</th>", escape(&s.id), escape(&first.id));
+            labels.push(format!("{} ÷ {} ({})", s.id, first.id, s.unit()));
+            labels.push(format!("{} ÷ {} (time)", s.id, first.id));
         }
-        for s in &site.systems {
-            let _ = writeln!(b, "<th>{} clock</th>", escape(&s.id));
+        b.push_str("<div class=\"table-wrap\"><table class=\"cards\">\n<thead>\n<tr>\n");
+        for l in &labels {
+            let _ = writeln!(b, "<th>{}</th>", escape(l));
         }
         b.push_str("</tr>\n</thead>\n<tbody>\n");
         let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); others.len()];
+        let mut time_ratios: Vec<Vec<f64>> = vec![Vec::new(); others.len()];
         let rs = rows(site, cand);
+        let mut chart_groups: Vec<(String, Vec<Option<svg::Value>>)> = Vec::new();
         for (label, opkey) in &rs {
-            let _ = write!(
-                b,
-                "<tr>\n<td><code>{}</code></td>\n<td>{}</td>\n",
-                escape(label),
-                escape(opkey)
-            );
+            let mut cells: Vec<String> =
+                vec![format!("<code>{}</code>", escape(label)), escape(opkey)];
             let recs: Vec<Option<&Rec>> = site
                 .systems
                 .iter()
                 .map(|s| s.record(cand, label, opkey))
                 .collect();
+            let mut bars = Vec::new();
             for (s, r) in site.systems.iter().zip(&recs) {
-                let text = match r {
-                    Some(r) if !r.complete => "failed".to_string(),
-                    Some(r) => fmt::fmt_cycles(r.mean_cycles),
-                    None => "–".to_string(),
+                let (text, time) = match r {
+                    Some(r) if !r.complete => ("failed".to_string(), "failed".to_string()),
+                    Some(r) => (
+                        fmt::fmt_cycles(r.mean_cycles),
+                        match r.robust_text() {
+                            Some(rb) => format!("{} (robust {rb})", fmt::fmt_time(r.mean_seconds)),
+                            None => fmt::fmt_time(r.mean_seconds),
+                        },
+                    ),
+                    None => ("–".to_string(), "–".to_string()),
                 };
-                let _ = writeln!(
-                    b,
-                    "<td class=\"num\">{}</td>",
-                    ev_link(&path, s, *r, &text, known)
-                );
+                cells.push(ev_link(&path, s, *r, &text, known));
+                cells.push(ev_link(&path, s, *r, &time, known));
+                bars.push(seconds_of(*r).map(|t| svg::Value {
+                    value: t * 1e6,
+                    href: r.and_then(|r| {
+                        let p = format!("evidence/{}/{}", s.id, r.path);
+                        known.contains(&p).then(|| relative(&path, &p))
+                    }),
+                }));
             }
-            let base = cycles_of(recs[0]);
+            chart_groups.push((format!("{label} {opkey}"), bars));
+            let all_reference = recs
+                .iter()
+                .all(|r| r.is_some_and(|r| r.variant == "reference"));
+            let (base, base_t) = (cycles_of(recs[0]), seconds_of(recs[0]));
             for (k, r) in recs.iter().skip(1).enumerate() {
-                let cell = match (base, cycles_of(*r)) {
-                    (Some(a), Some(c)) if a > 0.0 => {
-                        let ratio = c / a;
-                        if recs
-                            .iter()
-                            .all(|r| r.is_some_and(|r| r.variant == "reference"))
-                        {
-                            ratios[k].push(ratio);
-                        }
-                        ratio_cell(ratio)
-                    }
-                    _ => "–".to_string(),
-                };
-                let _ = writeln!(b, "<td class=\"num\">{cell}</td>");
+                let keep = all_reference;
+                cells.push(ratio_of(
+                    base,
+                    cycles_of(*r),
+                    keep.then_some(&mut ratios[k]),
+                ));
+                cells.push(ratio_of(
+                    base_t,
+                    seconds_of(*r),
+                    keep.then_some(&mut time_ratios[k]),
+                ));
             }
-            for s in &site.systems {
-                let g = s
-                    .clock_ghz
-                    .map(|g| format!("{g:.2} GHz"))
-                    .unwrap_or_else(|| "–".into());
-                let campaign = format!("evidence/{}/campaign.json", s.id);
-                let cell = if known.contains(&campaign) {
-                    format!(
-                        "<a class=\"ev\" href=\"{}\">{g}</a>",
-                        escape(&relative(&path, &campaign))
-                    )
-                } else {
-                    g
-                };
-                let _ = writeln!(b, "<td class=\"num\">{cell}</td>");
+            b.push_str("<tr>\n");
+            for (i, (l, c)) in labels.iter().zip(&cells).enumerate() {
+                let class = if i >= 2 { " class=\"num\"" } else { "" };
+                let _ = writeln!(b, "<td{class} data-label=\"{}\">{c}</td>", escape(l));
             }
             b.push_str("</tr>\n");
         }
         b.push_str("</tbody>\n</table></div>\n");
+        let series: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
+        if let Some(chart) = svg::bars_log(
+            &format!("{cand} {name}: mean time per call on each system"),
+            "µs per call",
+            &series,
+            &chart_groups,
+        ) {
+            b.push_str(&chart);
+        }
         let mut links = Vec::new();
         for s in &site.systems {
             let p = format!("{}/{cand}.html", s.id);
@@ -240,13 +294,19 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
         if !links.is_empty() {
             let _ = writeln!(b, "<p>Full performance reports: {}.</p>", links.join(" · "));
         }
-        let geo = (!ratios.is_empty() && ratios.iter().all(|v| !v.is_empty())).then(|| {
-            ratios
-                .iter()
-                .map(|v| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
-                .collect()
-        });
-        overview.push((cand.clone(), rs.len(), geo));
+        let geo_of = |rs: &Vec<Vec<f64>>| -> Option<Vec<f64>> {
+            (!rs.is_empty() && rs.iter().all(|v| !v.is_empty())).then(|| {
+                rs.iter()
+                    .map(|v| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+                    .collect()
+            })
+        };
+        overview.push((
+            cand.clone(),
+            rs.len(),
+            geo_of(&ratios),
+            geo_of(&time_ratios),
+        ));
         let crumb = format!(
             "<p class=\"crumb\"><a href=\"../index.html\">Performance measurements</a> › <a href=\"index.html\">all systems</a> › <code>{}</code></p>",
             escape(cand)
@@ -263,38 +323,52 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
     // Overview.
     let path = "joint/index.html";
     let mut b = String::from(
-        "<h1 id=\"joint\">All systems side by side</h1>\n<p>For each candidate, the geometric mean over its reference instances and operations measured on every system of the cycle ratio to the first system. Follow a candidate for the per-operation numbers and their evidence.</p>\n",
+        "<h1 id=\"joint\">All systems side by side</h1>\n<p>For each candidate, the geometric mean over its reference instances and operations measured on every system of the count ratio and of the time ratio to the first system. Follow a candidate for the per-operation numbers, a chart and their evidence.</p>\n",
     );
-    b.push_str(&systems_intro(site));
-    b.push_str("<div class=\"table-wrap\"><table>\n<thead>\n<tr>\n<th>id</th>\n<th>algorithm</th>\n<th>rows</th>\n");
+    b.push_str(&systems_intro_linked(site, path, known));
+    let mut labels: Vec<String> = vec!["id".into(), "algorithm".into(), "rows".into()];
     for s in others {
-        let _ = writeln!(
-            b,
-            "<th>{} ÷ {} (geometric mean)</th>",
-            escape(&s.id),
-            escape(&first.id)
-        );
+        labels.push(format!(
+            "{} ÷ {} ({}, geometric mean)",
+            s.id,
+            first.id,
+            s.unit()
+        ));
+        labels.push(format!("{} ÷ {} (time, geometric mean)", s.id, first.id));
+    }
+    b.push_str("<div class=\"table-wrap\"><table class=\"cards\">\n<thead>\n<tr>\n");
+    for l in &labels {
+        let _ = writeln!(b, "<th>{}</th>", escape(l));
     }
     b.push_str("</tr>\n</thead>\n<tbody>\n");
-    for (cand, n, geo) in &overview {
+    for (cand, n, geo, geo_t) in &overview {
         let name = site
             .candidate(cand)
             .map(|c| c.algorithm.clone())
             .unwrap_or_else(|| cand.clone());
-        let _ = write!(
-            b,
-            "<tr>\n<td><a href=\"{}.html\"><code>{}</code></a></td>\n<td>{}</td>\n<td class=\"num\">{n}</td>\n",
-            escape(cand),
-            escape(cand),
-            escape(&name)
-        );
+        let mut cells = vec![
+            format!(
+                "<a href=\"{}.html\"><code>{}</code></a>",
+                escape(cand),
+                escape(cand)
+            ),
+            escape(&name),
+            n.to_string(),
+        ];
         for k in 0..others.len() {
-            let cell = geo
-                .as_ref()
-                .and_then(|g: &Vec<f64>| g.get(k))
-                .map(|r| ratio_cell(*r))
-                .unwrap_or_else(|| "–".into());
-            let _ = writeln!(b, "<td class=\"num\">{cell}</td>");
+            for g in [geo, geo_t] {
+                cells.push(
+                    g.as_ref()
+                        .and_then(|g: &Vec<f64>| g.get(k))
+                        .map(|r| ratio_cell(*r))
+                        .unwrap_or_else(|| "–".into()),
+                );
+            }
+        }
+        b.push_str("<tr>\n");
+        for (i, (l, c)) in labels.iter().zip(&cells).enumerate() {
+            let class = if i >= 2 { " class=\"num\"" } else { "" };
+            let _ = writeln!(b, "<td{class} data-label=\"{}\">{c}</td>", escape(l));
         }
         b.push_str("</tr>\n");
     }

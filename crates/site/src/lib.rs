@@ -1,7 +1,7 @@
 //! Stage site: static HTML site from one or more datasets, rankings, joint cross-system view
 //! and inline SVG charts.
 //!
-//! Input is a [`SiteData`]: the Markdown pages of the report stage (site form: candidate ×
+//! Input is a [`SiteData`]: the pages of the report stage as blocks (site form: candidate ×
 //! system, per-system summary, method, symmetric survey) plus the facts the site computes on
 //! (records, profiles, build entries, side tables). [`build_site`] renders every page through
 //! one embedded minijinja template and one stylesheet (no external assets, no JavaScript),
@@ -115,7 +115,7 @@ fn evidence_files_of(
                 out.push((p, format!("evidence/{id}/{top}")));
             }
         }
-        for dir in ["records", "profile", "kat", "katcheck"] {
+        for dir in ["records", "profile", "kat", "katcheck", "ct"] {
             let base = data_dir.join(dir);
             let mut stack = vec![base.clone()];
             while let Some(d) = stack.pop() {
@@ -225,6 +225,9 @@ fn render_site(
     for (p, _) in &site.pages {
         known.insert(md_to_html_path(p));
     }
+    for (p, _) in &site.downloads {
+        known.insert(p.clone());
+    }
     let generated = pages::generated_paths(site);
     known.extend(generated.iter().cloned());
 
@@ -232,6 +235,13 @@ fn render_site(
     refuse_symlinks_in_out(out)?;
     let css = out.join("style.css");
     pqperf_model::fsutil::write_staged(&css, STYLE.as_bytes()).map_err(SiteError::Fs)?;
+    for (p, bytes) in &site.downloads {
+        let dest = out.join(p);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| SiteError::io(parent, e))?;
+        }
+        pqperf_model::fsutil::write_staged(&dest, bytes).map_err(SiteError::Fs)?;
+    }
     let mut env = minijinja::Environment::new();
     env.add_template("page.html", TEMPLATE)
         .map_err(|e| SiteError::Template(e.to_string()))?;
@@ -239,7 +249,7 @@ fn render_site(
     let known = &known;
     let systems = &systems;
     // Three workers on the machine's cores: evidence links, and the pages in two halves
-    // (Markdown → HTML → template → file). Output does not depend on the split.
+    // (blocks → HTML → template → file). Output does not depend on the split.
     let (written, ()) = std::thread::scope(|scope| -> Result<(Vec<String>, ()), SiteError> {
         let ev = scope.spawn(|| {
             if copy {
@@ -254,14 +264,14 @@ fn render_site(
         let md_h = scope.spawn(move || -> Result<Vec<String>, SiteError> {
             let outs: Vec<PageOut> = second
                 .iter()
-                .map(|(p, md)| pages::markdown_page(site, systems, p, md, known))
+                .map(|(p, doc)| pages::report_page(site, systems, p, doc, known))
                 .collect();
             write_pages(site, env, systems, known, &outs, out)
         });
         let t = std::time::Instant::now();
         let outs: Vec<PageOut> = first
             .iter()
-            .map(|(p, md)| pages::markdown_page(site, systems, p, md, known))
+            .map(|(p, doc)| pages::report_page(site, systems, p, doc, known))
             .collect();
         let t_md = t.elapsed();
         let mut written = write_pages(site, env, systems, known, &outs, out)?;
@@ -514,26 +524,46 @@ fn switch_items(
 /// Prefix of the site-form page paths of the report stage.
 const SITE_PREFIX: &str = "content/performance/";
 
-/// The report stage's Markdown pages (site form) of `systems` in the dataset at `root`, with
+/// The report stage's pages (site form, as blocks) of `systems` in the dataset at `root`, with
 /// paths relative to the site root (`x86_1/sign-02.md`, `x86_1/index.md`, …).
-pub fn report_pages(root: &Path, systems: &[String]) -> Result<Vec<(String, String)>, SiteError> {
+pub fn report_pages(
+    root: &Path,
+    systems: &[String],
+) -> Result<Vec<(String, pqperf_report::page::Page)>, SiteError> {
     let ds =
         pqperf_model::dataset::Dataset::load(root).map_err(|e| SiteError::Input(e.to_string()))?;
-    pages_of(&ds, systems)
+    Ok(pages_of(&ds, systems)?.0)
 }
+
+/// One system's site-form pages: (kind, path, page), and its summary rows.
+type SystemPages = (
+    Vec<(pqperf_report::PageKind, String, pqperf_report::page::Page)>,
+    Vec<pqperf_report::export::SummaryRow>,
+);
+
+/// Site pages and data files (see [`SiteData::downloads`]).
+type PagesAndDownloads = (
+    Vec<(String, pqperf_report::page::Page)>,
+    Vec<(String, Vec<u8>)>,
+);
 
 /// Site-form pages of `systems`, one thread per system.
 fn pages_of(
     ds: &pqperf_model::dataset::Dataset,
     systems: &[String],
-) -> Result<Vec<(String, String)>, SiteError> {
-    let per_system: Vec<Result<Vec<(String, String)>, SiteError>> = std::thread::scope(|scope| {
+) -> Result<PagesAndDownloads, SiteError> {
+    let per_system: Vec<Result<SystemPages, SiteError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = systems
             .iter()
             .map(|sys| {
                 scope.spawn(move || {
-                    pqperf_report::all_pages(ds, sys, pqperf_report::Form::Site)
-                        .map_err(|e| SiteError::Input(format!("report pages of {sys}: {e}")))
+                    let err = |e: pqperf_report::ReportError| {
+                        SiteError::Input(format!("report pages of {sys}: {e}"))
+                    };
+                    let docs = pqperf_report::render_docs(ds, sys, pqperf_report::Form::Site)
+                        .map_err(err)?;
+                    let rows = pqperf_report::summary_export(ds, sys).map_err(err)?;
+                    Ok((docs, rows))
                 })
             })
             .collect();
@@ -545,14 +575,23 @@ fn pages_of(
             })
             .collect()
     });
+    use pqperf_report::export::{CsvExporter, Exporter, JsonExporter};
     let mut pages = Vec::new();
-    for r in per_system {
-        for (path, md) in r? {
+    let mut downloads = Vec::new();
+    for (sys, r) in systems.iter().zip(per_system) {
+        let (docs, rows) = r?;
+        for (_, path, doc) in docs {
             let rel = path.strip_prefix(SITE_PREFIX).unwrap_or(&path).to_string();
-            pages.push((rel, md));
+            pages.push((rel, doc));
+        }
+        for e in [&CsvExporter as &dyn Exporter, &JsonExporter] {
+            downloads.push((
+                format!("{sys}/summary.{}", e.extension()),
+                e.serialize(&rows),
+            ));
         }
     }
-    Ok(pages)
+    Ok((pages, downloads))
 }
 
 /// Load a dataset root (the evidence model, parsed once), make its report pages, then render
@@ -608,8 +647,9 @@ fn render_loaded(
             let _ = tx.send(evidence.clone());
             copy_evidence_timed(&evidence, out)
         });
-        let pages = pages_of(ds, &ids)?;
+        let (pages, downloads) = pages_of(ds, &ids)?;
         t_pages = t.elapsed();
+        site.downloads = downloads;
         let evidence = rx
             .recv()
             .map_err(|_| SiteError::Input("evidence worker panicked".into()))?;

@@ -2,7 +2,7 @@
 //! profiles, build entries and the campaign clock are taken from the model (every JSON file
 //! is parsed once, by the model), and so are the curated side CSVs and `downloads.csv`; only
 //! `short_names.csv` (a site-only table) is read here.
-//! Markdown pages are not made here; the caller supplies them from the report stage.
+//! Report pages are not made here; the caller supplies them from the report stage.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -116,6 +116,19 @@ pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
             );
         }
     }
+    if out.clock_text.is_empty()
+        && let Some(env) = sys
+            .records
+            .iter()
+            .filter(|l| l.value.status == "complete" && !l.value.environment.is_empty())
+            .map(|l| &l.value.environment)
+            .next()
+    {
+        // No clock in campaign.json: the environment the timing records carry.
+        let (text, ghz) = clock(env.as_map());
+        out.clock_text = text;
+        out.clock_ghz = out.clock_ghz.or(ghz);
+    }
     out.counter_unit = sys
         .records
         .iter()
@@ -145,6 +158,11 @@ pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
                 .as_ref()
                 .and_then(|x| x.per_call_cycles.as_ref())
                 .map(|q| [q.p50, q.p90, q.p99]),
+            robust: r
+                .pqperf
+                .as_ref()
+                .and_then(|x| x.robust.as_ref())
+                .map(|b| [b.estimate_seconds, b.ci_low_seconds, b.ci_high_seconds]),
         });
     }
     for l in &sys.profiles {
@@ -159,7 +177,16 @@ pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
                 opkey(&p.operation, p.input_bytes),
             ),
             Prof {
-                hash_share: p.hash_share.as_f64(),
+                // A profile of the instance's own SHAKE/SHA-2/AES is no ICCS placeholder share
+                // (the rankings' `(hash %)`): left out, as on the summary.
+                hash_share: p.hash_share.as_f64().filter(|_| {
+                    !pqperf_report::candidate::own_primitive_profile(
+                        &pqperf_report::view::ProfileRef {
+                            path: &l.path,
+                            prof: p,
+                        },
+                    )
+                }),
                 complete: p.status == "complete",
                 path: rel(&l.path),
             },

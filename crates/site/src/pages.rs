@@ -1,4 +1,4 @@
-//! The pages of the site: report pages rendered from Markdown (with charts added to the
+//! The pages of the site: report pages rendered from their blocks (with charts added to the
 //! candidate pages and ranking links to the summaries), and the pages the site generates
 //! itself: root index, ordered measurements per security target, joint view.
 
@@ -6,12 +6,13 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::data::{Category, SiteData, SystemFacts};
-use crate::evidence::{EvidenceLinker, PageKind, page_kind};
+use crate::evidence::{PageKind, page_kind};
 use crate::html::{self, escape, relative};
 use crate::rank::{self, CategoryRanking, MetricKind, TARGETS};
 use crate::svg;
 use crate::{PageOut, joint};
 use pqperf_model::order::natural_cmp;
+use pqperf_report::page::{Block, Page, Section};
 
 /// Paths of the pages the site generates itself (besides the report's Markdown pages).
 pub fn generated_paths(site: &SiteData) -> Vec<String> {
@@ -43,12 +44,12 @@ pub fn generated_pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut>
     v
 }
 
-/// Render one report Markdown page (site form) at `md_path`.
-pub fn markdown_page(
+/// Render one report page (site form, as blocks) at `md_path`.
+pub fn report_page(
     site: &SiteData,
     systems: &[String],
     md_path: &str,
-    md: &str,
+    doc: &Page,
     known: &HashSet<String>,
 ) -> PageOut {
     let path = md_path
@@ -59,25 +60,38 @@ pub fn markdown_page(
     let sys = sys_id
         .as_deref()
         .and_then(|id| site.systems.iter().find(|s| s.id == id));
-    let linker = EvidenceLinker {
-        site,
-        sys,
-        kind: kind.clone(),
-    };
     let class = matches!(kind, PageKind::Summary).then_some("performance-summary");
-    let r = html::render(md, &path, known, &linker, class);
+    let href = |e: &pqperf_report::page::Evidence| Some(crate::evidence::href(e));
+    let framed = crate::host_notice(site, &path).1.is_some();
+    let r = html::render_page(doc, &path, known, &href, class, framed);
     let mut body = r.html;
     let mut joint_page = None;
+    let has_rankings = doc
+        .blocks
+        .iter()
+        .any(|b| matches!(b, Block::Line(l) if l.contains("ranking-128")));
     match (&kind, sys) {
         (PageKind::Candidate(cand), Some(sys)) => {
             let charts = candidate_charts(site, sys, cand, &path, known);
-            insert_before_section(&mut body, &["5-", "6-", "7-"], &charts);
+            // Charts go before resource consumption (else sizes, else the evidence index).
+            let at = [
+                Section::Resources,
+                Section::Transmission,
+                Section::RawEvidence,
+            ]
+            .iter()
+            .find_map(|want| r.section_at.iter().find(|(s, _)| s == want))
+            .map(|(_, at)| *at);
+            match at {
+                Some(i) => body.insert_str(i, &charts),
+                None => body.push_str(&charts),
+            }
             let j = format!("joint/{cand}.html");
             if known.contains(&j) {
                 joint_page = Some(j);
             }
         }
-        (PageKind::Summary, Some(sys)) if !md.contains("ranking-128") => {
+        (PageKind::Summary, Some(sys)) if !has_rankings => {
             let mut extra =
                 String::from("<h2 id=\"ordered-measurements\">Ordered measurements</h2>\n<p>");
             for (i, t) in TARGETS.iter().enumerate() {
@@ -98,6 +112,28 @@ pub fn markdown_page(
             insert_before_first_h2(&mut body, &extra);
         }
         _ => {}
+    }
+    if let (PageKind::Summary, Some(sys)) = (&kind, sys) {
+        let files: Vec<String> = ["csv", "json"]
+            .iter()
+            .map(|e| format!("{}/summary.{e}", sys.id))
+            .filter(|p| known.contains(p))
+            .map(|p| {
+                format!(
+                    "<a href=\"{}\">{}</a>",
+                    escape(&relative(&path, &p)),
+                    &p[p.len() - 4..].trim_start_matches('.').to_uppercase()
+                )
+            })
+            .collect();
+        if !files.is_empty() {
+            let extra = format!(
+                "<p class=\"downloads\">This summary as data: {} (every timing record of {}: mean, time, robust estimate with its interval, KAT verdict and evidence path).</p>\n",
+                files.join(" · "),
+                escape(&sys.id)
+            );
+            insert_before_first_h2(&mut body, &extra);
+        }
     }
     let title = if r.title.is_empty() {
         path.clone()
@@ -134,19 +170,6 @@ fn default_crumb(path: &str, sys: Option<&str>, title: &str) -> String {
     }
     let _ = write!(c, " › {}</p>", escape(title));
     c
-}
-
-fn insert_before_section(body: &mut String, prefixes: &[&str], extra: &str) {
-    if extra.is_empty() {
-        return;
-    }
-    for p in prefixes {
-        if let Some(i) = body.find(&format!("<h2 id=\"{p}")) {
-            body.insert_str(i, extra);
-            return;
-        }
-    }
-    body.push_str(extra);
 }
 
 fn insert_before_first_h2(body: &mut String, extra: &str) {
@@ -322,10 +345,15 @@ fn ranking_table(
     known: &HashSet<String>,
 ) -> String {
     let mut h = String::from(
-        "<div class=\"ranking-table\"><div class=\"table-wrap\"><table>\n<thead><tr><th>rank</th><th>overall (mean rank)</th>",
+        "<div class=\"ranking-table\"><div class=\"table-wrap\"><table class=\"cards\">\n<thead><tr><th>rank</th><th>overall (mean rank)</th>",
     );
-    for m in &r.metrics {
-        let _ = write!(h, "<th>{}</th>", escape(&sys.unit_name(m.name)));
+    let names: Vec<String> = r
+        .metrics
+        .iter()
+        .map(|m| escape(&sys.unit_name(m.name)))
+        .collect();
+    for n in &names {
+        let _ = write!(h, "<th>{n}</th>");
     }
     h.push_str("</tr></thead>\n<tbody>\n");
     for (pos, e) in r.entries.iter().enumerate() {
@@ -343,7 +371,7 @@ fn ranking_table(
             .collect();
         let _ = write!(
             h,
-            "<tr><td>{}</td><td><span title=\"mean rank {}; {}\">{} {} ({})</span></td>",
+            "<tr><td data-label=\"rank\">{}</td><td data-label=\"overall (mean rank)\"><span title=\"mean rank {}; {}\">{} {} ({})</span></td>",
             pos + 1,
             pqperf_model::fmt::mean_rank(e.mean_rank),
             escape(&detail.join(", ")),
@@ -363,9 +391,15 @@ fn ranking_table(
             } else {
                 escape(&cell.text)
             };
+            let robust = cell
+                .robust
+                .as_deref()
+                .map(|r| format!("<br><small class=\"robust\">robust {}</small>", escape(r)))
+                .unwrap_or_default();
             let _ = write!(
                 h,
-                "<td>{} {}</td>",
+                "<td data-label=\"{}\">{} {}{robust}</td>",
+                names[ci],
                 cand_link(&o.candidate, &o.label, sys, page, known),
                 value
             );
@@ -409,6 +443,11 @@ fn ranking_scatter(
         .metrics
         .iter()
         .position(|m| m.kind == MetricKind::Cycles(y_op))?;
+    if r.entries.len() < 2 {
+        // One point shows no relation; its values are in the table.
+        return None;
+    }
+    let y_name = sys.unit_name(y_label);
     let points: Vec<svg::Point> = r
         .entries
         .iter()
@@ -427,12 +466,12 @@ fn ranking_scatter(
         .collect();
     svg::scatter_log(
         &format!(
-            "{} at {target}-bit on {}: {x_label} vs {y_label}",
+            "{} at {target}-bit on {}: {x_label} vs {y_name}",
             r.category.title(),
             sys.id
         ),
         x_label,
-        &sys.unit_name(y_label),
+        &y_name,
         &points,
     )
 }
@@ -463,15 +502,73 @@ pub fn ranking_page(
     b.push_str("</p>\n<ul>\n<li><strong>Order:</strong> each metric is ranked separately; overall is their mean rank. Lower is better, and ties share the average position.</li>\n");
     let _ = writeln!(
         b,
-        "<li><strong>Scope:</strong> eligible reference instances at the {target}-bit target (curated <code>security_targets.csv</code>; a PQClean scheme without a curated value takes its NIST level, 1–2 → 128 and 5 → 256; an instance without a curated row takes a 128, 256 or 512 in its label). The recommended set represents a candidate; otherwise the fastest eligible set by mean cycle rank does. Key generation and secret-key size are excluded.</li>"
+        "<li><strong>Scope:</strong> eligible reference instances at the {target}-bit target (curated <code>security_targets.csv</code>; a PQClean scheme's row comes from its claimed NIST level, 1–2 → 128, 3–4 → 192 and 5 → 256; an instance without a curated row takes a 128, 256 or 512 in its label). The recommended set represents a candidate; otherwise the fastest eligible set by mean cycle rank does. Key generation and secret-key size are excluded.</li>"
     );
-    b.push_str("<li><strong>Cycles:</strong> <code>(hash %)</code> is time in ICCS placeholder hashes; <code>(??%)</code> means no ICCS-facing backend was measured. Hash <code>×</code> values compare with the matching <code>pseudoXOF</code>.</li>\n<li><strong>Bytes:</strong> KEX bandwidth includes exchanged public keys. <code>≈</code> marks a nominal variable-length signature.</li>\n<li><strong>Evidence:</strong> every value links to the record or size catalog it came from.</li>\n</ul>\n");
+    let _ = write!(
+        b,
+        "<li><strong>{unit_title}:</strong> <code>(hash %)</code> is time in ICCS placeholder hashes (instances using their own SHAKE/SHA-2/AES show none); <code>(??%)</code> means no ICCS-facing backend was measured. Hash <code>×</code> values compare with the matching <code>pseudoXOF</code>.</li>\n<li><strong>Bytes:</strong> KEX bandwidth includes exchanged public keys. <code>≈</code> marks a nominal variable-length signature.</li>\n<li><strong>Evidence:</strong> every value links to the record or size catalog it came from. Where pqperf recorded it, the robust per-call estimate with its 95 % interval is shown under the mean (the ordering uses the mean).</li>\n</ul>\n",
+        unit_title = if sys.counter_unit.is_some() {
+            "Ticks"
+        } else {
+            "Cycles"
+        }
+    );
     let cats = rank::rank_target(site, sys, target);
-    if cats.is_empty() {
+    let left_out = rank::left_out(site, sys, target);
+    if cats.is_empty() && left_out.is_empty() {
+        // Say why the page is empty: which targets the instances of this system claim.
+        let claims: Vec<String> = rank::claimed_targets(site, sys)
+            .into_iter()
+            .map(|(t, list)| {
+                let what = match t {
+                    Some(t) => format!("{t}-bit"),
+                    None => "no target".to_string(),
+                };
+                let n = list.len();
+                let shown: Vec<String> = list
+                    .iter()
+                    .take(6)
+                    .map(|i| format!("<code>{}</code>", escape(i)))
+                    .collect();
+                let more = if n > 6 {
+                    format!(", … ({n} in all)")
+                } else {
+                    String::new()
+                };
+                format!("{what}: {}{more}", shown.join(", "))
+            })
+            .collect();
         let _ = writeln!(
             b,
-            "<p>No instance of this dataset claims the {target}-bit target.</p>"
+            "<p class=\"empty-reason\">Empty: no instance of system {} claims the {target}-bit target{}. Targets come from <code>performance/security_targets.csv</code> (for PQClean schemes, from their claimed NIST level).</p>",
+            escape(&sys.id),
+            if claims.is_empty() {
+                " (the system has no instances)".to_string()
+            } else {
+                format!(" (claimed: {})", claims.join("; "))
+            }
         );
+    }
+    if !left_out.is_empty() {
+        let _ = writeln!(
+            b,
+            "<p class=\"empty-reason\">{} at the {target}-bit target but not ranked:</p>\n<ul>",
+            if cats.is_empty() {
+                "Empty: instances"
+            } else {
+                "Instances"
+            }
+        );
+        for (cand, label, why) in &left_out {
+            let _ = writeln!(
+                b,
+                "<li>{} <code>{}</code>: {}</li>",
+                cand_link(cand, label, sys, &path, known),
+                escape(label),
+                escape(why)
+            );
+        }
+        b.push_str("</ul>\n");
     }
     for r in &cats {
         let h2 = format!("{} ({target}-bit security)", r.category.title());
@@ -495,12 +592,77 @@ pub fn ranking_page(
     }
 }
 
+/// The host column of the index: the host-check outcome recorded in campaign.json.
+fn host_cell(s: &SystemFacts) -> String {
+    use pqperf_model::HostState;
+    let state = match &s.host_state {
+        Some(HostState::Fixed) => {
+            "<span class=\"st ok\">fixed</span> (host checks passed)".to_string()
+        }
+        Some(HostState::NotFixed(problems)) => format!(
+            "<span class=\"st bad\">not fixed</span>: {}",
+            escape(&problems.join("; "))
+        ),
+        Some(HostState::Unknown) => {
+            "<span class=\"st bad\">unknown</span> (no host-check outcome recorded)".to_string()
+        }
+        None => "unknown (no campaign.json)".to_string(),
+    };
+    match &s.emulated {
+        Some(e) => format!("emulated ({}); {state}", escape(e)),
+        None => state,
+    }
+}
+
 /// Root `index.html`: the systems, their summaries, rankings and the joint view.
 pub fn root_index(site: &SiteData, known: &HashSet<String>) -> PageOut {
-    let mut b = String::from(
-        "<h1 id=\"performance\">Performance</h1>\n<p>Independent cycle-count measurements, one dataset per test system. Each system summary lists every candidate; per-candidate pages carry the KAT status, sizes, memory proxies, charts and the raw-evidence index, and every number links to the evidence file it came from.</p>\n",
+    // What the figures count: core cycles, or a tick counter's ticks on hosts without one.
+    let units: Vec<&str> = {
+        let mut u: Vec<&str> = site.systems.iter().map(|s| s.unit()).collect();
+        u.dedup();
+        u
+    };
+    let what = match units.as_slice() {
+        ["cycles"] => "Independent cycle-count measurements".to_string(),
+        [one] => format!("Independent timing measurements in {}", escape(one)),
+        _ => "Independent timing measurements (core cycles, or ticks of a tick counter where the host has no cycle counter; the table names each system's)".to_string(),
+    };
+    let mut b = format!(
+        "<h1 id=\"performance\">Performance</h1>\n<p>{what}, one dataset per test system. Each system summary lists every candidate; per-candidate pages carry the KAT status, sizes, memory proxies, charts and the raw-evidence index, and every number links to the evidence file it came from.</p>\n",
     );
-    b.push_str("<div class=\"table-wrap\"><table>\n<thead>\n<tr>\n<th>system</th>\n<th>architecture</th>\n<th>machine</th>\n<th>clock</th>\n<th>ordered measurements</th>\n</tr>\n</thead>\n<tbody>\n");
+    let unfixed: Vec<&str> = site
+        .systems
+        .iter()
+        .filter(|s| {
+            !matches!(s.host_state, Some(pqperf_model::HostState::Fixed)) || s.emulated.is_some()
+        })
+        .map(|s| s.id.as_str())
+        .collect();
+    if !unfixed.is_empty() {
+        let _ = writeln!(
+            b,
+            "<p class=\"host-notice\"><strong>Host not fixed or not known on {}.</strong> Their numbers come from a host whose clock, turbo, governor or SMT state the host checks did not confirm (see the host column); they are not comparable with those of a fixed-clock system.</p>",
+            unfixed
+                .iter()
+                .map(|s| escape(s))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let labels = [
+        "system",
+        "architecture",
+        "machine",
+        "clock",
+        "counter",
+        "host",
+        "ordered measurements",
+    ];
+    b.push_str("<div class=\"table-wrap\"><table class=\"cards\">\n<thead>\n<tr>\n");
+    for l in labels {
+        let _ = writeln!(b, "<th>{l}</th>");
+    }
+    b.push_str("</tr>\n</thead>\n<tbody>\n");
     for s in &site.systems {
         let summary = format!("{}/index.html", s.id);
         let name = if known.contains(&summary) {
@@ -512,14 +674,26 @@ pub fn root_index(site: &SiteData, known: &HashSet<String>) -> PageOut {
             .iter()
             .map(|t| format!("<a href=\"{}/ranking-{t}.html\">{t}-bit</a>", escape(&s.id)))
             .collect();
-        let _ = write!(
-            b,
-            "<tr>\n<td>{name}</td>\n<td>{}</td>\n<td>{}</td>\n<td>{}</td>\n<td>{}</td>\n</tr>\n",
+        let host = host_cell(s);
+        let clock = if s.clock_text.is_empty() {
+            "unknown".to_string()
+        } else {
+            s.clock_text.clone()
+        };
+        let cells = [
+            name,
             escape(&s.arch),
             escape(&s.description),
-            escape(&s.clock_text),
-            ranks.join(" · ")
-        );
+            escape(&clock),
+            escape(s.unit()),
+            host,
+            ranks.join(" · "),
+        ];
+        b.push_str("<tr>\n");
+        for (l, c) in labels.iter().zip(cells) {
+            let _ = writeln!(b, "<td data-label=\"{l}\">{c}</td>");
+        }
+        b.push_str("</tr>\n");
     }
     b.push_str("</tbody>\n</table></div>\n");
     if known.contains("joint/index.html") {

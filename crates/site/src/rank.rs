@@ -10,7 +10,7 @@ use pqperf_model::fmt;
 use pqperf_model::order::natural_cmp;
 
 /// The claimed security targets with a ranking page each.
-pub const TARGETS: [u32; 3] = [128, 256, 512];
+pub const TARGETS: [u32; 4] = [128, 192, 256, 512];
 
 /// What a metric measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +74,8 @@ pub struct Cell {
     pub text: String,
     /// Site-root-relative path of the evidence file the value came from.
     pub evidence: String,
+    /// The record's robust estimate with its interval (pqperf datasets), shown beside it.
+    pub robust: Option<String>,
 }
 
 /// One ranked instance.
@@ -212,6 +214,7 @@ fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -
         value,
         text,
         evidence: record_evidence(sys, rec),
+        robust: rec.robust_text(),
     })
 }
 
@@ -278,6 +281,7 @@ fn bytes_cell(
         value: value as f64,
         text,
         evidence,
+        robust: None,
     })
 }
 
@@ -421,6 +425,89 @@ pub fn rank_category(
         entries,
         columns,
     }
+}
+
+/// Instances of `sys` that claim `target` but are in no ranking of it, each with the reason.
+pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String, String, String)> {
+    let ranked: Vec<(String, String)> = rank_target(site, sys, target)
+        .iter()
+        .flat_map(|r| {
+            r.entries
+                .iter()
+                .map(|e| (e.candidate.clone(), e.label.clone()))
+        })
+        .collect();
+    let mut instances: Vec<(String, String, String)> = Vec::new();
+    for ((cand, label), b) in &sys.build {
+        instances.push((cand.clone(), label.clone(), b.variant.clone()));
+    }
+    for r in &sys.records {
+        if !instances
+            .iter()
+            .any(|(c, l, _)| *c == r.candidate && *l == r.label)
+        {
+            instances.push((r.candidate.clone(), r.label.clone(), r.variant.clone()));
+        }
+    }
+    instances.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| natural_cmp(&a.1, &b.1)));
+    let mut out = Vec::new();
+    for (cand, label, variant) in instances {
+        if cand == "iccs"
+            || security_target(&site.side, &cand, &label) != Some(target)
+            || ranked.contains(&(cand.clone(), label.clone()))
+        {
+            continue;
+        }
+        let Some(c) = site.candidate(&cand) else {
+            continue;
+        };
+        let why = if variant != "reference" {
+            format!("{variant} build (rankings compare reference builds)")
+        } else if c.category == Category::Hash {
+            "hash functions are not ranked".to_string()
+        } else if share_rule(site, sys, c.category, &cand, &label) == ShareRule::Omit {
+            "its non-ICCS backend stays on the candidate page".to_string()
+        } else {
+            let missing: Vec<String> = metrics(c.category)
+                .iter()
+                .filter(|m| match m.kind {
+                    MetricKind::Cycles(op) => sys
+                        .record(&cand, &label, op)
+                        .and_then(|r| cycles_cell(site, sys, ShareRule::Show, r))
+                        .is_none(),
+                    k => bytes_cell(site, sys, &cand, &label, k).is_none(),
+                })
+                .map(|m| sys.unit_name(m.name))
+                .collect();
+            if missing.is_empty() {
+                "another instance of the candidate represents it".to_string()
+            } else {
+                format!("no complete value for {}", missing.join(", "))
+            }
+        };
+        out.push((cand, label, why));
+    }
+    out
+}
+
+/// How many instances of `sys` claim each target (`None`: no claimed target), in target order.
+pub fn claimed_targets(site: &SiteData, sys: &SystemFacts) -> Vec<(Option<u32>, Vec<String>)> {
+    let mut m: BTreeMap<Option<u32>, Vec<String>> = BTreeMap::new();
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let keys = sys.build.keys().cloned().chain(
+        sys.records
+            .iter()
+            .map(|r| (r.candidate.clone(), r.label.clone())),
+    );
+    for (cand, label) in keys {
+        if cand == "iccs" || seen.contains(&(cand.clone(), label.clone())) {
+            continue;
+        }
+        let t = security_target(&site.side, &cand, &label);
+        m.entry(t).or_default().push(format!("{cand}/{label}"));
+        seen.push((cand, label));
+    }
+    m.into_iter().collect()
 }
 
 /// All categories with at least one ranked instance at `target` on `sys`.

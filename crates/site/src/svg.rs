@@ -273,7 +273,7 @@ pub fn distribution(
     open(&mut out, h, title, "dist");
     let _ = write!(
         out,
-        "<line class=\"s0 whisker\" x1=\"{left:.1}\" y1=\"13\" x2=\"{:.1}\" y2=\"13\"/><circle class=\"s0\" cx=\"{left:.1}\" cy=\"13\" r=\"4\"/><text x=\"{:.1}\" y=\"17\">p50 (dot), p90 (bar end), p99 (line end)</text>",
+        "<line class=\"s0 whisker\" x1=\"{left:.1}\" y1=\"13\" x2=\"{:.1}\" y2=\"13\"/><circle class=\"s1\" cx=\"{left:.1}\" cy=\"13\" r=\"4\"/><text x=\"{:.1}\" y=\"17\">p50 (dot), p90 (bar end), p99 (line end)</text>",
         left + 30.0,
         left + 38.0
     );

@@ -1,7 +1,9 @@
 //! The site in a real browser: render from the golden dataset (two systems) and from a small
 //! demo-like dataset (PQClean-style ids made from golden records), check every internal link
-//! in Rust, then load pages in headless Chromium: no console message, chart SVGs in the DOM;
-//! screenshots of a summary and a candidate page go to `<target>/site-artifacts/`.
+//! in Rust, then load pages in headless Chromium: no console message, chart SVGs in the DOM,
+//! and, for every page type, no horizontal overflow measured from the DOM at 1400 px and at
+//! 420 px (tables become cards on narrow screens, charts scale); screenshots of a summary and
+//! a candidate page go to `<target>/site-artifacts/`.
 
 mod common;
 
@@ -17,6 +19,32 @@ fn rel(to: &str, from: &str) -> Relabel {
         to: (tc.into(), tl.into()),
         ops: Vec::new(),
     }
+}
+
+/// The number cells of a page's tables outside the name columns, and those of them that do
+/// not link to an evidence file.
+fn value_cells(html: &str) -> (usize, Vec<String>) {
+    const NAMES: [&str; 6] = [
+        "id",
+        "algorithm",
+        "instance performance report",
+        "notes",
+        "ICCS helper",
+        "output bits",
+    ];
+    let mut n = 0;
+    let mut unlinked = Vec::new();
+    for part in html.split("<td class=\"num\" data-label=\"").skip(1) {
+        let (label, rest) = part.split_once("\">").unwrap();
+        if NAMES.contains(&label) {
+            continue;
+        }
+        n += 1;
+        if !rest.starts_with("<a class=\"ev\"") {
+            unlinked.push(format!("{label}: {}", &rest[..rest.len().min(60)]));
+        }
+    }
+    (n, unlinked)
 }
 
 fn assert_links(out: &Path) -> usize {
@@ -81,6 +109,43 @@ fn golden_site_in_chromium() {
         j.contains("2.10 GHz") && j.contains("2.71 GHz"),
         "clocks missing in joint view"
     );
+    // Every summary number links to its evidence: each value cell of the summary tables.
+    let sum = std::fs::read_to_string(out.join("x86_1/index.html")).unwrap();
+    let (values, unlinked) = value_cells(&sum);
+    assert!(values > 20, "{values} value cells on the summary");
+    assert!(
+        unlinked.is_empty(),
+        "summary values without evidence: {unlinked:#?}"
+    );
+    assert!(sum.contains("href=\"../evidence/side/external_sizes.csv\""));
+    // The summary as data files, linked from the page.
+    assert!(sum.contains("href=\"summary.csv\"") && sum.contains("href=\"summary.json\""));
+    let csv = std::fs::read_to_string(out.join("x86_1/summary.csv")).unwrap();
+    assert!(csv.starts_with("system;id;algorithm;instance;"), "{csv}");
+    assert!(csv.contains("x86_1;sign-02;"), "{csv}");
+    // The security report of a candidate links to its published place.
+    assert!(
+        x.contains("href=\"https://github.com/ngcc-dev/ngcc-harness/blob/main/sign-02/README.md\"")
+    );
+    // The index names each system's counter and host state.
+    let idx = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(idx.contains("data-label=\"host\""), "no host column");
+    assert!(idx.contains("Independent cycle-count measurements"));
+    // The joint view compares times too, and charts them.
+    assert!(
+        j.contains("arm_1 ÷ x86_1 (time)"),
+        "no time ratio in the joint view"
+    );
+    assert!(
+        j.contains("mean time per call on each system"),
+        "no joint chart"
+    );
+    // A 192-bit page exists and says why it is empty.
+    let r192 = std::fs::read_to_string(out.join("x86_1/ranking-192.html")).unwrap();
+    assert!(
+        r192.contains("class=\"empty-reason\""),
+        "empty 192-bit ranking gives no reason"
+    );
     // Rankings: all three golden candidates at each target.
     for t in [128, 256, 512] {
         let r = std::fs::read_to_string(out.join(format!("x86_1/ranking-{t}.html"))).unwrap();
@@ -97,7 +162,34 @@ fn golden_site_in_chromium() {
     assert_page(&out, "arm_1/sign-08.html", 1);
     assert_page(&out, "x86_1/ranking-128.html", 1);
     assert_page(&out, "joint/index.html", 0);
+    // The built site stays beside the screenshots for a look in a browser.
+    let kept = artifacts_dir().join("golden-site");
+    let _ = std::fs::remove_dir_all(&kept);
+    copy_tree(&out, &kept);
+    for page in [
+        "index.html",
+        "x86_1/index.html",
+        "x86_1/sign-02.html",
+        "arm_1/sign-08.html",
+        "x86_1/method.html",
+        "x86_1/ranking-128.html",
+        "x86_1/ranking-192.html",
+        "joint/index.html",
+        "joint/sign-02.html",
+    ] {
+        assert_fits(&out, page);
+    }
+    if out.join("symmetric-survey.html").is_file() {
+        assert_fits(&out, "symmetric-survey.html");
+    }
     let art = artifacts_dir();
+    screenshot(
+        &out.join("x86_1/index.html"),
+        &art.join("golden-summary-x86_1-420.png"),
+        420,
+        1600,
+        false,
+    );
     screenshot(
         &out.join("x86_1/index.html"),
         &art.join("golden-summary-x86_1.png"),
@@ -175,7 +267,33 @@ fn demo_like_site_in_chromium() {
     let r256 = std::fs::read_to_string(out.join("x86_1/ranking-256.html")).unwrap();
     assert!(r256.contains("ml-dsa-87") && r256.contains("falcon-1024"));
     assert_page(&out, "x86_1/index.html", 0);
+    let sum = std::fs::read_to_string(out.join("x86_1/index.html")).unwrap();
+    let (values, unlinked) = value_cells(&sum);
+    assert!(values >= 4 * 3, "{values} value cells on the demo summary");
+    assert!(
+        unlinked.is_empty(),
+        "demo summary values without evidence: {unlinked:#?}"
+    );
+    let kept = artifacts_dir().join("demo-site");
+    let _ = std::fs::remove_dir_all(&kept);
+    copy_tree(&out, &kept);
+    for page in [
+        "index.html",
+        "x86_1/index.html",
+        "x86_1/ml-dsa-44.html",
+        "x86_1/ranking-128.html",
+        "x86_1/ranking-192.html",
+    ] {
+        assert_fits(&out, page);
+    }
     let art = artifacts_dir();
+    screenshot(
+        &out.join("x86_1/ranking-128.html"),
+        &art.join("demo-ranking-128-420.png"),
+        420,
+        1400,
+        false,
+    );
     screenshot(
         &out.join("x86_1/index.html"),
         &art.join("demo-summary.png"),

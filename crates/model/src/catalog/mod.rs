@@ -246,11 +246,12 @@ pub struct NistApi {
 }
 
 impl NistApi {
-    /// The page's security target for the claimed NIST level: 1–2 → 128, 5 → 256; level 3
-    /// (192 bits) has no page target (method.md §14).
+    /// The page's security target for the claimed NIST level: 1–2 → 128, 3–4 → 192,
+    /// 5 → 256 (the site ranks each target on its own page).
     pub fn target_bits(&self) -> Option<u32> {
         match self.nist_level? {
             1 | 2 => Some(128),
+            3 | 4 => Some(192),
             5 => Some(256),
             _ => None,
         }

@@ -39,7 +39,7 @@ fn refresh_pages(
     root: &std::path::Path,
     system: &str,
 ) -> Result<pqperf_campaign::PagesRefresh, String> {
-    use pqperf_report::{Form, Page};
+    use pqperf_report::{Form, PageRef};
     let ds = pqperf_model::dataset::Dataset::load(root).map_err(|e| e.to_string())?;
     let mut rendered: Vec<(String, String)> = Vec::new();
     // Site-form pages are rendered only when the dataset holds some (`report --form site`).
@@ -80,7 +80,7 @@ fn refresh_pages(
         }
     }
     for id in ids {
-        let page = Page::Candidate {
+        let page = PageRef::Candidate {
             sys: system.to_string(),
             id,
         };

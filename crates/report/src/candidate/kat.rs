@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 
 use crate::common::code;
+use crate::page::{Cell, Page, Section, Table};
 use crate::view::SystemView;
 use pqperf_model::fmt::DASH;
 
-pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<String> {
+pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Page {
     let opening = if crate::common::by_pqperf(v) {
         super::built::kat_origin_sentence(v, cand, labels)
     } else {
@@ -15,14 +16,13 @@ pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<
             "Each library was checked against the submitted KAT vectors (SHA-256 manifest `{cand}/kat.sha256` in the harness) before timing."
         )
     };
-    let mut out = vec![
-        "## 3. Functional testing (KAT)".to_string(),
-        String::new(),
-        opening,
-        String::new(),
-        "| instance | build flags | KAT |".into(),
-        "|---|---|---|".into(),
-    ];
+    let mut out = Page::new();
+    out.section(Section::Kat);
+    out.blank();
+    out.line(opening);
+    out.blank();
+    let mut t = Table::new(["instance", "build flags", "KAT"]);
+    t.status_column = Some(2);
     // Footnotes numbered in order of first use, keyed by the position in the CSV.
     let mut notes: Vec<(usize, String, bool)> = Vec::new();
     let mut numbers: BTreeMap<usize, usize> = BTreeMap::new();
@@ -57,17 +57,25 @@ pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Vec<
                 kat.push_str(" (not timed)");
             }
         }
-        out.push(format!("| {} | {flags} | {kat} |", code(label)));
+        let log = entry
+            .and_then(|e| e.kat_log.clone())
+            .unwrap_or_else(|| format!("kat/{cand}/{label}.log"));
+        t.row(vec![
+            Cell::text(code(label)),
+            Cell::value(flags, Some(v.file_evidence("build.json"))),
+            Cell::value(kat, Some(v.file_evidence(&log))),
+        ]);
     }
-    out.push(String::new());
-    out.extend(super::built::computed_digests(v, cand, labels));
+    out.table(t);
+    out.blank();
+    out.lines(super::built::computed_digests(v, cand, labels));
     for (n, (_, cause, measure)) in notes.iter().enumerate() {
         let mut p = format!("[{}] {}", n + 1, crate::md::sanitize_fragment(cause));
         if *measure {
             p.push_str(" These instances are timed anyway; their output is not validated.");
         }
-        out.push(p);
-        out.push(String::new());
+        out.line(p);
+        out.blank();
     }
     out
 }

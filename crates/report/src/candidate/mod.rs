@@ -3,16 +3,17 @@
 //! larger sections in [`kat`], [`perf`], [`sizes`] and [`symmetric`].
 
 use crate::Form;
+use crate::ReportError;
 use crate::common::{code, environment_table};
-use crate::links::{HARNESS_URL, Page, link};
+use crate::links::{HARNESS_URL, PageRef, link};
+use crate::page::{Cell, Page, Section, Table};
 use crate::view::SystemView;
-use crate::{ReportError, join_lines};
 use pqperf_model::fmt::{DASH, digest_prefix, kib};
 use pqperf_model::order::Category;
 
 mod built;
 mod kat;
-mod perf;
+pub(crate) mod perf;
 mod sizes;
 mod symmetric;
 
@@ -22,8 +23,13 @@ use sizes::sizes_section;
 use symmetric::symmetric_section;
 pub use symmetric::{calls_per_operation, own_primitive_profile};
 
-/// Render the page of candidate `cand` on the system of `v`.
+/// Render the page of candidate `cand` on the system of `v` as Markdown.
 pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportError> {
+    Ok(page(v, cand, form)?.to_markdown())
+}
+
+/// The page of candidate `cand` on the system of `v`, as blocks.
+pub fn page(v: &SystemView, cand: &str, form: Form) -> Result<Page, ReportError> {
     let labels = v.labels(cand);
     if labels.is_empty() {
         return Err(ReportError::UnknownCandidate {
@@ -32,7 +38,7 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
         });
     }
     let sys = v.id.as_str();
-    let me = Page::Candidate {
+    let me = PageRef::Candidate {
         sys: sys.to_string(),
         id: cand.to_string(),
     };
@@ -40,59 +46,59 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     let algorithm = v.side.algorithm(cand).unwrap_or(cand).to_string();
     // Only http/https (or relative) submission URLs become links (downloads.csv is input).
     let url = v.side.page_url(cand).filter(|u| crate::md::safe_url(u));
-    let method_link = link(&me, &Page::Method(sys.into()), form);
+    let method_link = link(&me, &PageRef::Method(sys.into()), form);
 
-    let mut out: Vec<String> = Vec::new();
+    let mut out = Page::new();
     let title = format!(
         "# {cand} {algorithm} — performance on {} (system {sys})",
         v.arch_label()
     );
     match form {
         Form::Harness => {
-            out.push(title);
-            out.push(String::new());
+            out.line(title);
+            out.blank();
             let mut nav = format!(
                 "[Performance {sys}]({}) › `{cand}` · [method]({method_link})",
-                link(&me, &Page::Summary(sys.into()), form)
+                link(&me, &PageRef::Summary(sys.into()), form)
             );
             if let Some(url) = url {
                 nav.push_str(&format!(" · [NICCS page]({url})"));
             }
-            out.push(nav);
+            out.line(nav);
         }
         Form::Site => {
-            out.push(format!(
+            out.line(format!(
                 "<!-- synchronized from harness: {} -->",
                 me.harness_path()
             ));
-            out.push(site_crumb(v, cand, &me));
-            out.push(String::new());
-            out.push(title);
+            out.line(site_crumb(v, cand, &me));
+            out.blank();
+            out.line(title);
         }
     }
-    out.push(String::new());
-    out.push(format!(
+    out.blank();
+    out.line(format!(
         "Independent measurement following the structure of the NICCS {} self-assessment guide, §3.5 (1)–(7). Not a submitter self-assessment.",
         v.guide_name()
     ));
-    out.push(String::new());
+    out.blank();
     if let Some(n) = crate::common::host_notice(v) {
-        out.push(n);
-        out.push(String::new());
+        out.blocks.push(crate::page::Block::Notice(n));
+        out.blank();
     }
 
     // 1. Basic information
-    out.push("## 1. Basic information".into());
-    out.push(String::new());
+    out.section(Section::BasicInformation);
+    out.blank();
     if cat == Category::Hash {
-        out.push("- Category: cryptographic hash algorithm; function: hash".into());
+        out.line("- Category: cryptographic hash algorithm; function: hash");
     } else {
-        out.push(format!(
+        out.line(format!(
             "- Category: public-key algorithm; function: {}",
             cat.function()
         ));
     }
-    out.push(format!("- Algorithm: {algorithm}"));
+    out.line(format!("- Algorithm: {algorithm}"));
     let mut versions: Vec<&str> = labels
         .iter()
         .map(|l| {
@@ -105,11 +111,11 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
         .collect();
     versions.sort();
     versions.dedup();
-    out.push(format!(
+    out.line(format!(
         "- Implementation versions measured: {}",
         versions.join(", ")
     ));
-    out.push(format!(
+    out.line(format!(
         "- Parameter sets: {}",
         labels
             .iter()
@@ -119,118 +125,124 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     ));
     if form == Form::Site {
         if !crate::common::by_pqperf(v) {
-            out.push(format!(
+            out.line(format!(
                 "- Security evaluation: [{cand} report]({})",
-                link(&me, &Page::SecurityReport(cand.into()), form)
+                link(&me, &PageRef::SecurityReport(cand.into()), form)
             ));
         }
-        out.push(format!(
+        out.line(format!(
             "- Measurement method: [{sys} method]({method_link})"
         ));
         if let Some(url) = url {
-            out.push(format!("- Submission: [NICCS page]({url})"));
+            out.line(format!("- Submission: [NICCS page]({url})"));
         }
     }
-    out.push(String::new());
+    out.blank();
 
     // 2. Assessment environment
-    out.push("## 2. Assessment environment".into());
-    out.push(String::new());
-    out.extend(environment_table(v));
-    out.push(String::new());
+    out.section(Section::Environment);
+    out.blank();
+    out.table(environment_table(v));
+    out.blank();
     let ticks = crate::counter::tick_counter(v);
     if let Some(t) = &ticks {
-        out.push(t.sentence());
-        out.push(String::new());
+        out.line(t.sentence());
+        out.blank();
     }
     if let Some(s) = crate::provider::sentence(v, Some(cand)) {
-        out.push(s);
-        out.push(String::new());
+        out.line(s);
+        out.blank();
     }
 
     // 3. Functional testing
     out.extend(kat_section(v, cand, &labels));
 
     // 4. Performance
-    out.push("## 4. Performance".into());
-    out.push(String::new());
-    out.extend(performance_table(v, cand, &labels, cat, ticks.as_ref()));
-    out.push(String::new());
+    out.section(Section::Performance);
+    out.blank();
+    out.table(performance_table(v, cand, &labels, cat, ticks.as_ref()));
+    out.blank();
     if let Some(s) = perf::inconsistent_note(v, cand, &labels) {
-        out.push(s);
-        out.push(String::new());
+        out.line(s);
+        out.blank();
     }
     if let Some(s) = perf::robust_note(v, cand, &labels) {
-        out.push(s);
-        out.push(String::new());
+        out.line(s);
+        out.blank();
     }
     if let Some(t) = &ticks {
-        out.push(format!(
+        out.line(format!(
             "The `mean {}` column counts {} ticks at {}, not core cycles.",
             t.unit(),
             t.name(),
             t.freq()
         ));
-        out.push(String::new());
+        out.blank();
     }
 
     // 5. Resource consumption
-    out.push("## 5. Resource consumption".into());
-    out.push(String::new());
-    out.push("Static memory is approximated by the library's loadable ELF segments; peak memory is the process high-water mark (VmHWM) including the benchmark driver and libc, so both are upper-bound proxies rather than isolated algorithm memory.".into());
-    out.push(String::new());
+    out.section(Section::Resources);
+    out.blank();
+    out.line("Static memory is approximated by the library's loadable ELF segments; peak memory is the process high-water mark (VmHWM) including the benchmark driver and libc, so both are upper-bound proxies rather than isolated algorithm memory.");
+    out.blank();
     // Per-operation stack and heap (pqperf's memory pass) only where records carry them.
     let with_mem = labels.iter().any(|l| {
         v.records_of(cand, l)
             .iter()
             .any(|r| r.rec.memory().is_some())
     });
+    let mut header = vec![
+        "instance",
+        "operation",
+        "static: ELF image (bytes)",
+        "baseline RSS",
+        "peak RSS",
+    ];
     if with_mem {
-        out.push("Stack is the deepest stack use of one call measured by painting the stack below the driver's calling frame (\"≥\" when the call went past the painted region); heap peak is the largest sum of live bytes the call requested through `malloc` and its relatives, and heap allocations counts them (untimed memory pass, largest over the driver processes).".into());
-        out.push(String::new());
-        out.push(
-            "| instance | operation | static: ELF image (bytes) | baseline RSS | peak RSS | stack (bytes) | heap peak (bytes) | heap allocations |".into(),
-        );
-        out.push("|---|---|---|---|---|---|---|---|".into());
-    } else {
-        out.push(
-            "| instance | operation | static: ELF image (bytes) | baseline RSS | peak RSS |".into(),
-        );
-        out.push("|---|---|---|---|---|".into());
+        out.line("Stack is the deepest stack use of one call measured by painting the stack below the driver's calling frame (\"≥\" when the call went past the painted region); heap peak is the largest sum of live bytes the call requested through `malloc` and its relatives, and heap allocations counts them (untimed memory pass, largest over the driver processes).");
+        out.blank();
+        header.extend(["stack (bytes)", "heap peak (bytes)", "heap allocations"]);
     }
+    let mut t = Table::new(header);
+    let build_ev = Some(v.file_evidence("build.json"));
     for label in &labels {
-        let elf = v
-            .entry(cand, label)
-            .and_then(|e| e.elf_load_bytes)
-            .map(|b| b.to_string())
-            .unwrap_or_else(|| DASH.into());
+        let elf = v.entry(cand, label).and_then(|e| e.elf_load_bytes);
+        let elf = Cell::value(
+            elf.map(|b| b.to_string()).unwrap_or_else(|| DASH.into()),
+            elf.and(build_ev.clone()),
+        );
         for r in v.records_of(cand, label) {
             if r.rec.peak_rss_bytes.is_none() {
                 continue;
             }
-            let mem = if !with_mem {
-                String::new()
-            } else if let Some((stack, heap, allocs, overflow)) = r.rec.memory() {
-                let n = |x: Option<u64>| x.map_or_else(|| DASH.to_string(), |x| x.to_string());
-                format!(
-                    " {}{stack} | {} | {} |",
-                    if overflow { "≥ " } else { "" },
-                    n(heap),
-                    n(allocs)
-                )
-            } else {
-                format!(" {DASH} | {DASH} | {DASH} |")
-            };
-            out.push(format!(
-                "| {} | {} | {elf} | {} | {} |{mem}",
-                code(label),
-                r.opkey(),
-                kib(r.rec.baseline_rss_bytes),
-                kib(r.rec.peak_rss_bytes)
-            ));
+            let ev = Some(r.evidence(&v.id));
+            let mut row = vec![
+                Cell::text(code(label)),
+                Cell::text(r.opkey()),
+                elf.clone(),
+                Cell::value(kib(r.rec.baseline_rss_bytes), ev.clone()),
+                Cell::value(kib(r.rec.peak_rss_bytes), ev.clone()),
+            ];
+            if with_mem {
+                let cells: [String; 3] = match r.rec.memory() {
+                    Some((stack, heap, allocs, overflow)) => {
+                        let n =
+                            |x: Option<u64>| x.map_or_else(|| DASH.to_string(), |x| x.to_string());
+                        [
+                            format!("{}{stack}", if overflow { "≥ " } else { "" }),
+                            n(heap),
+                            n(allocs),
+                        ]
+                    }
+                    None => [DASH.into(), DASH.into(), DASH.into()],
+                };
+                row.extend(cells.into_iter().map(|c| Cell::value(c, ev.clone())));
+            }
+            t.row(row);
         }
     }
-    out.push(String::new());
+    out.table(t);
+    out.blank();
 
     // 6. Transmission and storage (not for hash)
     if cat != Category::Hash {
@@ -242,43 +254,43 @@ pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportEr
     out.extend(crate::ct::section(v, cand, &labels));
 
     // 7. Raw evidence index
-    out.push("## 7. Raw evidence index".into());
-    out.push(String::new());
+    out.section(Section::RawEvidence);
+    out.blank();
     let provenance = crate::common::pqperf_provenance(v);
     if provenance.is_some() {
-        out.push(format!(
+        out.line(format!(
             "Paths are relative to `{}/` in this dataset; each JSON file records its commands, environment and trials.",
             v.run_dir
         ));
     } else {
-        out.push(format!(
+        out.line(format!(
             "Paths are relative to `{}/` in the [harness]({HARNESS_URL}); each JSON file records its commands, environment and trials.",
             v.run_dir
         ));
     }
-    out.push(String::new());
-    out.push("| instance | item | file |".into());
-    out.push("|---|---|---|".into());
+    out.blank();
+    let mut t = Table::new(["instance", "item", "file"]);
     for label in &labels {
-        out.extend(evidence_rows(v, cand, label));
+        t.rows.extend(evidence_rows(v, cand, label));
     }
-    out.push(String::new());
-    out.extend(built::built_from(v, cand, &labels));
+    out.table(t);
+    out.blank();
+    out.lines(built::built_from(v, cand, &labels));
     match provenance {
-        Some(p) => out.push(p),
-        None => out.push(format!("Scripts: `performance/campaign.py`, `performance/ngcc_perf.c`, `performance/hashprof/` in the [harness]({HARNESS_URL}).")),
+        Some(p) => out.line(p),
+        None => out.line(format!("Scripts: `performance/campaign.py`, `performance/ngcc_perf.c`, `performance/hashprof/` in the [harness]({HARNESS_URL}).")),
     }
-    out.push(String::new());
-    Ok(join_lines(&out))
+    out.blank();
+    Ok(out)
 }
 
 /// `<p class="crumb">…</p>` of a site candidate page.
-fn site_crumb(v: &SystemView, cand: &str, me: &Page) -> String {
+fn site_crumb(v: &SystemView, cand: &str, me: &PageRef) -> String {
     let sys = v.id.as_str();
     let mut s = format!(
         "<p class=\"crumb\"><a href=\"{}\">Performance measurements</a> › <a href=\"{}\">{sys}</a> › <code>{cand}</code> · system: ",
-        link(me, &Page::Root, Form::Site),
-        link(me, &Page::Summary(sys.into()), Form::Site)
+        link(me, &PageRef::Root, Form::Site),
+        link(me, &PageRef::Summary(sys.into()), Form::Site)
     );
     let mut parts = Vec::new();
     let mut systems: Vec<&str> = v.side.systems.iter().map(|s| s.id.as_str()).collect();
@@ -292,7 +304,7 @@ fn site_crumb(v: &SystemView, cand: &str, me: &Page) -> String {
             // No evidence of this candidate on that system: no page to link to.
             parts.push(other.to_string());
         } else {
-            let target = Page::Candidate {
+            let target = PageRef::Candidate {
                 sys: other.into(),
                 id: cand.into(),
             };
@@ -307,7 +319,7 @@ fn site_crumb(v: &SystemView, cand: &str, me: &Page) -> String {
     s
 }
 
-fn evidence_rows(v: &SystemView, cand: &str, label: &str) -> Vec<String> {
+fn evidence_rows(v: &SystemView, cand: &str, label: &str) -> Vec<Vec<Cell>> {
     let mut out = Vec::new();
     let recs = v.records_of(cand, label);
     let (log, sha) = match v.entry(cand, label) {
@@ -322,21 +334,22 @@ fn evidence_rows(v: &SystemView, cand: &str, label: &str) -> Vec<String> {
         let digest = sha
             .map(|s| format!(" (sha256 `{}`)", digest_prefix(&s)))
             .unwrap_or_default();
-        out.push(format!(
-            "| {} | KAT log{digest} | {} |",
-            code(label),
-            code(&log)
-        ));
+        let ev = Some(v.file_evidence(&log));
+        out.push(vec![
+            Cell::text(code(label)),
+            Cell::value(format!("KAT log{digest}"), ev.clone()),
+            Cell::value(code(&log), ev),
+        ]);
     }
     let mut timing: Vec<(String, String)> =
         recs.iter().map(|r| (r.opkey(), slash(r.path))).collect();
     timing.sort();
     for (op, path) in timing {
-        out.push(format!(
-            "| {} | timing {op} | {} |",
-            code(label),
-            code(&path)
-        ));
+        out.push(vec![
+            Cell::text(code(label)),
+            Cell::text(format!("timing {op}")),
+            Cell::value(code(&path), Some(v.file_evidence(&path))),
+        ]);
     }
     let mut profs: Vec<(String, String)> = v
         .profiles_of(cand, label)
@@ -345,11 +358,11 @@ fn evidence_rows(v: &SystemView, cand: &str, label: &str) -> Vec<String> {
         .collect();
     profs.sort();
     for (op, path) in profs {
-        out.push(format!(
-            "| {} | hash profile {op} | {} |",
-            code(label),
-            code(&path)
-        ));
+        out.push(vec![
+            Cell::text(code(label)),
+            Cell::text(format!("hash profile {op}")),
+            Cell::value(code(&path), Some(v.file_evidence(&path))),
+        ]);
     }
     out
 }

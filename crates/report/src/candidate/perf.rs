@@ -4,6 +4,7 @@
 //! flagged when wider than ±2 %, and a sentence on what it is and on disturbed re-runs.
 
 use crate::common::code;
+use crate::page::{Cell, Table};
 use crate::view::{RecordRef, SystemView};
 use pqperf_model::fmt::{DASH, fmt_cycles, fmt_f, fmt_ops, fmt_time};
 use pqperf_model::order::Category;
@@ -37,7 +38,7 @@ pub(super) fn n_cell(r: &RecordRef) -> String {
 /// CI half-width above which the robust estimate is flagged.
 const WIDE_CI: f64 = 0.02;
 
-fn robust<'a>(r: &RecordRef<'a>) -> Option<&'a pqperf_model::robust::Robust> {
+pub(crate) fn robust<'a>(r: &RecordRef<'a>) -> Option<&'a pqperf_model::robust::Robust> {
     r.rec.pqperf.as_ref()?.robust.as_ref()
 }
 
@@ -49,7 +50,7 @@ fn any_robust(v: &SystemView, cand: &str, labels: &[String]) -> bool {
 }
 
 /// `66.1 µs ± 0.8 %`, `⚠` when the half-width exceeds ±2 %.
-fn robust_cell(r: &RecordRef) -> String {
+pub(crate) fn robust_cell(r: &RecordRef) -> String {
     match robust(r) {
         Some(rb) => format!(
             "{} ± {} %{}",
@@ -136,44 +137,54 @@ pub(super) fn performance_table(
     labels: &[String],
     cat: Category,
     ticks: Option<&crate::counter::TickCounter>,
-) -> Vec<String> {
-    let mut out = Vec::new();
+) -> Table {
     let rb = any_robust(v, cand, labels);
-    let (rb_head, rb_sep) = if rb {
-        (" robust ± CI |", "---|")
-    } else {
-        ("", "")
-    };
     let (mean, per_byte) = match ticks {
         Some(t) => (format!("mean {}", t.unit()), "ticks/byte".to_string()),
         None => ("mean cycles".to_string(), "cycles/byte".to_string()),
     };
-    if cat == Category::Hash {
-        out.push(format!(
-            "| instance | message | {mean} | {per_byte} | mean time | MB/s | n |{rb_head}"
-        ));
-        out.push(format!("|---|---|---|---|---|---|---|{rb_sep}"));
+    let mut header: Vec<String> = if cat == Category::Hash {
+        vec![
+            "instance".into(),
+            "message".into(),
+            mean,
+            per_byte,
+            "mean time".into(),
+            "MB/s".into(),
+            "n".into(),
+        ]
     } else {
-        out.push(format!("| instance | operation | {mean} | mean time | ops/s | median trial | n (trials × iters) |{rb_head}"));
-        out.push(format!("|---|---|---|---|---|---|---|{rb_sep}"));
+        vec![
+            "instance".into(),
+            "operation".into(),
+            mean,
+            "mean time".into(),
+            "ops/s".into(),
+            "median trial".into(),
+            "n (trials × iters)".into(),
+        ]
+    };
+    if rb {
+        header.push("robust ± CI".into());
     }
+    let mut t = Table::new(header);
     for label in labels {
         for r in v.records_of(cand, label) {
             let opkey = r.opkey();
+            let ev = Some(r.evidence(&v.id));
+            let val = |s: String| Cell::value(s, ev.clone());
             if !r.complete() {
-                let extra = if rb { " |" } else { "" };
                 let what = if inconsistent_processes(&r).is_empty() {
                     "failed"
                 } else {
                     "inconsistent"
                 };
-                out.push(format!(
-                    "| {} | {opkey} | {what} | | | | |{extra}",
-                    code(label)
-                ));
+                let mut row = vec![Cell::text(code(label)), Cell::text(opkey), val(what.into())];
+                row.extend((0..if rb { 5 } else { 4 }).map(|_| Cell::default()));
+                t.row(row);
                 continue;
             }
-            if cat == Category::Hash {
+            let mut row = if cat == Category::Hash {
                 let bytes = r.rec.input_bytes;
                 let (cyc, cpb) = match r.rec.mean_cycles {
                     Some(c) if bytes > 0 => (fmt_cycles(Some(c)), fmt_f(c / bytes as f64, 1)),
@@ -181,32 +192,31 @@ pub(super) fn performance_table(
                     None => (DASH.into(), DASH.into()),
                 };
                 let mbs = fmt_f(r.rec.throughput_mb_per_second.unwrap_or(0.0), 1);
-                let mut row = format!(
-                    "| {} | {bytes} B | {cyc} | {cpb} | {} | {mbs} | {} |",
-                    code(label),
-                    fmt_time(r.rec.mean_seconds),
-                    n_cell(&r)
-                );
-                if rb {
-                    row.push_str(&format!(" {} |", robust_cell(&r)));
-                }
-                out.push(row);
+                vec![
+                    Cell::text(code(label)),
+                    val(format!("{bytes} B")),
+                    val(cyc),
+                    val(cpb),
+                    val(fmt_time(r.rec.mean_seconds)),
+                    val(mbs),
+                    val(n_cell(&r)),
+                ]
             } else {
-                let mut row = format!(
-                    "| {} | {opkey} | {} | {} | {} | {} | {} |",
-                    code(label),
-                    fmt_cycles(r.rec.mean_cycles),
-                    fmt_time(r.rec.mean_seconds),
-                    fmt_ops(r.rec.operations_per_second),
-                    fmt_time(r.rec.median_trial_seconds),
-                    n_cell(&r)
-                );
-                if rb {
-                    row.push_str(&format!(" {} |", robust_cell(&r)));
-                }
-                out.push(row);
+                vec![
+                    Cell::text(code(label)),
+                    Cell::text(opkey),
+                    val(fmt_cycles(r.rec.mean_cycles)),
+                    val(fmt_time(r.rec.mean_seconds)),
+                    val(fmt_ops(r.rec.operations_per_second)),
+                    val(fmt_time(r.rec.median_trial_seconds)),
+                    val(n_cell(&r)),
+                ]
+            };
+            if rb {
+                row.push(val(robust_cell(&r)));
             }
+            t.row(row);
         }
     }
-    out
+    t
 }

@@ -3,7 +3,8 @@
 
 use crate::Form;
 use crate::common::code;
-use crate::links::{Page, link};
+use crate::links::{PageRef, link};
+use crate::page::{Cell, Evidence, Page, Section, Table};
 use crate::view::{RecordRef, SystemView};
 use pqperf_model::fmt::DASH;
 use pqperf_model::order::Category;
@@ -24,13 +25,12 @@ pub(super) fn sizes_section(
     cand: &str,
     labels: &[String],
     cat: Category,
-    me: &Page,
+    me: &PageRef,
     form: Form,
-) -> Vec<String> {
-    let mut out = vec![
-        "## 6. Transmission and storage overhead".to_string(),
-        String::new(),
-    ];
+) -> Page {
+    let mut out = Page::new();
+    out.section(Section::Transmission);
+    out.blank();
     // pqperf publishes no size audit (a reference-harness document): no link to it.
     let pqperf = crate::common::by_pqperf(v);
     let see_audit = |what: &str| {
@@ -39,54 +39,60 @@ pub(super) fn sizes_section(
         } else {
             format!(
                 " See [the size audit]({}) for {what}.",
-                link(me, &Page::SizeAudit, form)
+                link(me, &PageRef::SizeAudit, form)
             )
         }
     };
     match cat {
         Category::Kem | Category::Sign => {
             if pqperf && v.side.external_sizes.is_empty() {
-                out.push("Sizes are the API figures recorded in the timing records (this dataset has no curated `performance/external_sizes.csv`).".into());
+                out.line("Sizes are the API figures recorded in the timing records (this dataset has no curated `performance/external_sizes.csv`).");
             } else {
-                out.push(format!("External public-key, ciphertext and signature sizes follow the curated `performance/external_sizes.csv` catalog; secret-key and shared-secret lengths remain API figures.{}", see_audit("disagreements")));
+                out.line(format!("External public-key, ciphertext and signature sizes follow the curated `performance/external_sizes.csv` catalog; secret-key and shared-secret lengths remain API figures.{}", see_audit("disagreements")));
             }
-            out.push(String::new());
-            if cat == Category::Kem {
-                out.push(
-                    "| instance | public key | secret key | ciphertext | shared secret |".into(),
-                );
-                out.push("|---|---|---|---|---|".into());
+            out.blank();
+            let mut t = if cat == Category::Kem {
+                Table::new([
+                    "instance",
+                    "public key",
+                    "secret key",
+                    "ciphertext",
+                    "shared secret",
+                ])
             } else {
-                out.push("| instance | public key | secret key | signature |".into());
-                out.push("|---|---|---|---|".into());
-            }
+                Table::new(["instance", "public key", "secret key", "signature"])
+            };
+            let catalog = Some(Evidence::Side("external_sizes.csv".into()));
             let mut nominal = false;
             for label in labels {
                 let Some(r) = api_sizes(v, cand, label) else {
                     continue;
                 };
                 let api = &r.rec.sizes;
+                let api_ev = Some(r.evidence(&v.id));
                 let ext = v
                     .side
                     .external_sizes
                     .get(&(cand.to_string(), label.to_string()));
-                let pk = ext.and_then(|e| e.pk).or(api.get("pk_bytes").copied());
-                let sk = api.get("sk_bytes").copied();
+                // A catalog size links to the catalog, an API size to its record.
+                let sized = |curated: Option<u64>, key: &str| match curated {
+                    Some(b) => (Some(b), catalog.clone()),
+                    None => (api.get(key).copied(), api_ev.clone()),
+                };
+                let api_cell = |key: &str| Cell::value(num(api.get(key).copied()), api_ev.clone());
+                let (pk, pk_ev) = sized(ext.and_then(|e| e.public_key_bytes), "pk_bytes");
                 if cat == Category::Kem {
-                    let ct = ext.and_then(|e| e.ct).or(api.get("ct_bytes").copied());
-                    let ss = api.get("ss_bytes").copied();
-                    out.push(format!(
-                        "| {} | {} | {} | {} | {} |",
-                        code(label),
-                        num(pk),
-                        num(sk),
-                        num(ct),
-                        num(ss)
-                    ));
+                    let (ct, ct_ev) = sized(ext.and_then(|e| e.ciphertext_bytes), "ct_bytes");
+                    t.row(vec![
+                        Cell::text(code(label)),
+                        Cell::value(num(pk), pk_ev),
+                        api_cell("sk_bytes"),
+                        Cell::value(num(ct), ct_ev),
+                        api_cell("ss_bytes"),
+                    ]);
                 } else {
-                    let sig = ext
-                        .and_then(|e| e.sig)
-                        .or(api.get("signature_bytes").copied());
+                    let (sig, sig_ev) =
+                        sized(ext.and_then(|e| e.signature_bytes), "signature_bytes");
                     let suffix = match ext.map(|e| e.basis.as_str()) {
                         Some("nominal-variable") => {
                             nominal = true;
@@ -95,31 +101,41 @@ pub(super) fn sizes_section(
                         Some("maximum-variable") => " (maximum)",
                         _ => "",
                     };
-                    out.push(format!(
-                        "| {} | {} | {} | {}{suffix} |",
-                        code(label),
-                        num(pk),
-                        num(sk),
-                        num(sig)
-                    ));
+                    t.row(vec![
+                        Cell::text(code(label)),
+                        Cell::value(num(pk), pk_ev),
+                        api_cell("sk_bytes"),
+                        Cell::value(format!("{}{suffix}", num(sig)), sig_ev),
+                    ]);
                 }
             }
-            out.push(String::new());
+            out.table(t);
+            out.blank();
             if nominal {
-                out.push("Signatures marked `≈ nominal` have a variable length: the API reports a capacity, actual signatures vary, and the catalog gives the specification's representative size.".into());
-                out.push(String::new());
+                out.line("Signatures marked `≈ nominal` have a variable length: the API reports a capacity, actual signatures vary, and the catalog gives the specification's representative size.");
+                out.blank();
             }
         }
         Category::Kex => {
-            out.push(format!("Bandwidth counts all specified protocol messages and each required public key once, following the curated `performance/kex_bandwidth.csv` catalog; raw message lengths are the API figures of the timing records.{}", see_audit("the accounting")));
-            out.push(String::new());
-            out.push("| instance | passes | messages (bytes; raw API) | protocol-message bytes | public key A / B | bandwidth (bytes) | long-term sk (API cap) | shared secret |".into());
-            out.push("|---|---|---|---|---|---|---|---|".into());
+            out.line(format!("Bandwidth counts all specified protocol messages and each required public key once, following the curated `performance/kex_bandwidth.csv` catalog; raw message lengths are the API figures of the timing records.{}", see_audit("the accounting")));
+            out.blank();
+            let mut t = Table::new([
+                "instance",
+                "passes",
+                "messages (bytes; raw API)",
+                "protocol-message bytes",
+                "public key A / B",
+                "bandwidth (bytes)",
+                "long-term sk (API cap)",
+                "shared secret",
+            ]);
+            let catalog = Some(Evidence::Side("kex_bandwidth.csv".into()));
             for label in labels {
                 let Some(r) = api_sizes(v, cand, label) else {
                     continue;
                 };
                 let api = &r.rec.sizes;
+                let api_ev = Some(r.evidence(&v.id));
                 let passes = r
                     .rec
                     .kex
@@ -146,23 +162,29 @@ pub(super) fn sizes_section(
                     .side
                     .kex_bandwidth
                     .get(&(cand.to_string(), label.to_string()));
+                let bw_ev = bw.and(catalog.clone());
                 let (proto, pks, total) = match bw {
                     Some(b) => (
-                        b.messages.to_string(),
-                        format!("{} / {}", b.pk_a, b.pk_b),
-                        (b.messages + b.pk_a + b.pk_b).to_string(),
+                        b.protocol_message_bytes.to_string(),
+                        format!("{} / {}", b.pk_a_bytes, b.pk_b_bytes),
+                        (b.protocol_message_bytes + b.pk_a_bytes + b.pk_b_bytes).to_string(),
                     ),
                     None => (DASH.into(), DASH.into(), DASH.into()),
                 };
                 let ss = api.get("ss_actual_bytes").or(api.get("ss_bytes")).copied();
-                out.push(format!(
-                    "| {} | {passes} | {msgs} | {proto} | {pks} | {total} | {} | {} |",
-                    code(label),
-                    num(api.get("sk_bytes").copied()),
-                    num(ss)
-                ));
+                t.row(vec![
+                    Cell::text(code(label)),
+                    Cell::value(passes, api_ev.clone()),
+                    Cell::value(msgs, api_ev.clone()),
+                    Cell::value(proto, bw_ev.clone()),
+                    Cell::value(pks, bw_ev.clone()),
+                    Cell::value(total, bw_ev),
+                    Cell::value(num(api.get("sk_bytes").copied()), api_ev.clone()),
+                    Cell::value(num(ss), api_ev),
+                ]);
             }
-            out.push(String::new());
+            out.table(t);
+            out.blank();
         }
         Category::Hash => {}
     }

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::Form;
 use crate::common::code;
-use crate::links::{Page, link};
+use crate::links::{PageRef, link};
+use crate::page::{Cell, Page, Table};
 use crate::view::{ProfileRef, SystemView};
 use pqperf_model::fmt::{DASH, fmt_g, pct};
 
@@ -37,10 +38,12 @@ pub(super) fn symmetric_section(
     v: &SystemView,
     cand: &str,
     labels: &[String],
-    me: &Page,
+    me: &PageRef,
     form: Form,
-) -> Vec<String> {
-    let mut out = vec!["## Symmetric primitives".to_string(), String::new()];
+) -> Page {
+    let mut out = Page::new();
+    out.heading(2, "Symmetric primitives");
+    out.blank();
     let survey = v.side.survey_of(cand);
     let verdict = survey
         .map(|s| s.verdict.as_str())
@@ -48,70 +51,73 @@ pub(super) fn symmetric_section(
         .unwrap_or("not surveyed");
     let mut line = format!(
         "[Survey]({}) verdict: **{verdict}**",
-        link(me, &Page::Survey, form)
+        link(me, &PageRef::Survey, form)
     );
     if let Some(s) = survey
         && !s.notes.is_empty()
     {
         line.push_str(&format!(" — {}", crate::md::sanitize_fragment(&s.notes)));
     }
-    out.push(line);
-    out.push(String::new());
+    out.line(line);
+    out.blank();
     let rows: Vec<ProfileRef> = labels
         .iter()
         .flat_map(|label| v.profiles_of(cand, label))
         .filter(|p| p.usable())
         .collect();
     if rows.is_empty() {
-        out.push("No hash profile was recorded for this candidate on this system (profiles are measured on reference builds with link-time wrappers).".into());
-        out.push(String::new());
+        out.line("No hash profile was recorded for this candidate on this system (profiles are measured on reference builds with link-time wrappers).");
+        out.blank();
         return out;
     }
     let own = own_primitives(&rows);
     let overhead = rows.iter().any(|p| wrapper_overhead(p).is_some());
     match &own {
-        None => out.push("Share of each operation spent in the ICCS placeholder hash functions and in the ICCS DRNG (reference build, measured in the same run with link-time wrappers):".into()),
-        Some(fams) => out.push(format!(
+        None => out.line("Share of each operation spent in the ICCS placeholder hash functions and in the ICCS DRNG (reference build, measured in the same run with link-time wrappers):"),
+        Some(fams) => out.line(format!(
             "This candidate does not call the ICCS placeholders. Share of each operation spent in its own symmetric primitives ({}, the scheme's common code) and in its random-byte generator (reference build, measured in the same run with link-time wrappers):",
             fams.iter().map(|f| code(f)).collect::<Vec<_>>().join(", ")
         )),
     }
-    out.push(String::new());
+    out.blank();
     if overhead {
-        out.push("Wrapper overhead per wrapped call is shown as ticks added to the operation total (outer) and ticks charged to the wrapped function itself (inner); it is not subtracted from the shares.".into());
-        out.push(String::new());
+        out.line("Wrapper overhead per wrapped call is shown as ticks added to the operation total (outer) and ticks charged to the wrapped function itself (inner); it is not subtracted from the shares.");
+        out.blank();
     }
     let (sym_col, drng_col) = match &own {
         None => ("pseudohash/XOF/sm3", "DRNG"),
         Some(_) => ("own SHAKE/SHA-3/SHA-2/AES", "randombytes"),
     };
-    let mut header =
-        format!("| instance | operation | {sym_col} | {drng_col} | calls per operation |");
-    let mut rule = "|---|---|---|---|---|".to_string();
+    let mut header = vec![
+        "instance",
+        "operation",
+        sym_col,
+        drng_col,
+        "calls per operation",
+    ];
     if overhead {
-        header.push_str(" wrapper overhead per call |");
-        rule.push_str("---|");
+        header.push("wrapper overhead per call");
     }
-    out.push(header);
-    out.push(rule);
+    let mut t = Table::new(header);
     for p in rows {
-        let mut row = format!(
-            "| {} | {} | {} | {} | {} |",
-            code(&p.prof.label),
-            p.opkey(),
-            pct(Some(p.prof.hash_share_f64())),
-            pct(Some(p.prof.share_of("drng"))),
-            calls_per_operation(&p)
-        );
+        let ev = Some(p.evidence(&v.id));
+        let mut row = vec![
+            Cell::text(code(&p.prof.label)),
+            Cell::text(p.opkey()),
+            Cell::value(pct(Some(p.prof.hash_share_f64())), ev.clone()),
+            Cell::value(pct(Some(p.prof.share_of("drng"))), ev.clone()),
+            Cell::value(calls_per_operation(&p), ev.clone()),
+        ];
         if overhead {
-            row.push_str(&format!(
-                " {} |",
-                wrapper_overhead(&p).unwrap_or_else(|| DASH.into())
+            row.push(Cell::value(
+                wrapper_overhead(&p).unwrap_or_else(|| DASH.into()),
+                ev,
             ));
         }
-        out.push(row);
+        t.row(row);
     }
-    out.push(String::new());
+    out.table(t);
+    out.blank();
     out
 }
 

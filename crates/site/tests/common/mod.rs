@@ -247,3 +247,131 @@ pub fn screenshot(page: &Path, png: &Path, width: u32, height: u32, dark: bool) 
         png.display()
     );
 }
+
+/// What [`measure_overflow`] found on one page at one window width.
+#[derive(Debug)]
+pub struct Overflow {
+    /// Layout viewport width (CSS px).
+    pub viewport: f64,
+    /// The document's scroll width: wider than the viewport means the page scrolls sideways.
+    pub document: f64,
+    /// Elements outside any scroll box whose right edge is past the viewport.
+    pub past_edge: Vec<String>,
+    /// Table boxes whose table is wider than the box (columns reachable only by scrolling).
+    pub scrolled_tables: Vec<String>,
+}
+
+/// Lay `page` out in headless Chromium at `width` CSS px and measure horizontal overflow from
+/// the DOM: a copy of the page beside it gets a script (the copy's CSP allows it; the site's
+/// pages carry none) that reports the document width, every element past the right edge and
+/// every table box that needs scrolling.
+pub fn measure_overflow(page: &Path, width: u32) -> Overflow {
+    const SCRIPT: &str = r#"<script>
+(function () {
+  var vw = document.documentElement.clientWidth;
+  var res = { vw: vw, doc: document.documentElement.scrollWidth, over: [], wraps: [] };
+  function scrolls(e) {
+    for (var p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      var o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll' || o === 'hidden') return true;
+    }
+    return false;
+  }
+  document.querySelectorAll('main *').forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > vw + 1 && !scrolls(e)) {
+      res.over.push(e.tagName + '.' + e.className + ' "' + (e.textContent || '').slice(0, 40) + '" right=' + Math.round(r.right));
+    }
+  });
+  document.querySelectorAll('.table-wrap').forEach(function (w) {
+    if (w.scrollWidth > w.clientWidth + 1) {
+      var th = w.querySelector('th');
+      res.wraps.push((th ? th.textContent : '?') + ': ' + w.scrollWidth + ' > ' + w.clientWidth);
+    }
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'overflow-report';
+  pre.textContent = JSON.stringify(res);
+  document.body.appendChild(pre);
+})();
+</script>"#;
+    let html = std::fs::read_to_string(page).unwrap();
+    let csp_start = html
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .expect("page has a CSP meta");
+    let csp_end = csp_start + html[csp_start..].find('>').unwrap() + 1;
+    let mut copy = String::new();
+    copy.push_str(&html[..csp_start]);
+    copy.push_str(&html[csp_end..]);
+    let copy = copy.replace("</body>", &format!("{SCRIPT}\n</body>"));
+    let measured = page.with_extension(format!("measure-{width}.html"));
+    std::fs::write(&measured, copy).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = chromium_cmd(profile.path())
+        .arg(format!("--window-size={width},900"))
+        .arg("--dump-dom")
+        .arg(format!(
+            "file://{}",
+            measured.canonicalize().unwrap().display()
+        ))
+        .output()
+        .expect("run chromium");
+    let _ = std::fs::remove_file(&measured);
+    assert!(
+        out.status.success(),
+        "chromium failed on {}: {}",
+        page.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("<pre id=\"overflow-report\">")
+        .unwrap_or_else(|| panic!("no overflow report on {}", page.display()))
+        + "<pre id=\"overflow-report\">".len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    let json = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let list = |k: &str| -> Vec<String> {
+        v[k].as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Overflow {
+        viewport: v["vw"].as_f64().unwrap_or(0.0),
+        document: v["doc"].as_f64().unwrap_or(0.0),
+        past_edge: list("over"),
+        scrolled_tables: list("wraps"),
+    }
+}
+
+/// Assert that `page` (relative to `out`) keeps every column readable at a desktop (1400 px)
+/// and a phone (420 px) width: no sideways page scroll, nothing past the edge, no table whose
+/// columns are reachable only by scrolling its box.
+pub fn assert_fits(out: &Path, page: &str) {
+    for width in [1400, 420] {
+        let o = measure_overflow(&out.join(page), width);
+        assert!(
+            o.viewport > 0.0 && o.document <= o.viewport + 1.0,
+            "{page} at {width} px: document {} px wide in a {} px viewport",
+            o.document,
+            o.viewport
+        );
+        assert!(
+            o.past_edge.is_empty(),
+            "{page} at {width} px: past the right edge: {:#?}",
+            o.past_edge
+        );
+        assert!(
+            o.scrolled_tables.is_empty(),
+            "{page} at {width} px: tables wider than their box: {:#?}",
+            o.scrolled_tables
+        );
+    }
+}
