@@ -89,6 +89,9 @@ enum Command {
     /// Compare two campaigns (datasets or run directories): per operation the ratio B/A of
     /// the robust estimates with its bootstrap interval and a verdict faster/slower/no change.
     Compare(cmd::compare::CompareArgs),
+    /// Interleaved A/B measurement (the recommended CI gate): two libraries measured
+    /// alternately in fresh pinned processes, ratio from the pairs, verdict per operation.
+    Ab(cmd::ab::AbArgs),
     /// Build the static HTML site from one or more datasets.
     Site(cmd::site::SiteArgs),
     /// Internal: one hash-profiling child process (pqperf re-executes itself).
@@ -123,7 +126,10 @@ fn main() -> std::process::ExitCode {
             ..Default::default()
         },
     });
-    if matches!(cli.command, Command::Campaign(_) | Command::Demo(_)) {
+    if matches!(
+        cli.command,
+        Command::Campaign(_) | Command::Demo(_) | Command::Ab(_)
+    ) {
         cmd::ensure_lean_driver();
     }
     let result = match cli.command {
@@ -140,6 +146,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo(a) => cmd::demo::run_demo(a),
         Command::Site(a) => cmd::site::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::Ab(a) => cmd::ab::run(a),
         Command::Hashprof(a) => cmd::profile::run_hashprof(a),
     };
     match result {
