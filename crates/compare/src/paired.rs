@@ -52,7 +52,7 @@ pub fn schedule(seed: u64, units: usize, pairs: usize) -> Vec<Slot> {
             out.push(Slot {
                 unit,
                 pair,
-                a_first: orders[unit][pair],
+                a_first: orders[unit].get(pair).copied().unwrap_or(true),
             });
         }
     }
