@@ -13,6 +13,10 @@
  *   hung          one trial, then sleeps forever
  *   inconsistent  claims 10 s per trial and exits at once: far more than its CPU time (the
  *                 other modes spin for the CPU time they claim)
+ * Independent of the mode (words anywhere in the file name):
+ *   slower        every call takes 1250 ns instead of 1000 ns (a 25 % regression)
+ *   busy          the canary (PQPERF canary line, a fixed workload the real driver times)
+ *                 claims twice its normal ticks: a machine that ran at half speed
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -113,7 +117,9 @@ int main(int argc, char **argv) {
             break;
         }
     unsigned long long per_call = strcmp(mode, "inconsistent") == 0 ? 10000000000ULL / iters
-                                                                    : 1000ULL;
+                                  : strstr(lib, "slower")                 ? 1250ULL
+                                                                          : 1000ULL;
+    unsigned long long canary_ns = strstr(lib, "busy") ? 60000ULL : 30000ULL;
     /* Run-queue share of this process's trials: 10..90 %, from the process id. */
     unsigned long long share = strcmp(mode, "disturbed") == 0 ? 10 + (unsigned)getpid() % 81 : 0;
     measure_ticks_per_ns();
@@ -153,6 +159,8 @@ int main(int argc, char **argv) {
             fprintf(out, i ? " %llu" : "%llu", count_of(per_call) + i % 7);
         line("%s", "");
     }
+    line("PQPERF\tcanary\tbefore=%llu after=%llu reps=5 steps=20000", count_of(canary_ns),
+         count_of(canary_ns));
     line("META\tverify_rejections\t0");
     line("META\tpeak_rss_bytes\t2097152");
     line("PQPERF\tmem_stack_bytes\t512");

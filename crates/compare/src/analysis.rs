@@ -1,11 +1,34 @@
-//! The comparison itself: pairing, ratio intervals, verdicts, refusals and the spread.
+//! The comparison of two separately measured runs: pairing, ratio intervals that know the
+//! between-run noise, verdicts, refusals and the spread.
+//!
+//! The ratio B/A of the robust estimates gets three intervals, and the verdict uses the widest
+//! view of them:
+//!
+//! * **per call**: the percentile bootstrap of the ratio from both sides' stored samples
+//!   (how well each run knows its own estimate);
+//! * **between processes**: the Welch t-interval (95 %) of the difference of the mean log
+//!   per-process estimates (each sampled trial's own estimate; one sampled trial per driver
+//!   process when the plan runs separate processes), centred on the ratio: the noise between
+//!   fresh processes, which the per-call bootstrap underrates with five trials;
+//! * **between runs**: when a side's campaign.json records an A–A noise floor (median
+//!   |change| `m` of two campaigns of the same libraries), its spread `s = ln(1+m)/0.6745`
+//!   (the median |x| of a normal is 0.6745 σ) is added in quadrature to both half-widths
+//!   (log space, 1.96 s).
+//!
+//! The verdict is [`crate::verdict::judge`] of the widened interval, then the environment gate
+//! ([`crate::verdict::environment_gate`]) with the canary ratio of the two records
+//! (`pqperf.environment_evidence`). One sampled trial on a side leaves the between-process
+//! noise unknown: inconclusive.
 
 use serde::Serialize;
 
 use pqperf_model::Record;
-use pqperf_model::robust::percentile_ci;
+use pqperf_model::robust::{Estimator, percentile_ci};
 use pqperf_model::stats::quantile_sorted;
 
+pub use pqperf_model::ab::Verdict;
+
+use crate::verdict::{environment_gate, judge};
 use crate::{CompareError, Side};
 
 /// Seed offset of side B's replicates (side A uses the record's stored seed).
@@ -35,32 +58,6 @@ impl Default for Options {
     }
 }
 
-/// Verdict of one operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// B is faster: the interval lies below 1 and the change is at least the threshold.
-    Faster,
-    /// B is slower.
-    Slower,
-    /// Neither.
-    NoChange,
-    /// A side has no robust estimate (no per-call samples).
-    NoEstimate,
-}
-
-impl Verdict {
-    /// Wording in tables.
-    pub fn text(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::NoChange => "no change",
-            Verdict::NoEstimate => "no estimate",
-        }
-    }
-}
-
 /// One compared (candidate, instance, operation).
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
@@ -86,6 +83,22 @@ pub struct Row {
     pub naive_ratio: Option<f64>,
     /// The verdict.
     pub verdict: Verdict,
+    /// Why the verdict is what it is, in words (always set for `inconclusive`).
+    pub reason: Option<String>,
+    /// The per-call bootstrap interval of the ratio (lower bound).
+    pub call_ci_low: Option<f64>,
+    /// The per-call bootstrap interval of the ratio (upper bound).
+    pub call_ci_high: Option<f64>,
+    /// The between-process interval of the ratio (lower bound), with ≥ 2 processes a side.
+    pub process_ci_low: Option<f64>,
+    /// The between-process interval of the ratio (upper bound).
+    pub process_ci_high: Option<f64>,
+    /// Sampled trials (per-process estimates) of A and B.
+    pub processes: (usize, usize),
+    /// The A–A noise floor (median |change|) that widened the interval, when recorded.
+    pub noise_floor: Option<f64>,
+    /// B/A of the two records' canary figures (seconds): how the machine differed.
+    pub canary_ratio: Option<f64>,
     /// Both sides measured the same library file (sha256).
     pub same_library: bool,
 }
@@ -133,6 +146,14 @@ impl Comparison {
     /// True when any operation is slower.
     pub fn any_slower(&self) -> bool {
         self.rows.iter().any(|r| r.verdict == Verdict::Slower)
+    }
+
+    /// Rows where both sides have an estimate (what a gate can judge at all).
+    pub fn comparable(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict != Verdict::NoEstimate)
+            .count()
     }
 }
 
@@ -203,7 +224,7 @@ fn check_sides(
     Ok(())
 }
 
-/// Ratio B/A with its percentile interval, from the two records' robust estimates.
+/// Ratio B/A with its per-call percentile interval, from the two records' robust estimates.
 fn ratio_ci(a: &Record, b: &Record, confidence: f64) -> Option<(f64, f64, f64)> {
     let ra = a.pqperf.as_ref()?.robust.as_ref()?;
     let rb = b.pqperf.as_ref()?.robust.as_ref()?;
@@ -220,6 +241,149 @@ fn ratio_ci(a: &Record, b: &Record, confidence: f64) -> Option<(f64, f64, f64)> 
     }
     let (lo, hi) = percentile_ci(&mut r, confidence)?;
     Some((rb.estimate_seconds / ra.estimate_seconds, lo, hi))
+}
+
+/// ln of each sampled trial's own estimate (the record's estimator over that trial's calls).
+pub fn process_log_estimates(r: &Record) -> Vec<f64> {
+    let Some(rb) = r.pqperf.as_ref().and_then(|p| p.robust.as_ref()) else {
+        return Vec::new();
+    };
+    let est = Estimator::parse(&rb.estimator).unwrap_or(Estimator::for_op(&r.operation));
+    rb.sample_trials()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|mut t| est.of(&mut t))
+        .filter(|&x| x > 0.0)
+        .map(f64::ln)
+        .collect()
+}
+
+/// Two-sided 97.5 % quantile of Student's t with `df` degrees of freedom (table for 1–30,
+/// then 1.96 + 2.4/df, within 0.002 of the exact value).
+pub fn t975(df: f64) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    // Non-integer degrees of freedom (Welch) round down: the wider, safer interval.
+    let d = df.floor().max(1.0);
+    if d <= 30.0 {
+        T[d as usize - 1]
+    } else {
+        1.96 + 2.4 / d
+    }
+}
+
+fn mean_var(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let m = x.iter().sum::<f64>() / n;
+    let v = x.iter().map(|y| (y - m) * (y - m)).sum::<f64>() / (n - 1.0);
+    (m, v)
+}
+
+/// Half-width (log space) of the 95 % Welch interval of mean(ln B) − mean(ln A); `None` with
+/// fewer than two values on a side.
+pub fn welch_half_width(la: &[f64], lb: &[f64]) -> Option<f64> {
+    if la.len() < 2 || lb.len() < 2 {
+        return None;
+    }
+    let (_, va) = mean_var(la);
+    let (_, vb) = mean_var(lb);
+    let (na, nb) = (la.len() as f64, lb.len() as f64);
+    let (qa, qb) = (va / na, vb / nb);
+    let se2 = qa + qb;
+    if se2 <= 0.0 {
+        return Some(0.0);
+    }
+    let df = se2 * se2 / (qa * qa / (na - 1.0) + qb * qb / (nb - 1.0));
+    Some(t975(df) * se2.sqrt())
+}
+
+/// The between-run spread (log space, 1.96 σ) of an A–A noise floor `m` (median |change|).
+pub fn floor_half_width(m: f64) -> f64 {
+    1.96 * (1.0 + m).ln() / 0.6745
+}
+
+/// Canary figure of a record in seconds (median ticks ÷ the record's tick rate).
+fn canary_seconds(r: &Record) -> Option<f64> {
+    let p = r.pqperf.as_ref()?;
+    let ticks = p.environment_evidence.as_ref()?.canary_median_ticks?;
+    let hz = p.robust.as_ref()?.tick_hz;
+    (ticks > 0.0 && hz > 0.0).then(|| ticks / hz)
+}
+
+/// Everything one row's verdict is made of.
+struct Judged {
+    ratio: f64,
+    lo: f64,
+    hi: f64,
+    call: (f64, f64),
+    process: Option<(f64, f64)>,
+    processes: (usize, usize),
+    floor: Option<f64>,
+    canary: Option<f64>,
+    verdict: Verdict,
+    reason: Option<String>,
+}
+
+fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option<Judged> {
+    let (ratio, clo, chi) = ratio_ci(a, b, o.confidence)?;
+    let (la, lb) = (process_log_estimates(a), process_log_estimates(b));
+    let lr = ratio.ln();
+    let hw = welch_half_width(&la, &lb);
+    // Widest of the per-call and between-process views, each side of the ratio.
+    let mut dlo = (lr - clo.ln()).max(0.0);
+    let mut dhi = (chi.ln() - lr).max(0.0);
+    if let Some(h) = hw {
+        dlo = dlo.max(h);
+        dhi = dhi.max(h);
+    }
+    if let Some(m) = floor {
+        let f = floor_half_width(m);
+        dlo = (dlo * dlo + f * f).sqrt();
+        dhi = (dhi * dhi + f * f).sqrt();
+    }
+    let (lo, hi) = ((lr - dlo).exp(), (lr + dhi).exp());
+    let canary = match (canary_seconds(a), canary_seconds(b)) {
+        (Some(x), Some(y)) => Some(y / x),
+        _ => None,
+    };
+    let (mut verdict, mut reason) = if hw.is_none() {
+        let side = if la.len() < 2 { "A" } else { "B" };
+        (
+            Verdict::Inconclusive,
+            Some(format!(
+                "side {side} has {} sampled trial(s): the noise between processes is unknown; measure with at least 2 trials (separate processes) a side, or interleaved (pqperf ab)",
+                la.len().min(lb.len())
+            )),
+        )
+    } else {
+        judge(ratio, lo, hi, o.threshold)
+    };
+    if hw.is_some() {
+        (verdict, reason) = environment_gate((verdict, reason), ratio, canary, o.threshold);
+    }
+    if let (Some(m), Some(r)) = (floor, reason.as_mut())
+        && verdict == Verdict::Inconclusive
+    {
+        r.push_str(&format!(
+            " (the interval includes the recorded A–A noise floor of ±{:.1} %)",
+            m * 100.0
+        ));
+    }
+    Some(Judged {
+        ratio,
+        lo,
+        hi,
+        call: (clo, chi),
+        process: hw.map(|h| ((lr - h).exp(), (lr + h).exp())),
+        processes: (la.len(), lb.len()),
+        floor,
+        canary,
+        verdict,
+        reason,
+    })
 }
 
 /// Compares B against A.
@@ -281,20 +445,11 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
                 .as_ref()
                 .map(|x| x.estimate_seconds)
         };
-        let (ratio, lo, hi, verdict) = match ratio_ci(ra, rb, o.confidence) {
-            Some((ratio, lo, hi)) => {
-                let big = (ratio - 1.0).abs() >= o.threshold;
-                let v = if hi < 1.0 && big {
-                    Verdict::Faster
-                } else if lo > 1.0 && big {
-                    Verdict::Slower
-                } else {
-                    Verdict::NoChange
-                };
-                (Some(ratio), Some(lo), Some(hi), v)
-            }
-            None => (None, None, None, Verdict::NoEstimate),
+        let floor = match (a.noise_floor, b.noise_floor) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
         };
+        let j = judge_pair(ra, rb, floor, o);
         rows.push(Row {
             candidate: ra.candidate.clone(),
             label_a: ra.label.clone(),
@@ -302,11 +457,19 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             op: key,
             a_seconds: est(ra),
             b_seconds: est(rb),
-            ratio,
-            ratio_ci_low: lo,
-            ratio_ci_high: hi,
+            ratio: j.as_ref().map(|j| j.ratio),
+            ratio_ci_low: j.as_ref().map(|j| j.lo),
+            ratio_ci_high: j.as_ref().map(|j| j.hi),
             naive_ratio,
-            verdict,
+            verdict: j.as_ref().map_or(Verdict::NoEstimate, |j| j.verdict),
+            reason: j.as_ref().and_then(|j| j.reason.clone()),
+            call_ci_low: j.as_ref().map(|j| j.call.0),
+            call_ci_high: j.as_ref().map(|j| j.call.1),
+            process_ci_low: j.as_ref().and_then(|j| j.process.map(|p| p.0)),
+            process_ci_high: j.as_ref().and_then(|j| j.process.map(|p| p.1)),
+            processes: j.as_ref().map_or((0, 0), |j| j.processes),
+            noise_floor: j.as_ref().and_then(|j| j.floor),
+            canary_ratio: j.as_ref().and_then(|j| j.canary),
             same_library: ra.library_sha256.is_some() && ra.library_sha256 == rb.library_sha256,
         });
     }
@@ -402,6 +565,7 @@ mod tests {
             shown: "x".into(),
             system_dir: "x".into(),
             records: recs,
+            noise_floor: None,
         }
     }
 
@@ -464,5 +628,125 @@ mod tests {
         let c = compare(&side(vec![x.clone()]), &side(vec![x]), &Options::default()).unwrap();
         assert_eq!(c.rows[0].verdict, Verdict::NoEstimate);
         assert!(c.spread.is_none());
+    }
+
+    /// `rec` whose sampled trial `i` is scaled by `1 + spread·(i − 2)` (between-process
+    /// noise) and with a canary figure of `canary` ticks.
+    fn rec_noisy(scale: f64, spread: f64, canary: Option<f64>, seed: u64) -> Record {
+        let mut rng = SplitMix64::new(seed);
+        let trials: Vec<Vec<u64>> = (0..5)
+            .map(|i| {
+                let f = scale * (1.0 + spread * (i as f64 - 2.0));
+                (0..400)
+                    .map(|_| ((100_000 + rng.next_u64() % 4_000) as f64 * f) as u64)
+                    .collect()
+            })
+            .collect();
+        let mut r = rec("l", "keygen", scale, seed);
+        let p = r.pqperf.as_mut().unwrap();
+        p.robust = Robust::compute(&trials, "keygen", 2.5e9);
+        p.environment_evidence = canary.map(|c| pqperf_model::envevidence::EnvSummary {
+            canary_method: "test".into(),
+            canary_processes: 5,
+            canary_median_ticks: Some(c),
+            canary_spread: Some(1.0),
+            steal_share: None,
+            runq_share: None,
+            load_1m_max: None,
+        });
+        r
+    }
+
+    #[test]
+    fn between_process_noise_widens_the_interval() {
+        // 5 % between processes on both sides, 4 % change: the interval reaches across
+        // the band.
+        let a = side(vec![rec_noisy(1.0, 0.05, None, 1)]);
+        let b = side(vec![rec_noisy(1.04, 0.05, None, 2)]);
+        let c = compare(&a, &b, &Options::default()).unwrap();
+        let r = &c.rows[0];
+        assert_eq!(r.processes, (5, 5));
+        let (plo, phi) = (r.process_ci_low.unwrap(), r.process_ci_high.unwrap());
+        let (lo, hi) = (r.ratio_ci_low.unwrap(), r.ratio_ci_high.unwrap());
+        // The verdict's interval is the widest view of both.
+        assert!(lo <= plo.min(r.call_ci_low.unwrap()), "{r:?}");
+        assert!(hi >= phi.max(r.call_ci_high.unwrap()), "{r:?}");
+        assert!(plo < 1.0 && phi > 1.04, "{r:?}");
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        assert!(r.reason.as_deref().unwrap().contains("includes 1.0"));
+        // Without that noise the same change is slower.
+        let a = side(vec![rec_noisy(1.0, 0.0, None, 1)]);
+        let b = side(vec![rec_noisy(1.04, 0.0, None, 2)]);
+        assert_eq!(
+            compare(&a, &b, &Options::default()).unwrap().rows[0].verdict,
+            Verdict::Slower
+        );
+    }
+
+    #[test]
+    fn the_noise_floor_and_the_canary_make_verdicts_inconclusive() {
+        let a = side(vec![rec_noisy(1.0, 0.0, Some(1000.0), 1)]);
+        let b = side(vec![rec_noisy(1.10, 0.0, Some(1000.0), 2)]);
+        let c = compare(&a, &b, &Options::default()).unwrap();
+        assert_eq!(c.rows[0].verdict, Verdict::Slower);
+        assert_eq!(c.rows[0].canary_ratio, Some(1.0));
+        // A recorded A–A floor of 8 % median |change|: 10 % is within the noise.
+        let mut bf = b.clone();
+        bf.noise_floor = Some(0.08);
+        let c = compare(&a, &bf, &Options::default()).unwrap();
+        let r = &c.rows[0];
+        assert_eq!(r.noise_floor, Some(0.08));
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        assert!(
+            r.reason
+                .as_deref()
+                .unwrap()
+                .contains("noise floor of ±8.0 %")
+        );
+        // A 1 % floor leaves the verdict.
+        bf.noise_floor = Some(0.01);
+        assert_eq!(
+            compare(&a, &bf, &Options::default()).unwrap().rows[0].verdict,
+            Verdict::Slower
+        );
+        // The machine ran 15 % slower during B (canary): the 10 % is not B's.
+        let b_busy = side(vec![rec_noisy(1.10, 0.0, Some(1150.0), 2)]);
+        let c = compare(&a, &b_busy, &Options::default()).unwrap();
+        let r = &c.rows[0];
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r.reason.as_deref().unwrap().contains("canary"), "{r:?}");
+        assert!(!c.any_slower());
+    }
+
+    #[test]
+    fn one_sampled_trial_leaves_the_process_noise_unknown() {
+        let mut a1 = rec("l", "keygen", 1.0, 1);
+        let rb = a1.pqperf.as_mut().unwrap().robust.as_mut().unwrap();
+        rb.samples.truncate(1);
+        let rb = rb.clone();
+        a1.pqperf.as_mut().unwrap().robust = rb.recompute().unwrap();
+        let b = side(vec![rec("l", "keygen", 1.5, 2)]);
+        let c = compare(&side(vec![a1]), &b, &Options::default()).unwrap();
+        let r = &c.rows[0];
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(
+            r.reason.as_deref().unwrap().contains("1 sampled trial"),
+            "{r:?}"
+        );
+        assert_eq!(c.comparable(), 1);
+    }
+
+    #[test]
+    fn t_quantiles_and_welch() {
+        assert_eq!(t975(1.0), 12.706);
+        assert_eq!(t975(4.7), 2.776);
+        assert!((t975(60.0) - 2.000).abs() < 0.002);
+        assert!((t975(120.0) - 1.980).abs() < 0.002);
+        assert_eq!(welch_half_width(&[1.0], &[1.0, 2.0]), None);
+        assert_eq!(welch_half_width(&[1.0, 1.0], &[2.0, 2.0]), Some(0.0));
+        // Equal variances 0.5, n = 2 each: se = sqrt(0.5), df = 2.
+        let h = welch_half_width(&[0.0, 1.0], &[0.0, 1.0]).unwrap();
+        assert!((h - 4.303 * 0.5f64.sqrt()).abs() < 1e-12);
+        assert!((floor_half_width(0.1) - 1.96 * 1.1f64.ln() / 0.6745).abs() < 1e-15);
     }
 }

@@ -4,22 +4,30 @@
 //! * [`load`] reads one side's records ([`Side`]).
 //! * [`compare`] pairs the records per (candidate, instance, operation) — through an optional
 //!   instance mapping — and computes for each pair the ratio B/A of the robust estimates
-//!   (`pqperf.robust`) with a percentile-bootstrap interval of the ratio (replicate *i* of B
-//!   over replicate *i* of A, each side's two-level bootstrap drawn from its stored samples)
-//!   and a verdict ([`Verdict`]): `faster`/`slower` when the interval excludes 1.0 and the
-//!   change is at least the threshold (default 2 %), otherwise `no change`. It refuses
+//!   (`pqperf.robust`) with an interval that knows the between-run noise (the widest of the
+//!   per-call bootstrap and the between-process interval, widened by a recorded A–A noise
+//!   floor; [`analysis`]) and a verdict ([`Verdict`], rules in [`verdict`]):
+//!   `faster`/`slower`, `no change` (interval inside the ±threshold band), or `inconclusive`
+//!   with the reason (also when the canary says the machine itself differed more than the
+//!   change). It refuses
 //!   emulated data and mixed ICCS providers unless forced, lists instances present on one
 //!   side only and reports the spread it found ([`Spread`]; the A–A noise floor when both
 //!   sides measured the same library files).
 //! * [`record_noise_floor`] writes an A–A spread into side B's campaign.json
 //!   (`pqperf.noise_floor`), which the method page states.
+//! * [`paired`]: the seeded schedule and the paired statistics of an interleaved A/B
+//!   measurement; [`interleave`] runs one (`pqperf ab`: two libraries measured alternately
+//!   in fresh pinned processes on one leased CPU, evidence `pqperf_model::ab::AbEvidence`).
 //! * [`render`] turns a [`Comparison`] into Markdown; JSON is its serde form.
 
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod interleave;
 pub mod load;
+pub mod paired;
 pub mod render;
+pub mod verdict;
 
 pub use analysis::{Comparison, Options, Row, Spread, Verdict, compare, noise_floor_json};
 pub use load::{Side, load, record_noise_floor};

@@ -18,6 +18,9 @@ pub struct Side {
     pub system_dir: PathBuf,
     /// Records, sorted by (candidate, label, operation, input bytes).
     pub records: Vec<Record>,
+    /// The A–A noise floor recorded for this side (`pqperf.noise_floor.median_abs_change`
+    /// of its campaign.json, `pqperf compare --record-noise-floor`), when there is one.
+    pub noise_floor: Option<f64>,
 }
 
 /// Reads the records of `path` through the one dataset loader (`pqperf_model::dataset`): a
@@ -62,10 +65,17 @@ pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
             b.input_bytes,
         ))
     });
+    let noise_floor = sys
+        .campaign
+        .as_ref()
+        .and_then(|c| serde_json::to_value(&c.value).ok())
+        .and_then(|v| v["pqperf"]["noise_floor"]["median_abs_change"].as_f64())
+        .filter(|x| x.is_finite() && *x >= 0.0);
     Ok(Side {
         shown: path.display().to_string(),
         system_dir: path.join(&sys.dir),
         records,
+        noise_floor,
     })
 }
 

@@ -22,10 +22,12 @@ pub fn markdown(c: &Comparison) -> String {
         c.a, c.b
     ));
     o.push_str(&format!(
-        "Ratio B/A of the robust per-call estimates, {:.0} % bootstrap interval; verdict faster/slower when the interval excludes 1.0 and the change is at least {:.1} %.\n\n",
+        "Ratio B/A of the robust per-call estimates; the interval is the widest of the per-call bootstrap ({:.0} %) and the between-process interval, widened by a recorded A–A noise floor; verdict faster/slower when it excludes 1.0 and the change is at least {:.1} %, no change when it lies inside ±{:.1} %, otherwise inconclusive (reasons below the table).\n\n",
         c.confidence * 100.0,
+        c.threshold * 100.0,
         c.threshold * 100.0
     ));
+    let mut reasons: Vec<String> = Vec::new();
     o.push_str("| candidate | instance | op | A | B | B/A | interval | change | verdict | median-trial B/A |\n");
     o.push_str("|---|---|---|---:|---:|---:|---|---:|---|---:|\n");
     for r in &c.rows {
@@ -42,14 +44,24 @@ pub fn markdown(c: &Comparison) -> String {
             .naive_ratio
             .map(|x| format!("{x:.4}"))
             .unwrap_or_else(|| "–".into());
+        let mark = match &r.reason {
+            Some(why) => {
+                reasons.push(format!("{} {inst} {}: {why}", r.candidate, r.op));
+                format!(" [{}]", reasons.len())
+            }
+            None => String::new(),
+        };
         o.push_str(&format!(
-            "| {} | {inst} | {} | {} | {} | {ratio} | {ci} | {ch} | {} | {naive} |\n",
+            "| {} | {inst} | {} | {} | {} | {ratio} | {ci} | {ch} | {}{mark} | {naive} |\n",
             r.candidate,
             r.op,
             time(r.a_seconds),
             time(r.b_seconds),
             r.verdict.text()
         ));
+    }
+    for (i, why) in reasons.iter().enumerate() {
+        o.push_str(&format!("\n[{}] {why}\n", i + 1));
     }
     for (name, list) in [("A", &c.only_a), ("B", &c.only_b)] {
         if !list.is_empty() {

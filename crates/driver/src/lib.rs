@@ -8,6 +8,7 @@
 //! belongs to the candidate, see `pqperf_ffi::untrusted`). pqperf additions are
 //! `PQPERF <key> <value>` lines (counter name; `trial_sched`/`sample_sched`: per-trial
 //! scheduler facts, see `timing`; `mem_…`: the untimed memory pass, [`mem`]) and
+//! `PQPERF canary` (a fixed workload timed before and after the trials, [`canary`]) and
 //! `SAMPLES <trial> <ticks>…` lines: per-call tick-counter deltas of separate sampled trials
 //! (never of the reference trials), from which the robust estimate and its CI are computed.
 //!
@@ -26,6 +27,7 @@ use pqperf_ffi::dl::{
 use pqperf_ffi::{affinity, procinfo};
 
 mod args;
+pub mod canary;
 mod kex;
 mod mem;
 mod ops;

@@ -154,6 +154,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         o.line("STATUS\tsetup_only");
         return Ok(0);
     }
+    let canary_before = super::canary::measure();
     for t in 1..=a.trials {
         let s0 = SchedSnap::now();
         let (ns, count) = if let (Some(s), Op::Kex(k)) = (step, &mut p.op) {
@@ -227,6 +228,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
             o.line(line);
         }
     }
+    o.line(super::canary::line(canary_before, super::canary::measure()));
     if matches!(
         p.op,
         Op::SigKeygen(..)

@@ -83,6 +83,50 @@ pub fn load_average() -> [f64; 3] {
     ]
 }
 
+/// Cumulative times of one CPU from its `cpuN` line of `/proc/stat` (USER_HZ ticks): the
+/// total of the first eight columns (user … steal; guest time is already in user) and the
+/// steal column, time the hypervisor gave that virtual CPU's host core to something else.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuTimes {
+    /// user + nice + system + idle + iowait + irq + softirq + steal.
+    pub total: u64,
+    /// steal.
+    pub steal: u64,
+}
+
+impl CpuTimes {
+    /// The times of `cpu` now; `None` when `/proc/stat` has no line for it.
+    pub fn now(cpu: usize) -> Option<CpuTimes> {
+        CpuTimes::parse(&std::fs::read_to_string("/proc/stat").ok()?, cpu)
+    }
+
+    /// The `cpu<cpu>` line of a `/proc/stat` text.
+    pub fn parse(text: &str, cpu: usize) -> Option<CpuTimes> {
+        let name = format!("cpu{cpu}");
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name.as_str()))?;
+        let v: Vec<u64> = line
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .map(|x| x.parse().ok())
+            .collect::<Option<Vec<u64>>>()?;
+        Some(CpuTimes {
+            total: v.iter().sum(),
+            steal: v.get(7).copied().unwrap_or(0),
+        })
+    }
+
+    /// Share of the time since `earlier` that was stolen; `None` when no time passed (the
+    /// columns advance in ticks of 10 ms: a short process may see none).
+    pub fn steal_share_since(&self, earlier: &CpuTimes) -> Option<f64> {
+        let total = self.total.checked_sub(earlier.total)?;
+        let steal = self.steal.checked_sub(earlier.steal)?;
+        (total > 0).then(|| steal as f64 / total as f64)
+    }
+}
+
 /// Scheduler and fault counters of the calling thread at one instant; the difference of two
 /// snapshots taken around a timed trial says how much the trial was disturbed.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -216,6 +260,24 @@ fn flock(f: &std::fs::File, op: libc::c_int) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cpu_times_of_proc_stat() {
+        let text =
+            "cpu  9 9 9 9 9 9 9 9 0 0\ncpu0 10 1 5 100 2 0 1 3 7 0\ncpu1 1 1 1 1 1 1 1 1 0 0\n";
+        let a = super::CpuTimes::parse(text, 0).unwrap();
+        assert_eq!((a.total, a.steal), (122, 3));
+        assert_eq!(super::CpuTimes::parse(text, 2), None);
+        let b = super::CpuTimes {
+            total: 222,
+            steal: 28,
+        };
+        assert_eq!(b.steal_share_since(&a), Some(0.25));
+        assert_eq!(a.steal_share_since(&a), None);
+        // The real file has a line for a CPU this thread may run on.
+        let cpu = crate::affinity::get_affinity().unwrap()[0];
+        assert!(super::CpuTimes::now(cpu).is_some());
+    }
+
     use super::*;
 
     #[test]

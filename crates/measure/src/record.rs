@@ -136,6 +136,7 @@ fn run_with_retries(
             status: run.process.status.clone(),
             disturbed,
             trials: run.sched.clone(),
+            env: Some(run.env.clone()).filter(|e| !e.is_empty()),
         });
         // A run whose claims disagree with the kernel's accounting is re-run once.
         let inconsistent = run.process.status == crate::verify::INCONSISTENT;
@@ -442,6 +443,7 @@ pub fn measure_one(
         ext.attempts = Some(attempts);
     }
     ext.adaptive = adaptive;
+    ext.environment_evidence = kept_env(ext.attempts.as_deref());
     let mut rec = Record {
         schema: record::RECORD_SCHEMA,
         status: if complete {
@@ -520,6 +522,15 @@ fn keep_run(
     processes.push(pr);
 }
 
+/// The environment of the kept attempts (`pqperf.environment_evidence`).
+fn kept_env(attempts: Option<&[Attempt]>) -> Option<pqperf_model::envevidence::EnvSummary> {
+    let kept = attempts?
+        .iter()
+        .filter(|a| a.kept)
+        .filter_map(|a| a.env.as_ref());
+    pqperf_model::envevidence::EnvSummary::of(kept)
+}
+
 fn strip_cal(cal: &Value) -> Value {
     let mut v = cal.clone();
     if let Value::Object(m) = &mut v {
@@ -574,6 +585,7 @@ mod tests {
             wall_s: 1.0,
             timed_s: 0.5,
             mem: None,
+            env: Default::default(),
         }
     }
 

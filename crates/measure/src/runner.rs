@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pqperf_ffi::untrusted::{self, ChildSpec};
+use pqperf_model::envevidence::ProcessEnv;
 use pqperf_model::fields::Fields;
 use pqperf_model::limits;
 use pqperf_model::record::{Process, Trial, TrialSched};
@@ -104,6 +105,9 @@ pub struct Run {
     pub timed_s: f64,
     /// The untimed memory pass (`PQPERF mem_…` lines), when the driver made one.
     pub mem: Option<MemFigures>,
+    /// The machine's state during the process: the driver's canary figures, the steal and
+    /// load the parent read around it, the trials' run-queue share.
+    pub env: ProcessEnv,
 }
 
 /// Per-operation memory from the driver's untimed memory pass (`pqperf_driver` `mem`).
@@ -197,7 +201,16 @@ pub(crate) fn spawn(
 pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run {
     let mut command = vec![DRIVER_BIN.to_string()];
     command.extend(args.to_argv());
+    let cpu_t0 = args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now);
+    let load_1m = pqperf_ffi::procinfo::load_average()[0];
     let out = spawn(exe, args, timeout);
+    let steal_share = match (
+        cpu_t0,
+        args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now),
+    ) {
+        (Some(t0), Some(t1)) => t1.steal_share_since(&t0),
+        _ => None,
+    };
     if let Some(e) = &out.spawn_error {
         let process = Process {
             status: "failed".into(),
@@ -216,6 +229,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             wall_s: 0.0,
             timed_s: 0.0,
             mem: None,
+            env: ProcessEnv::default(),
         };
     }
     let wall_s = out.wall_s;
@@ -324,7 +338,15 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     } else {
         None
     };
+    let env = ProcessEnv {
+        canary_before_ticks: parsed.canary.map(|c| c.0),
+        canary_after_ticks: parsed.canary.map(|c| c.1),
+        steal_share,
+        runq_share: runq_share(&parsed.sched),
+        load_1m: Some(load_1m),
+    };
     Run {
+        env,
         process,
         samples: parsed.samples,
         sample_trials: parsed.sample_trials,
@@ -334,6 +356,13 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         timed_s,
         mem,
     }
+}
+
+/// Share of the trials' wall time spent on the run queue (`None` without schedstat).
+fn runq_share(sched: &[TrialSched]) -> Option<f64> {
+    let ns: f64 = sched.iter().map(|t| t.seconds).sum();
+    let q: Option<u64> = sched.iter().map(|t| t.runq_ns).sum();
+    q.filter(|_| ns > 0.0).map(|q| q as f64 / 1e9 / ns)
 }
 
 fn signal_name(sig: i64) -> &'static str {
@@ -369,6 +398,8 @@ pub struct Parsed {
     pub sched_run_ns: Vec<Option<u64>>,
     /// PQPERF counter.
     pub counter: Option<String>,
+    /// `PQPERF canary before=… after=…`: the canary figures (ticks), a claim of the child.
+    pub canary: Option<(u64, u64)>,
     /// PQPERF mem_… lines (complete stack figures required).
     pub mem: Option<MemFigures>,
     /// Why sampled trials were refused (a SAMPLES line over
@@ -413,6 +444,11 @@ pub fn parse_output(lines: &[String]) -> Parsed {
                 p.sample_trials.push(v);
             }
             ["PQPERF", "counter", v] => p.counter = Some(v.to_string()),
+            ["PQPERF", "canary", v] => {
+                if let (Some(b), Some(a)) = (sched_field(v, "before"), sched_field(v, "after")) {
+                    p.canary = Some((b, a));
+                }
+            }
             ["PQPERF", key @ ("trial_sched" | "sample_sched"), v] => {
                 if let Some(t) = parse_sched(key, v) {
                     p.sched.push(t);
@@ -502,6 +538,7 @@ mod tests {
             "TRIAL\t1\t20\t0.001000000\t2100000",
             "PQPERF\ttrial_sched\ttrial=1 calls=20 ns=1000000 count=2100000 nivcsw=3 nvcsw=0 runq_ns=250000 run_ns=750000 minflt=0 majflt=0 migrations=- cpu_changed=0",
             "SAMPLES\t1\t5 6 7",
+            "PQPERF\tcanary\tbefore=1000 after=1100 reps=5 steps=20000",
             "PQPERF\tmem_stack_bytes\t100480",
             "PQPERF\tmem_stack_region_bytes\t1048576",
             "PQPERF\tmem_stack_overflow\t0",
@@ -530,6 +567,8 @@ mod tests {
         assert_eq!((t.migrations, t.cpu_changed), (None, Some(false)));
         assert_eq!(p.status.as_deref(), Some("complete"));
         assert_eq!(p.counter.as_deref(), Some("tsc"));
+        assert_eq!(p.canary, Some((1000, 1100)));
+        assert_eq!(runq_share(&p.sched), Some(0.25));
         let m = p.mem.unwrap();
         assert_eq!((m.stack_bytes, m.stack_overflow), (100480, false));
         assert_eq!(m.heap_peak_bytes, Some(1048576));

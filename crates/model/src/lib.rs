@@ -31,6 +31,8 @@
 //! | [`md`] | text into Markdown: [`md::escape_text`], [`md::code_span`], [`md::safe_url`], and [`md::structure_char`] (what `validate` refuses in names) |
 //! | [`limits`] | bounds on evidence (samples per trial, bytes per file) and the bounded reader [`limits::read_bounded`] every evidence reader uses |
 //! | [`captured`] | captured candidate output stored capped, with control characters escaped ([`captured::escape_captured`]) |
+//! | [`ab`] | comparison [`ab::Verdict`]s and the evidence of an interleaved A/B measurement (`pqperf ab`: [`ab::AbEvidence`]) |
+//! | [`envevidence`] | environment evidence of driver processes (canary, steal, run-queue share, load: [`envevidence::ProcessEnv`]) and its per-record summary |
 //! | [`provenance`] | what an ICCS import did (`<run>/imports/<id>.json`: command, submission digest, folder/instance/manifest identity), tree digests, catalog edits |
 //!
 //! # Round-trip guarantee
@@ -49,12 +51,14 @@
 
 #![forbid(unsafe_code)]
 
+pub mod ab;
 pub mod buildjson;
 pub mod campaign;
 pub mod captured;
 pub mod catalog;
 pub mod ct;
 pub mod dataset;
+pub mod envevidence;
 pub mod error;
 pub mod fields;
 pub mod fmt;

@@ -211,6 +211,10 @@ evidence_struct! {
         /// Adaptive stopping: what was added after the planned trials and why it stopped.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub adaptive: Option<Adaptive>,
+        /// The machine's state during the kept processes: canary, steal, run-queue share,
+        /// load (`crate::envevidence`); what `pqperf compare` weighs against the change.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub environment_evidence: Option<crate::envevidence::EnvSummary>,
     }
 }
 
@@ -230,6 +234,9 @@ pub struct Attempt {
     pub disturbed: bool,
     /// Per-trial scheduler facts (reference and sampled trials).
     pub trials: Vec<TrialSched>,
+    /// The machine's state during the process (canary, steal, run-queue share, load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<crate::envevidence::ProcessEnv>,
 }
 
 /// Scheduler facts of one trial, from the driver's `PQPERF trial_sched`/`sample_sched` line.

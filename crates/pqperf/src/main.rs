@@ -63,6 +63,9 @@ enum Command {
     /// Compare two campaigns (datasets or run directories): per operation the ratio B/A of
     /// the robust estimates with its bootstrap interval and a verdict faster/slower/no change.
     Compare(cmd::compare::CompareArgs),
+    /// Interleaved A/B measurement (the recommended CI gate): two libraries measured
+    /// alternately in fresh pinned processes, ratio from the pairs, verdict per operation.
+    Ab(cmd::ab::AbArgs),
     /// Build the static HTML site from a published dataset.
     Site(cmd::site::SiteArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
@@ -86,6 +89,7 @@ impl Command {
             Command::Ct(a) => Some(&a.contain),
             Command::Campaign(a) => Some(&a.contain),
             Command::Demo(a) => Some(&a.contain),
+            Command::Ab(a) => Some(&a.contain),
             _ => None,
         }
     }
@@ -111,7 +115,10 @@ fn main() -> std::process::ExitCode {
         // An orchestrator: SIGINT/SIGTERM end every contained child before pqperf.
         pqperf_ffi::untrusted::end_children_on_termination();
     }
-    if matches!(cli.command, Command::Campaign(_) | Command::Demo(_)) {
+    if matches!(
+        cli.command,
+        Command::Campaign(_) | Command::Demo(_) | Command::Ab(_)
+    ) {
         cmd::ensure_lean_driver();
     }
     let result = match cli.command {
@@ -132,6 +139,7 @@ fn main() -> std::process::ExitCode {
             cmd::meta::run_completions(a, <Cli as clap::CommandFactory>::command())
         }
         Command::Man(a) => cmd::meta::run_man(a, <Cli as clap::CommandFactory>::command()),
+        Command::Ab(a) => cmd::ab::run(a),
         Command::Hashprof(a) => cmd::profile::run_hashprof(a),
     };
     match result {

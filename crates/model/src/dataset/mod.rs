@@ -150,6 +150,8 @@ pub fn is_run_dir_only(rel: &Path) -> bool {
             | "provider"
             | "iccs-baseline"
             | "hashprof"
+            // `pqperf ab` evidence (interleaved A/B gates of this run directory).
+            | "ab"
     ) || (first == "kat"
         && (rel.components().count() > 3
             || (rel.components().count() == 3 && rel.extension().is_none_or(|e| e != "log"))))

@@ -9,16 +9,23 @@ use anyhow::Context;
 const LONG_HELP: &str = "A and B are run directories (records/) or datasets \
 (performance/data/<system>/records/; --system when there are several). For every (candidate, \
 instance, operation) on both sides: the ratio B/A of the robust per-call estimates \
-(pqperf.robust: p50, or the 20 % trimmed mean for sign), a 95 % percentile-bootstrap interval \
-of the ratio drawn from the stored per-call samples, and a verdict: faster/slower when the \
-interval excludes 1.0 and |change| >= --threshold (default 2 %), else no change. The \
-reference median-trial ratio is shown beside it. Instances on one side only are listed. The \
-spread of the ratios is reported; when both sides measured the same library files it is the \
-A-A noise floor.
+(pqperf.robust: p50, or the 20 % trimmed mean for sign) with an interval that knows the \
+between-run noise: the widest of the per-call bootstrap interval and the between-process \
+(Welch t, 95 %) interval of the per-trial estimates, widened by the A-A noise floor recorded \
+for either side (--record-noise-floor). Verdict: slower/faster when the interval excludes 1.0 \
+and |change| >= --threshold (default 2 %); no change when the whole interval lies inside the \
++-threshold band; otherwise inconclusive, with the reason. Also inconclusive when the two \
+records' canary (a fixed workload every driver process times) says the machine itself \
+differed at least as much as the change. The reference median-trial ratio is shown beside \
+it. Instances on one side only are listed. The spread of the ratios is reported; when both \
+sides measured the same library files it is the A-A noise floor. For a gate on a shared \
+machine prefer `pqperf ab` (interleaved pairs).
 
-Refuses records measured on an emulated host and mixed ICCS providers unless --force.
+Refuses records measured on an emulated host and mixed ICCS providers unless --force, and a \
+comparison in which no operation has an estimate on both sides.
 
-Exit status: 0, or 1 with --fail-on-regression when any operation is slower; 2 on errors.
+Exit status: 0, or 1 with --fail-on-regression when any operation is slower (never for \
+inconclusive); 2 on errors and refusals.
 
 Examples:
   pqperf compare runs/before runs/after
@@ -46,7 +53,7 @@ pub struct CompareArgs {
     /// JSON instead of Markdown.
     #[arg(long)]
     json: bool,
-    /// Exit with status 1 when any operation is slower.
+    /// Exit with status 1 when any operation is slower (inconclusive never fails the gate).
     #[arg(long)]
     fail_on_regression: bool,
     /// Compare emulated data or mixed ICCS providers anyway.
@@ -104,6 +111,22 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
         ..Default::default()
     };
     let c = pqperf_compare::compare(&sa, &sb, &o)?;
+    // Nothing comparable is not "no regression" either.
+    anyhow::ensure!(
+        c.comparable() > 0,
+        "no operation has a robust estimate on both sides ({} row(s) without one; only in A: {}; only in B: {}): nothing to compare",
+        c.rows.len(),
+        if c.only_a.is_empty() {
+            "none".to_string()
+        } else {
+            c.only_a.join(", ")
+        },
+        if c.only_b.is_empty() {
+            "none".to_string()
+        } else {
+            c.only_b.join(", ")
+        }
+    );
     if a.json {
         println!("{}", serde_json::to_string_pretty(&c)?);
     } else {

@@ -1,5 +1,6 @@
 //! Subcommand modules, one per stage: argument types and thin `run` functions.
 
+pub mod ab;
 pub mod build;
 pub mod compare;
 pub mod ct;

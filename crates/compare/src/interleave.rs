@@ -1,0 +1,678 @@
+//! `pqperf ab A B`: the interleaved A/B measurement, the recommended regression gate on a
+//! shared machine (randomized multiple interleaved trials). Two libraries — the same
+//! (candidate, label) of two run directories, or two labels through `--map`, possibly of one
+//! run directory — are measured alternately, each pair one fresh pinned driver process of A
+//! and one of B right after each other on the same leased CPU, in the seeded order of
+//! [`crate::paired::schedule`]. Whatever slows the machine for a while slows both processes of
+//! a pair, so the ratio comes from the pairs: exp(median of ln(B/A)) with the sign-test
+//! interval, judged by [`crate::verdict`] (with the canary gate of the pairs).
+//!
+//! The driver processes are the campaign's (`pqperf_measure::runner::run_driver`: contained,
+//! checked against the kernel's accounting, with the environment evidence of
+//! `pqperf_model::envevidence`); the CPU is leased host-wide (`pqperf_campaign::lease`) for
+//! the whole measurement and pqperf keeps itself off it. Iterations are planned once per unit
+//! from one calibration call on each side (the larger time), with the reference rules
+//! (`pqperf_measure::plan::plan_op`) and the given trial target, the same for both sides.
+//! Nothing is written into the run directories but the evidence file
+//! ([`pqperf_model::ab::AbEvidence`], under B's run-directory lock).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pqperf_campaign::lease::{self, CpuRequest};
+use pqperf_campaign::{CampaignOptions, measurable};
+use pqperf_measure::instance::{Instance, base_ops, driver_args};
+use pqperf_measure::plan;
+use pqperf_measure::runner::{self, DriverExe, Run};
+use pqperf_model::ab::{
+    AB_KIND, AB_SCHEMA, AbEvidence, AbPair, AbProcess, AbResult, AbUnit, Verdict,
+};
+use pqperf_model::robust::Estimator;
+use pqperf_model::stats::quantile_sorted;
+
+use crate::CompareError;
+use crate::paired::{paired, schedule};
+use crate::verdict::{environment_gate, judge};
+
+/// Fewest pairs asked for: below 6 no distribution-free 95 % interval exists.
+pub const MIN_PAIRS: usize = 6;
+
+/// What `pqperf ab` measures.
+#[derive(Debug, Clone)]
+pub struct AbOptions {
+    /// Side A's run directory.
+    pub a_run: PathBuf,
+    /// Side B's run directory (may be A's, with a mapping or for an A–A check).
+    pub b_run: PathBuf,
+    /// Instance mapping `A label → B label`; without one, equal (candidate, label) pair up.
+    pub map: Vec<(String, String)>,
+    /// `--only`: side A's instances whose `<id>/<label>` matches.
+    pub only: Option<regex::Regex>,
+    /// Operation keys to measure (`keygen`, `hash_32`, …); empty: every operation.
+    pub ops: Vec<String>,
+    /// Pairs per unit.
+    pub pairs: usize,
+    /// Seed of the order.
+    pub seed: u64,
+    /// Smallest relative change that counts (0.02 = 2 %).
+    pub threshold: f64,
+    /// Seconds per reference trial to plan for.
+    pub trial_target_s: f64,
+    /// The benchmark CPU.
+    pub cpu: CpuRequest,
+    /// The driver executable (default: [`DriverExe::locate`]).
+    pub driver: Option<PathBuf>,
+}
+
+/// Confidence of the intervals.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// The method, as recorded in the evidence.
+pub const METHOD: &str = "interleaved A/B: per unit, pairs of one fresh pinned driver process of A and one of B right after each other on one leased CPU, in a seeded random order (rounds of one pair per unit in shuffled unit order; half the pairs AB, half BA); per process the robust estimate of its sampled calls (p50, or the 20 % trimmed mean for sign); ratio = exp(median of the pairs' ln(B/A)), interval = sign-test interval of the median (distribution-free); verdict: slower/faster when the interval excludes 1 and the change is at least the threshold, no change when the interval lies inside the band, otherwise inconclusive; inconclusive too when the pairs' canary ratio differs at least as much as the change";
+
+/// One unit to measure: the two instances and the operation.
+#[derive(Debug, Clone)]
+pub struct UnitPlan {
+    /// Side A's instance.
+    pub a: Instance,
+    /// Side B's instance.
+    pub b: Instance,
+    /// Operation key.
+    pub opkey: String,
+    /// Driver operation.
+    pub op: String,
+    /// Hash message bytes.
+    pub bytes: u64,
+}
+
+fn refused(m: impl Into<String>) -> CompareError {
+    CompareError::Refused(m.into())
+}
+
+fn instances(run: &Path) -> Result<Vec<Instance>, CompareError> {
+    if !run.is_dir() {
+        return Err(refused(format!(
+            "run directory {} does not exist",
+            run.display()
+        )));
+    }
+    if !run.join("build.json").is_file() {
+        return Err(refused(format!(
+            "{} does not exist: build and KAT-check the libraries first (`pqperf build`, `pqperf kat`)",
+            run.join("build.json").display()
+        )));
+    }
+    let opts = CampaignOptions::new(run).map_err(|e| CompareError::Load(e.to_string()))?;
+    measurable(&opts).map_err(|e| CompareError::Load(e.to_string()))
+}
+
+/// The units of `o`: side A's measurable instances (selected by `--only` and the mapping)
+/// paired with side B's, times their operations (KEX: the whole exchange); refused when
+/// nothing pairs up or a mapping names an instance that is not there.
+pub fn units(o: &AbOptions) -> Result<Vec<UnitPlan>, CompareError> {
+    let ia = instances(&o.a_run)?;
+    let ib = instances(&o.b_run)?;
+    for (la, lb) in &o.map {
+        if !ia.iter().any(|i| &i.entry.label == la) {
+            return Err(refused(format!(
+                "--map {la}={lb}: no measurable instance {la} in {}",
+                o.a_run.display()
+            )));
+        }
+        if !ib.iter().any(|i| &i.entry.label == lb) {
+            return Err(refused(format!(
+                "--map {la}={lb}: no measurable instance {lb} in {}",
+                o.b_run.display()
+            )));
+        }
+    }
+    let mut out = Vec::new();
+    for a in &ia {
+        if !pqperf_build::selects(o.only.as_ref(), &a.entry.candidate, &a.entry.label) {
+            continue;
+        }
+        let b = if o.map.is_empty() {
+            ib.iter()
+                .find(|b| b.entry.candidate == a.entry.candidate && b.entry.label == a.entry.label)
+        } else {
+            let Some((_, lb)) = o.map.iter().find(|(la, _)| la == &a.entry.label) else {
+                continue;
+            };
+            ib.iter().find(|b| &b.entry.label == lb)
+        };
+        let Some(b) = b else { continue };
+        if a.category != b.category {
+            return Err(refused(format!(
+                "{} is a {} instance, {} a {} instance: their operations do not pair",
+                a.key(),
+                a.category,
+                b.key(),
+                b.category
+            )));
+        }
+        for (opkey, op, bytes) in base_ops(&a.category) {
+            if !o.ops.is_empty() && !o.ops.contains(&opkey) {
+                continue;
+            }
+            out.push(UnitPlan {
+                a: a.clone(),
+                b: b.clone(),
+                opkey,
+                op,
+                bytes,
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(refused(format!(
+            "nothing to measure: no measurable instance of {} (KAT PASS){}{} pairs with one of {}{}",
+            o.a_run.display(),
+            o.only
+                .as_ref()
+                .map(|r| format!(" matching --only {:?}", r.as_str()))
+                .unwrap_or_default(),
+            if o.ops.is_empty() {
+                String::new()
+            } else {
+                format!(" with operation {}", o.ops.join("/"))
+            },
+            o.b_run.display(),
+            if o.map.is_empty() {
+                " (same candidate and label; --map A_LABEL=B_LABEL pairs others)"
+            } else {
+                ""
+            }
+        )));
+    }
+    Ok(out)
+}
+
+/// The robust estimate (s per call) of one driver process: the operation's estimator over
+/// its sampled calls, or its reference trials' mean per call.
+pub fn process_estimate(run: &Run, op: &str, tick_hz: f64) -> Option<(f64, u64)> {
+    let mut calls: Vec<u64> = run.samples.clone();
+    if !calls.is_empty() && tick_hz > 0.0 {
+        let n = calls.len() as u64;
+        return Estimator::for_op(op)
+            .of(&mut calls)
+            .map(|t| (t / tick_hz, n))
+            .filter(|(s, _)| *s > 0.0);
+    }
+    let n: u64 = run.process.trials.iter().map(|t| t.measurements).sum();
+    let s: f64 = run.process.trials.iter().map(|t| t.seconds).sum();
+    (n > 0 && s > 0.0).then(|| (s / n as f64, n))
+}
+
+fn ab_process(run: &Run, op: &str, tick_hz: f64) -> AbProcess {
+    let est = run
+        .complete()
+        .then(|| process_estimate(run, op, tick_hz))
+        .flatten();
+    AbProcess {
+        status: run.process.status.clone(),
+        estimate_seconds: est.map(|e| e.0),
+        calls: est.map_or(0, |e| e.1),
+        env: run.env.clone(),
+        failure: (!run.complete()).then(|| {
+            run.process
+                .stderr
+                .lines()
+                .last()
+                .unwrap_or("no message")
+                .to_string()
+        }),
+    }
+}
+
+/// The pair of two processes (log-ratios of the estimates and of the canary figures).
+pub fn pair(index: u64, a_first: bool, a: AbProcess, b: AbProcess) -> AbPair {
+    let log_ratio = match (a.estimate_seconds, b.estimate_seconds) {
+        (Some(x), Some(y)) if x > 0.0 && y > 0.0 => Some((y / x).ln()),
+        _ => None,
+    };
+    let canary_log_ratio = match (a.env.canary_ticks(), b.env.canary_ticks()) {
+        (Some(x), Some(y)) => Some((y / x).ln()),
+        _ => None,
+    };
+    AbPair {
+        index,
+        order: if a_first { "AB" } else { "BA" }.to_string(),
+        a,
+        b,
+        log_ratio,
+        canary_log_ratio,
+    }
+}
+
+/// The result of a unit's pairs at threshold `t`.
+pub fn summarize(pairs: &[AbPair], t: f64, confidence: f64) -> AbResult {
+    let lr: Vec<f64> = pairs.iter().filter_map(|p| p.log_ratio).collect();
+    let mut canary: Vec<f64> = pairs.iter().filter_map(|p| p.canary_log_ratio).collect();
+    canary.sort_by(f64::total_cmp);
+    let canary_ratio = quantile_sorted(&canary, 0.5).map(f64::exp);
+    let failed = pairs.len() - lr.len();
+    let mut r = AbResult {
+        pairs_used: lr.len() as u64,
+        ratio: None,
+        ci_low: None,
+        ci_high: None,
+        coverage: None,
+        canary_ratio,
+        verdict: Verdict::NoEstimate,
+        reason: None,
+    };
+    let Some(p) = paired(&lr, confidence) else {
+        r.reason = Some(format!(
+            "no pair completed on both sides ({} pair(s) run): see the processes' status and failure",
+            pairs.len()
+        ));
+        return r;
+    };
+    let ratio = p.median.exp();
+    r.ratio = Some(ratio);
+    let (v, why) = match p.interval {
+        None => (
+            Verdict::Inconclusive,
+            Some(format!(
+                "{} complete pair(s): a distribution-free {:.0} % interval needs at least {MIN_PAIRS}; run more pairs (--pairs)",
+                p.n,
+                confidence * 100.0
+            )),
+        ),
+        Some((lo, hi, cov)) => {
+            r.ci_low = Some(lo.exp());
+            r.ci_high = Some(hi.exp());
+            r.coverage = Some(cov);
+            environment_gate(judge(ratio, lo.exp(), hi.exp(), t), ratio, canary_ratio, t)
+        }
+    };
+    r.verdict = v;
+    r.reason = why;
+    if failed > 0 {
+        if failed * 2 > pairs.len() {
+            r.verdict = Verdict::Inconclusive;
+            r.reason = Some(format!(
+                "only {} of {} pairs completed on both sides: too few to trust",
+                lr.len(),
+                pairs.len()
+            ));
+        } else {
+            let note = format!(
+                "{failed} of {} pair(s) failed and were left out",
+                pairs.len()
+            );
+            r.reason = Some(match r.reason.take() {
+                Some(w) => format!("{w}; {note}"),
+                None => note,
+            });
+        }
+    }
+    r
+}
+
+/// A seed from the clock, for runs without `--seed` (recorded in the evidence).
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0x7071_7065_7266_6162)
+}
+
+/// Per unit: the plan (iterations, warm-ups, timeout), or why the calibration failed.
+struct Planned {
+    iters: u64,
+    warmups: u64,
+    timeout: Duration,
+}
+
+fn calibrate(
+    u: &UnitPlan,
+    exe_a: &DriverExe,
+    exe_b: &DriverExe,
+    cpu: usize,
+    trial_target_s: f64,
+) -> Result<Planned, String> {
+    let settings = |exe: &DriverExe| pqperf_measure::UnitSettings {
+        run_dir: exe.cwd.clone(),
+        cpu,
+        samples: false,
+        stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+        driver: exe.clone(),
+        calibration_timeout: Duration::from_secs(3600),
+        planning: plan::planning(trial_target_s, 3600.0),
+        adaptive: false,
+    };
+    let mut t1: f64 = 0.0;
+    let mut setup: f64 = 0.0;
+    for (side, inst, exe) in [("A", &u.a, exe_a), ("B", &u.b, exe_b)] {
+        let s = settings(exe);
+        let args = driver_args(&s, inst, &u.op, u.bytes, 1, 1, 0);
+        let run = runner::run_driver(exe, &args, s.calibration_timeout);
+        let t = run
+            .process
+            .trials
+            .first()
+            .map(|t| t.seconds)
+            .filter(|_| run.complete());
+        let Some(t) = t else {
+            return Err(format!(
+                "calibration of side {side} ({}) {}: {}{}",
+                inst.key(),
+                u.opkey,
+                run.process.status,
+                run.process
+                    .stderr
+                    .lines()
+                    .last()
+                    .map(|l| format!(": {l}"))
+                    .unwrap_or_default()
+            ));
+        };
+        t1 = t1.max(t);
+        setup = setup.max((run.wall_s - t).max(0.0));
+    }
+    let p = plan::plan_op(&plan::planning(trial_target_s, 3600.0), t1, setup, None);
+    Ok(Planned {
+        iters: p.iterations_per_trial,
+        warmups: p.warmups,
+        timeout: Duration::from_secs_f64(p.timeout_per_process_s.unwrap_or(600.0).max(1.0)),
+    })
+}
+
+/// Measures `units` as `o` says: leases the CPU, calibrates each unit, runs the scheduled
+/// pairs and judges each unit. `say` gets progress lines.
+pub fn run(
+    o: &AbOptions,
+    units: &[UnitPlan],
+    say: &mut dyn FnMut(String),
+) -> Result<AbEvidence, CompareError> {
+    if o.pairs < MIN_PAIRS {
+        return Err(refused(format!(
+            "--pairs {}: at least {MIN_PAIRS} pairs are needed for a distribution-free 95 % interval",
+            o.pairs
+        )));
+    }
+    let exe = match &o.driver {
+        Some(p) => p.clone(),
+        None => DriverExe::locate().map_err(|e| CompareError::Load(e.to_string()))?,
+    };
+    let exe_a = DriverExe {
+        exe: exe.clone(),
+        cwd: o.a_run.clone(),
+    };
+    let exe_b = DriverExe {
+        exe,
+        cwd: o.b_run.clone(),
+    };
+    let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_default();
+    let dir = lease::default_lease_dir();
+    let lease = lease::acquire(&dir, o.cpu, &allowed, &o.b_run, &mut |m| say(m))
+        .map_err(|e| CompareError::Load(format!("CPU lease in {}: {e}", dir.display())))?;
+    let cpu = lease.cpu;
+    pqperf_campaign::keep_off_cpu(cpu);
+    let started_utc = pqperf_campaign::utc_now();
+    let tick_hz = pqperf_ffi::counters::ticks_hz(20).unwrap_or(0) as f64;
+    say(format!(
+        "ab: {} unit(s) × {} pairs on CPU {cpu}, seed {}",
+        units.len(),
+        o.pairs,
+        o.seed
+    ));
+    let mut planned: Vec<Result<Planned, String>> = Vec::new();
+    for u in units {
+        let p = calibrate(u, &exe_a, &exe_b, cpu, o.trial_target_s);
+        match &p {
+            Ok(p) => say(format!(
+                "ab: {} {} → {} {}: {} calls per trial",
+                u.a.entry.candidate, u.a.entry.label, u.b.entry.label, u.opkey, p.iters
+            )),
+            Err(e) => say(format!("ab: {e}; not measured")),
+        }
+        planned.push(p);
+    }
+    let mut pairs: Vec<Vec<AbPair>> = vec![Vec::new(); units.len()];
+    let slots = schedule(o.seed, units.len(), o.pairs);
+    for (k, slot) in slots.iter().enumerate() {
+        let u = &units[slot.unit];
+        let Ok(p) = &planned[slot.unit] else {
+            continue;
+        };
+        let one = |inst: &Instance, exe: &DriverExe| {
+            let s = pqperf_measure::UnitSettings {
+                run_dir: exe.cwd.clone(),
+                cpu,
+                samples: true,
+                stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+                driver: exe.clone(),
+                calibration_timeout: p.timeout,
+                planning: plan::planning(o.trial_target_s, 3600.0),
+                adaptive: false,
+            };
+            let args = driver_args(&s, inst, &u.op, u.bytes, 1, p.iters, p.warmups);
+            let run = runner::run_driver(exe, &args, p.timeout);
+            ab_process(&run, &u.op, tick_hz)
+        };
+        let (a, b) = if slot.a_first {
+            let a = one(&u.a, &exe_a);
+            (a, one(&u.b, &exe_b))
+        } else {
+            let b = one(&u.b, &exe_b);
+            (one(&u.a, &exe_a), b)
+        };
+        let pr = pair(slot.pair as u64, slot.a_first, a, b);
+        if (k + 1) % units.len().max(1) == 0 {
+            say(format!("ab: round {} of {} done", slot.pair + 1, o.pairs));
+        }
+        pairs[slot.unit].push(pr);
+    }
+    let mut out = Vec::new();
+    for ((u, p), prs) in units.iter().zip(&planned).zip(pairs) {
+        let mut result = summarize(&prs, o.threshold, CONFIDENCE);
+        if let Err(e) = p {
+            result.reason = Some(format!("not measured: {e}"));
+        }
+        out.push(AbUnit {
+            candidate: u.a.entry.candidate.clone(),
+            label_a: u.a.entry.label.clone(),
+            label_b: u.b.entry.label.clone(),
+            op: u.opkey.clone(),
+            library_sha256_a: u.a.entry.library_sha256.clone(),
+            library_sha256_b: u.b.entry.library_sha256.clone(),
+            iterations: p.as_ref().map_or(0, |p| p.iters),
+            warmups: p.as_ref().map_or(0, |p| p.warmups),
+            pairs: prs,
+            result,
+        });
+    }
+    drop(lease);
+    Ok(AbEvidence {
+        schema: AB_SCHEMA,
+        kind: AB_KIND.to_string(),
+        pqperf_version: env!("CARGO_PKG_VERSION").to_string(),
+        a: shown(&o.a_run),
+        b: shown(&o.b_run),
+        cpu,
+        pairs: o.pairs as u64,
+        seed: o.seed,
+        threshold: o.threshold,
+        confidence: CONFIDENCE,
+        trial_target_s: o.trial_target_s,
+        method: METHOD.to_string(),
+        started_utc,
+        ended_utc: pqperf_campaign::utc_now(),
+        units: out,
+    })
+}
+
+/// A run directory as the evidence names it: as given when relative, its last component
+/// when absolute (evidence names no machine paths).
+fn shown(p: &Path) -> String {
+    if p.is_absolute() {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    } else {
+        p.display().to_string()
+    }
+}
+
+/// Where the evidence goes by default: `<B>/ab/ab-<UTC>-<seed>.json`.
+pub fn default_evidence_path(b_run: &Path, ev: &AbEvidence) -> PathBuf {
+    let stamp: String = ev
+        .started_utc
+        .chars()
+        .take(19)
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .collect();
+    b_run
+        .join("ab")
+        .join(format!("ab-{stamp}-{:016x}.json", ev.seed))
+}
+
+/// Writes the evidence atomically (the reference serialisation).
+pub fn write_evidence(path: &Path, ev: &AbEvidence) -> Result<(), CompareError> {
+    let text =
+        pqperf_model::pyjson::to_string(ev).map_err(|e| CompareError::Load(e.to_string()))?;
+    pqperf_model::fsutil::write_atomic(path, text.as_bytes())
+        .map_err(|e| CompareError::Load(format!("writing {}: {e}", path.display())))
+}
+
+/// The evidence as a Markdown report.
+pub fn markdown(ev: &AbEvidence) -> String {
+    let mut o = format!(
+        "# pqperf ab (interleaved)\n\nA: `{}`  \nB: `{}`\n\n{} pairs per operation on CPU {}, seed {}; ratio B/A = exp(median of the pairs' ln(B/A)), sign-test interval (coverage shown); verdict faster/slower when the interval excludes 1.0 and the change is at least {:.1} %, no change when the interval lies inside ±{:.1} %, else inconclusive.\n\n",
+        ev.a,
+        ev.b,
+        ev.pairs,
+        ev.cpu,
+        ev.seed,
+        ev.threshold * 100.0,
+        ev.threshold * 100.0
+    );
+    o.push_str(
+        "| candidate | instance | op | pairs | B/A | interval | change | canary B/A | verdict |\n",
+    );
+    o.push_str("|---|---|---|---:|---:|---|---:|---:|---|\n");
+    let mut reasons = Vec::new();
+    for u in &ev.units {
+        let r = &u.result;
+        let inst = if u.label_a == u.label_b {
+            u.label_a.clone()
+        } else {
+            format!("{} → {}", u.label_a, u.label_b)
+        };
+        let ratio = r.ratio.map_or("–".into(), |x| format!("{x:.4}"));
+        let iv = match (r.ci_low, r.ci_high, r.coverage) {
+            (Some(l), Some(h), Some(c)) => format!("[{l:.4}, {h:.4}] ({:.1} %)", c * 100.0),
+            _ => "–".into(),
+        };
+        let ch = r.ratio.map_or("–".into(), crate::verdict::pct);
+        let can = r.canary_ratio.map_or("–".into(), |x| format!("{x:.4}"));
+        let mark = if r.reason.is_some() {
+            reasons.push(format!(
+                "{} {} {}: {}",
+                u.candidate,
+                inst,
+                u.op,
+                r.reason.as_deref().unwrap_or_default()
+            ));
+            format!(" [{}]", reasons.len())
+        } else {
+            String::new()
+        };
+        o.push_str(&format!(
+            "| {} | {inst} | {} | {}/{} | {ratio} | {iv} | {ch} | {can} | {}{mark} |\n",
+            u.candidate,
+            u.op,
+            r.pairs_used,
+            u.pairs.len(),
+            r.verdict.text()
+        ));
+    }
+    for (i, r) in reasons.iter().enumerate() {
+        o.push_str(&format!("\n[{}] {r}\n", i + 1));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pqperf_model::envevidence::ProcessEnv;
+
+    fn proc(est: Option<f64>, canary: Option<u64>) -> AbProcess {
+        AbProcess {
+            status: if est.is_some() { "complete" } else { "failed" }.into(),
+            estimate_seconds: est,
+            calls: 400,
+            env: ProcessEnv {
+                canary_before_ticks: canary,
+                canary_after_ticks: canary,
+                ..Default::default()
+            },
+            failure: None,
+        }
+    }
+
+    /// Pairs whose B/A is `ratio` × a deterministic ±`noise` pattern.
+    fn pairs(n: usize, ratio: f64, noise: f64, canary_b: u64) -> Vec<AbPair> {
+        (0..n)
+            .map(|i| {
+                let f = 1.0 + noise * (((i * 7) % 5) as f64 - 2.0) / 2.0;
+                pair(
+                    i as u64,
+                    i % 2 == 0,
+                    proc(Some(1e-5), Some(1000)),
+                    proc(Some(1e-5 * ratio * f), Some(canary_b)),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn paired_verdicts() {
+        let r = summarize(&pairs(10, 1.25, 0.02, 1000), 0.02, 0.95);
+        assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+        assert!((r.ratio.unwrap() - 1.25).abs() < 0.01);
+        assert!(r.ci_low.unwrap() > 1.2 && r.ci_high.unwrap() < 1.3);
+        assert_eq!(r.canary_ratio, Some(1.0));
+        assert_eq!(r.pairs_used, 10);
+        let r = summarize(&pairs(10, 1.0, 0.005, 1000), 0.02, 0.95);
+        assert_eq!(r.verdict, Verdict::NoChange, "{r:?}");
+        // Noise as large as the change: inconclusive, with the reason.
+        let r = summarize(&pairs(10, 1.03, 0.2, 1000), 0.02, 0.95);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r.reason.is_some());
+        // The machine ran 40 % slower in the B processes: the 25 % is not B's.
+        let r = summarize(&pairs(10, 1.25, 0.02, 1400), 0.02, 0.95);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r.reason.unwrap().contains("canary"));
+        // Too few pairs.
+        let r = summarize(&pairs(5, 1.25, 0.02, 1000), 0.02, 0.95);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r.reason.unwrap().contains("at least 6"));
+    }
+
+    #[test]
+    fn failed_pairs_are_left_out_and_said() {
+        let mut p = pairs(10, 1.25, 0.02, 1000);
+        p[3].b = proc(None, None);
+        p[3] = pair(3, true, p[3].a.clone(), p[3].b.clone());
+        assert_eq!(p[3].log_ratio, None);
+        let r = summarize(&p, 0.02, 0.95);
+        assert_eq!((r.verdict, r.pairs_used), (Verdict::Slower, 9));
+        assert!(r.reason.unwrap().contains("1 of 10 pair(s) failed"));
+        // Most pairs failed: inconclusive.
+        for q in p.iter_mut().take(6) {
+            *q = pair(q.index, true, q.a.clone(), proc(None, None));
+        }
+        let r = summarize(&p, 0.02, 0.95);
+        assert_eq!(r.verdict, Verdict::Inconclusive);
+        assert!(r.reason.unwrap().contains("only 4 of 10"));
+        // None completed: no estimate.
+        let none: Vec<AbPair> = (0..6)
+            .map(|i| pair(i, true, proc(None, None), proc(None, None)))
+            .collect();
+        assert_eq!(summarize(&none, 0.02, 0.95).verdict, Verdict::NoEstimate);
+    }
+}

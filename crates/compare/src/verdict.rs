@@ -1,0 +1,148 @@
+//! The verdict rules, one definition for `pqperf compare` (two separately measured runs) and
+//! `pqperf ab` (interleaved pairs).
+//!
+//! With threshold `t` the no-change band is `[1/(1+t), 1+t]` (symmetric in log space):
+//!
+//! * **slower** / **faster**: the interval lies above / below 1 and the ratio is at least
+//!   `1+t` / at most `1/(1+t)`;
+//! * **no change**: the whole interval lies inside the band;
+//! * **inconclusive** otherwise: the interval reaches across a band edge, so the data cannot
+//!   tell a change of the threshold's size from none. The reason says which, and what would
+//!   narrow it.
+//!
+//! The environment gate then weighs the canary (how fast the machine itself ran on each
+//! side, `pqperf_model::envevidence`): when the machine differed between the sides at least
+//! as much as the change judged (or, for "no change", more than the band), the verdict is
+//! inconclusive, since the difference may be the machine's.
+
+use pqperf_model::ab::Verdict;
+
+/// `x` as a signed percentage change (`1.1` → `+10.0 %`).
+pub fn pct(x: f64) -> String {
+    format!("{:+.1} %", (x - 1.0) * 100.0)
+}
+
+/// The verdict of `ratio` with interval `[lo, hi]` at threshold `t`, and the reason of an
+/// inconclusive one.
+pub fn judge(ratio: f64, lo: f64, hi: f64, t: f64) -> (Verdict, Option<String>) {
+    let band = (1.0 + t).ln();
+    let big = ratio.ln().abs() >= band * (1.0 - 1e-9);
+    let band_text = format!("±{:.1} %", t * 100.0);
+    if lo > 1.0 && big {
+        return (Verdict::Slower, None);
+    }
+    if hi < 1.0 && big {
+        return (Verdict::Faster, None);
+    }
+    if lo >= 1.0 / (1.0 + t) && hi <= 1.0 + t {
+        return (Verdict::NoChange, None);
+    }
+    let iv = format!("[{lo:.4}, {hi:.4}]");
+    let why = if big {
+        format!(
+            "the change {} is beyond the {band_text} band but its interval {iv} includes 1.0: the noise is as large as the change; more pairs (pqperf ab --pairs) or a quieter machine would narrow it",
+            pct(ratio)
+        )
+    } else {
+        format!(
+            "the change {} is within the {band_text} band but its interval {iv} reaches beyond it: a change of the threshold's size cannot be ruled out; more pairs (pqperf ab --pairs) or a quieter machine would narrow it",
+            pct(ratio)
+        )
+    };
+    (Verdict::Inconclusive, Some(why))
+}
+
+/// The environment gate: `env_ratio` is B/A of the canary (the machine's own speed). A
+/// faster/slower verdict whose change is not larger than the machine's difference, or a
+/// no-change verdict beside a machine difference beyond the band, becomes inconclusive.
+pub fn environment_gate(
+    judged: (Verdict, Option<String>),
+    ratio: f64,
+    env_ratio: Option<f64>,
+    t: f64,
+) -> (Verdict, Option<String>) {
+    let Some(e) = env_ratio.filter(|e| e.is_finite() && *e > 0.0) else {
+        return judged;
+    };
+    let de = e.ln().abs();
+    let dc = ratio.ln().abs();
+    let machine = format!(
+        "the machine itself ran {} on side B than on side A (canary B/A {e:.4})",
+        if e >= 1.0 {
+            format!("{:.1} % slower", (e - 1.0) * 100.0)
+        } else {
+            format!("{:.1} % faster", (1.0 / e - 1.0) * 100.0)
+        }
+    );
+    match judged.0 {
+        Verdict::Faster | Verdict::Slower if de >= dc => (
+            Verdict::Inconclusive,
+            Some(format!(
+                "{machine}, at least as much as the change {} being judged; measure both sides interleaved (pqperf ab) or on a quieter machine",
+                pct(ratio)
+            )),
+        ),
+        Verdict::NoChange if de > (1.0 + t).ln() => (
+            Verdict::Inconclusive,
+            Some(format!(
+                "{machine}, more than the ±{:.1} % band: a change of that size could be hidden; measure both sides interleaved (pqperf ab) or on a quieter machine",
+                t * 100.0
+            )),
+        ),
+        _ => judged,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules() {
+        let t = 0.02;
+        assert_eq!(judge(1.10, 1.05, 1.15, t).0, Verdict::Slower);
+        assert_eq!(judge(0.90, 0.85, 0.95, t).0, Verdict::Faster);
+        // A real but small change (interval inside the band): no change.
+        assert_eq!(judge(1.01, 1.005, 1.015, t), (Verdict::NoChange, None));
+        // Big change, interval includes 1: inconclusive, and says why.
+        let (v, why) = judge(1.10, 0.95, 1.3, t);
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.unwrap().contains("includes 1.0"));
+        // Small change, interval reaches beyond the band.
+        let (v, why) = judge(1.01, 0.99, 1.04, t);
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.unwrap().contains("cannot be ruled out"));
+        // Significant but below the threshold and reaching beyond the band: inconclusive.
+        assert_eq!(judge(1.015, 1.005, 1.03, t).0, Verdict::Inconclusive);
+        // The band is symmetric in log space: 1/1.02 is at the edge.
+        assert_eq!(judge(1.0 / 1.02, 0.97, 0.99, t).0, Verdict::Faster);
+        assert_eq!(judge(0.999, 1.0 / 1.02, 1.019, t).0, Verdict::NoChange);
+    }
+
+    #[test]
+    fn the_machine_can_make_a_verdict_inconclusive_never_decide_one() {
+        let t = 0.02;
+        let slower = judge(1.10, 1.05, 1.15, t);
+        // The machine was 12 % slower on B: the 10 % change may be the machine's.
+        let (v, why) = environment_gate(slower.clone(), 1.10, Some(1.12), t);
+        assert_eq!(v, Verdict::Inconclusive);
+        let why = why.unwrap();
+        assert!(
+            why.contains("12.0 % slower") && why.contains("+10.0 %"),
+            "{why}"
+        );
+        // 5 % machine difference beside a 10 % change: the verdict stands.
+        assert_eq!(
+            environment_gate(slower.clone(), 1.10, Some(1.05), t).0,
+            Verdict::Slower
+        );
+        // A faster machine on B hides a regression as "no change".
+        let (v, why) = environment_gate(judge(1.0, 0.99, 1.01, t), 1.0, Some(0.8), t);
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.unwrap().contains("25.0 % faster"));
+        // No canary: nothing changes; an inconclusive verdict stays one.
+        assert_eq!(environment_gate(slower.clone(), 1.10, None, t), slower);
+        let inc = judge(1.10, 0.95, 1.3, t);
+        assert_eq!(environment_gate(inc.clone(), 1.10, Some(1.0), t), inc);
+    }
+}

@@ -1,0 +1,294 @@
+//! Verdict rates of this machine (`cargo bench -p pqperf --bench verdicts`; issue 24): K A–A
+//! and K A/B comparisons with a known change, under three conditions — quiet, one CPU-bound
+//! process pinned to the benchmark CPU, and that one plus two free CPU hogs — for the
+//! interleaved gate (`pqperf ab`, a 10 % change) and for two separately measured runs
+//! (`campaign measure` twice, then `pqperf compare`, a 25 % change). The candidate is
+//! `tests/measure/toy_sig.c` built with a tunable busy loop (`-DTOY_WORK`, the same outputs):
+//! `a` and `a2` do the same work (A–A), `b10` 10 % and `b25` 25 % more. Printed per
+//! condition: how often an A–A pair was called faster/slower (false positives) or
+//! inconclusive, and how often the change was detected (slower), missed (no change), called
+//! inconclusive or called wrong (faster). These are figures of the machine and its load at
+//! the time: printed, never asserted.
+//!
+//! `PQPERF_BENCH_K` (default 4) comparisons per cell, `PQPERF_BENCH_PAIRS` (default 8) pairs
+//! per interleaved comparison, `PQPERF_BENCH_WORK` (default 20000) busy-loop rounds of `a`.
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+
+use pqperf_model::buildjson::{BuildEntry, BuildJson};
+use serde_json::Value;
+
+const TOY: &str = include_str!("../tests/measure/toy_sig.c");
+
+fn env_usize(k: &str, d: usize) -> usize {
+    std::env::var(k)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(d)
+}
+
+/// A run directory with `lib/sign-90/lib<label>.so` of toy_sig.c at the given work.
+fn setup_run(run: &Path, libs: &[(&str, usize)]) {
+    std::fs::create_dir_all(run).unwrap();
+    let src = run.join("toy_sig.c");
+    std::fs::write(&src, TOY).unwrap();
+    let mut bj = BuildJson::default();
+    for (label, work) in libs {
+        let rel = format!("lib/sign-90/lib{label}.so");
+        let out = run.join(&rel);
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        let st = Command::new("gcc")
+            .args(["-O2", "-fPIC", "-shared", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .arg("-DTOY_ID=\"sign-90\"")
+            .arg(format!("-DTOY_INSTANCE=\"{label}\""))
+            .arg(format!("-DTOY_WORK={work}"))
+            .status()
+            .expect("gcc");
+        assert!(st.success());
+        bj.instances.insert(
+            format!("sign-90/{label}"),
+            BuildEntry {
+                candidate: "sign-90".into(),
+                label: label.to_string(),
+                instance: label.to_string(),
+                variant: "reference".into(),
+                flags: "guide".into(),
+                kat: "PASS".into(),
+                library: Some(rel),
+                library_sha256: Some(format!("work-{work}")),
+                ..Default::default()
+            },
+        );
+    }
+    std::fs::write(
+        run.join("build.json"),
+        pqperf_model::pyjson::to_string(&bj).unwrap(),
+    )
+    .unwrap();
+}
+
+/// CPU-bound co-runners, killed (by their ids) when dropped.
+struct Hogs(Vec<Child>);
+
+impl Hogs {
+    fn start(pinned: Option<usize>, free: usize) -> Hogs {
+        let mut v = Vec::new();
+        if let Some(cpu) = pinned {
+            v.push(
+                Command::new("taskset")
+                    .args(["-c", &cpu.to_string(), "sh", "-c", "while :; do :; done"])
+                    .spawn()
+                    .expect("taskset"),
+            );
+        }
+        for _ in 0..free {
+            v.push(
+                Command::new("sh")
+                    .args(["-c", "while :; do :; done"])
+                    .spawn()
+                    .expect("sh"),
+            );
+        }
+        Hogs(v)
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn pqperf(tmp: &Path) -> Command {
+    let mut c = Command::new(common::exe());
+    c.env(pqperf_campaign::lease::LEASE_DIR_ENV, tmp);
+    c
+}
+
+fn json_of(c: &mut Command) -> Value {
+    let o = c.output().expect("pqperf");
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+/// One interleaved comparison: the verdict of `sign`.
+fn interleaved(tmp: &Path, run: &Path, map: &str, cpu: usize, pairs: usize, seed: u64) -> String {
+    let out = tmp.join(format!("ab-{map}-{seed}.json"));
+    let v = json_of(
+        pqperf(tmp)
+            .arg("ab")
+            .arg(run)
+            .arg(run)
+            .args(["--map", map, "--op", "sign", "--trial-target", "0.01"])
+            .args(["--pairs", &pairs.to_string(), "--seed", &seed.to_string()])
+            .args(["--cpu", &cpu.to_string(), "--json", "--out"])
+            .arg(&out),
+    );
+    v["units"][0]["result"]["verdict"]
+        .as_str()
+        .unwrap_or("?")
+        .to_string()
+}
+
+/// A fresh copy of the template run directory holding only `label`, measured once.
+fn separate(tmp: &Path, template: &Path, label: &str, cpu: usize, n: &mut usize) -> PathBuf {
+    *n += 1;
+    let run = tmp.join(format!("sep-{n}"));
+    let st = Command::new("cp")
+        .arg("-r")
+        .arg(template)
+        .arg(&run)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for phase in ["calibrate", "measure"] {
+        let o = pqperf(tmp)
+            .args(["campaign", phase, "--run-dir"])
+            .arg(&run)
+            .args(["--only", &format!("^sign-90/{label}$")])
+            .args(["--cpu", &cpu.to_string(), "--trial-target", "0.01"])
+            .args(["--allow-unfixed-host", "--probe-attempts", "1"])
+            .args([
+                "--register",
+                "benchmark machine (host not fixed)",
+                "--systems",
+            ])
+            .arg(tmp.join("systems.csv"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    run
+}
+
+fn compared(tmp: &Path, a: &Path, b: &Path, map: &str) -> String {
+    let v = json_of(
+        pqperf(tmp)
+            .arg("compare")
+            .arg(a)
+            .arg(b)
+            .args(["--map", map, "--json"]),
+    );
+    v["rows"]
+        .as_array()
+        .and_then(|r| r.iter().find(|r| r["op"] == "sign"))
+        .and_then(|r| r["verdict"].as_str())
+        .unwrap_or("?")
+        .to_string()
+}
+
+fn tally(v: &[String]) -> String {
+    let mut m: BTreeMap<&str, usize> = BTreeMap::new();
+    for x in v {
+        *m.entry(x.as_str()).or_default() += 1;
+    }
+    let get = |k: &str| m.get(k).copied().unwrap_or(0);
+    format!(
+        "slower {}/{n}, faster {}/{n}, no change {}/{n}, inconclusive {}/{n}",
+        get("slower"),
+        get("faster"),
+        get("no_change"),
+        get("inconclusive"),
+        n = v.len()
+    )
+}
+
+fn main() {
+    let k = env_usize("PQPERF_BENCH_K", 4);
+    let pairs = env_usize("PQPERF_BENCH_PAIRS", 8);
+    let work = env_usize("PQPERF_BENCH_WORK", 20_000);
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap();
+    let inter = t.join("inter");
+    setup_run(
+        &inter,
+        &[
+            ("a", work),
+            ("a2", work),
+            ("b10", work * 110 / 100),
+            ("b25", work * 125 / 100),
+        ],
+    );
+    let template = t.join("template");
+    setup_run(&template, &[("a", work), ("b25", work * 125 / 100)]);
+    println!(
+        "verdicts: K = {k} comparisons per cell, {pairs} pairs per interleaved comparison, TOY_WORK {work} (b10 +10 %, b25 +25 %), CPU {cpu}, load at start {:?}",
+        pqperf_ffi::procinfo::load_average()
+    );
+    let mut n = 0usize;
+    let conditions: [(&str, Option<usize>, usize); 3] = [
+        ("quiet", None, 0),
+        ("pinned hog", Some(cpu), 0),
+        ("heavy (3 hogs)", Some(cpu), 2),
+    ];
+    let mut rows = Vec::new();
+    for (name, pinned, free) in conditions {
+        let t0 = std::time::Instant::now();
+        let _hogs = Hogs::start(pinned, free);
+        let mut ia = Vec::new();
+        let mut ib = Vec::new();
+        let mut sa = Vec::new();
+        let mut sb = Vec::new();
+        for i in 0..k {
+            let seed = 1000 + i as u64;
+            ia.push(interleaved(t, &inter, "a=a2", cpu, pairs, seed));
+            ib.push(interleaved(t, &inter, "a=b10", cpu, pairs, seed));
+            let x = separate(t, &template, "a", cpu, &mut n);
+            let y = separate(t, &template, "a", cpu, &mut n);
+            sa.push(compared(t, &x, &y, "a=a"));
+            let z = separate(t, &template, "b25", cpu, &mut n);
+            sb.push(compared(t, &x, &z, "a=b25"));
+        }
+        println!(
+            "{name} ({:.0} s, load now {:?}):\n  interleaved A–A:      {}\n  interleaved +10 %:    {}\n  separate runs A–A:    {}\n  separate runs +25 %:  {}",
+            t0.elapsed().as_secs_f64(),
+            pqperf_ffi::procinfo::load_average(),
+            tally(&ia),
+            tally(&ib),
+            tally(&sa),
+            tally(&sb)
+        );
+        let fp = |v: &[String]| {
+            v.iter()
+                .filter(|x| *x == "slower" || *x == "faster")
+                .count()
+        };
+        let det = |v: &[String]| v.iter().filter(|x| *x == "slower").count();
+        rows.push(format!(
+            "| {name} | {}/{k} | {}/{k} | {}/{k} | {}/{k} | {}/{k} | {}/{k} |",
+            fp(&ia),
+            det(&ib),
+            ib.iter().filter(|x| *x == "faster").count(),
+            fp(&sa),
+            det(&sb),
+            sb.iter().filter(|x| *x == "faster").count(),
+        ));
+    }
+    println!(
+        "\n| condition | interleaved A–A called faster/slower | interleaved +10 % detected | interleaved +10 % called faster | separate A–A called faster/slower | separate +25 % detected | separate +25 % called faster |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for r in rows {
+        println!("{r}");
+    }
+}

@@ -1,0 +1,184 @@
+//! `pqperf ab A B`: the interleaved A/B measurement, thin wrapper over
+//! [`pqperf_compare::interleave`] (units, lease and pairs there; here the arguments, the
+//! evidence file under B's run-directory lock, the report and the exit status).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use pqperf_compare::interleave::{self, AbOptions};
+
+const LONG_HELP: &str = "The recommended regression gate on a shared machine. A and B are run \
+directories with built, KAT-checked libraries (build.json). Each (candidate, instance, \
+operation) of A is paired with the same candidate and label of B, or with --map \
+A_LABEL=B_LABEL (A and B may then be one run directory: two labels of one run). Every pair \
+is one fresh driver process of A and one of B right after each other, pinned to the same \
+CPU (leased host-wide for the whole measurement), in a seeded random order: rounds of one \
+pair per operation in shuffled order, half the pairs AB, half BA. Whatever slows the machine \
+for a while slows both processes of a pair, so the ratio B/A is exp(median of the pairs' \
+ln(B/A)) with the sign-test (distribution-free) interval of the median. Verdicts: \
+slower/faster when the interval excludes 1.0 and the change is at least --threshold, no \
+change when the whole interval lies inside the ±threshold band, otherwise inconclusive, \
+with the reason; also inconclusive when the canary (a fixed workload every driver process \
+times) says the machine differed between the A and B processes at least as much as the \
+change. The evidence (every process, its estimate and environment, the seed) is written to \
+--out or <B>/ab/ab-<UTC>-<seed>.json.
+
+Exit status: 0; 1 when an operation could not be measured, or with --fail-on-regression \
+when any operation is slower (never for inconclusive); 2 on refused input (missing run \
+directory or build.json, nothing pairs up, bad --map, fewer than 6 pairs).
+
+Examples:
+  pqperf ab runs/before runs/after --pairs 12 --fail-on-regression
+  pqperf ab runs/x runs/x --map ml-dsa-44=ml-dsa-44-avx2 --op sign --json
+  pqperf ab runs/x runs/x --only '^ml-dsa-44/ml-dsa-44$'   # A-A: the same library twice";
+
+#[derive(clap::Args)]
+#[command(after_long_help = LONG_HELP)]
+pub struct AbArgs {
+    /// Side A (baseline): run directory.
+    a: PathBuf,
+    /// Side B (candidate): run directory (may be A's with --map).
+    b: PathBuf,
+    /// Pair instance A_LABEL of A with B_LABEL of B (repeatable); with a mapping only the
+    /// mapped pairs are measured.
+    #[arg(long = "map", value_name = "A_LABEL=B_LABEL")]
+    map: Vec<String>,
+    /// Only A's instances whose `<id>/<label>` matches this regular expression.
+    #[arg(long)]
+    only: Option<String>,
+    /// Only these operation keys (`keygen`, `sign`, `hash_32`, …; repeatable).
+    #[arg(long = "op", value_name = "OPKEY")]
+    ops: Vec<String>,
+    /// Pairs per operation (at least 6).
+    #[arg(long, default_value_t = 10)]
+    pairs: usize,
+    /// Seed of the pair order (default: from the clock; recorded either way).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Smallest relative change (percent) that counts as faster/slower.
+    #[arg(long, default_value_t = 2.0)]
+    threshold: f64,
+    /// Seconds per timed trial to plan the calls per process for.
+    #[arg(long, default_value_t = 0.05)]
+    trial_target: f64,
+    /// Benchmark CPU (a number, or `auto`: a free one of the allowed set).
+    #[arg(long)]
+    cpu: Option<String>,
+    /// Evidence file (default <B>/ab/ab-<UTC>-<seed>.json).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The evidence as JSON on stdout instead of the Markdown report.
+    #[arg(long)]
+    json: bool,
+    /// Exit with status 1 when any operation is slower.
+    #[arg(long)]
+    fail_on_regression: bool,
+    /// How candidate code is contained.
+    #[command(flatten)]
+    pub contain: super::sandbox::Containment,
+}
+
+/// Runs the interleaved measurement.
+pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
+    let mut map = Vec::new();
+    for m in &a.map {
+        let Some((x, y)) = m
+            .split_once('=')
+            .filter(|(x, y)| !x.is_empty() && !y.is_empty())
+        else {
+            return super::refuse(format!("--map {m}: expected A_LABEL=B_LABEL"));
+        };
+        map.push((x.to_string(), y.to_string()));
+    }
+    if !(a.threshold >= 0.0 && a.threshold < 100.0) {
+        return super::refuse(format!(
+            "--threshold {}: expected a percentage in [0, 100)",
+            a.threshold
+        ));
+    }
+    if !(a.trial_target > 0.0 && a.trial_target <= 60.0) {
+        return super::refuse(format!(
+            "--trial-target {}: expected seconds in (0, 60]",
+            a.trial_target
+        ));
+    }
+    let only = match a.only.as_deref().map(regex_lite) {
+        Some(Err(e)) => return super::refuse(e),
+        Some(Ok(r)) => Some(r),
+        None => None,
+    };
+    let cpu = match a.cpu.as_deref() {
+        None => pqperf_campaign::lease::CpuRequest::Fixed(pqperf_campaign::default_cpu()),
+        Some("auto") => pqperf_campaign::lease::CpuRequest::Auto,
+        Some(n) => match n.parse::<usize>() {
+            Ok(c) => pqperf_campaign::lease::CpuRequest::Fixed(c),
+            Err(_) => return super::refuse(format!("--cpu {n}: expected a number or auto")),
+        },
+    };
+    let o = AbOptions {
+        a_run: a.a.clone(),
+        b_run: a.b.clone(),
+        map,
+        only,
+        ops: a.ops.clone(),
+        pairs: a.pairs,
+        seed: a.seed.unwrap_or_else(interleave::clock_seed),
+        threshold: a.threshold / 100.0,
+        trial_target_s: a.trial_target,
+        cpu,
+        driver: None,
+    };
+    let units = match interleave::units(&o) {
+        Ok(u) => u,
+        Err(pqperf_compare::CompareError::Refused(m)) => return super::refuse(m),
+        Err(e) => return Err(e.into()),
+    };
+    if o.pairs < interleave::MIN_PAIRS {
+        return super::refuse(format!(
+            "--pairs {}: at least {} pairs are needed for a distribution-free 95 % interval",
+            o.pairs,
+            interleave::MIN_PAIRS
+        ));
+    }
+    let ev = interleave::run(&o, &units, &mut |m| eprintln!("{m}"))?;
+    let path = match &a.out {
+        Some(p) => p.clone(),
+        None => {
+            let p = interleave::default_evidence_path(&a.b, &ev);
+            let _lock = pqperf_campaign::lock_run_dir(&a.b, false)?;
+            interleave::write_evidence(&p, &ev)?;
+            p
+        }
+    };
+    if a.out.is_some() {
+        interleave::write_evidence(&path, &ev)?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&ev)?);
+    } else {
+        print!("{}", interleave::markdown(&ev));
+    }
+    eprintln!("ab: evidence written to {}", path.display());
+    let unmeasured = ev
+        .units
+        .iter()
+        .filter(|u| u.result.verdict == pqperf_model::ab::Verdict::NoEstimate)
+        .count();
+    if unmeasured > 0 {
+        eprintln!(
+            "ab: {unmeasured} of {} operation(s) could not be measured",
+            ev.units.len()
+        );
+    }
+    Ok(
+        if unmeasured > 0 || (a.fail_on_regression && ev.any_slower()) {
+            ExitCode::from(super::exit::FAILED)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}
+
+fn regex_lite(s: &str) -> Result<pqperf_measure::Regex, String> {
+    pqperf_measure::Regex::new(s).map_err(|e| format!("--only {s:?}: {e}"))
+}
