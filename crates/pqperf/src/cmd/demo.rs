@@ -38,7 +38,7 @@ fn step(name: &str, t0: Instant) {
 }
 
 fn pqperf(args: &[&str]) -> anyhow::Result<()> {
-    let exe = std::env::current_exe()?;
+    let exe = pqperf_ffi::emulation::self_exe()?;
     let st = Command::new(&exe)
         .args(pqperf_ffi::untrusted::policy_args(
             &pqperf_ffi::untrusted::policy(),

@@ -252,7 +252,7 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         ));
         data.write(&file)?;
         let extra = vec!["--options".to_string(), file.to_string_lossy().into_owned()];
-        let exe = std::env::current_exe()?;
+        let exe = pqperf_ffi::emulation::self_exe()?;
         let c = shard::launch(
             &exe,
             &run,
