@@ -230,6 +230,25 @@ pub(crate) fn phase_measure(
         planned.len(),
         totals.skipped
     ));
+    if totals.attempts > 0 {
+        log.log(format!(
+            "driver processes: {} ({} re-runs, {:.1} %; {} disturbed, {} of them kept without a re-run); timed {:.1} s of {:.1} s process time",
+            totals.attempts,
+            totals.reruns,
+            100.0 * totals.rerun_share(),
+            totals.disturbed_attempts,
+            totals.reruns_declined,
+            totals.timed_s,
+            totals.process_s
+        ));
+    }
+    if totals.declined_host_disturbed > 0 {
+        log.log(format!(
+            "this host disturbed every driver process ({} or more in a row): {} disturbed process(es) kept without a re-run, which would have been disturbed too; the records list every attempt",
+            pqperf_measure::decide::HOST_DISTURBED_RUN,
+            totals.declined_host_disturbed
+        ));
+    }
     Ok((i32::from(incomplete > 0), totals))
 }
 

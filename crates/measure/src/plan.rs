@@ -99,6 +99,20 @@ pub struct PlannedOp {
     pub plan: Option<Plan>,
     /// The calibration result.
     pub calibration: Value,
+    /// The `--target-ci` protocol's parameters, when it plans this operation (`plan` is then
+    /// its short-trial plan).
+    pub confident: Option<Confident>,
+}
+
+/// How the `--target-ci` protocol measures one operation (`crate::decide`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Confident {
+    /// Relative half-width aimed at (0.01 = ±1 %).
+    pub target: f64,
+    /// Seconds of timed work per trial, chosen from the calibration.
+    pub trial_target_s: f64,
+    /// Driver seconds the operation may spend.
+    pub budget_s: f64,
 }
 
 /// Plans every operation of `insts` that has a calibration; sorted cheapest first. Operations
@@ -112,12 +126,27 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
             let Some(cal) = read_json(&cal_path(&opts.run_dir, inst, &opkey)) else {
                 continue;
             };
+            let mut confident = None;
             let plan = match (cal["t1_s"].as_f64(), cal["setup_s"].as_f64()) {
                 (Some(t1), Some(setup)) => {
                     let c = (inst.category == "kex" && opkey != "exchange")
                         .then_some(exch_t1)
                         .flatten();
-                    Some(plan_op(&opts.planning, t1, setup.max(0.0), c))
+                    let setup = setup.max(0.0);
+                    match opts.target_ci.and_then(|target| {
+                        crate::decide::confident_plan(&opts.planning, t1, setup, c)
+                            .map(|x| (target, x))
+                    }) {
+                        Some((target, (plan, trial_target_s, budget_s))) => {
+                            confident = Some(Confident {
+                                target,
+                                trial_target_s,
+                                budget_s,
+                            });
+                            Some(plan)
+                        }
+                        None => Some(plan_op(&opts.planning, t1, setup, c)),
+                    }
                 }
                 _ => None,
             };
@@ -128,6 +157,7 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                 bytes,
                 plan,
                 calibration: cal,
+                confident,
             });
         }
     }
