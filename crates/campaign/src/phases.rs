@@ -175,18 +175,23 @@ pub(crate) fn phase_measure(
         skipped: planned.len() - todo.len(),
         ..Default::default()
     };
-    let est_total: f64 = todo
-        .iter()
-        .map(|p| p.plan.as_ref().map_or(0.1, plan::estimated_s))
-        .sum();
+    // Expected seconds from the calibrations and the planned calls (sampled trials, setup and
+    // memory pass included); the remaining time is corrected by how the finished operations
+    // compared with their expectation.
+    let expect = |p: &PlannedOp| p.expected_s(opts.samples).max(0.1);
+    let est_total: f64 = todo.iter().map(|p| expect(p)).sum();
     log.progress_begin("measure", est_total);
     let mut left = est_total;
+    let (mut done_expected, mut done_actual) = (0.0, 0.0);
     let mut incomplete = 0usize;
     let n_todo = todo.len();
     for p in todo {
-        let est = p.plan.as_ref().map_or(0.1, plan::estimated_s);
+        let est = expect(p);
+        let t_op = std::time::Instant::now();
         let rec = measure_one(&unit, env, counter_info, p, &mut totals)?;
         left -= est;
+        done_expected += est;
+        done_actual += t_op.elapsed().as_secs_f64();
         let what = match (rec.mean_cycles, rec.mean_seconds) {
             (Some(c), _) => format!(
                 "{c:.0} {}",
@@ -214,13 +219,13 @@ pub(crate) fn phase_measure(
             )
         };
         log.log(format!(
-            "measure {} {} {}: {} n={} {what}{why} (left ~{:.2} h)",
+            "measure {} {} {}: {} n={} {what}{why} (left ~{})",
             p.inst.entry.candidate,
             p.inst.entry.label,
             p.opkey,
             rec.status,
             rec.measurements.unwrap_or(0),
-            left.max(0.0) / 3600.0
+            plan::duration_text(plan::eta_s(left.max(0.0), done_expected, done_actual))
         ));
         log.progress_advance(est);
     }
@@ -255,25 +260,46 @@ pub(crate) fn phase_measure(
 pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
     let planned = plan_all(&opts.unit(), insts);
     let with: Vec<&PlannedOp> = planned.iter().filter(|p| p.plan.is_some()).collect();
-    let total: f64 = with
+    let total: f64 = with.iter().map(|p| p.expected_s(opts.samples)).sum();
+    let bound: f64 = with.iter().map(|p| p.bound_s(opts.samples)).sum();
+    let reference: f64 = with
         .iter()
         .map(|p| plan::estimated_s(p.plan.as_ref().unwrap()))
         .sum();
+    let uncalibrated = insts
+        .iter()
+        .map(|i| pqperf_measure::calibrate::ops_of(&opts.run_dir, i).len())
+        .sum::<usize>()
+        .saturating_sub(planned.len());
     println!(
-        "{} operations, estimated {:.1} h",
+        "{} operations, measure phase estimated {} from their calibrations and planned calls (reference formula: {}){}{}",
         with.len(),
-        total / 3600.0
+        plan::duration_text(total),
+        plan::duration_text(reference),
+        if with.iter().any(|p| p.confident.is_some()) {
+            format!(
+                "; --target-ci: at most {} when every operation spends its budget",
+                plan::duration_text(bound)
+            )
+        } else {
+            String::new()
+        },
+        if uncalibrated > 0 {
+            format!("; {uncalibrated} operation(s) not calibrated yet, not counted (calibrate first)")
+        } else {
+            String::new()
+        }
     );
     let mut by_cost = with.clone();
     by_cost.sort_by(|a, b| {
-        let est = |p: &PlannedOp| p.plan.as_ref().map_or(0.0, plan::estimated_s);
+        let est = |p: &PlannedOp| p.expected_s(opts.samples);
         est(b).total_cmp(&est(a))
     });
     for p in by_cost.iter().take(15) {
         let pl = p.plan.as_ref().unwrap();
         println!(
             "{:.1} min  {} {} {}  iters/trial={} separate={}",
-            plan::estimated_s(pl) / 60.0,
+            p.expected_s(opts.samples) / 60.0,
             p.inst.entry.candidate,
             p.inst.entry.label,
             p.opkey,

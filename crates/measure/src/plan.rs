@@ -84,6 +84,53 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
     }
 }
 
+/// Wall seconds one operation is expected to take as pqperf runs it, which the reference
+/// formula ([`plan_op`]'s `estimated_s`, kept in the record) leaves out: per process the
+/// setup, the warm-ups, the reference trials, the sampled trials (at most
+/// `driver::SAMPLE_CALLS` calls after each reference trial, when `sampling`) and the
+/// memory pass (one call). `t` is the cost of one call, `setup` the process setup from the
+/// calibration. Re-runs and trials added by `--adaptive` / `--target-ci` are not in it (see
+/// [`PlannedOp::bound_s`]).
+pub fn expected_s(pl: &Plan, t: f64, setup: f64, sampling: bool) -> f64 {
+    if reuses_calibration(pl) {
+        return 0.0;
+    }
+    let (procs, per) = if pl.separate_processes {
+        (pl.trials, 1)
+    } else {
+        (1, pl.trials)
+    };
+    let iters = pl.iterations_per_trial as f64;
+    let sampled = if sampling {
+        iters.min(crate::driver::SAMPLE_CALLS as f64)
+    } else {
+        0.0
+    };
+    let calls = per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0;
+    procs as f64 * (setup + calls * t)
+}
+
+/// A remaining time from the expected seconds still to run, corrected by how the finished
+/// part compared with its expectation (`done_actual / done_expected`, once something ran).
+pub fn eta_s(left_expected: f64, done_expected: f64, done_actual: f64) -> f64 {
+    if done_expected > 0.0 && done_actual > 0.0 {
+        left_expected * done_actual / done_expected
+    } else {
+        left_expected
+    }
+}
+
+/// Seconds as a short duration: `42 s`, `3.2 min`, `1.45 h`.
+pub fn duration_text(s: f64) -> String {
+    if s < 90.0 {
+        format!("{s:.0} s")
+    } else if s < 5400.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.2} h", s / 3600.0)
+    }
+}
+
 /// One planned operation.
 #[derive(Debug, Clone)]
 pub struct PlannedOp {
@@ -102,6 +149,33 @@ pub struct PlannedOp {
     /// The `--target-ci` protocol's parameters, when it plans this operation (`plan` is then
     /// its short-trial plan).
     pub confident: Option<Confident>,
+}
+
+impl PlannedOp {
+    /// The calibration's call cost and process setup (seconds), when it has them.
+    fn calibrated(&self) -> Option<(f64, f64)> {
+        Some((
+            self.calibration["t1_s"].as_f64()?,
+            self.calibration["setup_s"].as_f64()?.max(0.0),
+        ))
+    }
+
+    /// [`expected_s`] of this operation's plan and calibration (0 without either).
+    pub fn expected_s(&self, sampling: bool) -> f64 {
+        match (&self.plan, self.calibrated()) {
+            (Some(pl), Some((t, setup))) => expected_s(pl, t, setup, sampling),
+            _ => 0.0,
+        }
+    }
+
+    /// The most this operation may take as planned: the `--target-ci` budget, else the
+    /// expected seconds.
+    pub fn bound_s(&self, sampling: bool) -> f64 {
+        match self.confident {
+            Some(c) => c.budget_s.max(self.expected_s(sampling)),
+            None => self.expected_s(sampling),
+        }
+    }
 }
 
 /// How the `--target-ci` protocol measures one operation (`crate::decide`).
@@ -211,5 +285,33 @@ mod tests {
         assert_eq!(p.iterations_per_trial, 18);
         assert_eq!(p.trials, 5);
         assert_eq!(p.warmups, 0);
+    }
+
+    #[test]
+    fn the_expected_time_counts_every_call_and_process() {
+        let p = plan_op(&reference_planning(), 1e-4, 0.05, None);
+        assert_eq!((p.trials, p.iterations_per_trial, p.warmups), (5, 10_000, 3));
+        // 5 processes: setup, 10 000 reference calls, 400 sampled, 3 warm-ups, 1 memory call.
+        let want = 5.0 * (0.05 + (10_000.0 + 400.0 + 3.0 + 1.0) * 1e-4);
+        assert!((expected_s(&p, 1e-4, 0.05, true) - want).abs() < 1e-9);
+        let want = 5.0 * (0.05 + (10_000.0 + 3.0 + 1.0) * 1e-4);
+        assert!((expected_s(&p, 1e-4, 0.05, false) - want).abs() < 1e-9);
+        // One process for all trials.
+        let p = plan_op(&reference_planning(), 0.01, 70.0, None);
+        assert!(!p.separate_processes);
+        let want = 70.0 + (5.0 * (100.0 + 100.0) + 3.0 + 1.0) * 0.01;
+        assert!((expected_s(&p, 0.01, 70.0, true) - want).abs() < 1e-9);
+        // The calibration reused: nothing more runs.
+        let p = plan_op(&planning(0.5, 300.0), 315.0, 2.0, None);
+        assert_eq!(expected_s(&p, 315.0, 2.0, true), 0.0);
+    }
+
+    #[test]
+    fn the_remaining_time_follows_what_the_finished_part_took() {
+        assert_eq!(eta_s(100.0, 0.0, 0.0), 100.0);
+        assert_eq!(eta_s(100.0, 50.0, 75.0), 150.0);
+        assert_eq!(duration_text(42.0), "42 s");
+        assert_eq!(duration_text(192.0), "3.2 min");
+        assert_eq!(duration_text(5220.0 * 2.0), "2.90 h");
     }
 }
