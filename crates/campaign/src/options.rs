@@ -48,6 +48,9 @@ pub struct CampaignOptions {
     /// the robust interval is that narrow or the budget is spent (`pqperf_measure::decide`);
     /// `None` (the default here) is the reference protocol.
     pub target_ci: Option<f64>,
+    /// `--iccs-baseline`: `campaign all` times the ICCS helper baseline even when no selected
+    /// candidate links the helpers.
+    pub iccs_baseline: bool,
     /// The driver executable.
     pub driver: DriverExe,
     /// The systems registry (`systems.csv`).
@@ -98,6 +101,7 @@ impl CampaignOptions {
             stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
             adaptive: false,
             target_ci: None,
+            iccs_baseline: false,
             register: None,
             prior_data: None,
             calibration_timeout: Duration::from_secs(6 * 3600),
@@ -194,6 +198,9 @@ pub struct OptionsData {
     /// `--target-ci` percent (`None`: the reference protocol).
     #[serde(default)]
     pub target_ci: Option<f64>,
+    /// `--iccs-baseline`.
+    #[serde(default)]
+    pub iccs_baseline: bool,
     /// `--probe-attempts`.
     pub probe_attempts: usize,
     /// `--redo`.
@@ -253,6 +260,7 @@ impl OptionsData {
             .filter(|_| !self.no_samples)
             .map(|pct| pct / 100.0);
         o.probe_attempts = self.probe_attempts;
+        o.iccs_baseline = self.iccs_baseline;
         o.redo = self.redo;
         o.keep_stale = self.keep_stale;
         Ok(o)

@@ -1,7 +1,10 @@
-//! Measuring one planned operation and building its record (method §7): the driver
-//! processes of the plan (with up to two retries of a disturbed run), the record with its
-//! statistics, sizes, counter, per-call quantiles and robust estimate, written to
-//! `records/<id>/<label>__<op>.json`.
+//! Measuring one planned operation and building its record (method §7), in three parts:
+//! [`run_op`] runs the driver processes of the plan (re-runs of disturbed ones, trials added
+//! by adaptive stopping or the `--target-ci` protocol; every decision is a pure function of
+//! [`crate::decide`]), [`assemble_record`] builds the record from what they produced
+//! (statistics, sizes, counter, per-call quantiles, robust estimate, `pqperf.protocol`)
+//! without starting anything, and [`write_record`] writes it to
+//! `records/<id>/<label>__<op>.json`; [`measure_one`] is the three in a row.
 //!
 //! **Disturbance** (works with any counter, no PMU needed): a trial is disturbed when its
 //! run-queue wait (`/proc/thread-self/schedstat`: time runnable but not running, i.e. time
@@ -10,14 +13,20 @@
 //! `max(2, 10 × seconds)` involuntary context switches; and, as in the reference (§7.1.4),
 //! when a cycle counter ran below 95 % of a known fixed clock in a trial over 10 ms. A
 //! process with a disturbed trial (reference or sampled) is run again, at most
-//! [`MAX_RETRIES`] times; when every attempt was disturbed the least disturbed one (smallest
-//! run-queue share) is kept. Every attempt is listed under `pqperf.attempts` with the
-//! per-trial facts; `processes[].disturbed_retries` is the number of re-runs of that process.
+//! [`MAX_RETRIES`] times, while that can change the figures ([`crate::decide::rerun`]: not
+//! when its per-call figures agree with the kept ones within the interval target, not beyond
+//! the budget, not on a host that disturbed the last 8 processes in a row; such processes
+//! are listed in `pqperf.reruns_declined`); when every attempt was disturbed the least
+//! disturbed one (smallest run-queue share) is kept. Every attempt is listed under
+//! `pqperf.attempts` with the per-trial facts; `processes[].disturbed_retries` is the number
+//! of re-runs of that process.
 //!
 //! **Adaptive stopping** (`UnitSettings::adaptive`): after the planned processes, one more
 //! single-trial process is added while the robust estimate's CI half-width exceeds 1 %, the
 //! driver time of the operation stays under its budget and fewer than [`MAX_ADDED_TRIALS`]
 //! were added; `pqperf.adaptive` says why it stopped and `plan.trials` counts every trial.
+//! The `--target-ci` protocol (`UnitSettings::target_ci`, [`crate::decide`]) plans short
+//! trials and adds trials the same way up to its own target, trial limit and budget.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

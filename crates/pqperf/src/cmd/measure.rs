@@ -138,6 +138,10 @@ pub struct CampaignCommon {
     /// `--op-budget`, `--adaptive` or `--no-samples` select the reference protocol.
     #[arg(long, value_name = "PCT|off", value_parser = parse_target_ci)]
     target_ci: Option<TargetCi>,
+    /// `campaign all` builds and times the ICCS helper baseline (candidate `iccs`) even when
+    /// no selected candidate links the ICCS helpers (by default only then).
+    #[arg(long)]
+    iccs_baseline: bool,
     /// Clock-probe attempts of the host check (5 s apart).
     #[arg(long, default_value_t = 3)]
     probe_attempts: usize,
@@ -218,6 +222,7 @@ impl CampaignCommon {
             stack_region: self.stack_region,
             adaptive: self.adaptive,
             target_ci: self.target_ci_pct(),
+            iccs_baseline: self.iccs_baseline,
             probe_attempts: self.probe_attempts,
             redo: self.redo,
             keep_stale: self.keep_stale,
