@@ -181,17 +181,30 @@ pub(crate) fn phase_measure(
     let expect = |p: &PlannedOp| p.expected_s(opts.samples).max(0.1);
     let est_total: f64 = todo.iter().map(|p| expect(p)).sum();
     log.progress_begin("measure", est_total);
-    let mut left = est_total;
-    let (mut done_expected, mut done_actual) = (0.0, 0.0);
+    let mut eta = plan::Eta {
+        left_s: est_total,
+        left: todo.iter().fold((0.0, 0.0), |acc, p| {
+            let (a, b) = p.expected_parts(opts.samples);
+            (acc.0 + a, acc.1 + b)
+        }),
+        ..Default::default()
+    };
     let mut incomplete = 0usize;
     let n_todo = todo.len();
     for p in todo {
         let est = expect(p);
         let t_op = std::time::Instant::now();
+        let before = (totals.attempts, totals.timed_s);
         let rec = measure_one(&unit, env, counter_info, p, &mut totals)?;
-        left -= est;
-        done_expected += est;
-        done_actual += t_op.elapsed().as_secs_f64();
+        eta.finished(
+            p.expected_parts(opts.samples),
+            est,
+            (
+                (totals.attempts - before.0) as f64,
+                totals.timed_s - before.1,
+                t_op.elapsed().as_secs_f64(),
+            ),
+        );
         let what = match (rec.mean_cycles, rec.mean_seconds) {
             (Some(c), _) => format!(
                 "{c:.0} {}",
@@ -225,7 +238,7 @@ pub(crate) fn phase_measure(
             p.opkey,
             rec.status,
             rec.measurements.unwrap_or(0),
-            plan::duration_text(plan::eta_s(left.max(0.0), done_expected, done_actual))
+            plan::duration_text(eta.remaining_s())
         ));
         log.progress_advance(est);
     }

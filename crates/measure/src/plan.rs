@@ -92,8 +92,14 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
 /// calibration. Re-runs and trials added by `--adaptive` / `--target-ci` are not in it (see
 /// [`PlannedOp::bound_s`]).
 pub fn expected_s(pl: &Plan, t: f64, setup: f64, sampling: bool) -> f64 {
+    let (procs, calls_s) = expected_parts(pl, t, sampling);
+    procs * setup + calls_s
+}
+
+/// The two parts of [`expected_s`]: driver processes, and seconds of calls (setup left out).
+pub fn expected_parts(pl: &Plan, t: f64, sampling: bool) -> (f64, f64) {
     if reuses_calibration(pl) {
-        return 0.0;
+        return (0.0, 0.0);
     }
     let (procs, per) = if pl.separate_processes {
         (pl.trials, 1)
@@ -107,16 +113,53 @@ pub fn expected_s(pl: &Plan, t: f64, setup: f64, sampling: bool) -> f64 {
         0.0
     };
     let calls = per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0;
-    procs as f64 * (setup + calls * t)
+    (procs as f64, procs as f64 * calls * t)
 }
 
-/// A remaining time from the expected seconds still to run, corrected by how the finished
-/// part compared with its expectation (`done_actual / done_expected`, once something ran).
-pub fn eta_s(left_expected: f64, done_expected: f64, done_actual: f64) -> f64 {
-    if done_expected > 0.0 && done_actual > 0.0 {
-        left_expected * done_actual / done_expected
-    } else {
-        left_expected
+/// The remaining time of a measure phase from what its finished operations took: each
+/// operation's expected seconds and its parts ([`expected_parts`]: processes, call seconds).
+/// What ran so far scales the parts still to run: call seconds by how long the trials took
+/// against their expectation (re-runs and added trials included), processes by how many ran
+/// per planned one and by what each cost beyond its trials.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Eta {
+    /// Expected seconds still to run.
+    pub left_s: f64,
+    /// Planned processes and call seconds still to run.
+    pub left: (f64, f64),
+    /// Planned processes and call seconds of the finished operations.
+    pub done_planned: (f64, f64),
+    /// Processes run, seconds inside trials and wall seconds of the finished operations.
+    pub done_run: (f64, f64, f64),
+}
+
+impl Eta {
+    /// Seconds still to run: the expectation until something finished, then scaled.
+    pub fn remaining_s(&self) -> f64 {
+        let (lp, lc) = self.left;
+        let (dp, dc) = self.done_planned;
+        let (rp, rt, rw) = self.done_run;
+        if dp <= 0.0 || rp <= 0.0 || rw <= 0.0 {
+            return self.left_s.max(0.0);
+        }
+        let call_scale = if dc > 0.0 && rt > 0.0 { rt / dc } else { 1.0 };
+        let procs_scale = rp / dp;
+        let per_proc = (rw - rt).max(0.0) / rp;
+        // Trial seconds already include those of re-runs and added trials.
+        (lc * call_scale + lp * procs_scale * per_proc).max(0.0)
+    }
+
+    /// One operation finished: its expected parts, and the processes, trial seconds and wall
+    /// seconds it took.
+    pub fn finished(&mut self, parts: (f64, f64), expected_s: f64, run: (f64, f64, f64)) {
+        self.left_s -= expected_s;
+        self.left.0 -= parts.0;
+        self.left.1 -= parts.1;
+        self.done_planned.0 += parts.0;
+        self.done_planned.1 += parts.1;
+        self.done_run.0 += run.0;
+        self.done_run.1 += run.1;
+        self.done_run.2 += run.2;
     }
 }
 
@@ -158,6 +201,14 @@ impl PlannedOp {
             self.calibration["t1_s"].as_f64()?,
             self.calibration["setup_s"].as_f64()?.max(0.0),
         ))
+    }
+
+    /// [`expected_parts`] of this operation's plan and calibration ((0, 0) without either).
+    pub fn expected_parts(&self, sampling: bool) -> (f64, f64) {
+        match (&self.plan, self.calibrated()) {
+            (Some(pl), Some((t, _))) => expected_parts(pl, t, sampling),
+            _ => (0.0, 0.0),
+        }
     }
 
     /// [`expected_s`] of this operation's plan and calibration (0 without either).
@@ -308,8 +359,17 @@ mod tests {
 
     #[test]
     fn the_remaining_time_follows_what_the_finished_part_took() {
-        assert_eq!(eta_s(100.0, 0.0, 0.0), 100.0);
-        assert_eq!(eta_s(100.0, 50.0, 75.0), 150.0);
+        // Two operations alike: 5 processes, 2 s of calls, 0.1 s setup each expected.
+        let mut e = Eta {
+            left_s: 5.0,
+            left: (10.0, 4.0),
+            ..Default::default()
+        };
+        assert_eq!(e.remaining_s(), 5.0);
+        // The first took 15 processes (re-runs), 3 s of trials and 9 s of wall time.
+        e.finished((5.0, 2.0), 2.5, (15.0, 3.0, 9.0));
+        // The second is expected alike: 2 s × 1.5 of trials, 5 × 3 processes × 0.4 s each.
+        assert!((e.remaining_s() - (3.0 + 6.0)).abs() < 1e-9, "{}", e.remaining_s());
         assert_eq!(duration_text(42.0), "42 s");
         assert_eq!(duration_text(192.0), "3.2 min");
         assert_eq!(duration_text(5220.0 * 2.0), "2.90 h");

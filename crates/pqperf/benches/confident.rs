@@ -12,7 +12,7 @@
 //! `PQPERF_BENCH_ORDER=ba` runs (b) first; `PQPERF_BENCH_CPU` the CPU (default: the last
 //! this process may use; the campaigns wait while another pqperf leases it); `PQPERF_BENCH_EXE` names another `pqperf` binary
 //! (with `PQPERF_DRIVER` for its driver: a copy keeps a rebuild from changing a running
-//! benchmark).
+//! benchmark); `PQPERF_BENCH_KEEP=1` keeps both run directories (their path is printed).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -243,6 +243,17 @@ fn main() {
             hb * 100.0,
             if ok { "agree" } else { "DIFFER" }
         );
+    }
+    for (k, v, proto) in [("(a)", &a, reference), ("(b)", &b, target)] {
+        let mut args = vec!["campaign", "plan", "--run-dir", v.to_str().unwrap()];
+        args.extend_from_slice(proto);
+        let pl = pqperf(&args);
+        for l in String::from_utf8_lossy(&pl.stdout).lines().take(1) {
+            println!("campaign plan {k} after the run: {l}");
+        }
+    }
+    if std::env::var_os("PQPERF_BENCH_KEEP").is_some() {
+        println!("run directories kept in {}", tmp.keep().display());
     }
     ratios.sort_by(f64::total_cmp);
     let med = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
