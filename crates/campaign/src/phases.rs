@@ -298,7 +298,9 @@ pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
             String::new()
         },
         if uncalibrated > 0 {
-            format!("; {uncalibrated} operation(s) not calibrated yet, not counted (calibrate first)")
+            format!(
+                "; {uncalibrated} operation(s) not calibrated yet, not counted (calibrate first)"
+            )
         } else {
             String::new()
         }

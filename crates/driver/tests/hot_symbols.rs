@@ -61,7 +61,10 @@ fn normalising_removes_only_build_dependent_parts() {
         normalise("_RNvCsfLfy6EI15iL_7___rustc12___rust_alloc"),
         "_RNvCs_7___rustc12___rust_alloc"
     );
-    assert_eq!(normalise("drop17habcE.llvm.4309316645294234318"), "drop17habcE");
+    assert_eq!(
+        normalise("drop17habcE.llvm.4309316645294234318"),
+        "drop17habcE"
+    );
     assert_eq!(normalise("malloc"), "malloc");
 }
 
@@ -85,7 +88,12 @@ fn every_listed_function_exists_in_the_driver() {
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .collect();
-    assert!(names.len() > 20, "{} lists {} names", list.display(), names.len());
+    assert!(
+        names.len() > 20,
+        "{} lists {} names",
+        list.display(),
+        names.len()
+    );
     let stale: Vec<&str> = names
         .iter()
         .copied()

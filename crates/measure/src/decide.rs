@@ -278,7 +278,10 @@ mod tests {
             Some("budget_spent")
         );
         assert_eq!(stop_adding(Some(0.02), 0.01, 9, 200, 9.8, 0.1, 10.0), None);
-        assert_eq!(stop_adding(Some(0.004), 0.005, 9, 200, 0.0, 0.1, 10.0), Some("ci_reached"));
+        assert_eq!(
+            stop_adding(Some(0.004), 0.005, 9, 200, 0.0, 0.1, 10.0),
+            Some("ci_reached")
+        );
     }
 
     #[test]

@@ -341,7 +341,10 @@ mod tests {
     #[test]
     fn the_expected_time_counts_every_call_and_process() {
         let p = plan_op(&reference_planning(), 1e-4, 0.05, None);
-        assert_eq!((p.trials, p.iterations_per_trial, p.warmups), (5, 10_000, 3));
+        assert_eq!(
+            (p.trials, p.iterations_per_trial, p.warmups),
+            (5, 10_000, 3)
+        );
         // 5 processes: setup, 10 000 reference calls, 400 sampled, 3 warm-ups, 1 memory call.
         let want = 5.0 * (0.05 + (10_000.0 + 400.0 + 3.0 + 1.0) * 1e-4);
         assert!((expected_s(&p, 1e-4, 0.05, true) - want).abs() < 1e-9);
@@ -369,7 +372,11 @@ mod tests {
         // The first took 15 processes (re-runs), 3 s of trials and 9 s of wall time.
         e.finished((5.0, 2.0), 2.5, (15.0, 3.0, 9.0));
         // The second is expected alike: 2 s × 1.5 of trials, 5 × 3 processes × 0.4 s each.
-        assert!((e.remaining_s() - (3.0 + 6.0)).abs() < 1e-9, "{}", e.remaining_s());
+        assert!(
+            (e.remaining_s() - (3.0 + 6.0)).abs() < 1e-9,
+            "{}",
+            e.remaining_s()
+        );
         assert_eq!(duration_text(42.0), "42 s");
         assert_eq!(duration_text(192.0), "3.2 min");
         assert_eq!(duration_text(5220.0 * 2.0), "2.90 h");

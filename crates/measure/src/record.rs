@@ -882,12 +882,14 @@ mod tests {
         assert_eq!(adding_rule(None, false, 5), None);
         let (target, max) = adding_rule(None, true, 5).unwrap();
         assert_eq!((target, max), (t, 5 + MAX_ADDED_TRIALS));
-        let stop = |h, added: u64, spent| {
-            decide::stop_adding(h, target, 5 + added, max, spent, 0.1, 10.0)
-        };
+        let stop =
+            |h, added: u64, spent| decide::stop_adding(h, target, 5 + added, max, spent, 0.1, 10.0);
         assert_eq!(stop(None, 0, 0.0), Some("no_samples"));
         assert_eq!(stop(Some(t), 0, 0.0), Some("ci_reached"));
-        assert_eq!(stop(Some(2.0 * t), MAX_ADDED_TRIALS, 0.0), Some("max_trials"));
+        assert_eq!(
+            stop(Some(2.0 * t), MAX_ADDED_TRIALS, 0.0),
+            Some("max_trials")
+        );
         assert_eq!(stop(Some(2.0 * t), 3, 9.95), Some("budget_spent"));
         assert_eq!(stop(Some(2.0 * t), 3, 9.8), None);
         assert_eq!(stop(Some(2.0 * t), MAX_ADDED_TRIALS - 1, 0.0), None);

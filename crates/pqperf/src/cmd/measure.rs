@@ -170,7 +170,9 @@ pub(crate) fn parse_target_ci(s: &str) -> Result<TargetCi, String> {
     }
     match s.parse::<f64>() {
         Ok(p) if p.is_finite() && p > 0.0 && p <= 100.0 => Ok(TargetCi::Pct(p)),
-        _ => Err(format!("{s:?}: a percentage above 0 and at most 100, or `off`")),
+        _ => Err(format!(
+            "{s:?}: a percentage above 0 and at most 100, or `off`"
+        )),
     }
 }
 
