@@ -665,7 +665,7 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
     }
     ext.adaptive = adaptive;
     ext.protocol = Some(protocol.to_string());
-    ext.reruns_declined = reruns_declined;
+    ext.reruns_declined = Some(reruns_declined).filter(|v| !v.is_empty());
     let mut rec = Record {
         schema: record::RECORD_SCHEMA,
         status: if complete {

@@ -219,8 +219,8 @@ evidence_struct! {
         /// Disturbed processes kept without a re-run, `process <i>: <why>` (`no_effect`: the
         /// disturbed run's per-call figures agree with the kept ones within the interval
         /// target; `budget`; `host_always_disturbed`; `max_reruns`).
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        pub reruns_declined: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub reruns_declined: Option<Vec<String>>,
     }
 }
 

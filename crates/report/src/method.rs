@@ -501,7 +501,7 @@ fn rerun_bullet(with: &[&pqperf_model::record::PqperfRecordExt]) -> Option<Strin
     let reruns = attempts.iter().filter(|a| a.attempt > 0).count();
     let disturbed = attempts.iter().filter(|a| a.disturbed).count();
     let mut why: std::collections::BTreeMap<String, usize> = Default::default();
-    for d in with.iter().flat_map(|p| p.reruns_declined.iter()) {
+    for d in with.iter().flat_map(|p| p.reruns_declined.iter().flatten()) {
         let reason = d.rsplit(": ").next().unwrap_or(d).to_string();
         *why.entry(reason).or_default() += 1;
     }
