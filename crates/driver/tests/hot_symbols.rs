@@ -26,12 +26,9 @@ fn normalise(name: &str) -> String {
             i += 20;
             continue;
         }
-        if rest.starts_with("Cs") {
-            let n = rest[2..]
-                .bytes()
-                .take_while(u8::is_ascii_alphanumeric)
-                .count();
-            if n > 0 && rest.as_bytes().get(2 + n) == Some(&b'_') {
+        if let Some(tail) = rest.strip_prefix("Cs") {
+            let n = tail.bytes().take_while(u8::is_ascii_alphanumeric).count();
+            if n > 0 && tail.as_bytes().get(n) == Some(&b'_') {
                 out.push_str("Cs_");
                 i += 3 + n;
                 continue;
