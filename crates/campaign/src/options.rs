@@ -44,6 +44,13 @@ pub struct CampaignOptions {
     /// Adaptive stopping (`--adaptive`): trials are added until the CI half-width is ≤ 1 %
     /// or the operation budget is spent.
     pub adaptive: bool,
+    /// `--target-ci PCT` as a fraction (0.01 = ±1 %): short trials in fresh processes until
+    /// the robust interval is that narrow or the budget is spent (`pqperf_measure::decide`);
+    /// `None` (the default here) is the reference protocol.
+    pub target_ci: Option<f64>,
+    /// `--iccs-baseline`: `campaign all` times the ICCS helper baseline even when no selected
+    /// candidate links the helpers.
+    pub iccs_baseline: bool,
     /// The driver executable.
     pub driver: DriverExe,
     /// The systems registry (`systems.csv`).
@@ -93,6 +100,8 @@ impl CampaignOptions {
             samples: true,
             stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
             adaptive: false,
+            target_ci: None,
+            iccs_baseline: false,
             register: None,
             prior_data: None,
             calibration_timeout: Duration::from_secs(6 * 3600),
@@ -116,6 +125,7 @@ impl CampaignOptions {
             calibration_timeout: self.calibration_timeout,
             planning: self.planning.clone(),
             adaptive: self.adaptive,
+            target_ci: self.target_ci,
         }
     }
 
@@ -185,6 +195,12 @@ pub struct OptionsData {
     pub stack_region: u64,
     /// `--adaptive`.
     pub adaptive: bool,
+    /// `--target-ci` percent (`None`: the reference protocol).
+    #[serde(default)]
+    pub target_ci: Option<f64>,
+    /// `--iccs-baseline`.
+    #[serde(default)]
+    pub iccs_baseline: bool,
     /// `--probe-attempts`.
     pub probe_attempts: usize,
     /// `--redo`.
@@ -231,7 +247,20 @@ impl OptionsData {
         o.samples = !self.no_samples;
         o.stack_region = self.stack_region;
         o.adaptive = self.adaptive && !self.no_samples;
+        if let Some(pct) = self.target_ci
+            && !(pct.is_finite() && pct > 0.0 && pct <= 100.0)
+        {
+            return Err(CampaignError::msg(format!(
+                "--target-ci {pct}: a percentage above 0 and at most 100"
+            )));
+        }
+        // The interval comes from the per-call samples: without them there is none to aim at.
+        o.target_ci = self
+            .target_ci
+            .filter(|_| !self.no_samples)
+            .map(|pct| pct / 100.0);
         o.probe_attempts = self.probe_attempts;
+        o.iccs_baseline = self.iccs_baseline;
         o.redo = self.redo;
         o.keep_stale = self.keep_stale;
         Ok(o)

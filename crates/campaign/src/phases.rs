@@ -100,22 +100,40 @@ pub(crate) fn phase_measure(
         skipped: planned.len() - todo.len(),
         ..Default::default()
     };
-    let est_total: f64 = todo
-        .iter()
-        .map(|p| p.plan.as_ref().map_or(0.1, plan::estimated_s))
-        .sum();
+    // Expected seconds from the calibrations and the planned calls (sampled trials, setup and
+    // memory pass included); the remaining time is corrected by how the finished operations
+    // compared with their expectation.
+    let expect = |p: &PlannedOp| p.expected_s(opts.samples).max(0.1);
+    let est_total: f64 = todo.iter().map(|p| expect(p)).sum();
     log.progress_begin("measure", est_total);
-    let mut left = est_total;
+    let mut eta = plan::Eta {
+        left_s: est_total,
+        left: todo.iter().fold((0.0, 0.0), |acc, p| {
+            let (a, b) = p.expected_parts(opts.samples);
+            (acc.0 + a, acc.1 + b)
+        }),
+        ..Default::default()
+    };
     let mut incomplete = 0usize;
     let n_todo = todo.len();
     for p in todo {
-        let est = p.plan.as_ref().map_or(0.1, plan::estimated_s);
+        let est = expect(p);
+        let t_op = std::time::Instant::now();
+        let before = (totals.attempts, totals.timed_s);
         log.progress_item(&format!(
             "{} {} {}",
             p.inst.entry.candidate, p.inst.entry.label, p.opkey
         ));
         let rec = measure_one(&unit, env, counter_info, p, &mut totals)?;
-        left -= est;
+        eta.finished(
+            p.expected_parts(opts.samples),
+            est,
+            (
+                (totals.attempts - before.0) as f64,
+                totals.timed_s - before.1,
+                t_op.elapsed().as_secs_f64(),
+            ),
+        );
         let what = match (rec.mean_cycles, rec.mean_seconds) {
             (Some(c), _) => format!(
                 "{c:.0} {}",
@@ -143,13 +161,13 @@ pub(crate) fn phase_measure(
             )
         };
         log.log(format!(
-            "measure {} {} {}: {} n={} {what}{why} (left ~{:.2} h)",
+            "measure {} {} {}: {} n={} {what}{why} (left ~{})",
             p.inst.entry.candidate,
             p.inst.entry.label,
             p.opkey,
             rec.status,
             rec.measurements.unwrap_or(0),
-            left.max(0.0) / 3600.0
+            plan::duration_text(eta.remaining_s())
         ));
         log.progress_advance(est);
     }
@@ -159,31 +177,73 @@ pub(crate) fn phase_measure(
         planned.len(),
         totals.skipped
     ));
+    if totals.attempts > 0 {
+        log.log(format!(
+            "driver processes: {} ({} re-runs, {:.1} %; {} disturbed, {} of them kept without a re-run); timed {:.1} s of {:.1} s process time",
+            totals.attempts,
+            totals.reruns,
+            100.0 * totals.rerun_share(),
+            totals.disturbed_attempts,
+            totals.reruns_declined,
+            totals.timed_s,
+            totals.process_s
+        ));
+    }
+    if totals.declined_host_disturbed > 0 {
+        log.log(format!(
+            "this host disturbed every driver process ({} or more in a row): {} disturbed process(es) kept without a re-run, which would have been disturbed too; the records list every attempt",
+            pqperf_measure::decide::HOST_DISTURBED_RUN,
+            totals.declined_host_disturbed
+        ));
+    }
     Ok((i32::from(incomplete > 0), totals))
 }
 
 pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
     let planned = plan_all(&opts.unit(), insts);
     let with: Vec<&PlannedOp> = planned.iter().filter(|p| p.plan.is_some()).collect();
-    let total: f64 = with
+    let total: f64 = with.iter().map(|p| p.expected_s(opts.samples)).sum();
+    let bound: f64 = with.iter().map(|p| p.bound_s(opts.samples)).sum();
+    let reference: f64 = with
         .iter()
         .map(|p| plan::estimated_s(p.plan.as_ref().unwrap()))
         .sum();
+    let uncalibrated = insts
+        .iter()
+        .map(|i| pqperf_measure::calibrate::ops_of(&opts.run_dir, i).len())
+        .sum::<usize>()
+        .saturating_sub(planned.len());
     println!(
-        "{} operations, estimated {:.1} h",
+        "{} operations, measure phase estimated {} from their calibrations and planned calls (reference formula: {}){}{}",
         with.len(),
-        total / 3600.0
+        plan::duration_text(total),
+        plan::duration_text(reference),
+        if with.iter().any(|p| p.confident.is_some()) {
+            format!(
+                "; --target-ci: at most {} when every operation spends its budget",
+                plan::duration_text(bound)
+            )
+        } else {
+            String::new()
+        },
+        if uncalibrated > 0 {
+            format!(
+                "; {uncalibrated} operation(s) not calibrated yet, not counted (calibrate first)"
+            )
+        } else {
+            String::new()
+        }
     );
     let mut by_cost = with.clone();
     by_cost.sort_by(|a, b| {
-        let est = |p: &PlannedOp| p.plan.as_ref().map_or(0.0, plan::estimated_s);
+        let est = |p: &PlannedOp| p.expected_s(opts.samples);
         est(b).total_cmp(&est(a))
     });
     for p in by_cost.iter().take(15) {
         let pl = p.plan.as_ref().unwrap();
         println!(
             "{:.1} min  {} {} {}  iters/trial={} separate={}",
-            plan::estimated_s(pl) / 60.0,
+            p.expected_s(opts.samples) / 60.0,
             p.inst.entry.candidate,
             p.inst.entry.label,
             p.opkey,

@@ -88,6 +88,17 @@ pub struct PhaseOutcome {
     pub wall_s: f64,
 }
 
+/// Whether `campaign all` runs the ICCS helper baseline: `--iccs-baseline`, or a selected
+/// candidate (other than the baseline's own `iccs`) was built against an ICCS helper provider.
+fn baseline_wanted(opts: &CampaignOptions) -> Res<bool> {
+    if opts.iccs_baseline {
+        return Ok(true);
+    }
+    Ok(selected(opts, measurable(opts)?)
+        .iter()
+        .any(|i| i.entry.candidate != "iccs" && i.entry.extra.contains_key("iccs_provider")))
+}
+
 /// Runs one phase (or `all`).
 pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<PhaseOutcome> {
     let t0 = Instant::now();
@@ -378,10 +389,23 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         p => vec![p],
     };
     let mut code = 0;
+    // `all` times the ICCS helper baseline (candidate `iccs`) only when asked for or when a
+    // selected candidate links the ICCS helpers; decided once build has run.
+    let mut baseline_unwanted = false;
     for ph in sequence {
+        if phase == Phase::All && ph == Phase::Baseline && !baseline_wanted(opts)? {
+            baseline_unwanted = true;
+            log.log(
+                "baseline: skipped (no selected candidate links the ICCS helpers; --iccs-baseline times them anyway)",
+            );
+            continue;
+        }
         let c = match ph {
             Phase::Calibrate | Phase::Measure | Phase::Plan => {
-                let insts = selected(opts, measurable(opts)?);
+                let mut insts = selected(opts, measurable(opts)?);
+                if baseline_unwanted && opts.only.is_none() {
+                    insts.retain(|i| i.entry.candidate != "iccs");
+                }
                 if let Some(msg) = empty_selection(ph, opts, &insts) {
                     log.log(&msg);
                     eprintln!("{msg}");

@@ -83,13 +83,15 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
             "guard bytes overwritten during setup (buffer overflow)",
         ));
     }
-    let baseline = procinfo::rss_bytes().unwrap_or(0);
-    let peak_reset = procinfo::reset_peak_rss();
+    // The counter is opened (and a refused perf_event_open dealt with) before the baseline
+    // and the peak reset, so that nothing the counter costs lands in the memory figures.
     let counter = if a.force_ticks {
         Counter::ticks()
     } else {
         Counter::best()
     };
+    let baseline = procinfo::rss_bytes().unwrap_or(0);
+    let peak_reset = procinfo::reset_peak_rss();
     let mut o = Out(w);
     for (k, v) in &head {
         o.meta(k, v);

@@ -178,6 +178,19 @@ impl Counter {
     /// Hardware cycles of the calling thread in user mode, if the kernel has a PMU and
     /// `perf_event_paranoid` allows it; the error text says why not.
     pub fn cycles() -> Result<Counter, String> {
+        Counter::open_cycles().map_err(|errno| {
+            format!(
+                "perf_event_open(cycles): {}",
+                std::io::Error::from_raw_os_error(errno)
+            )
+        })
+    }
+
+    /// [`Counter::cycles`] without the error text: the `errno` of a refused
+    /// `perf_event_open`. Formats nothing and allocates nothing on failure, so a caller that
+    /// measures its own memory (the driver's peak RSS) is not charged for `strerror`'s
+    /// locale tables.
+    fn open_cycles() -> Result<Counter, i32> {
         let attr = PerfEventAttr {
             type_: PERF_TYPE_HARDWARE,
             size: std::mem::size_of::<PerfEventAttr>() as u32,
@@ -199,10 +212,7 @@ impl Counter {
             )
         };
         if fd < 0 {
-            return Err(format!(
-                "perf_event_open(cycles): {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0));
         }
         // SAFETY: `fd` is a fresh descriptor returned by the kernel and owned by nobody else.
         let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
@@ -220,9 +230,9 @@ impl Counter {
         }
     }
 
-    /// Hardware cycles when available, else the tick counter.
+    /// Hardware cycles when available, else the tick counter (the refusal is not formatted).
     pub fn best() -> Counter {
-        Counter::cycles().unwrap_or_else(|_| Counter::ticks())
+        Counter::open_cycles().unwrap_or_else(|_| Counter::ticks())
     }
 
     /// Which source this counter reads.

@@ -99,6 +99,20 @@ pub fn emulator_prefix() -> Vec<String> {
         .collect()
 }
 
+/// The path that re-executes the running program: `/proc/self/exe`, which names the image
+/// this process runs even after the file was replaced or removed (a rebuild during a
+/// campaign turns [`std::env::current_exe`] into `…/pqperf (deleted)`, which cannot be
+/// started). Under `PQPERF_EMULATOR` the emulator opens the path itself, where
+/// `/proc/self/exe` would be the emulator, so the resolved path is returned there.
+pub fn self_exe() -> std::io::Result<std::path::PathBuf> {
+    let proc_exe = Path::new("/proc/self/exe");
+    if emulator_prefix().is_empty() && proc_exe.exists() {
+        Ok(proc_exe.to_path_buf())
+    } else {
+        std::env::current_exe()
+    }
+}
+
 /// A `Command` that runs the executable `exe` (pqperf itself): directly, or through the
 /// emulator of `PQPERF_EMULATOR` when that is set.
 pub fn self_command(exe: &Path) -> Command {

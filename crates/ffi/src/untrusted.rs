@@ -194,8 +194,13 @@ fn readable_for(spec: &ChildSpec) -> Vec<PathBuf> {
             .and_then(|c| c.parent().map(Path::to_path_buf))
     };
     v.extend(dir_of(&spec.program));
-    if let Ok(exe) = std::env::current_exe() {
-        v.extend(dir_of(&exe));
+    // The kernel's path of the running image is absolute and resolved; its directory stays
+    // readable when the file itself was replaced (`…/pqperf (deleted)`).
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        v.push(dir);
     }
     if let Some(prefix) = std::env::var_os("QEMU_LD_PREFIX") {
         v.push(PathBuf::from(prefix));

@@ -373,7 +373,9 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
     let only = pqperf_build::only_regex(opts.only.as_deref())?;
     let exe = match &opts.child_exe {
         Some(e) => e.clone(),
-        None => std::env::current_exe().map_err(|e| io_err(Path::new("current_exe"), e))?,
+        None => {
+            pqperf_ffi::emulation::self_exe().map_err(|e| io_err(Path::new("/proc/self/exe"), e))?
+        }
     };
     let ctx = BuildCtx::new(&opts.run_dir, &cat_path)?;
     let bj = Mutex::new(pqperf_build::read_build_json(&opts.run_dir)?);

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod calibrate;
+pub mod decide;
 pub mod error;
 pub mod host;
 pub mod instance;

@@ -84,6 +84,96 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
     }
 }
 
+/// Wall seconds one operation is expected to take as pqperf runs it, which the reference
+/// formula ([`plan_op`]'s `estimated_s`, kept in the record) leaves out: per process the
+/// setup, the warm-ups, the reference trials, the sampled trials (at most
+/// `driver::SAMPLE_CALLS` calls after each reference trial, when `sampling`) and the
+/// memory pass (one call). `t` is the cost of one call, `setup` the process setup from the
+/// calibration. Re-runs and trials added by `--adaptive` / `--target-ci` are not in it (see
+/// [`PlannedOp::bound_s`]).
+pub fn expected_s(pl: &Plan, t: f64, setup: f64, sampling: bool) -> f64 {
+    let (procs, calls_s) = expected_parts(pl, t, sampling);
+    procs * setup + calls_s
+}
+
+/// The two parts of [`expected_s`]: driver processes, and seconds of calls (setup left out).
+pub fn expected_parts(pl: &Plan, t: f64, sampling: bool) -> (f64, f64) {
+    if reuses_calibration(pl) {
+        return (0.0, 0.0);
+    }
+    let (procs, per) = if pl.separate_processes {
+        (pl.trials, 1)
+    } else {
+        (1, pl.trials)
+    };
+    let iters = pl.iterations_per_trial as f64;
+    let sampled = if sampling {
+        iters.min(crate::driver::SAMPLE_CALLS as f64)
+    } else {
+        0.0
+    };
+    let calls = per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0;
+    (procs as f64, procs as f64 * calls * t)
+}
+
+/// The remaining time of a measure phase from what its finished operations took: each
+/// operation's expected seconds and its parts ([`expected_parts`]: processes, call seconds).
+/// What ran so far scales the parts still to run: call seconds by how long the trials took
+/// against their expectation (re-runs and added trials included), processes by how many ran
+/// per planned one and by what each cost beyond its trials.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Eta {
+    /// Expected seconds still to run.
+    pub left_s: f64,
+    /// Planned processes and call seconds still to run.
+    pub left: (f64, f64),
+    /// Planned processes and call seconds of the finished operations.
+    pub done_planned: (f64, f64),
+    /// Processes run, seconds inside trials and wall seconds of the finished operations.
+    pub done_run: (f64, f64, f64),
+}
+
+impl Eta {
+    /// Seconds still to run: the expectation until something finished, then scaled.
+    pub fn remaining_s(&self) -> f64 {
+        let (lp, lc) = self.left;
+        let (dp, dc) = self.done_planned;
+        let (rp, rt, rw) = self.done_run;
+        if dp <= 0.0 || rp <= 0.0 || rw <= 0.0 {
+            return self.left_s.max(0.0);
+        }
+        let call_scale = if dc > 0.0 && rt > 0.0 { rt / dc } else { 1.0 };
+        let procs_scale = rp / dp;
+        let per_proc = (rw - rt).max(0.0) / rp;
+        // Trial seconds already include those of re-runs and added trials.
+        (lc * call_scale + lp * procs_scale * per_proc).max(0.0)
+    }
+
+    /// One operation finished: its expected parts, and the processes, trial seconds and wall
+    /// seconds it took.
+    pub fn finished(&mut self, parts: (f64, f64), expected_s: f64, run: (f64, f64, f64)) {
+        self.left_s -= expected_s;
+        self.left.0 -= parts.0;
+        self.left.1 -= parts.1;
+        self.done_planned.0 += parts.0;
+        self.done_planned.1 += parts.1;
+        self.done_run.0 += run.0;
+        self.done_run.1 += run.1;
+        self.done_run.2 += run.2;
+    }
+}
+
+/// Seconds as a short duration: `42 s`, `3.2 min`, `1.45 h`.
+pub fn duration_text(s: f64) -> String {
+    if s < 90.0 {
+        format!("{s:.0} s")
+    } else if s < 5400.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.2} h", s / 3600.0)
+    }
+}
+
 /// One planned operation.
 #[derive(Debug, Clone)]
 pub struct PlannedOp {
@@ -99,6 +189,55 @@ pub struct PlannedOp {
     pub plan: Option<Plan>,
     /// The calibration result.
     pub calibration: Value,
+    /// The `--target-ci` protocol's parameters, when it plans this operation (`plan` is then
+    /// its short-trial plan).
+    pub confident: Option<Confident>,
+}
+
+impl PlannedOp {
+    /// The calibration's call cost and process setup (seconds), when it has them.
+    fn calibrated(&self) -> Option<(f64, f64)> {
+        Some((
+            self.calibration["t1_s"].as_f64()?,
+            self.calibration["setup_s"].as_f64()?.max(0.0),
+        ))
+    }
+
+    /// [`expected_parts`] of this operation's plan and calibration ((0, 0) without either).
+    pub fn expected_parts(&self, sampling: bool) -> (f64, f64) {
+        match (&self.plan, self.calibrated()) {
+            (Some(pl), Some((t, _))) => expected_parts(pl, t, sampling),
+            _ => (0.0, 0.0),
+        }
+    }
+
+    /// [`expected_s`] of this operation's plan and calibration (0 without either).
+    pub fn expected_s(&self, sampling: bool) -> f64 {
+        match (&self.plan, self.calibrated()) {
+            (Some(pl), Some((t, setup))) => expected_s(pl, t, setup, sampling),
+            _ => 0.0,
+        }
+    }
+
+    /// The most this operation may take as planned: the `--target-ci` budget, else the
+    /// expected seconds.
+    pub fn bound_s(&self, sampling: bool) -> f64 {
+        match self.confident {
+            Some(c) => c.budget_s.max(self.expected_s(sampling)),
+            None => self.expected_s(sampling),
+        }
+    }
+}
+
+/// How the `--target-ci` protocol measures one operation (`crate::decide`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Confident {
+    /// Relative half-width aimed at (0.01 = ±1 %).
+    pub target: f64,
+    /// Seconds of timed work per trial, chosen from the calibration.
+    pub trial_target_s: f64,
+    /// Driver seconds the operation may spend.
+    pub budget_s: f64,
 }
 
 /// Plans every operation of `insts` that has a calibration; sorted cheapest first. Operations
@@ -112,12 +251,27 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
             let Some(cal) = read_json(&cal_path(&opts.run_dir, inst, &opkey)) else {
                 continue;
             };
+            let mut confident = None;
             let plan = match (cal["t1_s"].as_f64(), cal["setup_s"].as_f64()) {
                 (Some(t1), Some(setup)) => {
                     let c = (inst.category == "kex" && opkey != "exchange")
                         .then_some(exch_t1)
                         .flatten();
-                    Some(plan_op(&opts.planning, t1, setup.max(0.0), c))
+                    let setup = setup.max(0.0);
+                    match opts.target_ci.and_then(|target| {
+                        crate::decide::confident_plan(&opts.planning, t1, setup, c)
+                            .map(|x| (target, x))
+                    }) {
+                        Some((target, (plan, trial_target_s, budget_s))) => {
+                            confident = Some(Confident {
+                                target,
+                                trial_target_s,
+                                budget_s,
+                            });
+                            Some(plan)
+                        }
+                        None => Some(plan_op(&opts.planning, t1, setup, c)),
+                    }
                 }
                 _ => None,
             };
@@ -128,6 +282,7 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                 bytes,
                 plan,
                 calibration: cal,
+                confident,
             });
         }
     }
@@ -181,5 +336,49 @@ mod tests {
         assert_eq!(p.iterations_per_trial, 18);
         assert_eq!(p.trials, 5);
         assert_eq!(p.warmups, 0);
+    }
+
+    #[test]
+    fn the_expected_time_counts_every_call_and_process() {
+        let p = plan_op(&reference_planning(), 1e-4, 0.05, None);
+        assert_eq!(
+            (p.trials, p.iterations_per_trial, p.warmups),
+            (5, 10_000, 3)
+        );
+        // 5 processes: setup, 10 000 reference calls, 400 sampled, 3 warm-ups, 1 memory call.
+        let want = 5.0 * (0.05 + (10_000.0 + 400.0 + 3.0 + 1.0) * 1e-4);
+        assert!((expected_s(&p, 1e-4, 0.05, true) - want).abs() < 1e-9);
+        let want = 5.0 * (0.05 + (10_000.0 + 3.0 + 1.0) * 1e-4);
+        assert!((expected_s(&p, 1e-4, 0.05, false) - want).abs() < 1e-9);
+        // One process for all trials.
+        let p = plan_op(&reference_planning(), 0.01, 70.0, None);
+        assert!(!p.separate_processes);
+        let want = 70.0 + (5.0 * (100.0 + 100.0) + 3.0 + 1.0) * 0.01;
+        assert!((expected_s(&p, 0.01, 70.0, true) - want).abs() < 1e-9);
+        // The calibration reused: nothing more runs.
+        let p = plan_op(&planning(0.5, 300.0), 315.0, 2.0, None);
+        assert_eq!(expected_s(&p, 315.0, 2.0, true), 0.0);
+    }
+
+    #[test]
+    fn the_remaining_time_follows_what_the_finished_part_took() {
+        // Two operations alike: 5 processes, 2 s of calls, 0.1 s setup each expected.
+        let mut e = Eta {
+            left_s: 5.0,
+            left: (10.0, 4.0),
+            ..Default::default()
+        };
+        assert_eq!(e.remaining_s(), 5.0);
+        // The first took 15 processes (re-runs), 3 s of trials and 9 s of wall time.
+        e.finished((5.0, 2.0), 2.5, (15.0, 3.0, 9.0));
+        // The second is expected alike: 2 s × 1.5 of trials, 5 × 3 processes × 0.4 s each.
+        assert!(
+            (e.remaining_s() - (3.0 + 6.0)).abs() < 1e-9,
+            "{}",
+            e.remaining_s()
+        );
+        assert_eq!(duration_text(42.0), "42 s");
+        assert_eq!(duration_text(192.0), "3.2 min");
+        assert_eq!(duration_text(5220.0 * 2.0), "2.90 h");
     }
 }

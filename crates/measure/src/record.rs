@@ -1,7 +1,10 @@
-//! Measuring one planned operation and building its record (method §7): the driver
-//! processes of the plan (with up to two retries of a disturbed run), the record with its
-//! statistics, sizes, counter, per-call quantiles and robust estimate, written to
-//! `records/<id>/<label>__<op>.json`.
+//! Measuring one planned operation and building its record (method §7), in three parts:
+//! [`run_op`] runs the driver processes of the plan (re-runs of disturbed ones, trials added
+//! by adaptive stopping or the `--target-ci` protocol; every decision is a pure function of
+//! [`crate::decide`]), [`assemble_record`] builds the record from what they produced
+//! (statistics, sizes, counter, per-call quantiles, robust estimate, `pqperf.protocol`)
+//! without starting anything, and [`write_record`] writes it to
+//! `records/<id>/<label>__<op>.json`; [`measure_one`] is the three in a row.
 //!
 //! **Disturbance** (works with any counter, no PMU needed): a trial is disturbed when its
 //! run-queue wait (`/proc/thread-self/schedstat`: time runnable but not running, i.e. time
@@ -10,14 +13,20 @@
 //! `max(2, 10 × seconds)` involuntary context switches; and, as in the reference (§7.1.4),
 //! when a cycle counter ran below 95 % of a known fixed clock in a trial over 10 ms. A
 //! process with a disturbed trial (reference or sampled) is run again, at most
-//! [`MAX_RETRIES`] times; when every attempt was disturbed the least disturbed one (smallest
-//! run-queue share) is kept. Every attempt is listed under `pqperf.attempts` with the
-//! per-trial facts; `processes[].disturbed_retries` is the number of re-runs of that process.
+//! [`MAX_RETRIES`] times, while that can change the figures ([`crate::decide::rerun`]: not
+//! when its per-call figures agree with the kept ones within the interval target, not beyond
+//! the budget, not on a host that disturbed the last 8 processes in a row; such processes
+//! are listed in `pqperf.reruns_declined`); when every attempt was disturbed the least
+//! disturbed one (smallest run-queue share) is kept. Every attempt is listed under
+//! `pqperf.attempts` with the per-trial facts; `processes[].disturbed_retries` is the number
+//! of re-runs of that process.
 //!
 //! **Adaptive stopping** (`UnitSettings::adaptive`): after the planned processes, one more
 //! single-trial process is added while the robust estimate's CI half-width exceeds 1 %, the
 //! driver time of the operation stays under its budget and fewer than [`MAX_ADDED_TRIALS`]
 //! were added; `pqperf.adaptive` says why it stopped and `plan.trials` counts every trial.
+//! The `--target-ci` protocol (`UnitSettings::target_ci`, [`crate::decide`]) plans short
+//! trials and adds trials the same way up to its own target, trial limit and budget.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,7 +43,7 @@ use crate::instance::{Instance, driver_args};
 use crate::plan::{self, PlannedOp};
 use crate::runner::{self, MemFigures, Run};
 use crate::settings::UnitSettings;
-use crate::{MeasureError, host};
+use crate::{MeasureError, decide, host};
 
 type Res<T> = Result<T, MeasureError>;
 
@@ -58,7 +67,7 @@ pub fn rec_path(run: &Path, inst: &Instance, opkey: &str) -> PathBuf {
 /// counts as disturbed.
 pub const MAX_PREEMPTED_SHARE: f64 = 0.02;
 /// Re-runs of a disturbed driver process at most.
-pub const MAX_RETRIES: u64 = 2;
+pub use crate::decide::MAX_RETRIES;
 /// Trials adaptive stopping adds at most.
 pub const MAX_ADDED_TRIALS: u64 = 20;
 /// Target relative CI half-width of adaptive stopping.
@@ -112,52 +121,6 @@ struct RunCtx<'a> {
     fixed: Option<f64>,
 }
 
-/// Runs one planned driver process, re-running it while disturbed (at most [`MAX_RETRIES`]
-/// times); every attempt goes into `attempts`. Returns the kept run and the re-run count.
-fn run_with_retries(
-    ctx: &RunCtx,
-    args: &crate::driver::DriverArgs,
-    index: u64,
-    attempts: &mut Vec<Attempt>,
-    totals: &mut MeasureTotals,
-    spent_s: &mut f64,
-) -> (Run, u64) {
-    let mut runs: Vec<(Run, bool)> = Vec::new();
-    for attempt in 0..=MAX_RETRIES {
-        let mut run = runner::run_driver(&ctx.opts.driver, args, ctx.timeout);
-        totals.timed_s += run.timed_s;
-        totals.process_s += run.wall_s;
-        *spent_s += run.wall_s;
-        let disturbed = mark_disturbed(&mut run, ctx.fixed);
-        attempts.push(Attempt {
-            process: index,
-            attempt,
-            kept: false,
-            status: run.process.status.clone(),
-            disturbed,
-            trials: run.sched.clone(),
-            env: Some(run.env.clone()).filter(|e| !e.is_empty()),
-        });
-        // A run whose claims disagree with the kernel's accounting is re-run once.
-        let inconsistent = run.process.status == crate::verify::INCONSISTENT;
-        let done = if inconsistent {
-            runs.iter()
-                .any(|(r, _)| r.process.status == crate::verify::INCONSISTENT)
-        } else {
-            !run.complete() || !disturbed
-        };
-        runs.push((run, disturbed));
-        if done {
-            break;
-        }
-    }
-    let retries = runs.len() as u64 - 1;
-    let keep = kept_attempt(&runs);
-    let first = attempts.len() - runs.len();
-    attempts[first + keep].kept = true;
-    (runs.swap_remove(keep).0, retries)
-}
-
 /// Which of the attempts (run, disturbed) of one process is kept: the last one unless every
 /// attempt was complete and disturbed, then the least disturbed (smallest run-queue share).
 fn kept_attempt(runs: &[(Run, bool)]) -> usize {
@@ -171,26 +134,22 @@ fn kept_attempt(runs: &[(Run, bool)]) -> usize {
     }
 }
 
-/// Why adaptive stopping stops before one more trial (`None`: add it), given the robust
-/// CI half-width so far, the trials added, the operation's driver seconds spent, the
-/// expected seconds of one more trial and the operation budget.
-fn adaptive_stop(
-    half_width: Option<f64>,
-    added: u64,
-    spent_s: f64,
-    one_s: f64,
-    budget_s: f64,
-) -> Option<&'static str> {
-    match half_width {
-        None => Some("no_samples"),
-        Some(h) if h <= ADAPTIVE_TARGET => Some("ci_reached"),
-        _ if added >= MAX_ADDED_TRIALS => Some("max_trials"),
-        _ if spent_s + one_s > budget_s => Some("budget_spent"),
-        _ => None,
+/// The target and the trial limit of adding trials after the planned ones: the
+/// `--target-ci` protocol's, or adaptive stopping's (`--adaptive`: ±1 %, at most
+/// [`MAX_ADDED_TRIALS`] added to the `planned` ones); `None`: nothing is added.
+fn adding_rule(
+    confident: Option<plan::Confident>,
+    adaptive: bool,
+    planned: u64,
+) -> Option<(f64, u64)> {
+    match confident {
+        Some(c) => Some((c.target, decide::MAX_TARGET_CI_TRIALS)),
+        None if adaptive => Some((ADAPTIVE_TARGET, planned + MAX_ADDED_TRIALS)),
+        None => None,
     }
 }
 
-/// Timing totals of a measure phase (for the efficiency figure).
+/// Timing totals of a measure phase (for the efficiency figure and the re-run share).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MeasureTotals {
     /// Σ seconds inside timed trials.
@@ -201,6 +160,353 @@ pub struct MeasureTotals {
     pub records: usize,
     /// Records skipped because they existed.
     pub skipped: usize,
+    /// Driver processes started (every attempt).
+    pub attempts: u64,
+    /// Of those, the ones with a disturbed trial.
+    pub disturbed_attempts: u64,
+    /// Of those, re-runs of a disturbed or inconsistent process.
+    pub reruns: u64,
+    /// Disturbed processes that were not re-run (`decide::Rerun::Declined`).
+    pub reruns_declined: u64,
+    /// Driver processes in a row, up to the last one, that were disturbed.
+    pub disturbed_in_a_row: u64,
+    /// Disturbed processes not re-run because the host was always disturbed.
+    pub declined_host_disturbed: u64,
+}
+
+impl MeasureTotals {
+    /// Share of the driver processes that were re-runs (0 when none ran).
+    pub fn rerun_share(&self) -> f64 {
+        if self.attempts == 0 {
+            0.0
+        } else {
+            self.reruns as f64 / self.attempts as f64
+        }
+    }
+
+    /// Every one of the last [`decide::HOST_DISTURBED_RUN`] driver processes was disturbed.
+    pub fn host_always_disturbed(&self) -> bool {
+        self.disturbed_in_a_row >= decide::HOST_DISTURBED_RUN
+    }
+}
+
+/// What running an operation's processes produced: the input of [`assemble_record`].
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    /// The kept process entries, in order.
+    pub processes: Vec<Process>,
+    /// Per-call tick deltas of the kept processes, one vector per sampled trial.
+    pub sample_trials: Vec<Vec<u64>>,
+    /// The counter the first kept process named.
+    pub counter: Option<String>,
+    /// The largest memory-pass figures of the kept processes.
+    pub mem: Option<MemFigures>,
+    /// Re-runs of all processes.
+    pub retries_total: u64,
+    /// Every attempt.
+    pub attempts: Vec<Attempt>,
+    /// Adaptive stopping or the `--target-ci` protocol: what was added and why it stopped.
+    pub adaptive: Option<Adaptive>,
+    /// The plan as run (trials include the added ones).
+    pub plan: Option<pqperf_model::Plan>,
+    /// `pqperf.protocol`.
+    pub protocol: &'static str,
+    /// Disturbed processes kept without a re-run, and why.
+    pub reruns_declined: Vec<String>,
+}
+
+impl Measured {
+    /// Keeps a run: its process entry (with its re-run count), samples, counter name and
+    /// memory figures (the largest of the kept runs).
+    fn keep(&mut self, run: Run, retries: u64) {
+        if let Some(m) = run.mem {
+            self.mem = Some(self.mem.map_or(m, |x| x.max(m)));
+        }
+        let mut pr = run.process;
+        pr.disturbed_retries = Some(retries);
+        self.sample_trials.extend(run.sample_trials);
+        if self.counter.is_none() {
+            self.counter = run.counter;
+        }
+        self.retries_total += retries;
+        self.processes.push(pr);
+    }
+
+    /// Median seconds per call of the kept processes' reference trials.
+    fn kept_per_call_s(&self) -> Option<f64> {
+        let v: Vec<f64> = self.processes.iter().filter_map(per_call_s).collect();
+        decide::median(&v)
+    }
+
+    /// Median tick delta of the kept sampled calls.
+    fn kept_sample_median(&self) -> Option<f64> {
+        let v: Vec<f64> = self
+            .sample_trials
+            .iter()
+            .flatten()
+            .map(|&s| s as f64)
+            .collect();
+        decide::median(&v)
+    }
+}
+
+/// Seconds per call of a process's reference trials.
+fn per_call_s(p: &Process) -> Option<f64> {
+    let calls: u64 = p.trials.iter().map(|t| t.measurements).sum();
+    let secs: f64 = p.trials.iter().map(|t| t.seconds).sum();
+    (calls > 0).then(|| secs / calls as f64)
+}
+
+/// How far a disturbed run's figures are from the kept ones: the larger relative
+/// difference of its reference seconds per call and of its median sampled call (`None` when
+/// nothing comparable is kept yet).
+fn run_effect(m: &Measured, run: &Run) -> Option<f64> {
+    let reference = decide::rel_diff(per_call_s(&run.process), m.kept_per_call_s());
+    let v: Vec<f64> = run
+        .sample_trials
+        .iter()
+        .flatten()
+        .map(|&s| s as f64)
+        .collect();
+    let sampled = decide::rel_diff(decide::median(&v), m.kept_sample_median());
+    match (reference, sampled) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The processes of one operation as they run: budget, spending and the decisions of
+/// [`decide`].
+struct OpRun<'a, 't> {
+    ctx: RunCtx<'a>,
+    m: Measured,
+    spent_s: f64,
+    budget_s: f64,
+    tolerance: f64,
+    declined: Vec<String>,
+    totals: &'t mut MeasureTotals,
+}
+
+impl OpRun<'_, '_> {
+    /// Runs one planned driver process, re-running it while [`decide::rerun`] says so; every
+    /// attempt goes into the attempts, the kept one into the processes. True when the kept run
+    /// is complete.
+    fn process(&mut self, args: &crate::driver::DriverArgs, index: u64) -> bool {
+        let mut runs: Vec<(Run, bool)> = Vec::new();
+        loop {
+            let mut run = runner::run_driver(&self.ctx.opts.driver, args, self.ctx.timeout);
+            let t = &mut *self.totals;
+            t.timed_s += run.timed_s;
+            t.process_s += run.wall_s;
+            t.attempts += 1;
+            t.reruns += u64::from(!runs.is_empty());
+            self.spent_s += run.wall_s;
+            let disturbed = mark_disturbed(&mut run, self.ctx.fixed);
+            if disturbed {
+                t.disturbed_attempts += 1;
+                t.disturbed_in_a_row += 1;
+            } else if run.complete() {
+                t.disturbed_in_a_row = 0;
+            }
+            self.m.attempts.push(Attempt {
+                process: index,
+                attempt: runs.len() as u64,
+                kept: false,
+                status: run.process.status.clone(),
+                disturbed,
+                trials: run.sched.clone(),
+                env: Some(run.env.clone()).filter(|e| !e.is_empty()),
+            });
+            let facts = decide::AttemptFacts {
+                complete: run.complete(),
+                disturbed,
+                inconsistent: run.process.status == crate::verify::INCONSISTENT,
+                inconsistent_before: runs
+                    .iter()
+                    .any(|(r, _)| r.process.status == crate::verify::INCONSISTENT),
+                reruns: runs.len() as u64,
+                effect: run_effect(&self.m, &run),
+                tolerance: self.tolerance,
+                spent_s: self.spent_s,
+                one_s: run.wall_s,
+                budget_s: self.budget_s,
+                host_always_disturbed: t.host_always_disturbed(),
+            };
+            let decision = decide::rerun(&facts);
+            runs.push((run, disturbed));
+            match decision {
+                decide::Rerun::Again => continue,
+                decide::Rerun::Done => break,
+                decide::Rerun::Declined(why) => {
+                    t.reruns_declined += 1;
+                    t.declined_host_disturbed += u64::from(why == "host_always_disturbed");
+                    self.declined.push(format!("process {index}: {why}"));
+                    break;
+                }
+            }
+        }
+        let retries = runs.len() as u64 - 1;
+        let keep = kept_attempt(&runs);
+        let first = self.m.attempts.len() - runs.len();
+        self.m.attempts[first + keep].kept = true;
+        let run = runs.swap_remove(keep).0;
+        let ok = run.complete();
+        self.m.keep(run, retries);
+        ok
+    }
+
+    /// Seconds one more single-trial process is expected to take.
+    fn one_s(&self, per: u64) -> f64 {
+        (self.spent_s / (self.m.processes.len().max(1) as f64)) / per.max(1) as f64
+    }
+}
+
+/// Runs the processes of `p` as planned (reference plan, adaptive additions, or the
+/// `--target-ci` protocol); nothing is written.
+pub fn run_op(
+    opts: &UnitSettings,
+    env: &Value,
+    counter_info: &Value,
+    p: &PlannedOp,
+    totals: &mut MeasureTotals,
+) -> Measured {
+    let mut m = Measured {
+        plan: p.plan.clone(),
+        protocol: record::PROTOCOL_REFERENCE,
+        ..Default::default()
+    };
+    let pl = match &p.plan {
+        None => {
+            // The calibration itself failed: record its process and go on.
+            if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
+                pr.disturbed_retries = Some(0);
+                m.processes.push(pr);
+            }
+            return m;
+        }
+        Some(pl) if plan::reuses_calibration(pl) => {
+            if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
+                pr.disturbed_retries = Some(0);
+                pr.extra.insert("reused_calibration".into(), json!(true));
+                pr.extra
+                    .insert("t1_s".into(), p.calibration["t1_s"].clone());
+                pr.extra
+                    .insert("setup_s".into(), p.calibration["setup_s"].clone());
+                m.mem = MemFigures::from_json(&p.calibration["pqperf_mem"]);
+                m.processes.push(pr);
+            }
+            return m;
+        }
+        Some(pl) => pl.clone(),
+    };
+    let (nproc, per) = if pl.separate_processes {
+        (pl.trials, 1)
+    } else {
+        (1, pl.trials)
+    };
+    let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
+    let confident = p.confident.filter(|_| pl.separate_processes);
+    let mut r = OpRun {
+        ctx: RunCtx {
+            opts,
+            timeout,
+            fixed: host::fixed_clock_hz(env),
+        },
+        m,
+        spent_s: 0.0,
+        budget_s: confident.map_or(opts.planning.op_budget_s, |c| c.budget_s),
+        tolerance: confident.map_or(ADAPTIVE_TARGET, |c| c.target),
+        declined: Vec::new(),
+        totals,
+    };
+    let args = |trials: u64| {
+        driver_args(
+            opts,
+            &p.inst,
+            &p.op,
+            p.bytes,
+            trials as u32,
+            pl.iterations_per_trial,
+            pl.warmups,
+        )
+    };
+    let mut ok = true;
+    for i in 0..nproc {
+        ok = r.process(&args(per), i);
+        if !ok {
+            break;
+        }
+    }
+    if let Some((target, max_trials)) = adding_rule(confident, opts.adaptive, pl.trials)
+        && ok
+    {
+        let hz = counter_info["tick_hz"]
+            .as_f64()
+            .or_else(|| pqperf_ffi::counters::ticks_hz(5).map(|h| h as f64))
+            .unwrap_or(0.0);
+        let mut added = 0u64;
+        let mut last;
+        let stopped = loop {
+            let rob = Robust::compute(&r.m.sample_trials, &p.op, hz);
+            last = rob.as_ref().map(|x| x.ci_half_width_rel);
+            if let Some(why) = decide::stop_adding(
+                last,
+                target,
+                pl.trials + added,
+                max_trials,
+                r.spent_s,
+                r.one_s(per),
+                r.budget_s,
+            ) {
+                break why;
+            }
+            let complete = r.process(&args(1), nproc + added);
+            added += 1;
+            if !complete {
+                break "failed";
+            }
+        };
+        r.m.protocol = if confident.is_some() {
+            record::PROTOCOL_TARGET_CI
+        } else {
+            record::PROTOCOL_REFERENCE_ADAPTIVE
+        };
+        r.m.adaptive = Some(Adaptive {
+            target_half_width_rel: target,
+            planned_trials: pl.trials,
+            added_trials: added,
+            stopped: stopped.to_string(),
+            final_half_width_rel: last,
+            trial_target_s: confident.map(|c| c.trial_target_s),
+            budget_s: confident.map(|c| c.budget_s),
+            spent_s: Some(r.spent_s),
+        });
+        if let Some(pl) = r.m.plan.as_mut() {
+            pl.trials += added;
+        }
+    } else if confident.is_some() {
+        // The planned trials failed before the protocol could add any.
+        r.m.protocol = record::PROTOCOL_TARGET_CI;
+    }
+    r.m.reruns_declined = r.declined;
+    r.m
+}
+
+/// What a record says about when and where it was measured, besides the measurement.
+#[derive(Debug, Clone)]
+pub struct RecordContext<'a> {
+    /// The environment snapshot (`environment`).
+    pub env: &'a Value,
+    /// The counter facts of the host probe.
+    pub counter_info: &'a Value,
+    /// `started_utc`.
+    pub started_utc: String,
+    /// `ended_utc`.
+    pub ended_utc: String,
+    /// Load averages at the start and the end.
+    pub load_average: ([f64; 3], [f64; 3]),
+    /// Tick counter rate measured now (used when `counter_info` has none).
+    pub tick_hz: Option<u64>,
 }
 
 /// Measures `p` as planned and writes its record; the driver time goes into `totals`.
@@ -211,138 +517,54 @@ pub fn measure_one(
     p: &PlannedOp,
     totals: &mut MeasureTotals,
 ) -> Res<Record> {
-    let started = utc_now();
+    let started_utc = utc_now();
     let la_start = pqperf_ffi::procinfo::load_average();
-    let fixed = host::fixed_clock_hz(env);
-    let mut processes: Vec<Process> = Vec::new();
-    let mut sample_trials: Vec<Vec<u64>> = Vec::new();
-    let mut counter: Option<String> = None;
-    let mut mem: Option<MemFigures> = None;
-    let mut retries_total = 0u64;
-    let mut attempts: Vec<Attempt> = Vec::new();
-    let mut adaptive: Option<Adaptive> = None;
-    let mut plan = p.plan.clone();
-    match &plan {
-        None => {
-            // The calibration itself failed: record its process and go on.
-            if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
-                pr.disturbed_retries = Some(0);
-                processes.push(pr);
-            }
-        }
-        Some(pl) if plan::reuses_calibration(pl) => {
-            if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
-                pr.disturbed_retries = Some(0);
-                pr.extra.insert("reused_calibration".into(), json!(true));
-                pr.extra
-                    .insert("t1_s".into(), p.calibration["t1_s"].clone());
-                pr.extra
-                    .insert("setup_s".into(), p.calibration["setup_s"].clone());
-                mem = MemFigures::from_json(&p.calibration["pqperf_mem"]);
-                processes.push(pr);
-            }
-        }
-        Some(pl) => {
-            let (nproc, per) = if pl.separate_processes {
-                (pl.trials, 1)
-            } else {
-                (1, pl.trials)
-            };
-            let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
-            let ctx = RunCtx {
-                opts,
-                timeout,
-                fixed,
-            };
-            let mut spent_s = 0.0;
-            let mut ok = true;
-            for i in 0..nproc {
-                let args = driver_args(
-                    opts,
-                    &p.inst,
-                    &p.op,
-                    p.bytes,
-                    per as u32,
-                    pl.iterations_per_trial,
-                    pl.warmups,
-                );
-                let (run, retries) =
-                    run_with_retries(&ctx, &args, i, &mut attempts, totals, &mut spent_s);
-                retries_total += retries;
-                ok = run.complete();
-                keep_run(
-                    run,
-                    retries,
-                    &mut processes,
-                    &mut sample_trials,
-                    &mut counter,
-                    &mut mem,
-                );
-                if !ok {
-                    break;
-                }
-            }
-            if opts.adaptive && ok {
-                let hz = counter_info["tick_hz"]
-                    .as_f64()
-                    .or_else(|| pqperf_ffi::counters::ticks_hz(5).map(|h| h as f64))
-                    .unwrap_or(0.0);
-                let mut added = 0u64;
-                let mut last;
-                let stopped = loop {
-                    let r = Robust::compute(&sample_trials, &p.op, hz);
-                    last = r.as_ref().map(|r| r.ci_half_width_rel);
-                    let one = (spent_s / (processes.len().max(1) as f64)) / per as f64;
-                    if let Some(why) =
-                        adaptive_stop(last, added, spent_s, one, opts.planning.op_budget_s)
-                    {
-                        break why;
-                    }
-                    let args = driver_args(
-                        opts,
-                        &p.inst,
-                        &p.op,
-                        p.bytes,
-                        1,
-                        pl.iterations_per_trial,
-                        pl.warmups,
-                    );
-                    let (run, retries) = run_with_retries(
-                        &ctx,
-                        &args,
-                        nproc + added,
-                        &mut attempts,
-                        totals,
-                        &mut spent_s,
-                    );
-                    retries_total += retries;
-                    let complete = run.complete();
-                    keep_run(
-                        run,
-                        retries,
-                        &mut processes,
-                        &mut sample_trials,
-                        &mut counter,
-                        &mut mem,
-                    );
-                    added += 1;
-                    if !complete {
-                        break "failed";
-                    }
-                };
-                adaptive = Some(Adaptive {
-                    target_half_width_rel: ADAPTIVE_TARGET,
-                    planned_trials: pl.trials,
-                    added_trials: added,
-                    stopped: stopped.to_string(),
-                    final_half_width_rel: last,
-                });
-            }
-        }
-    }
-    if let (Some(pl), Some(a)) = (plan.as_mut(), &adaptive) {
-        pl.trials += a.added_trials;
-    }
+    let m = run_op(opts, env, counter_info, p, totals);
+    let tick_hz = if m.sample_trials.iter().any(|t| !t.is_empty()) {
+        pqperf_ffi::counters::ticks_hz(5)
+    } else {
+        None
+    };
+    let ctx = RecordContext {
+        env,
+        counter_info,
+        started_utc,
+        ended_utc: utc_now(),
+        load_average: (la_start, pqperf_ffi::procinfo::load_average()),
+        tick_hz,
+    };
+    let rec = assemble_record(&ctx, p, m);
+    write_record(&opts.run_dir, p, &rec)?;
+    totals.records += 1;
+    Ok(rec)
+}
+
+/// Writes `rec` as the record of `p` (reference serialisation, bounded size, atomically).
+pub fn write_record(run_dir: &Path, p: &PlannedOp, rec: &Record) -> Res<()> {
+    let path = rec_path(run_dir, &p.inst, &p.opkey);
+    let text = pyjson::to_string(rec).map_err(|e| MeasureError::msg(e.to_string()))?;
+    pqperf_model::limits::check_size(&path, text.len())
+        .map_err(|e| MeasureError::msg(e.to_string()))?;
+    write_atomic(&path, text.as_bytes())?;
+    Ok(())
+}
+
+/// The record of `p` from what its processes produced (pure: no process, no file).
+pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Record {
+    let Measured {
+        processes,
+        sample_trials,
+        counter,
+        mem,
+        retries_total,
+        attempts,
+        adaptive,
+        plan,
+        protocol,
+        reruns_declined,
+    } = m;
+    let env = ctx.env;
+    let counter_info = ctx.counter_info;
     let samples: Vec<u64> = sample_trials.iter().flatten().copied().collect();
     let totals_p = ProcessTotals::of(&processes);
     let want_trials = plan.as_ref().map_or(u64::MAX, |pl| pl.trials);
@@ -412,7 +634,7 @@ pub fn measure_one(
         ext.heap_allocations = m.heap_allocations;
         ext.heap_untracked = m.heap_untracked.filter(|&u| u > 0);
     }
-    let tick_hz = pqperf_ffi::counters::ticks_hz(5).filter(|_| !samples.is_empty());
+    let tick_hz = ctx.tick_hz.filter(|_| !samples.is_empty());
     if !samples.is_empty() {
         let hz = counter_info["tick_hz"]
             .as_f64()
@@ -444,6 +666,8 @@ pub fn measure_one(
     }
     ext.adaptive = adaptive;
     ext.environment_evidence = kept_env(ext.attempts.as_deref());
+    ext.protocol = Some(protocol.to_string());
+    ext.reruns_declined = Some(reruns_declined).filter(|v| !v.is_empty());
     let mut rec = Record {
         schema: record::RECORD_SCHEMA,
         status: if complete {
@@ -469,12 +693,12 @@ pub fn measure_one(
         library_sha256: e.library_sha256.clone(),
         kat_log: e.kat_log.clone(),
         kat_log_sha256: e.kat_log_sha256.clone(),
-        started_utc: started,
-        ended_utc: utc_now(),
-        load_average_start: la_start.to_vec(),
-        load_average_end: pqperf_ffi::procinfo::load_average().to_vec(),
+        started_utc: ctx.started_utc.clone(),
+        ended_utc: ctx.ended_utc.clone(),
+        load_average_start: ctx.load_average.0.to_vec(),
+        load_average_end: ctx.load_average.1.to_vec(),
         environment: Fields::from(env.as_object().cloned().unwrap_or_default()),
-        processes: processes.clone(),
+        processes,
         trials: totals_p.trials.clone(),
         sizes,
         kex,
@@ -491,35 +715,7 @@ pub fn measure_one(
     if let Some(s) = RecordStats::of_record(&rec) {
         s.apply_to(&mut rec);
     }
-    let path = rec_path(&opts.run_dir, &p.inst, &p.opkey);
-    let text = pyjson::to_string(&rec).map_err(|e| MeasureError::msg(e.to_string()))?;
-    pqperf_model::limits::check_size(&path, text.len())
-        .map_err(|e| MeasureError::msg(e.to_string()))?;
-    write_atomic(&path, text.as_bytes())?;
-    totals.records += 1;
-    Ok(rec)
-}
-
-/// Keeps a run: its process entry (with its re-run count), samples, counter name and memory
-/// figures (the largest of the kept runs).
-fn keep_run(
-    run: Run,
-    retries: u64,
-    processes: &mut Vec<Process>,
-    sample_trials: &mut Vec<Vec<u64>>,
-    counter: &mut Option<String>,
-    mem: &mut Option<MemFigures>,
-) {
-    if let Some(m) = run.mem {
-        *mem = Some(mem.map_or(m, |x| x.max(m)));
-    }
-    let mut pr = run.process;
-    pr.disturbed_retries = Some(retries);
-    sample_trials.extend(run.sample_trials);
-    if counter.is_none() {
-        *counter = run.counter;
-    }
-    processes.push(pr);
+    rec
 }
 
 /// The environment of the kept attempts (`pqperf.environment_evidence`).
@@ -695,23 +891,28 @@ mod tests {
     #[test]
     fn adaptive_stopping_says_why_it_stopped() {
         let t = ADAPTIVE_TARGET;
-        assert_eq!(adaptive_stop(None, 0, 0.0, 0.1, 10.0), Some("no_samples"));
+        assert_eq!(adding_rule(None, false, 5), None);
+        let (target, max) = adding_rule(None, true, 5).unwrap();
+        assert_eq!((target, max), (t, 5 + MAX_ADDED_TRIALS));
+        let stop =
+            |h, added: u64, spent| decide::stop_adding(h, target, 5 + added, max, spent, 0.1, 10.0);
+        assert_eq!(stop(None, 0, 0.0), Some("no_samples"));
+        assert_eq!(stop(Some(t), 0, 0.0), Some("ci_reached"));
         assert_eq!(
-            adaptive_stop(Some(t), 0, 0.0, 0.1, 10.0),
-            Some("ci_reached")
-        );
-        assert_eq!(
-            adaptive_stop(Some(2.0 * t), MAX_ADDED_TRIALS, 0.0, 0.1, 10.0),
+            stop(Some(2.0 * t), MAX_ADDED_TRIALS, 0.0),
             Some("max_trials")
         );
+        assert_eq!(stop(Some(2.0 * t), 3, 9.95), Some("budget_spent"));
+        assert_eq!(stop(Some(2.0 * t), 3, 9.8), None);
+        assert_eq!(stop(Some(2.0 * t), MAX_ADDED_TRIALS - 1, 0.0), None);
+        let c = plan::Confident {
+            target: 0.005,
+            trial_target_s: 0.05,
+            budget_s: 3.0,
+        };
         assert_eq!(
-            adaptive_stop(Some(2.0 * t), 3, 9.95, 0.1, 10.0),
-            Some("budget_spent")
-        );
-        assert_eq!(adaptive_stop(Some(2.0 * t), 3, 9.8, 0.1, 10.0), None);
-        assert_eq!(
-            adaptive_stop(Some(2.0 * t), MAX_ADDED_TRIALS - 1, 0.0, 0.1, 10.0),
-            None
+            adding_rule(Some(c), true, 5),
+            Some((0.005, decide::MAX_TARGET_CI_TRIALS))
         );
     }
 
@@ -725,5 +926,125 @@ mod tests {
         // (0.03 + 0.05) / 0.4 = 0.2
         assert!((preempted_share(&r) - 0.2).abs() < 1e-9);
         assert_eq!(preempted_share(&run("complete", "tsc", Vec::new())), 0.0);
+    }
+
+    /// A kept process of one complete trial of `calls` calls taking `seconds`, with one
+    /// sampled trial of tick deltas around `ticks`.
+    fn kept(calls: u64, seconds: f64, ticks: u64) -> (Process, Vec<u64>) {
+        let p = Process {
+            status: "complete".into(),
+            trials: vec![pqperf_model::record::Trial {
+                measurements: calls,
+                seconds,
+                cycles: Some((seconds * 3e9) as i64),
+                ..Default::default()
+            }],
+            disturbed_retries: Some(0),
+            ..Default::default()
+        };
+        let samples = (0..50).map(|i| ticks + i % 3).collect();
+        (p, samples)
+    }
+
+    fn planned(trials: u64) -> PlannedOp {
+        PlannedOp {
+            inst: Instance {
+                entry: Default::default(),
+                category: "sign".into(),
+                api: crate::driver::ApiSpec::Iccs,
+                kat_not_passed: false,
+            },
+            opkey: "keygen".into(),
+            op: "keygen".into(),
+            bytes: 0,
+            plan: Some(pqperf_model::Plan {
+                iterations_per_trial: 100,
+                warmups: 3,
+                trials,
+                separate_processes: true,
+                ..Default::default()
+            }),
+            calibration: Value::Null,
+            confident: None,
+        }
+    }
+
+    #[test]
+    fn a_target_ci_record_keeps_the_reference_fields_of_the_trials_it_ran() {
+        let env = json!({});
+        let info = json!({"tick_hz": 3e9, "counter": "tsc"});
+        let ctx = RecordContext {
+            env: &env,
+            counter_info: &info,
+            started_utc: "2026-01-01T00:00:00.000000+00:00".into(),
+            ended_utc: "2026-01-01T00:00:01.000000+00:00".into(),
+            load_average: ([0.0; 3], [1.0; 3]),
+            tick_hz: None,
+        };
+        let p = planned(5);
+        let mut m = Measured {
+            plan: p.plan.clone(),
+            protocol: record::PROTOCOL_TARGET_CI,
+            ..Default::default()
+        };
+        for i in 0..7u64 {
+            let (pr, s) = kept(100, 0.001 * (1.0 + i as f64 / 100.0), 3000);
+            m.processes.push(pr);
+            m.sample_trials.push(s);
+        }
+        m.plan.as_mut().unwrap().trials = 7;
+        m.adaptive = Some(Adaptive {
+            target_half_width_rel: 0.01,
+            planned_trials: 5,
+            added_trials: 2,
+            stopped: "ci_reached".into(),
+            final_half_width_rel: Some(0.004),
+            trial_target_s: Some(0.001),
+            budget_s: Some(2.0),
+            spent_s: Some(0.2),
+        });
+        m.reruns_declined = vec!["process 3: no_effect".into()];
+        let rec = assemble_record(&ctx, &p, m);
+        assert_eq!(rec.status, "complete");
+        assert_eq!(rec.trials.len(), 7);
+        assert_eq!(rec.measurements, Some(700));
+        assert_eq!(rec.guide_100_measurements_met, Some(true));
+        // The median trial of 1.000 … 1.006 ms over 100 calls.
+        let med = rec.median_trial_seconds.unwrap();
+        assert!((med - 0.00103 / 100.0).abs() < 1e-12, "{med}");
+        let ext = rec.pqperf.as_ref().unwrap();
+        assert_eq!(ext.protocol.as_deref(), Some("target_ci"));
+        assert!(ext.robust.is_some());
+        assert_eq!(ext.adaptive.as_ref().unwrap().added_trials, 2);
+        // Missing one planned trial: not complete.
+        let mut short = Measured {
+            plan: p.plan.clone(),
+            protocol: record::PROTOCOL_TARGET_CI,
+            ..Default::default()
+        };
+        for _ in 0..4 {
+            let (pr, s) = kept(100, 0.001, 3000);
+            short.processes.push(pr);
+            short.sample_trials.push(s);
+        }
+        assert_eq!(assemble_record(&ctx, &p, short).status, "failed_or_partial");
+    }
+
+    #[test]
+    fn a_disturbed_run_is_compared_with_what_was_kept() {
+        let mut m = Measured::default();
+        let r0 = run("complete", "tsc", vec![]);
+        assert_eq!(run_effect(&m, &r0), None, "nothing kept yet");
+        for _ in 0..3 {
+            let (pr, s) = kept(100, 0.001, 3000);
+            m.processes.push(pr);
+            m.sample_trials.push(s);
+        }
+        let (pr, s) = kept(100, 0.00103, 3000);
+        let mut r = run("complete", "tsc", vec![]);
+        r.process = pr;
+        r.sample_trials = vec![s];
+        let e = run_effect(&m, &r).unwrap();
+        assert!((e - 0.03).abs() < 1e-9, "{e}");
     }
 }

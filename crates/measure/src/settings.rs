@@ -26,4 +26,7 @@ pub struct UnitSettings {
     /// Adaptive stopping: add trials after the planned ones until the robust estimate's CI
     /// half-width is at most 1 % or the operation budget is spent.
     pub adaptive: bool,
+    /// `--target-ci`: the relative half-width (0.01 = ±1 %) the short-trial protocol runs to
+    /// (`crate::decide`); `None` is the reference protocol.
+    pub target_ci: Option<f64>,
 }

@@ -215,6 +215,16 @@ evidence_struct! {
         /// load (`crate::envevidence`); what `pqperf compare` weighs against the change.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub environment_evidence: Option<crate::envevidence::EnvSummary>,
+        /// Which protocol made the reference fields (`mean_*`, `median_trial_*`, `trials`):
+        /// [`PROTOCOL_REFERENCE`], [`PROTOCOL_REFERENCE_ADAPTIVE`] or [`PROTOCOL_TARGET_CI`].
+        /// Absent in records written before pqperf recorded it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub protocol: Option<String>,
+        /// Disturbed processes kept without a re-run, `process <i>: <why>` (`no_effect`: the
+        /// disturbed run's per-call figures agree with the kept ones within the interval
+        /// target; `budget`; `host_always_disturbed`; `max_reruns`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub reruns_declined: Option<Vec<String>>,
     }
 }
 
@@ -275,7 +285,17 @@ pub struct TrialSched {
     pub disturbed: bool,
 }
 
-/// Adaptive stopping of one record (pqperf addition, `pqperf.adaptive`).
+/// `pqperf.protocol`: the reference protocol as planned (trials of the trial target).
+pub const PROTOCOL_REFERENCE: &str = "reference";
+/// `pqperf.protocol`: the reference plan, then trials added while the interval was wide
+/// (`--adaptive`).
+pub const PROTOCOL_REFERENCE_ADAPTIVE: &str = "reference+adaptive";
+/// `pqperf.protocol`: short trials in fresh processes until the robust interval is narrow
+/// enough or the budget is spent (`--target-ci`).
+pub const PROTOCOL_TARGET_CI: &str = "target_ci";
+
+/// Adaptive stopping of one record (pqperf addition, `pqperf.adaptive`; with `--target-ci`
+/// also its trial length and budget).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Adaptive {
     /// Target relative CI half-width (0.01).
@@ -288,6 +308,16 @@ pub struct Adaptive {
     pub stopped: String,
     /// Relative half-width when it stopped.
     pub final_half_width_rel: Option<f64>,
+    /// `--target-ci`: seconds of timed work aimed at per trial, chosen from the calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial_target_s: Option<f64>,
+    /// `--target-ci`: driver seconds the operation may spend (what the reference protocol
+    /// would spend on it, at most the operation budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+    /// Driver seconds the operation spent (every attempt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent_s: Option<f64>,
 }
 
 impl Record {

@@ -41,7 +41,7 @@ impl ChildExe {
     /// The running pqperf executable with its hidden `hashprof` subcommand.
     pub fn current_pqperf() -> std::io::Result<ChildExe> {
         Ok(ChildExe {
-            exe: std::env::current_exe()?,
+            exe: pqperf_ffi::emulation::self_exe()?,
             pre_args: vec!["hashprof".to_string()],
         })
     }

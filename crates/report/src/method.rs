@@ -455,6 +455,74 @@ fn stale_bullets(v: &SystemView) -> Vec<String> {
     )]
 }
 
+/// The `--target-ci` protocol (pqperf `pqperf.protocol` `target_ci`): how its operations were
+/// measured, and how many reached the target or stopped at the budget.
+fn target_ci_bullet(a: &[&pqperf_model::record::Adaptive]) -> String {
+    let count = |w: &str| a.iter().filter(|x| x.stopped == w).count();
+    let pcts: std::collections::BTreeSet<String> = a
+        .iter()
+        .map(|x| fmt_f(x.target_half_width_rel * 100.0, 2))
+        .collect();
+    let lens: Vec<f64> = a.iter().filter_map(|x| x.trial_target_s).collect();
+    let range = match (
+        lens.iter().copied().reduce(f64::min),
+        lens.iter().copied().reduce(f64::max),
+    ) {
+        (Some(lo), Some(hi)) if lo < hi => format!("{}–{} s", fmt_f(lo, 3), fmt_f(hi, 3)),
+        (Some(lo), _) => format!("{} s", fmt_f(lo, 3)),
+        _ => DASH.to_string(),
+    };
+    let other = a.len() - count("ci_reached") - count("budget_spent");
+    format!(
+        "- Protocol (pqperf `--target-ci`): {} operations were measured in short trials ({range} of timed work each, chosen from the process setup time of their calibration), one fresh pinned process per trial, first the reference plan's trial count and at least 100 calls, then one trial at a time until the robust interval's half-width was at most ±{} % or the operation's budget, what the reference protocol would have spent on it, was spent. {} reached the target, {} stopped at the budget{}. Their reference figures (mean, median trial, calls) come from the trials they ran (`pqperf.protocol` in each record).",
+        a.len(),
+        pcts.into_iter().collect::<Vec<_>>().join(" / ±"),
+        count("ci_reached"),
+        count("budget_spent"),
+        if other > 0 {
+            format!(", {other} stopped otherwise (trial limit, failure or no samples)")
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The share of driver processes that were re-runs of disturbed ones, and the disturbed ones
+/// not re-run with why (records with `pqperf.attempts`).
+fn rerun_bullet(with: &[&pqperf_model::record::PqperfRecordExt]) -> Option<String> {
+    let attempts: Vec<&pqperf_model::record::Attempt> = with
+        .iter()
+        .filter_map(|p| p.attempts.as_ref())
+        .flatten()
+        .collect();
+    if attempts.is_empty() {
+        return None;
+    }
+    let reruns = attempts.iter().filter(|a| a.attempt > 0).count();
+    let disturbed = attempts.iter().filter(|a| a.disturbed).count();
+    let mut why: std::collections::BTreeMap<String, usize> = Default::default();
+    for d in with.iter().flat_map(|p| p.reruns_declined.iter().flatten()) {
+        let reason = d.rsplit(": ").next().unwrap_or(d).to_string();
+        *why.entry(reason).or_default() += 1;
+    }
+    let declined = if why.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; disturbed processes kept without a re-run: {}",
+            why.iter()
+                .map(|(k, n)| format!("{n} ({})", k.replace('_', " ")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    Some(format!(
+        "- Re-runs: {reruns} of {} driver processes ({} %) were re-runs; {disturbed} had a disturbed trial{declined}. A disturbed process is re-run only while that can change the figures: not when its per-call figures agree with those already kept within the interval target (no effect), not beyond the operation's budget, and not after 8 disturbed processes in a row (host always disturbed).",
+        attempts.len(),
+        fmt_f(100.0 * reruns as f64 / attempts.len() as f64, 1)
+    ))
+}
+
 /// pqperf datasets whose records carry `pqperf.robust`: how the robust estimate, its interval
 /// and the disturbance re-runs were made, adaptive stopping when used, and the noise floor
 /// when one was recorded (`pqperf compare --record-noise-floor`: campaign.json
@@ -471,7 +539,20 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
     }
     let mut out = vec!["- Robust estimate (pqperf): after the reference trials, which read no clock per call, each process runs as many sampled trials of at most 400 calls that read the tick counter after every call. Per operation the robust estimate is the median call, or for `sign` (variable work: rejection sampling) the 20 % trimmed mean over calls; its 95 % interval is a seeded two-level percentile bootstrap (trials, then calls within them; 1000 replicates), recomputed by `pqperf validate`. Intervals wider than ±2 % are flagged on the candidate pages.".to_string()];
     out.push("- Disturbance: around every trial the driver reads the thread's run-queue wait (`/proc/thread-self/schedstat`), involuntary context switches, page faults and migrations. A trial that waited on the run queue for more than 2 % of its wall time is disturbed; its process is run again, at most twice, and the least disturbed attempt is kept. Every attempt is listed in the record (`pqperf.attempts`).".to_string());
-    let adaptive: Vec<_> = with.iter().filter_map(|p| p.adaptive.as_ref()).collect();
+    out.extend(rerun_bullet(&with));
+    let target_ci: Vec<_> = with
+        .iter()
+        .filter(|p| p.protocol.as_deref() == Some(pqperf_model::record::PROTOCOL_TARGET_CI))
+        .filter_map(|p| p.adaptive.as_ref())
+        .collect();
+    if !target_ci.is_empty() {
+        out.push(target_ci_bullet(&target_ci));
+    }
+    let adaptive: Vec<_> = with
+        .iter()
+        .filter(|p| p.protocol.as_deref() != Some(pqperf_model::record::PROTOCOL_TARGET_CI))
+        .filter_map(|p| p.adaptive.as_ref())
+        .collect();
     if !adaptive.is_empty() {
         let reached = adaptive
             .iter()

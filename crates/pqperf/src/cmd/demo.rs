@@ -17,9 +17,15 @@ pub struct DemoArgs {
     /// Run directory.
     #[arg(long, default_value = "runs/demo")]
     run_dir: PathBuf,
-    /// Seconds of timed work per trial (short: this is a demo).
-    #[arg(long, default_value_t = 0.05)]
-    trial_target: f64,
+    /// Seconds of timed work per trial of the reference protocol (default 0.05: this is a
+    /// demo); given, it selects that protocol (with adaptive stopping) unless `--target-ci`
+    /// is given too.
+    #[arg(long)]
+    trial_target: Option<f64>,
+    /// Half-width in percent the `--target-ci` protocol runs each operation to (default 1;
+    /// `off`: the reference protocol with adaptive stopping), as in `pqperf campaign`.
+    #[arg(long, value_name = "PCT|off", value_parser = super::measure::parse_target_ci)]
+    target_ci: Option<super::measure::TargetCi>,
     /// Benchmark CPU (default: the last CPU this process may use).
     #[arg(long)]
     cpu: Option<usize>,
@@ -30,7 +36,14 @@ pub struct DemoArgs {
 
 /// `pqperf demo`.
 pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
-    run(&a.run_dir, a.trial_target, a.cpu)
+    use super::measure::{DEFAULT_TARGET_CI_PCT, TargetCi};
+    let target_ci = match a.target_ci {
+        Some(TargetCi::Pct(p)) => Some(p),
+        Some(TargetCi::Off) => None,
+        None if a.trial_target.is_some() => None,
+        None => Some(DEFAULT_TARGET_CI_PCT),
+    };
+    run(&a.run_dir, a.trial_target.unwrap_or(0.05), target_ci, a.cpu)
 }
 
 /// The representative set: `<id>/<label>` of ML-DSA-44/65/87, Falcon-512,
@@ -46,7 +59,7 @@ fn step(name: &str, t0: Instant) {
 
 /// One demo step as a child pqperf process, with this process's containment and output level.
 fn pqperf(args: &[&str]) -> anyhow::Result<()> {
-    let exe = std::env::current_exe()?;
+    let exe = pqperf_ffi::emulation::self_exe()?;
     let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     // The containment flags belong to the commands that run candidate code.
     if matches!(
@@ -72,7 +85,12 @@ fn s(p: &Path) -> String {
 }
 
 /// Runs the demo in `run_dir` (resumable: finished steps are skipped by their own rules).
-pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    run_dir: &Path,
+    trial_target: f64,
+    target_ci_pct: Option<f64>,
+    cpu: Option<usize>,
+) -> anyhow::Result<ExitCode> {
     let t0 = Instant::now();
     std::fs::create_dir_all(run_dir)?;
     let first = first_estimate(run_dir, trial_target);
@@ -109,8 +127,18 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     if let Some(c) = cpu {
         o.cpu = c;
     }
-    o.planning = pqperf_measure::plan::planning(trial_target, 900.0);
-    o.adaptive = true;
+    // The --target-ci protocol plans from the reference constants (its budget is what they
+    // would spend); the reference protocol of the demo uses the short trial target.
+    o.target_ci = target_ci_pct.map(|p| p / 100.0);
+    o.planning = pqperf_measure::plan::planning(
+        if o.target_ci.is_some() {
+            1.0
+        } else {
+            trial_target
+        },
+        900.0,
+    );
+    o.adaptive = o.target_ci.is_none();
     o.allow_unfixed_host = true;
     o.probe_attempts = 1;
     o.calibration_timeout = std::time::Duration::from_secs(600);
@@ -147,16 +175,21 @@ pub fn run(run_dir: &Path, trial_target: f64, cpu: Option<usize>) -> anyhow::Res
     }
     let plan = planned_measure(&o);
     step(
-        &format!(
-            "measure (5 trials per operation, trial target {trial_target} s{})",
-            match plan {
-                Some((n, s)) => format!(
-                    "; the plan of {n} operation(s) counts {} of reference trials, to which the sampled and adaptive trials and the memory pass add",
-                    super::ui::human(std::time::Duration::from_secs_f64(s))
-                ),
-                None => String::new(),
-            }
-        ),
+        &match target_ci_pct {
+            Some(p) => format!(
+                "measure (short trials in fresh processes until ±{p} % or the reference's budget)"
+            ),
+            None => format!(
+                "measure (5 trials per operation, trial target {trial_target} s{})",
+                match plan {
+                    Some((n, s)) => format!(
+                        "; the plan of {n} operation(s) counts {} of reference trials, to which the sampled and adaptive trials and the memory pass add",
+                        super::ui::human(std::time::Duration::from_secs_f64(s))
+                    ),
+                    None => String::new(),
+                }
+            ),
+        },
         t0,
     );
     let m = campaign::run_phase(Phase::Measure, &o, &hooks)?;

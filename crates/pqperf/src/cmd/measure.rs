@@ -99,12 +99,14 @@ pub struct CampaignCommon {
     /// array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN).
     #[arg(long, value_name = "K/N|slurm")]
     shard: Option<String>,
-    /// Seconds of timed work aimed at per trial.
-    #[arg(long, default_value_t = 1.0)]
-    trial_target: f64,
-    /// Seconds per operation above which fewer calls are timed.
-    #[arg(long, default_value_t = 900.0)]
-    op_budget: f64,
+    /// Seconds of timed work aimed at per trial (default 1.0). Given, it selects the
+    /// reference protocol unless `--target-ci` is given too.
+    #[arg(long)]
+    trial_target: Option<f64>,
+    /// Seconds per operation above which fewer calls are timed (default 900). Given, it
+    /// selects the reference protocol unless `--target-ci` is given too.
+    #[arg(long)]
+    op_budget: Option<f64>,
     /// Measure although host checks fail (records and pages name the problems).
     #[arg(long)]
     allow_unfixed_host: bool,
@@ -128,6 +130,18 @@ pub struct CampaignCommon {
     /// 95 % CI half-width is at most 1 % or the operation budget is spent.
     #[arg(long)]
     adaptive: bool,
+    /// Run each operation in short trials (length chosen from its calibration), one fresh
+    /// pinned process each, until the robust 95 % interval's half-width is at most PCT % or
+    /// the budget (what the reference protocol would spend on it) is spent; the reference
+    /// fields come from the trials it ran and the record names the protocol
+    /// (`pqperf.protocol`). Default 1 for campaigns and the demo; `off`, `--trial-target`,
+    /// `--op-budget`, `--adaptive` or `--no-samples` select the reference protocol.
+    #[arg(long, value_name = "PCT|off", value_parser = parse_target_ci)]
+    target_ci: Option<TargetCi>,
+    /// `campaign all` builds and times the ICCS helper baseline (candidate `iccs`) even when
+    /// no selected candidate links the ICCS helpers (by default only then).
+    #[arg(long)]
+    iccs_baseline: bool,
     /// Clock-probe attempts of the host check (5 s apart).
     #[arg(long, default_value_t = 3)]
     probe_attempts: usize,
@@ -140,7 +154,48 @@ pub struct CampaignCommon {
     keep_stale: bool,
 }
 
+/// `--target-ci PCT|off`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TargetCi {
+    /// The reference protocol.
+    Off,
+    /// This half-width, in percent.
+    Pct(f64),
+}
+
+/// Parses `--target-ci`: a percentage in (0, 100] or `off`.
+pub(crate) fn parse_target_ci(s: &str) -> Result<TargetCi, String> {
+    if s == "off" {
+        return Ok(TargetCi::Off);
+    }
+    match s.parse::<f64>() {
+        Ok(p) if p.is_finite() && p > 0.0 && p <= 100.0 => Ok(TargetCi::Pct(p)),
+        _ => Err(format!(
+            "{s:?}: a percentage above 0 and at most 100, or `off`"
+        )),
+    }
+}
+
+/// The `--target-ci` of pqperf's own campaigns when none is given.
+pub const DEFAULT_TARGET_CI_PCT: f64 = 1.0;
+
 impl CampaignCommon {
+    /// The half-width in percent the campaign runs to (`None`: the reference protocol).
+    pub fn target_ci_pct(&self) -> Option<f64> {
+        match self.target_ci {
+            Some(TargetCi::Pct(p)) => Some(p),
+            Some(TargetCi::Off) => None,
+            None if self.trial_target.is_some()
+                || self.op_budget.is_some()
+                || self.adaptive
+                || self.no_samples =>
+            {
+                None
+            }
+            None => Some(DEFAULT_TARGET_CI_PCT),
+        }
+    }
+
     /// These options as data (what the parallel launcher hands its children).
     pub fn data(&self) -> campaign::OptionsData {
         campaign::OptionsData {
@@ -159,8 +214,8 @@ impl CampaignCommon {
             register: self.register.clone(),
             systems: self.systems.clone(),
             shard: self.shard.clone(),
-            trial_target: self.trial_target,
-            op_budget: self.op_budget,
+            trial_target: self.trial_target.unwrap_or(1.0),
+            op_budget: self.op_budget.unwrap_or(900.0),
             allow_unfixed_host: self.allow_unfixed_host,
             prior_data: self.prior_data.clone(),
             calibration_timeout: self.calibration_timeout,
@@ -168,6 +223,8 @@ impl CampaignCommon {
             no_samples: self.no_samples,
             stack_region: self.stack_region,
             adaptive: self.adaptive,
+            target_ci: self.target_ci_pct(),
+            iccs_baseline: self.iccs_baseline,
             probe_attempts: self.probe_attempts,
             redo: self.redo,
             keep_stale: self.keep_stale,
@@ -255,7 +312,7 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         ));
         data.write(&file)?;
         let extra = vec!["--options".to_string(), file.to_string_lossy().into_owned()];
-        let exe = std::env::current_exe()?;
+        let exe = pqperf_ffi::emulation::self_exe()?;
         let c = shard::launch(
             &exe,
             &run,

@@ -1,0 +1,325 @@
+//! The decisions of measuring one operation, as pure functions of what was measured so far
+//! (no process is started here): the trial length and budget of the `--target-ci` protocol,
+//! when to add one more trial, whether a disturbed process is re-run, which attempt is kept.
+//!
+//! **`--target-ci` protocol.** The trial length is chosen from the calibration: the process
+//! setup time it measured (`setup_s`), bounded to [[`MIN_TRIAL_S`], [`MAX_TRIAL_S`]], so a
+//! process spends about as long timing as starting. The reference planning rules apply to
+//! that target (5 trials, at least 100 calls, at most 20 000 calls per trial, the operation
+//! budget), each trial in a fresh pinned process. Trials are then added, one process each,
+//! until the robust interval's half-width is at most the target, the budget is spent or
+//! [`MAX_TARGET_CI_TRIALS`] trials were run. The budget is what the reference protocol would
+//! spend on the operation (its plan's estimate, at most the operation budget): the protocol
+//! never spends more on an operation than the reference.
+//!
+//! **Re-runs.** A disturbed process is re-run only while that can still change the figures:
+//! not when its per-call figures (reference trials and sampled calls) agree with those kept
+//! so far within the target (`no_effect`), not when the budget would be exceeded, and not
+//! when every one of the last [`HOST_DISTURBED_RUN`] driver processes of the phase was
+//! disturbed (`host_always_disturbed`: on such a host a re-run is disturbed too).
+
+use pqperf_model::Plan;
+
+use crate::plan::{Planning, plan_op};
+
+/// Shortest trial of the `--target-ci` protocol (seconds of timed work).
+pub const MIN_TRIAL_S: f64 = 0.02;
+/// Longest trial of the `--target-ci` protocol.
+pub const MAX_TRIAL_S: f64 = 0.25;
+/// Trials of one operation at most under `--target-ci` (200 × 400 samples stay below the
+/// record bound `pqperf_model::limits::MAX_SAMPLES_PER_RECORD`).
+pub const MAX_TARGET_CI_TRIALS: u64 = 200;
+/// Re-runs of a disturbed driver process at most.
+pub const MAX_RETRIES: u64 = 2;
+/// Consecutive disturbed driver processes after which the host counts as always disturbed.
+pub const HOST_DISTURBED_RUN: u64 = 8;
+
+/// The trial length of the `--target-ci` protocol for a process setup of `setup_s` seconds.
+pub fn confident_trial_s(setup_s: f64) -> f64 {
+    if setup_s.is_finite() {
+        setup_s.clamp(MIN_TRIAL_S, MAX_TRIAL_S)
+    } else {
+        MIN_TRIAL_S
+    }
+}
+
+/// The `--target-ci` plan of an operation (see the module doc) and its budget in seconds:
+/// `(plan, trial target, budget)`. Returns `None` when the reference plan is the better one:
+/// one process for all trials (setup above the planning's limit) or the calibration call
+/// reused as the measurement.
+pub fn confident_plan(
+    p: &Planning,
+    t1: f64,
+    setup: f64,
+    c: Option<f64>,
+) -> Option<(Plan, f64, f64)> {
+    let reference = plan_op(p, t1, setup, c);
+    if !reference.separate_processes || crate::plan::reuses_calibration(&reference) {
+        return None;
+    }
+    let trial_s = confident_trial_s(setup);
+    let short = Planning {
+        trial_target_s: trial_s,
+        ..p.clone()
+    };
+    let plan = plan_op(&short, t1, setup, c);
+    let budget = reference.estimated_s.unwrap_or(0.0).min(p.op_budget_s);
+    let budget = budget.max(plan.estimated_s.unwrap_or(0.0));
+    Some((plan, trial_s, budget))
+}
+
+/// Why trials stop being added (`None`: add one more), given the robust interval's relative
+/// half-width so far, the target, the trials run and their limit, the driver seconds spent,
+/// the expected seconds of one more process and the budget.
+pub fn stop_adding(
+    half_width: Option<f64>,
+    target: f64,
+    trials: u64,
+    max_trials: u64,
+    spent_s: f64,
+    one_s: f64,
+    budget_s: f64,
+) -> Option<&'static str> {
+    match half_width {
+        None => Some("no_samples"),
+        Some(h) if h <= target => Some("ci_reached"),
+        _ if trials >= max_trials => Some("max_trials"),
+        _ if spent_s + one_s > budget_s => Some("budget_spent"),
+        _ => None,
+    }
+}
+
+/// What is known when one attempt of a driver process has ended.
+#[derive(Debug, Clone, Copy)]
+pub struct AttemptFacts {
+    /// The attempt completed its trials.
+    pub complete: bool,
+    /// One of its trials was disturbed.
+    pub disturbed: bool,
+    /// Its claims disagree with the kernel's accounting.
+    pub inconsistent: bool,
+    /// An earlier attempt of this process was inconsistent.
+    pub inconsistent_before: bool,
+    /// Re-runs of this process so far.
+    pub reruns: u64,
+    /// Largest relative difference between this attempt's per-call figures and those kept so
+    /// far (`None`: nothing kept yet, or no figure to compare).
+    pub effect: Option<f64>,
+    /// Differences up to this are no effect (the interval target).
+    pub tolerance: f64,
+    /// Driver seconds the operation spent so far, this attempt included.
+    pub spent_s: f64,
+    /// Expected seconds of one more attempt.
+    pub one_s: f64,
+    /// The operation's budget.
+    pub budget_s: f64,
+    /// Every one of the last [`HOST_DISTURBED_RUN`] driver processes was disturbed.
+    pub host_always_disturbed: bool,
+}
+
+/// The decision after one attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rerun {
+    /// Run the process again.
+    Again,
+    /// Keep what was run; nothing to say (complete and undisturbed, failed, or the
+    /// inconsistent process already re-run).
+    Done,
+    /// A disturbed process that is not run again, and why.
+    Declined(&'static str),
+}
+
+/// Whether to re-run a driver process after an attempt (see the module doc).
+pub fn rerun(f: &AttemptFacts) -> Rerun {
+    if f.inconsistent {
+        // A run whose claims disagree with the kernel's accounting is re-run once.
+        return if f.inconsistent_before {
+            Rerun::Done
+        } else {
+            Rerun::Again
+        };
+    }
+    if !f.complete || !f.disturbed {
+        return Rerun::Done;
+    }
+    if f.reruns >= MAX_RETRIES {
+        return Rerun::Declined("max_reruns");
+    }
+    if f.host_always_disturbed {
+        return Rerun::Declined("host_always_disturbed");
+    }
+    if f.effect.is_some_and(|e| e <= f.tolerance) {
+        return Rerun::Declined("no_effect");
+    }
+    if f.spent_s + f.one_s > f.budget_s {
+        return Rerun::Declined("budget");
+    }
+    Rerun::Again
+}
+
+/// Relative difference of `x` from `reference` (`None` when either is not a positive number).
+pub fn rel_diff(x: Option<f64>, reference: Option<f64>) -> Option<f64> {
+    match (x, reference) {
+        (Some(x), Some(r)) if x > 0.0 && r > 0.0 && x.is_finite() && r.is_finite() => {
+            Some((x / r - 1.0).abs())
+        }
+        _ => None,
+    }
+}
+
+/// The median of `v` (`None` when empty).
+pub fn median(v: &[f64]) -> Option<f64> {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return None;
+    }
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    Some(if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::reference_planning;
+
+    fn facts() -> AttemptFacts {
+        AttemptFacts {
+            complete: true,
+            disturbed: true,
+            inconsistent: false,
+            inconsistent_before: false,
+            reruns: 0,
+            effect: None,
+            tolerance: 0.01,
+            spent_s: 1.0,
+            one_s: 0.5,
+            budget_s: 10.0,
+            host_always_disturbed: false,
+        }
+    }
+
+    #[test]
+    fn a_disturbed_process_is_rerun_only_while_it_can_change_the_figures() {
+        assert_eq!(rerun(&facts()), Rerun::Again);
+        let f = AttemptFacts {
+            disturbed: false,
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Done);
+        let f = AttemptFacts {
+            complete: false,
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Done);
+        let f = AttemptFacts {
+            effect: Some(0.004),
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Declined("no_effect"));
+        let f = AttemptFacts {
+            effect: Some(0.05),
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Again);
+        let f = AttemptFacts {
+            spent_s: 9.8,
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Declined("budget"));
+        let f = AttemptFacts {
+            host_always_disturbed: true,
+            effect: Some(0.5),
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Declined("host_always_disturbed"));
+        let f = AttemptFacts {
+            reruns: MAX_RETRIES,
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Declined("max_reruns"));
+    }
+
+    #[test]
+    fn an_inconsistent_process_is_rerun_once() {
+        let f = AttemptFacts {
+            inconsistent: true,
+            complete: false,
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Again);
+        let f = AttemptFacts {
+            inconsistent_before: true,
+            ..f
+        };
+        assert_eq!(rerun(&f), Rerun::Done);
+    }
+
+    #[test]
+    fn adding_stops_at_the_target_the_limit_or_the_budget() {
+        assert_eq!(
+            stop_adding(None, 0.01, 5, 200, 0.0, 0.1, 10.0),
+            Some("no_samples")
+        );
+        assert_eq!(
+            stop_adding(Some(0.01), 0.01, 5, 200, 0.0, 0.1, 10.0),
+            Some("ci_reached")
+        );
+        assert_eq!(
+            stop_adding(Some(0.02), 0.01, 200, 200, 0.0, 0.1, 10.0),
+            Some("max_trials")
+        );
+        assert_eq!(
+            stop_adding(Some(0.02), 0.01, 9, 200, 9.95, 0.1, 10.0),
+            Some("budget_spent")
+        );
+        assert_eq!(stop_adding(Some(0.02), 0.01, 9, 200, 9.8, 0.1, 10.0), None);
+        assert_eq!(
+            stop_adding(Some(0.004), 0.005, 9, 200, 0.0, 0.1, 10.0),
+            Some("ci_reached")
+        );
+    }
+
+    #[test]
+    fn the_trial_length_follows_the_setup_within_bounds() {
+        assert_eq!(confident_trial_s(0.001), MIN_TRIAL_S);
+        assert_eq!(confident_trial_s(0.08), 0.08);
+        assert_eq!(confident_trial_s(3.0), MAX_TRIAL_S);
+        assert_eq!(confident_trial_s(f64::NAN), MIN_TRIAL_S);
+    }
+
+    #[test]
+    fn a_confident_plan_is_shorter_than_the_reference_and_keeps_its_rules() {
+        let p = reference_planning();
+        // ML-KEM-512 keygen: 20 µs a call, 40 ms to start a process.
+        let (plan, trial_s, budget) = confident_plan(&p, 20e-6, 0.04, None).unwrap();
+        let reference = plan_op(&p, 20e-6, 0.04, None);
+        assert_eq!(trial_s, 0.04);
+        assert_eq!(plan.trials, 5);
+        assert!(plan.separate_processes);
+        assert_eq!(plan.iterations_per_trial, 2000);
+        assert!(plan.trials * plan.iterations_per_trial >= 100);
+        assert_eq!(budget, reference.estimated_s.unwrap());
+        assert!(plan.estimated_s.unwrap() < budget / 5.0);
+        // A slow call keeps the guide's 100 calls (20 per trial).
+        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None).unwrap();
+        assert_eq!(plan.iterations_per_trial, 20);
+        // One process for all trials, or the calibration reused: the reference plan.
+        assert!(confident_plan(&p, 1e-3, 120.0, None).is_none());
+        assert!(confident_plan(&crate::plan::planning(0.5, 300.0), 315.0, 2.0, None).is_none());
+    }
+
+    #[test]
+    fn medians_and_differences() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+        assert!((rel_diff(Some(1.02), Some(1.0)).unwrap() - 0.02).abs() < 1e-12);
+        assert_eq!(rel_diff(Some(1.0), None), None);
+        assert_eq!(rel_diff(Some(0.0), Some(1.0)), None);
+    }
+}
