@@ -341,6 +341,7 @@ fn calibrate(
         calibration_timeout: Duration::from_secs(3600),
         planning: plan::planning(trial_target_s, 3600.0),
         adaptive: false,
+        target_ci: None,
     };
     let mut t1: f64 = 0.0;
     let mut setup: f64 = 0.0;
@@ -447,6 +448,7 @@ pub fn run(
                 calibration_timeout: p.timeout,
                 planning: plan::planning(o.trial_target_s, 3600.0),
                 adaptive: false,
+                target_ci: None,
             };
             let args = driver_args(&s, inst, &u.op, u.bytes, 1, p.iters, p.warmups);
             let run = runner::run_driver(exe, &args, p.timeout);
