@@ -157,8 +157,13 @@ pub(crate) fn phase_measure(
                 last.map(|p| p.status.as_str()).unwrap_or("no process"),
                 last.and_then(|p| p.stderr.lines().last())
                     .map(|l| format!(": {l}"))
-                    .unwrap_or_default()
-            )
+                    .unwrap_or_default(),
+            ) + &last
+                .and_then(|p| p.extra.get("kernel_check"))
+                .and_then(|k| k.get("problems"))
+                .filter(|pr| pr.as_array().is_some_and(|a| !a.is_empty()))
+                .map(|pr| format!(" (kernel check: {pr})"))
+                .unwrap_or_default()
         };
         log.log(format!(
             "measure {} {} {}: {} n={} {what}{why} (left ~{})",
