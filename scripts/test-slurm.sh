@@ -176,6 +176,9 @@ step "submitted array job $array ($shards tasks) and merge job $merge (afterok:$
 single="$work/runs/single"
 (
   "$PQPERF" import pqclean --run-dir "$single" &&
+    # The same steps as scripts/slurm/shard.sbatch, which builds the ICCS helper baseline in
+    # every shard's run directory before `all --shard` (a plain `all` would skip it here).
+    "$PQPERF" campaign baseline --run-dir "$single" --system "$system" --systems systems.csv --cpu auto "${copts[@]}" &&
     "$PQPERF" campaign all --run-dir "$single" --system "$system" --systems systems.csv --cpu auto "${copts[@]}" &&
     "$PQPERF" campaign publish --run-dir "$single" --systems systems.csv --publish-to "$work/published-single" &&
     "$PQPERF" validate "$work/published-single"
