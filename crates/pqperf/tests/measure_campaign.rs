@@ -7,6 +7,8 @@
 //! that writes canned protocol lines. CPU leases keep separate campaigns off each
 //! other's CPU, and `--cpu auto` takes a free one.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
@@ -58,21 +60,6 @@ fn setup_run(run: &Path, instances: &[(&str, &str, &[&str])]) {
     }
     let text = pqperf_model::pyjson::to_string(&bj).unwrap();
     std::fs::write(run.join("build.json"), text).unwrap();
-}
-
-/// Builds the fake timing driver (`testdata/fake_driver.c`) into `dir`.
-fn fake_driver(dir: &Path) -> std::path::PathBuf {
-    let src = dir.join("fake_driver.c");
-    std::fs::write(&src, include_str!("../../../testdata/fake_driver.c")).unwrap();
-    let exe = dir.join("fake-driver");
-    let st = Command::new("gcc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .expect("gcc");
-    assert!(st.success(), "gcc failed for the fake driver");
-    exe
 }
 
 fn last_cpu() -> usize {
@@ -270,7 +257,7 @@ fn fake_driver_runs_complete_disturbed_crashed_hung_and_inconsistent_are_recorde
     let modes = ["complete", "disturbed", "crashed", "hung", "inconsistent"];
     let inst: Vec<(&str, &str, &[&str])> = modes.iter().map(|m| ("sign-95", *m, &[][..])).collect();
     setup_run(&run, &inst);
-    let fake = fake_driver(tmp.path());
+    let fake = common::fake_driver(tmp.path());
     let cpu = last_cpu().to_string();
     let common = [
         "--cpu",
@@ -397,7 +384,7 @@ fn a_failed_shard_says_why() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     setup_run(&run, &[("sign-93", "a", &[])]);
-    let fake = fake_driver(tmp.path());
+    let fake = common::fake_driver(tmp.path());
     let cpu = last_cpu().to_string();
     let out = pqperf()
         .env("PQPERF_DRIVER", &fake)
@@ -543,7 +530,7 @@ fn two_shards_produce_exactly_the_records_of_an_unsharded_run() {
     setup_run(&single, &inst);
     setup_run(&sharded, &inst);
     // Which records exist and who measured them needs no real timing: the fake driver.
-    let fake = fake_driver(tmp.path());
+    let fake = common::fake_driver(tmp.path());
     let cpu = last_cpu().to_string();
     let common = ["--trial-target", "0.001", "--cpu", cpu.as_str()];
     for phase in ["calibrate", "measure"] {

@@ -10,6 +10,8 @@
 //! comparison with nothing comparable is refused. The real driver's canary line is checked
 //! in a real process of the real driver on a tiny gcc-built candidate.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -60,20 +62,6 @@ fn setup_run(run: &Path, cand: &str, labels: &[&str]) {
     .unwrap();
 }
 
-fn fake_driver(dir: &Path) -> PathBuf {
-    let src = dir.join("fake_driver.c");
-    std::fs::write(&src, include_str!("../../../testdata/fake_driver.c")).unwrap();
-    let exe = dir.join("fake-driver");
-    let st = Command::new("gcc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .expect("gcc");
-    assert!(st.success());
-    exe
-}
-
 fn cpu() -> String {
     pqperf_ffi::affinity::get_affinity()
         .unwrap()
@@ -114,7 +102,7 @@ fn ab(tmp: &Path, fake: &Path, run_dir: &Path, extra: &[&str]) -> (i32, String, 
 #[test]
 fn interleaved_pairs_follow_the_seed_and_judge_from_the_pairs() {
     let tmp = tempfile::tempdir().unwrap();
-    let fake = fake_driver(tmp.path());
+    let fake = common::fake_driver(tmp.path());
     let r = tmp.path().join("run");
     setup_run(&r, "sign-90", &["toy", "toy-slower", "toy-busy"]);
 
@@ -281,7 +269,7 @@ fn compare(tmp: &Path, a: &Path, b: &Path, extra: &[&str]) -> (i32, String, Stri
 #[test]
 fn separate_runs_weigh_the_environment_and_refuse_nothing_comparable() {
     let tmp = tempfile::tempdir().unwrap();
-    let fake = fake_driver(tmp.path());
+    let fake = common::fake_driver(tmp.path());
     let (a, b, busy, other) = (
         tmp.path().join("a"),
         tmp.path().join("b"),

@@ -84,3 +84,19 @@ pub fn exits(cwd: Option<&Path>, args: &[&str], code: i32) -> String {
     assert_eq!(o.status.code(), Some(code), "pqperf {args:?}:\n{t}");
     t
 }
+
+/// Builds the fake timing driver (`testdata/fake_driver.c`, canned protocol lines) into `dir`
+/// with gcc; tests point `$PQPERF_DRIVER` at it.
+pub fn fake_driver(dir: &Path) -> PathBuf {
+    let src = dir.join("fake_driver.c");
+    std::fs::write(&src, include_str!("../../../../testdata/fake_driver.c")).unwrap();
+    let exe = dir.join("fake-driver");
+    let st = Command::new("gcc")
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .expect("gcc");
+    assert!(st.success(), "gcc failed for the fake driver");
+    exe
+}
