@@ -6,26 +6,16 @@
 //! measure nothing.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use pqperf_campaign::{CampaignOptions, Hooks, Phase, run_phase};
-use pqperf_model::buildjson::{BuildEntry, BuildJson};
+use pqperf_model::buildjson::BuildJson;
 use serde_json::Value;
 
-/// Builds the fake driver into `dir`.
-fn fake_driver(dir: &Path) -> PathBuf {
-    let src = dir.join("fake_driver.c");
-    std::fs::write(&src, include_str!("../../../testdata/fake_driver.c")).unwrap();
-    let exe = dir.join("fake-driver");
-    let st = Command::new("gcc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .expect("gcc");
-    assert!(st.success(), "gcc failed for the fake driver");
-    exe
-}
+/// The CLI tests' hand-made run directories and fake driver (one definition).
+#[path = "../../pqperf/tests/common/toy.rs"]
+mod toy;
+
+use toy::{entry, fake_driver, write_build_json};
 
 /// A run directory listing `labels` of candidate sign-96 in build.json with KAT PASS; the
 /// library files exist (the fake driver never opens them; its mode is in the name).
@@ -38,23 +28,10 @@ fn hand_made_run(root: &Path, labels: &[&str]) -> PathBuf {
         std::fs::write(run.join(&rel), b"not a library").unwrap();
         bj.instances.insert(
             format!("sign-96/{l}"),
-            BuildEntry {
-                candidate: "sign-96".into(),
-                label: l.to_string(),
-                instance: l.to_string(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "PASS".into(),
-                library: Some(rel),
-                ..Default::default()
-            },
+            entry("sign-96", l, "PASS", Some(rel)),
         );
     }
-    std::fs::write(
-        run.join("build.json"),
-        pqperf_model::pyjson::to_string(&bj).unwrap(),
-    )
-    .unwrap();
+    write_build_json(&run, &bj);
     run
 }
 

@@ -330,24 +330,10 @@ fn demo_exits_non_zero_when_a_phase_failed_after_printing_what_it_produced() {
     let mut bj = pqperf_model::buildjson::BuildJson::default();
     for k in keys {
         let (c, l) = k.split_once('/').unwrap();
-        bj.instances.insert(
-            k.to_string(),
-            pqperf_model::buildjson::BuildEntry {
-                candidate: c.into(),
-                label: l.into(),
-                instance: l.into(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "NOKEY".into(),
-                ..Default::default()
-            },
-        );
+        bj.instances
+            .insert(k.to_string(), common::toy::entry(c, l, "NOKEY", None));
     }
-    std::fs::write(
-        run.join("build.json"),
-        pqperf_model::pyjson::to_string(&bj).unwrap(),
-    )
-    .unwrap();
+    common::toy::write_build_json(&run, &bj);
     std::fs::write(run.join("site"), "not a directory").unwrap();
     let o = pqperf(
         dir.path(),

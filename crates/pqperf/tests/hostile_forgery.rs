@@ -12,9 +12,9 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use pqperf_model::buildjson::{BuildEntry, BuildJson};
+use common::toy::{Lib, TOY_SIG as TOY, toy_run};
+use pqperf_model::buildjson::BuildJson;
 
-const TOY: &str = include_str!("measure/toy_sig.c");
 const FORGE: &str = include_str!("measure/forge.h");
 
 fn pqperf() -> Command {
@@ -51,56 +51,17 @@ fn hostile_toy() -> String {
 /// Builds the toy instances (`label`, defines) of `sign-95` into `run`, KAT PASS.
 fn setup_toys(run: &Path, instances: &[(&str, &[&str])]) {
     std::fs::create_dir_all(run).unwrap();
-    let src = run.join("toy_forge.c");
-    std::fs::write(&src, hostile_toy()).unwrap();
     std::fs::write(run.join("forge.h"), FORGE).unwrap();
-    let mut bj = BuildJson::default();
-    for (label, defines) in instances {
-        let rel = format!("lib/sign-95/lib{label}.so");
-        let out = run.join(&rel);
-        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        let mut cmd = Command::new("gcc");
-        cmd.args(["-O2", "-fPIC", "-shared", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .arg("-DTOY_ID=\"sign-95\"")
-            .arg(format!("-DTOY_INSTANCE=\"{label}\""));
-        for d in *defines {
-            cmd.arg(format!("-D{d}"));
-        }
-        assert!(cmd.status().expect("gcc").success(), "gcc {label}");
-        bj.instances.insert(
-            format!("sign-95/{label}"),
-            BuildEntry {
-                candidate: "sign-95".into(),
-                label: label.to_string(),
-                instance: label.to_string(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "PASS".into(),
-                library: Some(rel),
-                ..Default::default()
-            },
-        );
-    }
-    let text = pqperf_model::pyjson::to_string(&bj).unwrap();
-    std::fs::write(run.join("build.json"), text).unwrap();
+    let libs: Vec<Lib> = instances
+        .iter()
+        .map(|(l, d)| Lib::new("sign-95", l).defines(d))
+        .collect();
+    toy_run(run, "toy_forge.c", &hostile_toy(), &libs);
 }
 
 fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
     let mut c = pqperf();
-    c.args(["campaign", phase, "--run-dir"])
-        .arg(run)
-        .args([
-            "--allow-unfixed-host",
-            "--probe-attempts",
-            "1",
-            "--register",
-            "test machine (host not fixed)",
-            "--systems",
-        ])
-        .arg(run.parent().unwrap().join("systems.csv"))
-        .args(extra);
+    c.args(common::toy::campaign_args(run, phase)).args(extra);
     c
 }
 

@@ -7,16 +7,13 @@
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use pqperf_model::buildjson::{BuildEntry, BuildJson};
 use serde_json::Value;
-
-const TOY: &str = include_str!("measure/toy_sig.c");
 
 mod common;
 
 use common::repo;
+use common::toy::{Lib, TOY_SIG, toy_run};
 
 fn pqperf(args: &[&str]) -> (i32, String) {
     let o = common::output(None, args);
@@ -53,65 +50,29 @@ fn files_below(dir: &Path) -> Vec<PathBuf> {
 /// the second with `testdata/hostile/print_host_file.c` linked in (it prints `secret`'s path
 /// and content on stderr when loaded); build.json lists both with KAT PASS.
 fn hostile_run(run: &Path, secret: &Path) {
-    std::fs::create_dir_all(run).unwrap();
-    let src = run.join("toy_sig.c");
-    std::fs::write(&src, TOY).unwrap();
-    let mut bj = BuildJson::default();
-    for label in ["good", "leak"] {
-        let rel = format!("lib/sign-93/lib{label}.so");
-        let out = run.join(&rel);
-        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        let mut cmd = Command::new("gcc");
-        cmd.args(["-O2", "-fPIC", "-shared", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .arg("-DTOY_ID=\"sign-93\"")
-            .arg(format!("-DTOY_INSTANCE=\"{label}\""));
-        if label == "leak" {
-            cmd.arg(format!("-DLEAK_FILE=\"{}\"", secret.display()))
-                .arg(repo().join("testdata/hostile/print_host_file.c"));
-        }
-        assert!(
-            cmd.status().expect("gcc").success(),
-            "gcc failed for {label}"
-        );
-        bj.instances.insert(
-            format!("sign-93/{label}"),
-            BuildEntry {
-                candidate: "sign-93".into(),
-                label: label.into(),
-                instance: label.into(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "PASS".into(),
-                library: Some(rel),
-                ..Default::default()
-            },
-        );
-    }
-    std::fs::write(
-        run.join("build.json"),
-        pqperf_model::pyjson::to_string(&bj).unwrap(),
-    )
-    .unwrap();
+    let leak = [
+        format!("-DLEAK_FILE=\"{}\"", secret.display()),
+        repo()
+            .join("testdata/hostile/print_host_file.c")
+            .to_str()
+            .unwrap()
+            .to_string(),
+    ];
+    toy_run(
+        run,
+        "toy_sig.c",
+        TOY_SIG,
+        &[
+            Lib::new("sign-93", "good"),
+            Lib::new("sign-93", "leak").args(&leak),
+        ],
+    );
 }
 
 fn campaign(run: &Path, phase: &str, extra: &[&str]) -> (i32, String) {
-    let systems = run.parent().unwrap().join("systems.csv");
-    let mut args = vec![
-        "campaign",
-        phase,
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--allow-unfixed-host",
-        "--probe-attempts",
-        "1",
-        "--register",
-        "test machine (host not fixed)",
-        "--systems",
-        systems.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
+    let mut args = common::toy::campaign_args(run, phase);
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     pqperf(&args)
 }
 

@@ -15,8 +15,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use pqperf_measure::driver::{ApiSpec, DriverArgs};
-use pqperf_measure::runner::{self, DriverExe, Run};
+use pqperf_measure::runner::Run;
 
 /// (id, statement inserted at the top of `sig_sign`'s work).
 const CASES: &[(&str, &str)] = &[
@@ -142,23 +141,7 @@ fn fixture() -> &'static Fixture {
 }
 
 fn drive(id: &str, timeout: Duration) -> Run {
-    let f = fixture();
-    let args = DriverArgs {
-        lib: PathBuf::from(format!("lib/{id}/libWOTS-PXOF-128.so")),
-        op: "sign".into(),
-        bytes: 0,
-        trials: 2,
-        iters: 5,
-        warmups: 1,
-        cpu: None,
-        samples: true,
-        force_ticks: true,
-        api: ApiSpec::Iccs,
-        stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
-    };
-    assert!(f.run.join(&args.lib).is_file(), "{}", args.lib.display());
-    let exe = DriverExe::current(&f.run).expect("the lean driver pqperf-driver");
-    runner::run_driver(&exe, &args, timeout)
+    common::drive_wots_sign(&fixture().run, id, timeout)
 }
 
 /// `pqperf <args>` started by a shell with `HOME` set to the victim's home and descriptor 7
@@ -335,7 +318,8 @@ fn setsid_grandchild_that_leaves_its_cgroup_does_not_survive() {
     if !pidns && !in_force("pids_limit") {
         return;
     }
-    let deadline = Instant::now() + Duration::from_secs(3);
+    // Generous for a loaded host: the assertion is that they end, not how fast.
+    let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let alive = common::processes_mapping("sign-96/libWOTS-PXOF-128.so");
         if alive.is_empty() {
@@ -385,7 +369,8 @@ fn sigterm_to_pqperf_ends_every_child_first() {
     let status = child.wait().unwrap();
     assert!(!status.success());
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
-    let deadline = Instant::now() + Duration::from_secs(3);
+    // Generous for a loaded host: the assertion is that they end, not how fast.
+    let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let alive = common::processes_mapping(lib);
         if alive.is_empty() {

@@ -14,9 +14,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pqperf_model::buildjson::{BuildEntry, BuildJson};
+use pqperf_model::buildjson::BuildJson;
 
-const TOY: &str = include_str!("measure/toy_sig.c");
+use common::toy::{Lib, TOY_SIG, entry, toy_run, write_build_json};
 
 fn pqperf() -> Command {
     Command::new(env!("CARGO_BIN_EXE_pqperf"))
@@ -25,41 +25,11 @@ fn pqperf() -> Command {
 /// Builds `lib/<cand>/lib<label>.so` from toy_sig.c with `defines` into `run` and lists it in
 /// build.json with KAT PASS.
 fn setup_run(run: &Path, instances: &[(&str, &str, &[&str])]) {
-    std::fs::create_dir_all(run).unwrap();
-    let src = run.join("toy_sig.c");
-    std::fs::write(&src, TOY).unwrap();
-    let mut bj = BuildJson::default();
-    for (cand, label, defines) in instances {
-        let rel = format!("lib/{cand}/lib{label}.so");
-        let out = run.join(&rel);
-        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        let mut cmd = Command::new("gcc");
-        cmd.args(["-O2", "-fPIC", "-shared", "-o"])
-            .arg(&out)
-            .arg(&src);
-        cmd.arg(format!("-DTOY_ID=\"{cand}\""))
-            .arg(format!("-DTOY_INSTANCE=\"{label}\""));
-        for d in *defines {
-            cmd.arg(format!("-D{d}"));
-        }
-        let st = cmd.status().expect("gcc");
-        assert!(st.success(), "gcc failed for {cand}/{label}");
-        bj.instances.insert(
-            format!("{cand}/{label}"),
-            BuildEntry {
-                candidate: cand.to_string(),
-                label: label.to_string(),
-                instance: label.to_string(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "PASS".into(),
-                library: Some(rel),
-                ..Default::default()
-            },
-        );
-    }
-    let text = pqperf_model::pyjson::to_string(&bj).unwrap();
-    std::fs::write(run.join("build.json"), text).unwrap();
+    let libs: Vec<Lib> = instances
+        .iter()
+        .map(|(c, l, d)| Lib::new(c, l).defines(d))
+        .collect();
+    toy_run(run, "toy_sig.c", TOY_SIG, &libs);
 }
 
 fn last_cpu() -> usize {
@@ -72,17 +42,7 @@ fn last_cpu() -> usize {
 
 fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
     let mut c = pqperf();
-    c.args(["campaign", phase, "--run-dir"])
-        .arg(run)
-        .args([
-            "--allow-unfixed-host",
-            "--probe-attempts",
-            "1",
-            "--register",
-            "test machine (host not fixed)",
-            "--systems",
-        ])
-        .arg(run.parent().unwrap().join("systems.csv"))
+    c.args(common::toy::campaign_args(run, phase))
         .args(extra)
         // CPU leases of this test only (beside the run), not the host-wide folder.
         .env(pqperf_campaign::lease::LEASE_DIR_ENV, run.parent().unwrap());
@@ -613,23 +573,10 @@ fn key_exchange_steps_and_hash_lengths_are_measured() {
         assert!(c.status().unwrap().success());
         bj.instances.insert(
             format!("{cand}/{label}"),
-            BuildEntry {
-                candidate: cand.into(),
-                label: label.into(),
-                instance: label.into(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "NOKAT".into(),
-                library: Some(rel),
-                ..Default::default()
-            },
+            entry(cand, label, "NOKAT", Some(rel)),
         );
     }
-    std::fs::write(
-        run.join("build.json"),
-        pqperf_model::pyjson::to_string(&bj).unwrap(),
-    )
-    .unwrap();
+    write_build_json(&run, &bj);
     let cpu = last_cpu().to_string();
     let common = ["--cpu", cpu.as_str(), "--trial-target", "0.001"];
     ok(campaign(&run, "calibrate", &common));

@@ -15,51 +15,19 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pqperf_model::buildjson::{BuildEntry, BuildJson};
 use serde_json::Value;
 
-const TOY: &str = include_str!("measure/toy_sig.c");
+use common::toy::{Lib, TOY_SIG, toy_run, write_build_json};
 
 /// Builds `lib/<cand>/lib<label>.so` from toy_sig.c into `run` for each label and lists
-/// them in build.json with KAT PASS.
+/// them in build.json with KAT PASS (each with a library digest of its own).
 fn setup_run(run: &Path, cand: &str, labels: &[&str]) {
-    std::fs::create_dir_all(run).unwrap();
-    let src = run.join("toy_sig.c");
-    std::fs::write(&src, TOY).unwrap();
-    let mut bj = BuildJson::default();
-    for label in labels {
-        let rel = format!("lib/{cand}/lib{label}.so");
-        let out = run.join(&rel);
-        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        let st = Command::new("gcc")
-            .args(["-O2", "-fPIC", "-shared", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .arg(format!("-DTOY_ID=\"{cand}\""))
-            .arg(format!("-DTOY_INSTANCE=\"{label}\""))
-            .status()
-            .expect("gcc");
-        assert!(st.success());
-        bj.instances.insert(
-            format!("{cand}/{label}"),
-            BuildEntry {
-                candidate: cand.into(),
-                label: label.to_string(),
-                instance: label.to_string(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "PASS".into(),
-                library: Some(rel),
-                library_sha256: Some(format!("sha-of-{label}")),
-                ..Default::default()
-            },
-        );
+    let libs: Vec<Lib> = labels.iter().map(|l| Lib::new(cand, l)).collect();
+    let mut bj = toy_run(run, "toy_sig.c", TOY_SIG, &libs);
+    for e in bj.instances.values_mut() {
+        e.library_sha256 = Some(format!("sha-of-{}", e.label));
     }
-    std::fs::write(
-        run.join("build.json"),
-        pqperf_model::pyjson::to_string(&bj).unwrap(),
-    )
-    .unwrap();
+    write_build_json(run, &bj);
 }
 
 fn cpu() -> String {

@@ -3,6 +3,10 @@
 #![allow(dead_code)] // each test file uses the part it needs
 
 pub mod mldsa;
+pub mod toy;
+
+#[allow(unused_imports)] // most test files use no fake driver
+pub use toy::fake_driver;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -85,18 +89,30 @@ pub fn exits(cwd: Option<&Path>, args: &[&str], code: i32) -> String {
     t
 }
 
-/// Builds the fake timing driver (`testdata/fake_driver.c`, canned protocol lines) into `dir`
-/// with gcc; tests point `$PQPERF_DRIVER` at it.
-pub fn fake_driver(dir: &Path) -> PathBuf {
-    let src = dir.join("fake_driver.c");
-    std::fs::write(&src, include_str!("../../../../testdata/fake_driver.c")).unwrap();
-    let exe = dir.join("fake-driver");
-    let st = Command::new("gcc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .expect("gcc");
-    assert!(st.success(), "gcc failed for the fake driver");
-    exe
+/// Runs the real timing driver on `lib/<id>/libWOTS-PXOF-128.so` of `run` (a copy of the
+/// `wots-pxof` test candidate built by `pqperf build`): `sign`, 2 trials of 5 calls with
+/// sampling and the tick counter, no pinning; what the parent made of it.
+pub fn drive_wots_sign(
+    run: &Path,
+    id: &str,
+    timeout: std::time::Duration,
+) -> pqperf_measure::runner::Run {
+    use pqperf_measure::driver::{ApiSpec, DriverArgs};
+    use pqperf_measure::runner::{self, DriverExe};
+    let args = DriverArgs {
+        lib: PathBuf::from(format!("lib/{id}/libWOTS-PXOF-128.so")),
+        op: "sign".into(),
+        bytes: 0,
+        trials: 2,
+        iters: 5,
+        warmups: 1,
+        cpu: None,
+        samples: true,
+        force_ticks: true,
+        api: ApiSpec::Iccs,
+        stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+    };
+    assert!(run.join(&args.lib).is_file(), "{}", args.lib.display());
+    let exe = DriverExe::current(run).expect("the lean driver pqperf-driver");
+    runner::run_driver(&exe, &args, timeout)
 }
