@@ -317,6 +317,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
                     wall_s,
                     tick_hz: crate::verify::tick_hz(),
                     setup_s: &mut setup,
+                    steal_s: steal_share.map_or(0.0, |f| f * wall_s),
                 };
                 let (problems, evidence) = crate::verify::check(args, &parsed, &mut k);
                 process.extra.insert("kernel_check".into(), evidence);

@@ -11,8 +11,9 @@
 //!   time the parent saw + [`WALL_SLACK_S`];
 //! - **not more than the CPU did** (too much claimed): Σ claimed on-CPU nanoseconds ≤ CPU time
 //!   plus [`slack`]; Σ claimed run-queue wait ≤ the kernel's run-queue wait plus slack; each
-//!   claimed trial time ≤ its claimed on-CPU and run-queue time plus slack (a trial cannot
-//!   sleep). A busy host inflates wall time (run-queue wait), not CPU time, so the CPU bound
+//!   claimed trial time ≤ its claimed on-CPU and run-queue time plus slack plus the steal
+//!   time of the CPU during the process (a trial cannot sleep, but a virtual CPU the
+//!   hypervisor took away is neither running nor queued). A busy host inflates wall time (run-queue wait), not CPU time, so the CPU bound
 //!   holds there too;
 //! - **not less than the CPU did** (too little claimed: real work, fast figures): CPU time −
 //!   setup − untimed calls ≤ Σ claimed timed seconds + slack, where the setup cost is the CPU
@@ -117,6 +118,11 @@ pub struct Kernel<'a> {
     pub tick_hz: Option<f64>,
     /// Setup CPU seconds of the unit, measured on demand.
     pub setup_s: &'a mut dyn FnMut() -> Result<f64, String>,
+    /// Seconds the hypervisor took from the process's CPU while it lived (steal time of the
+    /// pinned CPU in `/proc/stat`, read by the parent before and after; 0 when unknown). A
+    /// task whose virtual CPU is stolen is neither on the CPU nor in the run queue, so a trial
+    /// may last that much longer than its scheduler figures.
+    pub steal_s: f64,
 }
 
 /// Checks a complete driver process; returns the problems (empty: consistent) and the
@@ -212,10 +218,10 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
     for (i, s) in p.sched.iter().enumerate() {
         if let (Some(r), Some(q)) = (p.sched_run_ns.get(i).copied().flatten(), s.runq_ns) {
             let inside = (r + q) as f64 / 1e9;
-            if s.seconds > inside + slack(s.seconds, 1) {
+            if s.seconds > inside + slack(s.seconds, 1) + k.steal_s {
                 bad.push(format!(
-                    "{} trial {}: {:.6} s claimed, only {inside:.6} s of it on CPU or waiting for it",
-                    s.kind, s.trial, s.seconds
+                    "{} trial {}: {:.6} s claimed, only {inside:.6} s of it on CPU or waiting for it (and {:.6} s stolen by the hypervisor)",
+                    s.kind, s.trial, s.seconds, k.steal_s
                 ));
             }
         }
@@ -280,6 +286,7 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
         "cpu_s": round6(cpu),
         "wall_s": round6(k.wall_s),
         "run_delay_s": k.acc.run_delay_ns.map(|d| round6(d as f64 / 1e9)),
+        "steal_s": round6(k.steal_s),
         "claimed_timed_s": round6(c.timed_s),
         "claimed_on_cpu_s": c.run_s.map(round6),
         "setup_cpu_s": setup.map(round6),
@@ -413,6 +420,7 @@ mod tests {
             wall_s: wall,
             tick_hz: Some(2e9),
             setup_s: &mut f,
+            steal_s: 0.0,
         };
         check(&args(), p, &mut k).0
     }
@@ -423,6 +431,39 @@ mod tests {
         assert!(run_check(&parsed(0.5, 0.5, 0.0), 1.25, 1.4, 0.0, 0.2).is_empty());
         // Busy: half of each trial waiting for the CPU; CPU time unchanged.
         assert!(run_check(&parsed(1.0, 0.5, 0.5), 1.25, 2.8, 1.4, 0.2).is_empty());
+    }
+
+    #[test]
+    fn time_stolen_by_the_hypervisor_is_not_a_sleeping_trial() {
+        // 2 × 1 s trials, 0.4 s of each on the CPU and none waiting: the rest was taken by
+        // the hypervisor, which the parent saw as steal time of the CPU (1.3 s in the
+        // process's life). Without that steal the same claims are a trial that slept.
+        let p = parsed(1.0, 0.4, 0.0);
+        let acc = ChildAccounting {
+            user_s: 0.9,
+            sys_s: 0.0,
+            run_ns: Some(1),
+            run_delay_ns: Some(0),
+        };
+        let check_with = |steal_s: f64| {
+            let mut f = || Ok(0.05);
+            let mut k = Kernel {
+                acc: &acc,
+                wall_s: 2.2,
+                tick_hz: Some(2e9),
+                setup_s: &mut f,
+                steal_s,
+            };
+            check(&args(), &p, &mut k)
+        };
+        let (bad, ev) = check_with(1.3);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(ev["steal_s"], 1.3);
+        let (bad, _) = check_with(0.0);
+        assert!(
+            bad.iter().any(|b| b.contains("on CPU or waiting for it")),
+            "{bad:?}"
+        );
     }
 
     #[test]
@@ -469,6 +510,7 @@ mod tests {
             wall_s: 6.0,
             tick_hz: None,
             setup_s: &mut f,
+            steal_s: 0.0,
         };
         let p = parsed(0.1, 0.1, 0.0);
         let (bad, ev) = check(&args(), &p, &mut k);
