@@ -537,7 +537,13 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
                         }
                     }
                     if opts.progress {
-                        eprintln!("ct {}/{}: {}", ev.candidate, ev.label, line(&ev));
+                        // A variant's findings may still inherit (after every instance ran).
+                        let later = if table.same_as(&ev.candidate, &ev.label).is_empty() {
+                            ""
+                        } else {
+                            " (before the same-family rule)"
+                        };
+                        eprintln!("ct {}/{}: {}{later}", ev.candidate, ev.label, line(&ev));
                     }
                     results.lock().unwrap().push((k, ev));
                 }
@@ -610,6 +616,12 @@ fn inherit_families(
         }
         if changed > 0 {
             write_evidence(&opts.run_dir, &res[k].1)?;
+        }
+        if opts.progress && !table.same_as(&id, &label).is_empty() {
+            eprintln!(
+                "ct {id}/{label}: {} ({changed} group(s) accepted by the same-family rule)",
+                line(&res[k].1)
+            );
         }
     }
     Ok(())
