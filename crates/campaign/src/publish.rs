@@ -156,13 +156,25 @@ pub fn publish_with(
     write_atomic(&perf.join("systems.csv"), sys.as_bytes())?;
     let build = load_build(run)?;
     let catalog = load_catalog(run)?;
-    // PQClean instances: the target of the scheme's claimed NIST level (catalog, from
-    // META.yml); NGCC instances stay empty for curation.
+    // The target an instance claims: a NIST-API (PQClean) scheme's from its claimed NIST
+    // level (catalog, from META.yml); an ICCS-API (NGCC) instance's the one its label states
+    // exactly once (`BiT-128`, `DARTS512`; `sidecsv::target_bits_from_label`), except for hash
+    // instances, whose label digits are digest lengths. Anything else stays empty (unknown)
+    // for curation.
     let claimed: BTreeMap<(String, String), u32> = catalog
         .iter()
         .flat_map(|cat| cat.instances())
         .filter_map(|(c, i)| {
-            let bits = i.nist.as_ref()?.target_bits()?;
+            use pqperf_model::catalog::{ApiKind, CandidateType};
+            let bits = match i.api {
+                ApiKind::Nist => i.nist.as_ref()?.target_bits()?,
+                // PQClean labels name parameters (ml-kem-512), never read as targets.
+                ApiKind::Iccs if c.kind != CandidateType::Hash => {
+                    pqperf_model::sidecsv::target_bits_from_label(&i.label)
+                        .and_then(|b| u32::try_from(b).ok())?
+                }
+                _ => return None,
+            };
             Some(((c.id.clone(), i.label.clone()), bits))
         })
         .collect();

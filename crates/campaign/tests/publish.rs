@@ -66,3 +66,102 @@ fn publish_refuses_evidence_with_a_machine_path() {
             .is_file()
     );
 }
+
+/// One build.json entry (only what publish reads).
+fn entry(cand: &str, label: &str) -> String {
+    format!(
+        "\"{cand}/{label}\": {{\"candidate\": \"{cand}\", \"label\": \"{label}\", \"instance\": \"{label}\", \"variant\": \"reference\", \"flags\": \"guide\", \"kat\": \"PASS\"}}"
+    )
+}
+
+#[test]
+fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("campaign.json"), "{\"system_id\": \"x86_7\"}\n").unwrap();
+    std::fs::write(
+        d.path().join("systems.csv"),
+        "ID;Arch;Hostname;Description\nx86_7;x86_64;vm7;a VM\n",
+    )
+    .unwrap();
+    let inst = |label: &str, extra: &str| {
+        format!(
+            "[[candidate.instance]]\nlabel = \"{label}\"\ninstance = \"{label}\"\nsource_dir = \".\"\n{extra}\n"
+        )
+    };
+    let nist = |ns: &str, level: &str| {
+        format!(
+            "api = \"nist\"\n[candidate.instance.nist]\nnamespace = \"{ns}\"\npk_bytes = 1\nsk_bytes = 1\nsig_bytes = 1\n{level}"
+        )
+    };
+    let catalog = format!(
+        "[[candidate]]\nid = \"sign-90\"\ntype = \"sign\"\nalgorithm = \"S\"\nroot = \".\"\n\n{}{}{}{}{}\
+         [[candidate]]\nid = \"hash-90\"\ntype = \"hash\"\nalgorithm = \"H\"\nroot = \".\"\n\n{}\
+         [[candidate]]\nid = \"ml-dsa-65\"\ntype = \"sign\"\nalgorithm = \"ML-DSA-65\"\nroot = \".\"\n\n{}{}",
+        inst("S-128", ""),
+        inst("S-192-avx2", ""),
+        inst("S-384", ""),
+        inst("S-256-1024", ""),
+        inst("S-512", ""),
+        inst("H-256", ""),
+        inst(
+            "ml-dsa-65",
+            &nist("PQCLEAN_MLDSA65_CLEAN", "nist_level = 3\n")
+        ),
+        // A PQClean label's digits are parameters, never a target.
+        inst("ml-dsa-512", &nist("PQCLEAN_X_CLEAN", "")),
+    );
+    std::fs::write(run.join("catalog.toml"), catalog).unwrap();
+    let entries: Vec<String> = [
+        ("sign-90", "S-128"),
+        ("sign-90", "S-192-avx2"),
+        ("sign-90", "S-384"),
+        ("sign-90", "S-256-1024"),
+        ("sign-90", "S-512"),
+        ("hash-90", "H-256"),
+        ("ml-dsa-65", "ml-dsa-65"),
+        ("ml-dsa-65", "ml-dsa-512"),
+    ]
+    .iter()
+    .map(|(c, l)| entry(c, l))
+    .collect();
+    std::fs::write(
+        run.join("build.json"),
+        format!("{{\"instances\": {{{}}}}}\n", entries.join(", ")),
+    )
+    .unwrap();
+    let ds = d.path().join("ds");
+    let st = ds.join("performance/security_targets.csv");
+    // A curator's value is kept; an empty cell is filled when the label states the target.
+    std::fs::create_dir_all(st.parent().unwrap()).unwrap();
+    std::fs::write(
+        &st,
+        "ID;Instance;TargetBits\nsign-90;S-512;256\nsign-90;S-128;\n",
+    )
+    .unwrap();
+    let mut o = CampaignOptions::new(&run).unwrap();
+    o.publish_to = Some(ds.clone());
+    assert_eq!(publish(&o, None).unwrap(), 0);
+    let text = std::fs::read_to_string(&st).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "ID;Instance;TargetBits",
+            "hash-90;H-256;",
+            "ml-dsa-65;ml-dsa-512;",
+            "ml-dsa-65;ml-dsa-65;192",
+            "sign-90;S-128;128",
+            "sign-90;S-192-avx2;192",
+            "sign-90;S-256-1024;",
+            "sign-90;S-384;",
+            "sign-90;S-512;256",
+        ],
+        "{text}"
+    );
+    // The file reads back through the model (192 is a valid target).
+    let t = pqperf_model::sidecsv::CsvTable::read(&st, &st).unwrap();
+    assert_eq!(t.security_targets().unwrap().len(), 8);
+}

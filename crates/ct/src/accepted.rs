@@ -3,6 +3,12 @@
 //! `Operation`, `Location` (`file:line` as recorded) and `Function` are regular expressions
 //! matched against the whole field (empty = any). A finding group matching a row is kept in
 //! the evidence with the row's reason and no longer counts towards the verdict.
+//!
+//! A row whose `Reason` reads `same as <label>: <note>` (with `Location` and `Function`
+//! empty) accepts nothing by itself: it records that a reviewer compared the matching
+//! instances (variant builds such as AVX2) with instance `<label>` of the same candidate and
+//! scheme, and lets their findings inherit the acceptance of `<label>`'s accepted findings
+//! by the function-family rule of [`crate::family`].
 
 use std::path::Path;
 
@@ -29,6 +35,9 @@ pub struct Accepted {
     pub function: Regex,
     /// Why such a finding is accepted (`Reason`, shown with the finding).
     pub reason: String,
+    /// For a `same as <label>: <note>` row: the reference instance label whose accepted
+    /// findings the matching instances inherit by family ([`crate::family`]).
+    pub same_as: Option<String>,
 }
 
 /// The accepted-findings table.
@@ -76,13 +85,31 @@ impl AcceptedTable {
                     "{file}:{line}: ID and Reason must not be empty"
                 )));
             }
+            let reason = f(5);
+            let same_as = match reason.strip_prefix("same as ") {
+                None => None,
+                Some(rest) => {
+                    let (label, note) = rest
+                        .split_once(':')
+                        .map(|(l, n)| (l.trim(), n.trim()))
+                        .unwrap_or(("", ""));
+                    if label.is_empty() || note.is_empty() || !f(3).is_empty() || !f(4).is_empty() {
+                        return Err(CtError::Input(format!(
+                            "{file}:{line}: a `same as <label>: <note>` row needs the label, \
+                             a note after the colon, and empty Location and Function columns"
+                        )));
+                    }
+                    Some(label.to_string())
+                }
+            };
             rows.push(Accepted {
+                same_as,
                 id: f(0),
                 label: anchored(&f(1), file, line, "Label")?,
                 operation: anchored(&f(2), file, line, "Operation")?,
                 location: anchored(&f(3), file, line, "Location")?,
                 function: anchored(&f(4), file, line, "Function")?,
-                reason: f(5),
+                reason,
             });
         }
         Ok(AcceptedTable { rows })
@@ -105,13 +132,27 @@ impl AcceptedTable {
         self.rows
             .iter()
             .find(|r| {
-                r.id == id
+                r.same_as.is_none()
+                    && r.id == id
                     && r.label.is_match(label)
                     && r.operation.is_match(op)
                     && r.location.is_match(&g.location)
                     && r.function.is_match(&g.function)
             })
             .map(|r| r.reason.as_str())
+    }
+
+    /// The `same as` rows applying to an instance: (reference label, operation regex, note).
+    pub fn same_as(&self, id: &str, label: &str) -> Vec<(&str, &Regex, &str)> {
+        self.rows
+            .iter()
+            .filter(|r| r.id == id && r.label.is_match(label))
+            .filter_map(|r| {
+                let l = r.same_as.as_deref()?;
+                let note = r.reason.split_once(':').map_or("", |(_, n)| n.trim());
+                Some((l, &r.operation, note))
+            })
+            .collect()
     }
 
     /// Mark the groups the table accepts.
@@ -158,6 +199,35 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().starts_with("t.csv:2: column Label"), "{e}");
+        let t = AcceptedTable::parse(
+            "ID;Label;Operation;Location;Function;Reason\nx;x-avx2;sign;;;same as x: read beside x\n",
+            "t.csv",
+        )
+        .unwrap();
+        assert_eq!(t.rows[0].same_as.as_deref(), Some("x"));
+        // A `same as` row accepts nothing by itself.
+        assert_eq!(t.reason("x", "x-avx2", "sign", &g("a.c:12", "f")), None);
+        let rows = t.same_as("x", "x-avx2");
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].0, rows[0].2), ("x", "read beside x"));
+        assert!(t.same_as("x", "x").is_empty());
+        for bad in ["same as x:", "same as : note", "same as x note"] {
+            let e = AcceptedTable::parse(
+                &format!("ID;Label;Operation;Location;Function;Reason\nx;;;;;{bad}\n"),
+                "t.csv",
+            )
+            .unwrap_err();
+            assert!(
+                e.to_string().starts_with("t.csv:2: a `same as"),
+                "{bad}: {e}"
+            );
+        }
+        let e = AcceptedTable::parse(
+            "ID;Label;Operation;Location;Function;Reason\nx;;;a\\.c:1;;same as y: n\n",
+            "t.csv",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("empty Location and Function"), "{e}");
         let e = AcceptedTable::parse("ID;Where\n", "t.csv").unwrap_err();
         assert!(e.to_string().starts_with("t.csv:1: header"), "{e}");
     }

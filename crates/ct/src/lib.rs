@@ -20,6 +20,7 @@
 
 pub mod accepted;
 pub mod driver;
+pub mod family;
 pub mod valgrind;
 
 use std::path::{Path, PathBuf};
@@ -481,6 +482,7 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
         }
         todo.push((c, i, FlagSet::parse(&e.flags), e));
     }
+    check_same_as(&table, &cat)?;
     let mut summary = CtSummary::default();
     let Some(tool) = tool else {
         return Err(CtError::Input(format!(
@@ -535,7 +537,13 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
                         }
                     }
                     if opts.progress {
-                        eprintln!("ct {}/{}: {}", ev.candidate, ev.label, line(&ev));
+                        // A variant's findings may still inherit (after every instance ran).
+                        let later = if table.same_as(&ev.candidate, &ev.label).is_empty() {
+                            ""
+                        } else {
+                            " (before the same-family rule)"
+                        };
+                        eprintln!("ct {}/{}: {}{later}", ev.candidate, ev.label, line(&ev));
                     }
                     results.lock().unwrap().push((k, ev));
                 }
@@ -547,6 +555,7 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
     }
     let mut res = results.into_inner().unwrap();
     res.sort_by_key(|(k, _)| *k);
+    inherit_families(opts, &ctx.run_dir, &table, &mut res)?;
     for (_, ev) in res {
         summary
             .written
@@ -555,6 +564,67 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
     }
     summary.seconds = t0.elapsed().as_secs_f64();
     Ok(summary)
+}
+
+/// Every `same as <label>` row names, when the catalog has it, another instance of the same
+/// candidate and scheme (catalog `instance`) than each instance it applies to.
+fn check_same_as(table: &AcceptedTable, cat: &Catalog) -> Result<(), CtError> {
+    for (c, i) in cat.instances() {
+        for (reference, _, _) in table.same_as(&c.id, &i.label) {
+            // A catalog without the reference has nothing to inherit from.
+            let Some(r) = c.instances.iter().find(|r| r.label == reference) else {
+                continue;
+            };
+            if r.label == i.label || r.instance != i.instance {
+                return Err(CtError::Input(format!(
+                    "accepted-findings table: {}/{} ({}) is `same as {reference}` ({}): not another build of the same scheme",
+                    c.id, i.label, i.instance, r.instance
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Apply the `same as` rows: findings of a variant inherit the accepted findings of its
+/// reference instance by family ([`family`]); the reference evidence is this run's, else the
+/// one already in `<run>/ct/`. Evidence that changed is written again.
+fn inherit_families(
+    opts: &CtOptions,
+    scratch: &Path,
+    table: &AcceptedTable,
+    res: &mut [(usize, CtEvidence)],
+) -> Result<(), CtError> {
+    for k in 0..res.len() {
+        let (id, label) = (res[k].1.candidate.clone(), res[k].1.label.clone());
+        let mut changed = 0;
+        for (reference, ops, note) in table.same_as(&id, &label) {
+            let here = res
+                .iter()
+                .find(|(_, e)| e.candidate == id && e.label == reference)
+                .map(|(_, e)| e.clone());
+            let Some(rev) = here.or_else(|| {
+                let p = opts.run_dir.join(format!("ct/{id}/{reference}.json"));
+                let text = std::fs::read_to_string(p).ok()?;
+                serde_json::from_str::<CtEvidence>(&text).ok()
+            }) else {
+                continue;
+            };
+            let vtree = pqperf_build::compile::work_dir(scratch, &id, &label);
+            let rtree = pqperf_build::compile::work_dir(scratch, &id, reference);
+            changed += family::inherit(&mut res[k].1, &vtree, &rev, &rtree, ops, note);
+        }
+        if changed > 0 {
+            write_evidence(&opts.run_dir, &res[k].1)?;
+        }
+        if opts.progress && !table.same_as(&id, &label).is_empty() {
+            eprintln!(
+                "ct {id}/{label}: {} ({changed} group(s) accepted by the same-family rule)",
+                line(&res[k].1)
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `keygen: no findings; sign: 2 findings (1 accepted)`.

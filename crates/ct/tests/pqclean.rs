@@ -72,7 +72,8 @@ fn mlkem512_and_mldsa44_have_only_accepted_findings() {
         assert!(!seen.iter().any(|s| s == gone), "{gone}: {seen:#?}");
     }
     for (row, u) in table.rows.iter().zip(&used) {
-        if row.id == "ml-kem-512" || row.id == "ml-dsa-44" {
+        // The rows of these two instances (not those of their AVX2 builds).
+        if (row.id == "ml-kem-512" || row.id == "ml-dsa-44") && row.label.is_match(&row.id) {
             assert!(
                 u,
                 "accepted row no longer matches: {} {}",

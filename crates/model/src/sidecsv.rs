@@ -333,6 +333,25 @@ pub struct SurveyRow {
     pub line: usize,
 }
 
+/// The security targets a `TargetBits` cell may hold (empty = no known target). 192 is the
+/// NIST level 3–4 target (the reference harness had 128, 256 and 512 only).
+pub const TARGET_BITS: [u64; 4] = [128, 192, 256, 512];
+
+/// The target an instance label states, when it states exactly one: the label's digit runs
+/// of three or more digits (`BiT-128-avx2` → 128; the `2` of `avx2` is a variant number) must
+/// be exactly one run, and that run one of [`TARGET_BITS`]. `COMPASS-SIG-384`,
+/// `X-256-1024` and labels without digits give `None` (unknown; nothing is guessed).
+pub fn target_bits_from_label(label: &str) -> Option<u64> {
+    let mut runs = label
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|d| d.len() >= 3);
+    let only = runs.next()?;
+    if runs.next().is_some() || only.starts_with('0') {
+        return None;
+    }
+    only.parse::<u64>().ok().filter(|b| TARGET_BITS.contains(b))
+}
+
 /// `performance/security_targets.csv` row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecurityTarget {
@@ -340,7 +359,7 @@ pub struct SecurityTarget {
     pub id: String,
     /// Harness label.
     pub instance: String,
-    /// 128, 256, 512 or none.
+    /// One of [`TARGET_BITS`], or none (no known target).
     pub target_bits: Option<u64>,
     /// Line in the file.
     pub line: usize,
@@ -512,13 +531,13 @@ impl CsvTable {
         for r in &self.rows {
             let bits = self.opt_u64(r, "TargetBits")?;
             if let Some(b) = bits
-                && ![128, 256, 512].contains(&b)
+                && !TARGET_BITS.contains(&b)
             {
                 return Err(ModelError::text(
                     &self.path,
                     Some(r.line),
                     Some("TargetBits"),
-                    format!("{b} is not one of 128, 256, 512 or empty"),
+                    format!("{b} is not one of 128, 192, 256, 512 or empty"),
                 ));
             }
             out.push(SecurityTarget {
@@ -627,6 +646,39 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.rows[0].fields, ["sign-02", "x \"q\" y"]);
+    }
+
+    #[test]
+    fn target_bits_from_labels_only_when_stated_once() {
+        for (label, want) in [
+            ("BiT-128", Some(128)),
+            ("BiT-512-avx2", Some(512)),
+            ("DARTS256", Some(256)),
+            ("XYZ-192f", Some(192)),
+            ("COMPASS-SIG-384", None),
+            ("X-256-1024", None),
+            ("X-128-256", None),
+            ("ml-dsa-44", None),
+            ("plain", None),
+            ("v0128", None),
+            ("K1280", None),
+        ] {
+            assert_eq!(target_bits_from_label(label), want, "{label}");
+        }
+        let t = CsvTable::parse(
+            Path::new("performance/security_targets.csv"),
+            "ID;Instance;TargetBits\nml-dsa-65;ml-dsa-65;192\nsign-06;C-384;\n",
+        )
+        .unwrap();
+        let rows = t.security_targets().unwrap();
+        assert_eq!(rows[0].target_bits, Some(192));
+        assert_eq!(rows[1].target_bits, None);
+        let bad = CsvTable::parse(
+            Path::new("performance/security_targets.csv"),
+            "ID;Instance;TargetBits\nx;y;384\n",
+        )
+        .unwrap();
+        assert!(bad.security_targets().is_err());
     }
 
     #[test]

@@ -232,7 +232,7 @@ pub fn render_docs(
     pages.push((
         PageKind::Method,
         PageRef::Method(system.into()).path(form),
-        page::Page::from_markdown_lines(&method::render(&v, form)?),
+        method::page(&v, form)?,
     ));
     Ok(pages)
 }

@@ -5,8 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::common::{clock_text, turbo};
 use crate::links::{PageRef, link};
+use crate::page::{Block, Page};
 use crate::view::{SystemView, cpu_str};
-use crate::{Form, ReportError, join_lines};
+use crate::{Form, ReportError};
 use pqperf_model::fmt::{DASH, fmt_f, fmt_g, py_float_str};
 
 /// Harness default reference flags (used when campaign.json has no `arch_config`).
@@ -279,51 +280,53 @@ fn ct_sandbox_sentence(v: &SystemView) -> Option<String> {
     )
 }
 
-/// Render the method page.
-pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
+/// The method page of the system of `v`, as blocks (headings, the host notice, lines):
+/// rendered to Markdown by [`render`] and to HTML by the site.
+pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
     let sys = v.id.as_str();
     let me = PageRef::Method(sys.into());
     let env = v.env();
-    let mut out: Vec<String> = Vec::new();
+    let mut out = Page::new();
     if form == Form::Site {
-        out.push(format!(
+        out.line(format!(
             "<!-- synchronized from harness: {} -->",
             me.harness_path()
         ));
     }
-    out.push(format!(
-        "# Performance method and limitations — system {sys}"
-    ));
-    out.push(String::new());
+    out.heading(
+        1,
+        format!("Performance method and limitations — system {sys}"),
+    );
+    out.blank();
     let description = v
         .side
         .system(sys)
         .map(|s| crate::md::escape_text(&s.description))
         .unwrap_or_else(|| env.str("cpu_model").unwrap_or(DASH).to_string());
-    out.push(format!(
+    out.line(format!(
         "System {sys}: {description}. [Summary]({}).",
         link(&me, &PageRef::Summary(sys.into()), form)
     ));
-    out.push(String::new());
+    out.blank();
     if let Some(n) = crate::common::host_notice(v) {
-        out.push(n);
-        out.push(String::new());
+        out.blocks.push(Block::Notice(n));
+        out.blank();
     }
-    out.push("## Measurement".into());
-    out.push(String::new());
+    out.heading(2, "Measurement");
+    out.blank();
     if let Some(p) = crate::common::pqperf_provenance(v) {
-        out.push(format!("- {p}"));
+        out.line(format!("- {p}"));
     }
     let ticks = crate::counter::tick_counter(v);
     match &ticks {
-        None => out.push(format!(
+        None => out.line(format!(
             "- One {} core (CPU {}; {}). Cycles come from the hardware counter (`perf_event_open`, user mode); time from `CLOCK_MONOTONIC_RAW`. {}",
             env.str("cpu_model").unwrap_or(DASH),
             cpu_str(env),
             clock_text(env),
             host_state_sentence(v)
         )),
-        Some(t) => out.push(format!(
+        Some(t) => out.line(format!(
             "- One {} core (CPU {}; {}). {} Time comes from `CLOCK_MONOTONIC_RAW`. {}",
             env.str("cpu_model").unwrap_or(DASH),
             cpu_str(env),
@@ -340,14 +343,14 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
         (Some(a), None) => (a.reference.clone(), DEFAULT_ADDITIONS.to_string()),
         _ => (DEFAULT_REFERENCE.to_string(), DEFAULT_ADDITIONS.to_string()),
     };
-    out.push(format!("- Reference builds use the guide's flags `{reference}` plus `{additions}` for shared libraries and pre-C99 declarations; an instance that fails to build or to pass its KATs that way is rebuilt with the harness defaults, and its page says so. Optimized builds use the guide's performance flags."));
+    out.line(format!("- Reference builds use the guide's flags `{reference}` plus `{additions}` for shared libraries and pre-C99 declarations; an instance that fails to build or to pass its KATs that way is rebuilt with the harness defaults, and its page says so. Optimized builds use the guide's performance flags."));
     if let Some(s) = crate::provider::sentence(v, None) {
-        out.push(format!("- {s}"));
+        out.line(format!("- {s}"));
     }
     if let Some(s) = crate::provider::cost_sentence(v) {
-        out.push(s);
+        out.line(s);
     }
-    out.push("- Every library is checked against the submitted KAT vectors before timing. Instances whose vectors are not reproduced by the submitted code are still timed and are marked ⚠, with the identified cause on their candidate page (`performance/kat_issues.csv`); an instance without a reference source of its own is not timed. The DRNG is seeded with bytes 00..2f; signatures use a 64-byte message; hash inputs are the guide's S1–S8 lengths.".into());
+    out.line("- Every library is checked against the submitted KAT vectors before timing. Instances whose vectors are not reproduced by the submitted code are still timed and are marked ⚠, with the identified cause on their candidate page (`performance/kat_issues.csv`); an instance without a reference source of its own is not timed. The DRNG is seeded with bytes 00..2f; signatures use a 64-byte message; hash inputs are the guide's S1–S8 lengths.");
     let p = v.campaign.planning.clone().unwrap_or_default();
     let (trials, setup, target, min_total, budget) = if v.campaign.planning.is_some() {
         (
@@ -360,33 +363,33 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     } else {
         (5, 60.0, 1.0, 100, 900.0)
     };
-    out.push(format!(
+    out.line(format!(
         "- Each operation is calibrated with one call, then measured in {trials} trials. Trials normally run in separate processes (fresh address-space layout); if setup takes more than {} s, the trials share one process. Each trial runs a fixed number of calls, targeting {} s and at least {min_total} calls in total; if that would exceed {} minutes, fewer calls are used, but never fewer than one per trial. No operation is cut short by a time limit.",
         fmt_g(setup, 12),
         py_float_str(target),
         fmt_f(budget / 60.0, 0)
     ));
     if ticks.is_some() {
-        out.push("- Reported ticks are the arithmetic mean over all timed calls (the guide's metric, with ticks in place of cycles); the median of the trial means is also recorded as a robustness check.".into());
+        out.line("- Reported ticks are the arithmetic mean over all timed calls (the guide's metric, with ticks in place of cycles); the median of the trial means is also recorded as a robustness check.");
     } else {
-        out.push("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.".into());
+        out.line("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.");
     }
-    out.extend(robust_bullets(v));
+    out.lines(robust_bullets(v));
     if let Some(sb) = v
         .campaign
         .extra
         .get("pqperf")
         .and_then(|p| p.get("sandbox"))
     {
-        out.push(format!("- {}", sandbox_sentence(sb)));
+        out.line(format!("- {}", sandbox_sentence(sb)));
     }
     if let Some(t) = ct_sandbox_sentence(v) {
-        out.push(format!("- {t}"));
+        out.line(format!("- {t}"));
     }
-    out.push("- Key exchange: `exchange` covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call.".into());
-    out.push(String::new());
-    out.push("## Share of the ICCS placeholder functions".into());
-    out.push(String::new());
+    out.line("- Key exchange: `exchange` covers both initialisations, every pass and both key derivations of one protocol run (no network time); single steps are timed call by call.");
+    out.blank();
+    out.heading(2, "Share of the ICCS placeholder functions");
+    out.blank();
     let mut share = "Each reference library is relinked with link-time wrappers (`-Wl,--wrap`) around `pseudohash`, `pseudoXOF`, `sm3hash` and the DRNG's `get_random_number`. Every call that crosses an object-file boundary is timed with the CPU tick counter and recorded with its input and output length; nested calls are not counted twice. The reported share is the time inside these functions divided by the time of the whole operation, measured in the same process on the same inputs as the benchmark. The wrappers cost a few tens of cycles per call.".to_string();
     if ticks.is_some() {
         share = share.replace(
@@ -403,32 +406,35 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
     {
         share.push_str(" Instances that do not use the ICCS placeholders (PQClean `nist` builds) are wrapped around their own common SHAKE/SHA-3/SHA-2/AES functions and `PQCLEAN_randombytes` instead: their share is the time in the scheme's own symmetric primitives, shown on the candidate page with the measured wrapper overhead per call, and the summary gives no ICCS share for them.");
     }
-    out.push(share);
-    out.push(String::new());
+    out.line(share);
+    out.blank();
     let has_baseline = v.records.iter().any(|r| r.rec.candidate == "iccs");
     let tail = "This is a direct, self-contained relative measurement, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases.";
     if has_baseline {
-        out.push(format!("The ICCS helpers `sm3hash`, `pseudohash` and `pseudoXOF` are also timed directly, as hash instances of `api/auxfunc.c` (`performance/iccs`, records under `iccs/`): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and `sm3hash` against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of `pseudoXOF` with the same output width and message length. {tail}"));
+        out.line(format!("The ICCS helpers `sm3hash`, `pseudohash` and `pseudoXOF` are also timed directly, as hash instances of `api/auxfunc.c` (`performance/iccs`, records under `iccs/`): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and `sm3hash` against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of `pseudoXOF` with the same output width and message length. {tail}"));
     } else if let Some(t) = &ticks {
-        out.push(format!("This dataset has no direct timings of the ICCS helpers. For 32-byte messages the summary divides each hash candidate's {} ticks by the median per-call cost of `pseudoXOF` calls with a 256-bit input and the same output width, taken from the hash profiles and converted to the same ticks. {tail}", t.name()));
+        out.line(format!("This dataset has no direct timings of the ICCS helpers. For 32-byte messages the summary divides each hash candidate's {} ticks by the median per-call cost of `pseudoXOF` calls with a 256-bit input and the same output width, taken from the hash profiles and converted to the same ticks. {tail}", t.name()));
     } else {
-        out.push(format!("This dataset has no direct timings of the ICCS helpers. For 32-byte messages the summary divides each hash candidate's cycles by the median per-call cost of `pseudoXOF` calls with a 256-bit input and the same output width, taken from the hash profiles and converted from ticks to core cycles. {tail}"));
+        out.line(format!("This dataset has no direct timings of the ICCS helpers. For 32-byte messages the summary divides each hash candidate's cycles by the median per-call cost of `pseudoXOF` calls with a 256-bit input and the same output width, taken from the hash profiles and converted from ticks to core cycles. {tail}"));
     }
-    out.push(String::new());
-    out.push("## Limitations".into());
-    out.push(String::new());
-    out.push("- Static and peak memory are process-level proxies (ELF image, VmHWM), not isolated algorithm memory.".into());
-    out.push("- The ICCS share covers only the three helper functions; candidates that implement their own SHAKE/AES/SM3 show that time as non-symmetric (see the survey).".into());
-    out.push("- Link-time wrapping is not reliable with LTO, so shares are measured on reference builds.".into());
-    out.push(
-        "- The complete functional test vectors are referenced by digest, not embedded.".into(),
-    );
-    out.push(format!("- Very slow operations have fewer than {min_total} timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement."));
-    out.push(format!("- {}", core_usage(v)));
-    out.push("- A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The `exchange` figure has no such overhead.".into());
-    out.extend(stale_bullets(v));
-    out.push(String::new());
-    Ok(join_lines(&out))
+    out.blank();
+    out.heading(2, "Limitations");
+    out.blank();
+    out.line("- Static and peak memory are process-level proxies (ELF image, VmHWM), not isolated algorithm memory.");
+    out.line("- The ICCS share covers only the three helper functions; candidates that implement their own SHAKE/AES/SM3 show that time as non-symmetric (see the survey).");
+    out.line("- Link-time wrapping is not reliable with LTO, so shares are measured on reference builds.");
+    out.line("- The complete functional test vectors are referenced by digest, not embedded.");
+    out.line(format!("- Very slow operations have fewer than {min_total} timed calls; their pages say how many. Operations too slow for more than one call use their calibration call as the measurement."));
+    out.line(format!("- {}", core_usage(v)));
+    out.line("- A single key-exchange step is timed around each call, so its wall time includes the counter start/stop system calls (a floor of roughly a microsecond); its user-mode cycle count does not. The `exchange` figure has no such overhead.");
+    out.lines(stale_bullets(v));
+    out.blank();
+    Ok(out)
+}
+
+/// The method page of the system of `v` as Markdown (the published bytes).
+pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
+    Ok(page(v, form)?.to_markdown())
 }
 
 /// Evidence kept although its library is no longer the built one (`--keep-stale`:

@@ -275,8 +275,9 @@ impl Page {
         self.blocks.extend(other.blocks);
     }
 
-    /// A page of plain Markdown lines (pages not built as blocks: the method page); an empty
-    /// line becomes [`Block::Blank`]. The text must end with `\n` (a rendered page does).
+    /// A page of plain Markdown lines (every report page is built as blocks; this reads a
+    /// Markdown text, e.g. in tests); an empty line becomes [`Block::Blank`]. The text must
+    /// end with `\n` (a rendered page does).
     pub fn from_markdown_lines(text: &str) -> Page {
         let mut p = Page::new();
         let body = text.strip_suffix('\n').unwrap_or(text);

@@ -175,3 +175,57 @@ fn pqperf_summary_shows_the_robust_estimate_beside_each_operation() {
     let json: serde_json::Value = serde_json::from_slice(&JsonExporter.serialize(&rows)).unwrap();
     assert_eq!(json.as_array().unwrap().len(), rows.len());
 }
+
+#[test]
+fn method_page_is_built_as_blocks() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    // An emulated system has a host notice on its method page.
+    edit_json(&root.join("performance/data/arm_1/campaign.json"), |c| {
+        c["pqperf"] = json!({"version": "0.1.0", "emulated": "qemu-user"});
+    });
+    let ds = Dataset::load(&root).unwrap();
+    for (sys, notice) in [("x86_1", false), ("arm_1", true)] {
+        for form in [Form::Harness, Form::Site] {
+            let docs = render_docs(&ds, sys, form).unwrap();
+            let (_, _, doc) = docs
+                .iter()
+                .find(|(k, _, _)| *k == PageKind::Method)
+                .unwrap();
+            let headings: Vec<(u8, String)> = doc
+                .blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Heading { level, text, .. } => Some((*level, text.clone())),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                headings,
+                [
+                    (
+                        1,
+                        format!("Performance method and limitations — system {sys}")
+                    ),
+                    (2, "Measurement".to_string()),
+                    (2, "Share of the ICCS placeholder functions".to_string()),
+                    (2, "Limitations".to_string()),
+                ]
+            );
+            // No heading or notice hides in a plain line (the site leaves a framed notice out).
+            for b in &doc.blocks {
+                if let Block::Line(l) = b {
+                    assert!(!l.starts_with('#'), "{l}");
+                    assert!(!l.contains("emulated: timings"), "{l}");
+                }
+            }
+            let notices = doc
+                .blocks
+                .iter()
+                .filter(|b| matches!(b, Block::Notice(n) if n.contains("emulated: timings")))
+                .count();
+            assert_eq!(notices, usize::from(notice), "{sys} {form:?}");
+        }
+    }
+}

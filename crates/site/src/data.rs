@@ -245,9 +245,10 @@ impl SiteData {
 }
 
 /// Security target of an instance: the `security_targets.csv` value (publish writes PQClean
-/// instances' targets from their claimed NIST level, META.yml); without one, a `128`, `256`
-/// or `512` digit run of the label (`BiT-128`, `DARTS512`); a curated empty TargetBits means
-/// no claimed target (method.md §14).
+/// instances' targets from their claimed NIST level, META.yml, and NGCC instances' from their
+/// label); without a row, the target the label states exactly once
+/// (`pqperf_model::sidecsv::target_bits_from_label`: `BiT-128`, `DARTS512`, `X-192`); an
+/// empty TargetBits means no known target (method.md §14).
 pub fn security_target(side: &Side, cand: &str, label: &str) -> Option<u32> {
     let curated = side.targets.get(&(cand.to_string(), label.to_string()));
     if let Some(Some(t)) = curated {
@@ -256,10 +257,7 @@ pub fn security_target(side: &Side, cand: &str, label: &str) -> Option<u32> {
     if curated.is_some() {
         return None;
     }
-    label
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|d| d.parse::<u32>().ok())
-        .find(|n| matches!(n, 128 | 256 | 512))
+    pqperf_model::sidecsv::target_bits_from_label(label).and_then(|b| u32::try_from(b).ok())
 }
 
 #[cfg(test)]
@@ -275,6 +273,8 @@ mod tests {
         );
         assert_eq!(security_target(&side, "sign-06", "COMPASS-SIG-384"), None);
         assert_eq!(security_target(&side, "sign-08", "DARTS512"), Some(512));
+        assert_eq!(security_target(&side, "sign-09", "X-192"), Some(192));
+        assert_eq!(security_target(&side, "sign-09", "X-192-256"), None);
         // PQClean targets come from security_targets.csv (publish writes them from the
         // claimed NIST level); no name table guesses them.
         assert_eq!(security_target(&side, "ml-dsa-87", "clean"), None);

@@ -502,7 +502,7 @@ pub fn ranking_page(
     b.push_str("</p>\n<ul>\n<li><strong>Order:</strong> each metric is ranked separately; overall is their mean rank. Lower is better, and ties share the average position.</li>\n");
     let _ = writeln!(
         b,
-        "<li><strong>Scope:</strong> eligible reference instances at the {target}-bit target (curated <code>security_targets.csv</code>; a PQClean scheme's row comes from its claimed NIST level, 1–2 → 128, 3–4 → 192 and 5 → 256; an instance without a curated row takes a 128, 256 or 512 in its label). The recommended set represents a candidate; otherwise the fastest eligible set by mean cycle rank does. Key generation and secret-key size are excluded.</li>"
+        "<li><strong>Scope:</strong> eligible reference instances at the {target}-bit target (curated <code>security_targets.csv</code>; a PQClean scheme's row comes from its claimed NIST level, 1–2 → 128, 3–4 → 192 and 5 → 256; an NGCC instance's row, and an instance without a row, takes the one 128, 192, 256 or 512 its label states). The recommended set represents a candidate; otherwise the fastest eligible set by mean cycle rank does. Key generation and secret-key size are excluded.</li>"
     );
     let _ = write!(
         b,

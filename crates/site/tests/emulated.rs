@@ -1,6 +1,6 @@
 //! A system measured on an emulated host (campaign.json `pqperf.emulated`): its pages carry
 //! the notice "emulated: timings are not performance figures." and the joint view marks it in
-//! the system list; the native system's pages and list entry do not.
+//! the system list, once per page; the native system's pages and list entry do not.
 
 mod common;
 
@@ -40,4 +40,16 @@ fn emulated_system_is_labelled_in_its_pages_and_the_joint_view() {
     assert!(!x86.contains("emulated"), "{x86}");
     assert!(read("arm_1/index.html").contains("emulated: timings are not performance figures."));
     assert!(!read("x86_1/index.html").contains("emulated"));
+    // The method page is rendered from its blocks: its headings are headings, and the notice
+    // appears once (the site's frame shows it; the page's notice block is left out).
+    let method = read("arm_1/method.html");
+    assert_eq!(
+        method
+            .matches("emulated: timings are not performance figures")
+            .count(),
+        1,
+        "{method}"
+    );
+    assert!(method.contains(">Measurement</h2>"), "{method}");
+    assert!(!read("x86_1/method.html").contains("emulated"));
 }
