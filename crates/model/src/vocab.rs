@@ -253,16 +253,6 @@ impl Operation {
         }
     }
 
-    /// The other spelling of this operation's key in the records (NIST `encaps`/`decaps` for
-    /// `enc`/`dec`), which readers accept for it.
-    pub fn alias(self) -> Option<&'static str> {
-        match self {
-            Operation::Enc => Some("encaps"),
-            Operation::Dec => Some("decaps"),
-            _ => None,
-        }
-    }
-
     /// The driver's `(record key, call, input bytes)` of this operation.
     pub fn driver_unit(self) -> (String, String, u64) {
         (self.key().into_owned(), self.call().into_owned(), self.bytes())
@@ -379,6 +369,18 @@ pub fn op_rank(opkey: &str) -> (u32, u64, String) {
         }
         None if opkey == "hash" => (40, 0, String::new()),
         None => (50, 0, opkey.to_string()),
+    }
+}
+
+/// The other spelling of a record key that readers accept for it: `encaps` for `enc`,
+/// `decaps` for `dec` (the NIST API's names), and back; `None` for every other key.
+pub fn other_spelling(key: &str) -> Option<&'static str> {
+    match key {
+        "enc" => Some("encaps"),
+        "encaps" => Some("enc"),
+        "dec" => Some("decaps"),
+        "decaps" => Some("dec"),
+        _ => None,
     }
 }
 
@@ -536,8 +538,12 @@ mod tests {
         );
         assert!(Operation::kex_steps(1).iter().all(|o| o.is_kex_step()));
         assert_eq!(Operation::parse("decaps"), Some(Operation::Dec));
-        assert_eq!(Operation::Dec.alias(), Some("decaps"));
-        assert_eq!(Operation::Sign.alias(), None);
+        for k in ["enc", "encaps", "dec", "decaps"] {
+            let other = other_spelling(k).unwrap();
+            assert_eq!(Operation::parse(other), Operation::parse(k));
+            assert_eq!(other_spelling(other), Some(k));
+        }
+        assert_eq!(other_spelling("sign"), None);
         assert_eq!(Operation::parse("hash"), None);
         assert_eq!(Operation::parse("passx"), None);
         assert_eq!(
