@@ -6,9 +6,9 @@
 
 use pqperf_measure::calibrate::{cal_path, calibrate_one, ops_of};
 use pqperf_measure::instance::{Instance, base_ops};
-use pqperf_model::vocab::{Category, Counter};
 use pqperf_measure::plan::{self, PlannedOp, plan_all};
 use pqperf_measure::record::{MeasureTotals, measure_one, rec_path};
+use pqperf_model::vocab::{Category, Counter};
 use serde_json::Value;
 
 use crate::rundir::remove_stale_temps;
@@ -142,7 +142,11 @@ pub(crate) fn phase_measure(
                     .as_ref()
                     .and_then(|x| x.extra.get("counter"))
                     .and_then(Value::as_str)
-                    .map(|c| if Counter::parse(c).is_core_cycles() { "cycles" } else { "ticks" })
+                    .map(|c| if Counter::parse(c).is_core_cycles() {
+                        "cycles"
+                    } else {
+                        "ticks"
+                    })
                     .unwrap_or("cycles")
             ),
             (None, Some(s)) => format!("{s:.6} s"),

@@ -9,8 +9,8 @@ use pqperf_measure::Instance;
 use pqperf_measure::Regex;
 use pqperf_measure::driver::ApiSpec;
 use pqperf_model::catalog::ApiKind;
-use pqperf_model::vocab::Category;
 use pqperf_model::record::Record;
+use pqperf_model::vocab::Category;
 use sha2::{Digest, Sha256};
 
 use crate::options::DEFAULT_DEFER;

@@ -11,9 +11,9 @@ use serde_json::{Value, json};
 
 use crate::MeasureError;
 use crate::instance::{Instance, base_ops, driver_args};
-use pqperf_model::vocab::{Category, Operation};
 use crate::runner;
 use crate::settings::UnitSettings;
+use pqperf_model::vocab::{Category, Operation};
 
 type Res<T> = Result<T, MeasureError>;
 
@@ -123,7 +123,11 @@ pub fn ops_of(run: &Path, inst: &Instance) -> Vec<(String, String, u64)> {
                 .and_then(|s| s.parse::<u64>().ok())
                 .unwrap_or(0);
             let passes = u32::try_from(passes.min(run_p)).unwrap_or(u32::MAX);
-            ops.extend(Operation::kex_steps(passes).into_iter().map(Operation::driver_unit));
+            ops.extend(
+                Operation::kex_steps(passes)
+                    .into_iter()
+                    .map(Operation::driver_unit),
+            );
         }
     }
     ops

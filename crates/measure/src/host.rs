@@ -559,7 +559,10 @@ mod tests {
         let info = counter_info(counters::CounterKind::Cycles, None);
         let cycles = Counter::parse(info["counter"].as_str().unwrap());
         assert!(cycles.is_core_cycles());
-        assert_eq!(info["cycles_are_core_cycles"], json!(cycles.is_core_cycles()));
+        assert_eq!(
+            info["cycles_are_core_cycles"],
+            json!(cycles.is_core_cycles())
+        );
         let ticks = Counter::parse(counters::CounterKind::Ticks.evidence_name());
         assert!(!ticks.is_core_cycles());
         if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {

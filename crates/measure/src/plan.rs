@@ -3,8 +3,8 @@
 
 use crate::calibrate::{cal_path, ops_of, read_json};
 use crate::instance::Instance;
-use pqperf_model::vocab::Category;
 use crate::settings::UnitSettings;
+use pqperf_model::vocab::Category;
 
 use serde_json::Value;
 

@@ -84,7 +84,10 @@ pub fn disturbance_rule() -> String {
 
 /// Marks the disturbed trials of `run` (see the module doc); true if any.
 fn mark_disturbed(run: &mut Run, fixed_hz: Option<f64>) -> bool {
-    let cycles = run.counter.as_deref().is_some_and(|c| Counter::parse(c).is_core_cycles())
+    let cycles = run
+        .counter
+        .as_deref()
+        .is_some_and(|c| Counter::parse(c).is_core_cycles())
         && run.process.meta.str("timing_scope") != Some("per_call_step");
     let mut any = false;
     for t in run.sched.iter_mut() {
@@ -645,7 +648,10 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
             let secs: Vec<f64> = samples.iter().map(|&s| s as f64 / hz).collect();
             ext.per_call_seconds = Quantiles::of(&secs);
         }
-        if !counter_name.as_deref().is_some_and(|c| Counter::parse(c).is_core_cycles()) {
+        if !counter_name
+            .as_deref()
+            .is_some_and(|c| Counter::parse(c).is_core_cycles())
+        {
             let ticks: Vec<f64> = samples.iter().map(|&s| s as f64).collect();
             ext.per_call_cycles = Quantiles::of(&ticks);
         }

@@ -223,7 +223,10 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
     }
     // Ticks agree with seconds (not for per-step timing, which sums per-call reads of the
     // counter and the clock taken apart).
-    let core_cycles = p.counter.as_deref().is_some_and(|c| Counter::parse(c).is_core_cycles());
+    let core_cycles = p
+        .counter
+        .as_deref()
+        .is_some_and(|c| Counter::parse(c).is_core_cycles());
     let per_step = p.meta.str("timing_scope") == Some("per_call_step");
     for (i, t) in p.trials.iter().enumerate().filter(|_| !per_step) {
         let Some(n) = t.cycles else { continue };

@@ -26,9 +26,7 @@ pub const PAGE_HASH_SIZES: [u64; 3] = [32, 1024, 65536];
 
 /// Category of a candidate, as in the candidate id prefix and the catalog's `type`; the
 /// variant order is the page order sign, kem, kex, hash.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
     /// Digital signature (`sign-NN`).
@@ -255,7 +253,11 @@ impl Operation {
 
     /// The driver's `(record key, call, input bytes)` of this operation.
     pub fn driver_unit(self) -> (String, String, u64) {
-        (self.key().into_owned(), self.call().into_owned(), self.bytes())
+        (
+            self.key().into_owned(),
+            self.call().into_owned(),
+            self.bytes(),
+        )
     }
 
     /// Input bytes the driver is given (a hash's size; 0 for the others).
@@ -520,8 +522,14 @@ mod tests {
         assert!(Category::Hash.profiled().is_empty());
         let hash = Category::Hash.operations();
         assert_eq!(hash.len(), HASH_SIZES.len());
-        assert_eq!(hash[1].driver_unit(), ("hash_128".into(), "hash".into(), 128));
-        assert_eq!(Operation::Pass(3).driver_unit(), ("pass3".into(), "pass3".into(), 0));
+        assert_eq!(
+            hash[1].driver_unit(),
+            ("hash_128".into(), "hash".into(), 128)
+        );
+        assert_eq!(
+            Operation::Pass(3).driver_unit(),
+            ("pass3".into(), "pass3".into(), 0)
+        );
         // The page keys are measured keys, in page order.
         for c in Category::ALL {
             let measured = keys(c.operations());
@@ -530,7 +538,10 @@ mod tests {
                 assert_eq!(Operation::parse(k).map(|o| o.key()), Some(Cow::from(*k)));
             }
         }
-        let page: Vec<String> = PAGE_HASH_SIZES.iter().map(|n| format!("hash_{n}")).collect();
+        let page: Vec<String> = PAGE_HASH_SIZES
+            .iter()
+            .map(|n| format!("hash_{n}"))
+            .collect();
         assert_eq!(Category::Hash.ops(), page.as_slice());
         assert_eq!(
             keys(Operation::kex_steps(2)),

@@ -98,6 +98,12 @@ mod tests {
         assert_eq!(a.freq(), "24.00 MHz");
         // A counter the model does not know stays displayable as recorded.
         let odd = of_pqperf(&m(json!({"counter": "hpet"}))).unwrap();
-        assert_eq!((odd.unit(), odd.freq()), ("ticks (hpet)".to_string(), "an unrecorded frequency".to_string()));
+        assert_eq!(
+            (odd.unit(), odd.freq()),
+            (
+                "ticks (hpet)".to_string(),
+                "an unrecorded frequency".to_string()
+            )
+        );
     }
 }

@@ -48,7 +48,11 @@ fn rows(site: &SiteData, cand: &str) -> Vec<(String, String)> {
             }
         }
     }
-    v.sort_by(|a, b| natural_cmp(&a.0, &b.0).then_with(|| pqperf_model::order::op_rank(&a.1).cmp(&pqperf_model::order::op_rank(&b.1))));
+    v.sort_by(|a, b| {
+        natural_cmp(&a.0, &b.0).then_with(|| {
+            pqperf_model::order::op_rank(&a.1).cmp(&pqperf_model::order::op_rank(&b.1))
+        })
+    });
     v
 }
 
