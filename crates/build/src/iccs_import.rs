@@ -392,7 +392,7 @@ pub fn read_submission_full(
             "--id {id:?}: expected sign-NN, kem-NN, kex-NN or hash-NN"
         )));
     }
-    let want = CandidateType::parse(id.split('-').next().unwrap()).unwrap();
+    let want = CandidateType::from_word(id.split('-').next().unwrap()).unwrap();
     let base = find_impl_base(root).ok_or_else(|| {
         BuildError::Input(format!(
             "{}: no Reference_Implementation folder (ICCS layout not recognised)",

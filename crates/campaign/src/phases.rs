@@ -8,6 +8,7 @@ use pqperf_measure::calibrate::{cal_path, calibrate_one, ops_of};
 use pqperf_measure::instance::{Instance, base_ops};
 use pqperf_measure::plan::{self, PlannedOp, plan_all};
 use pqperf_measure::record::{MeasureTotals, measure_one, rec_path};
+use pqperf_model::vocab::{Category, Counter};
 use serde_json::Value;
 
 use crate::rundir::remove_stale_temps;
@@ -26,7 +27,7 @@ pub(crate) fn phase_calibrate(
     let log_line = |m: String| log.log(m);
     let todo: Vec<(&Instance, (String, String, u64))> = insts
         .iter()
-        .flat_map(|i| base_ops(&i.category).into_iter().map(move |o| (i, o)))
+        .flat_map(|i| base_ops(i.category).into_iter().map(move |o| (i, o)))
         .collect();
     log.progress_begin("calibrate", todo.len() as f64);
     let (mut units, mut had, mut failed) = (0usize, 0usize, 0usize);
@@ -56,7 +57,7 @@ pub(crate) fn phase_calibrate(
     };
     for (inst, (opkey, op, bytes)) in &todo {
         one(inst, opkey, op, *bytes)?;
-        if inst.category == "kex" {
+        if inst.category == Some(Category::Kex) {
             for (k, o, b) in ops_of(&opts.run_dir, inst).into_iter().skip(1) {
                 one(inst, &k, &o, b)?;
             }
@@ -141,7 +142,11 @@ pub(crate) fn phase_measure(
                     .as_ref()
                     .and_then(|x| x.extra.get("counter"))
                     .and_then(Value::as_str)
-                    .map(|c| if c == "cycles" { "cycles" } else { "ticks" })
+                    .map(|c| if Counter::parse(c).is_core_cycles() {
+                        "cycles"
+                    } else {
+                        "ticks"
+                    })
                     .unwrap_or("cycles")
             ),
             (None, Some(s)) => format!("{s:.6} s"),

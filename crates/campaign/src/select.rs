@@ -10,6 +10,7 @@ use pqperf_measure::Regex;
 use pqperf_measure::driver::ApiSpec;
 use pqperf_model::catalog::ApiKind;
 use pqperf_model::record::Record;
+use pqperf_model::vocab::Category;
 use sha2::{Digest, Sha256};
 
 use crate::options::DEFAULT_DEFER;
@@ -80,15 +81,12 @@ pub fn measurable(opts: &CampaignOptions) -> Res<Vec<Instance>> {
             c.instances()
                 .find(|(c, i)| c.id == e.candidate && i.label == e.label)
         });
+        // The ICCS helpers (`iccs`) time hashes; another id without a catalog entry is
+        // categorised by its exact prefix.
         let category = match cat_inst {
-            Some((c, _)) => c.kind.as_str().to_string(),
-            None if e.candidate == "iccs" => "iccs".to_string(),
-            None => e
-                .candidate
-                .split('-')
-                .next()
-                .unwrap_or_default()
-                .to_string(),
+            Some((c, _)) => Some(c.kind),
+            None if e.candidate == "iccs" => Some(Category::Hash),
+            None => Category::from_name(e.candidate.split('-').next().unwrap_or_default()),
         };
         let api = match cat_inst {
             Some((c, i)) if i.api == ApiKind::Nist => {

@@ -85,6 +85,11 @@ pub struct UnitPlan {
     pub bytes: u64,
 }
 
+/// The category word of an instance in a message (`uncategorised` for an id of no category).
+fn category_word(c: Option<pqperf_model::vocab::Category>) -> &'static str {
+    c.map_or("uncategorised", |c| c.as_str())
+}
+
 fn refused(m: impl Into<String>) -> CompareError {
     CompareError::Refused(m.into())
 }
@@ -145,12 +150,12 @@ pub fn units(o: &AbOptions) -> Result<Vec<UnitPlan>, CompareError> {
             return Err(refused(format!(
                 "{} is a {} instance, {} a {} instance: their operations do not pair",
                 a.key(),
-                a.category,
+                category_word(a.category),
                 b.key(),
-                b.category
+                category_word(b.category)
             )));
         }
-        for (opkey, op, bytes) in base_ops(&a.category) {
+        for (opkey, op, bytes) in base_ops(a.category) {
             if !o.ops.is_empty() && !o.ops.contains(&opkey) {
                 continue;
             }

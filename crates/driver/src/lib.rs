@@ -47,8 +47,9 @@ use out::Out;
 use prepare_iccs::prepare_iccs;
 use prepare_nist::prepare_nist;
 
-/// Operations of the hash type are `hash` with a byte count; the others have no input.
-pub const HASH_SIZES: [u64; 8] = [32, 128, 512, 1024, 4096, 8192, 16384, 65536];
+/// Operations of the hash type are `hash` with a byte count (these sizes, the vocabulary's);
+/// the others have no input.
+pub use pqperf_model::vocab::HASH_SIZES;
 
 /// A failure with the exit code it maps to.
 struct Fail(i32, String);

@@ -10,9 +10,10 @@ use pqperf_model::record::{self, Process};
 use serde_json::{Value, json};
 
 use crate::MeasureError;
-use crate::instance::{Instance, base_ops, driver_args, kex_steps};
+use crate::instance::{Instance, base_ops, driver_args};
 use crate::runner;
 use crate::settings::UnitSettings;
+use pqperf_model::vocab::{Category, Operation};
 
 type Res<T> = Result<T, MeasureError>;
 
@@ -107,8 +108,8 @@ pub fn calibrate_one(
 
 /// Operations (opkey, op, bytes) of an instance given its exchange calibration (KEX).
 pub fn ops_of(run: &Path, inst: &Instance) -> Vec<(String, String, u64)> {
-    let mut ops = base_ops(&inst.category);
-    if inst.category == "kex" {
+    let mut ops = base_ops(inst.category);
+    if inst.category == Some(Category::Kex) {
         let cal = read_json(&cal_path(run, inst, "exchange"));
         if let Some(c) = cal
             && c["t1_s"].is_number()
@@ -121,9 +122,12 @@ pub fn ops_of(run: &Path, inst: &Instance) -> Vec<(String, String, u64)> {
                 .as_str()
                 .and_then(|s| s.parse::<u64>().ok())
                 .unwrap_or(0);
-            for s in kex_steps(passes.min(run_p)) {
-                ops.push((s.clone(), s, 0));
-            }
+            let passes = u32::try_from(passes.min(run_p)).unwrap_or(u32::MAX);
+            ops.extend(
+                Operation::kex_steps(passes)
+                    .into_iter()
+                    .map(Operation::driver_unit),
+            );
         }
     }
     ops

@@ -513,12 +513,12 @@ pub fn fixed_clock_hz(env: &Value) -> Option<f64> {
 pub fn counter_info(kind: counters::CounterKind, probe: Option<&ClockProbe>) -> Value {
     match kind {
         counters::CounterKind::Cycles => json!({
-            "counter": "cycles",
+            "counter": kind.evidence_name(),
             "counter_hz": probe.map(|p| p.hz),
             "cycles_are_core_cycles": true,
         }),
         counters::CounterKind::Ticks => json!({
-            "counter": counters::ticks_source(),
+            "counter": kind.evidence_name(),
             "counter_hz": counters::ticks_hz(20),
             "cycles_are_core_cycles": false,
             "counter_invariant": counters::ticks_invariant(),
@@ -550,6 +550,25 @@ pub fn print_problems(problems: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The names the seam writes are the vocabulary's: cycles read as core cycles, the tick
+    /// source of this architecture as a known tick counter.
+    #[test]
+    fn counter_names_are_the_vocabulary() {
+        use pqperf_model::vocab::Counter;
+        let info = counter_info(counters::CounterKind::Cycles, None);
+        let cycles = Counter::parse(info["counter"].as_str().unwrap());
+        assert!(cycles.is_core_cycles());
+        assert_eq!(
+            info["cycles_are_core_cycles"],
+            json!(cycles.is_core_cycles())
+        );
+        let ticks = Counter::parse(counters::CounterKind::Ticks.evidence_name());
+        assert!(!ticks.is_core_cycles());
+        if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+            assert!(!matches!(ticks, Counter::Other(_)), "{ticks:?}");
+        }
+    }
 
     #[test]
     fn cpu_lists_expand() {

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use pqperf_model::buildjson::BuildEntry;
+use pqperf_model::vocab::{Category, Operation};
 
-use crate::driver::{ApiSpec, DriverArgs, HASH_SIZES};
+use crate::driver::{ApiSpec, DriverArgs};
 use crate::settings::UnitSettings;
 
 /// One measurable instance (§2.7) with what the driver needs.
@@ -13,8 +14,9 @@ use crate::settings::UnitSettings;
 pub struct Instance {
     /// build.json entry.
     pub entry: BuildEntry,
-    /// `sign`, `kem`, `kex`, `hash`.
-    pub category: String,
+    /// Category (the ICCS helpers are hashes); `None`: an id of no known category, which
+    /// has no operations.
+    pub category: Option<Category>,
     /// API of the library.
     pub api: ApiSpec,
     /// Timed without a KAT PASS.
@@ -28,33 +30,15 @@ impl Instance {
     }
 }
 
-/// Operation keys of a category (§2.8); KEX steps need the exchange calibration.
-pub fn base_ops(category: &str) -> Vec<(String, String, u64)> {
-    match category {
-        "kem" => ["keygen", "enc", "dec"]
-            .iter()
-            .map(|o| (o.to_string(), o.to_string(), 0))
-            .collect(),
-        "sign" => ["keygen", "sign", "verify"]
-            .iter()
-            .map(|o| (o.to_string(), o.to_string(), 0))
-            .collect(),
-        "hash" | "iccs" => HASH_SIZES
-            .iter()
-            .map(|n| (format!("hash_{n}"), "hash".to_string(), *n))
-            .collect(),
-        "kex" => vec![("exchange".into(), "exchange".into(), 0)],
-        _ => Vec::new(),
-    }
-}
-
-/// The per-call step operations of a key exchange with `passes` passes: `init_a`, `init_b`, `pass1`…, `derive_a`, `derive_b`.
-pub fn kex_steps(passes: u64) -> Vec<String> {
-    let mut v = vec!["init_a".to_string(), "init_b".to_string()];
-    v.extend((1..=passes).map(|k| format!("pass{k}")));
-    v.push("derive_a".into());
-    v.push("derive_b".into());
-    v
+/// Operation keys `(opkey, op, bytes)` of a category (§2.8, [`Category::operations`]); KEX
+/// steps need the exchange calibration.
+pub fn base_ops(category: Option<Category>) -> Vec<(String, String, u64)> {
+    category
+        .map(Category::operations)
+        .unwrap_or_default()
+        .into_iter()
+        .map(Operation::driver_unit)
+        .collect()
 }
 
 /// The driver arguments for `trials` trials of `iters` calls of `op` on `inst`, pinned to the benchmark CPU.

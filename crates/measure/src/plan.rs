@@ -4,6 +4,7 @@
 use crate::calibrate::{cal_path, ops_of, read_json};
 use crate::instance::Instance;
 use crate::settings::UnitSettings;
+use pqperf_model::vocab::Category;
 
 use serde_json::Value;
 
@@ -254,7 +255,7 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
             let mut confident = None;
             let plan = match (cal["t1_s"].as_f64(), cal["setup_s"].as_f64()) {
                 (Some(t1), Some(setup)) => {
-                    let c = (inst.category == "kex" && opkey != "exchange")
+                    let c = (inst.category == Some(Category::Kex) && opkey != "exchange")
                         .then_some(exch_t1)
                         .flatten();
                     let setup = setup.max(0.0);

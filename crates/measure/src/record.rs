@@ -37,6 +37,7 @@ use pqperf_model::pyjson;
 use pqperf_model::record::{self, Adaptive, Attempt, PqperfRecordExt, Process, Record};
 use pqperf_model::robust::Robust;
 use pqperf_model::stats::{ProcessTotals, Quantiles, RecordStats};
+use pqperf_model::vocab::Counter;
 use serde_json::{Value, json};
 
 use crate::instance::{Instance, driver_args};
@@ -83,7 +84,10 @@ pub fn disturbance_rule() -> String {
 
 /// Marks the disturbed trials of `run` (see the module doc); true if any.
 fn mark_disturbed(run: &mut Run, fixed_hz: Option<f64>) -> bool {
-    let cycles = run.counter.as_deref() == Some("cycles")
+    let cycles = run
+        .counter
+        .as_deref()
+        .is_some_and(|c| Counter::parse(c).is_core_cycles())
         && run.process.meta.str("timing_scope") != Some("per_call_step");
     let mut any = false;
     for t in run.sched.iter_mut() {
@@ -608,7 +612,7 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
     // parent's probe said is overwritten when the child names its counter.
     if let Some(c) = &counter_name {
         ext.extra.insert("counter".into(), json!(c));
-        let core = c == "cycles";
+        let core = Counter::parse(c).is_core_cycles();
         if counter_info["cycles_are_core_cycles"].as_bool() != Some(core) {
             ext.extra
                 .insert("cycles_are_core_cycles".into(), json!(core));
@@ -644,7 +648,10 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
             let secs: Vec<f64> = samples.iter().map(|&s| s as f64 / hz).collect();
             ext.per_call_seconds = Quantiles::of(&secs);
         }
-        if counter_name.as_deref() != Some("cycles") {
+        if !counter_name
+            .as_deref()
+            .is_some_and(|c| Counter::parse(c).is_core_cycles())
+        {
             let ticks: Vec<f64> = samples.iter().map(|&s| s as f64).collect();
             ext.per_call_cycles = Quantiles::of(&ticks);
         }
@@ -950,7 +957,7 @@ mod tests {
         PlannedOp {
             inst: Instance {
                 entry: Default::default(),
-                category: "sign".into(),
+                category: Some(pqperf_model::vocab::Category::Sign),
                 api: crate::driver::ApiSpec::Iccs,
                 kat_not_passed: false,
             },

@@ -38,6 +38,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use pqperf_ffi::procinfo::ChildAccounting;
+use pqperf_model::vocab::Counter;
 use serde_json::{Value, json};
 
 use crate::driver::{DriverArgs, SAMPLE_CALLS};
@@ -228,12 +229,15 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
     }
     // Ticks agree with seconds (not for per-step timing, which sums per-call reads of the
     // counter and the clock taken apart).
-    let counter = p.counter.as_deref().unwrap_or("");
+    let core_cycles = p
+        .counter
+        .as_deref()
+        .is_some_and(|c| Counter::parse(c).is_core_cycles());
     let per_step = p.meta.str("timing_scope") == Some("per_call_step");
     for (i, t) in p.trials.iter().enumerate().filter(|_| !per_step) {
         let Some(n) = t.cycles else { continue };
         let n = n as f64;
-        if counter == "cycles" {
+        if core_cycles {
             if n > t.seconds * 1e9 * MAX_CYCLES_PER_NS + 1000.0 {
                 bad.push(format!(
                     "trial {}: {n} cycles in {} s (above {MAX_CYCLES_PER_NS} per ns)",

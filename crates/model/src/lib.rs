@@ -22,7 +22,8 @@
 //! | [`dataset`] | [`Dataset`] loader for a dataset root (`performance/data/<sys>/…`, side CSVs, manifests), with per-file errors and stray-file listing |
 //! | [`error`] | [`ModelError`]: every error names the file (relative), line/column and field |
 //! | [`golden`] | [`golden::golden_dir`]: where tests find the golden fixtures |
-//! | [`order`] | natural label order, operation order, candidate [`order::Category`] (pages and site) |
+//! | [`vocab`] | the shared vocabulary: candidate [`vocab::Category`], timed [`vocab::Operation`] (record key, driver call, size, order; KEX steps, hash sizes), timing [`vocab::Counter`] (evidence name, display name, unit, page sentence) |
+//! | [`order`] | natural label order (operation order and category re-exported from [`vocab`]) |
 //! | [`ordered`] | the [`evidence_struct!`] macro: typed structs that keep key order, nulls and unknown fields |
 //! | [`catalog`] | the candidate catalog (TOML) |
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
@@ -79,6 +80,7 @@ pub mod record;
 pub mod robust;
 pub mod sidecsv;
 pub mod stats;
+pub mod vocab;
 
 pub use buildjson::{BuildEntry, BuildJson};
 pub use campaign::{ArchConfig, Campaign, HostCheck, HostState, Planning, Producer};

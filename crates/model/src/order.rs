@@ -1,8 +1,10 @@
-//! Orderings and categories shared by the Markdown pages (report) and the site: natural label
-//! order, operation order within an instance, candidate category (with its page and ranking
-//! orders).
+//! Orderings shared by the Markdown pages (report) and the site: natural label order; the
+//! operation order within an instance and the candidate category are the vocabulary's
+//! ([`crate::vocab`]), re-exported here.
 
 use std::cmp::Ordering;
+
+pub use crate::vocab::{Category, op_rank};
 
 /// One run of a natural-sort key: text runs and digit runs alternate, text first (as Python's
 /// `re.split(r"(\d+)", s)`), digit runs compare as integers.
@@ -62,138 +64,6 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
 /// Sort labels naturally (stable).
 pub fn sort_natural(labels: &mut [String]) {
     labels.sort_by(|a, b| natural_cmp(a, b));
-}
-
-/// Rank of an operation key within an instance: keygen, enc, dec, sign, verify, exchange,
-/// init_a, init_b, pass1 … pass16, derive_a, derive_b; hash keys after those by size; anything
-/// else last, by name.
-pub fn op_rank(opkey: &str) -> (u32, u64, String) {
-    let fixed = [
-        "keygen", "enc", "dec", "sign", "verify", "exchange", "init_a", "init_b",
-    ];
-    let base = match opkey {
-        "encaps" => Some(1),
-        "decaps" => Some(2),
-        _ => fixed.iter().position(|o| *o == opkey).map(|p| p as u32),
-    };
-    if let Some(p) = base {
-        return (p, 0, String::new());
-    }
-    if let Some(k) = opkey.strip_prefix("pass")
-        && let Ok(k) = k.parse::<u32>()
-    {
-        return (8 + k, 0, String::new());
-    }
-    match opkey {
-        "derive_a" => return (30, 0, String::new()),
-        "derive_b" => return (31, 0, String::new()),
-        _ => {}
-    }
-    if let Some(n) = opkey.strip_prefix("hash_")
-        && let Ok(n) = n.parse::<u64>()
-    {
-        return (40, n, String::new());
-    }
-    if opkey == "hash" {
-        return (40, 0, String::new());
-    }
-    (50, 0, opkey.to_string())
-}
-
-/// Category of a candidate, in the page order sign, kem, kex, hash.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Category {
-    /// Digital signature.
-    Sign,
-    /// Key encapsulation.
-    Kem,
-    /// Key exchange.
-    Kex,
-    /// Hash function.
-    Hash,
-}
-
-impl Category {
-    /// From the id prefix (`sign-02` → Sign); `None` for other ids.
-    pub fn from_id(id: &str) -> Option<Category> {
-        let prefix = id.split('-').next().unwrap_or("");
-        match prefix {
-            "sign" | "sig" => Some(Category::Sign),
-            "kem" => Some(Category::Kem),
-            "kex" => Some(Category::Kex),
-            "hash" => Some(Category::Hash),
-            _ => None,
-        }
-    }
-
-    /// Lenient form for the site: an NGCC id prefix (`sign-09`) or a catalog type word (`sig`,
-    /// `signature`, `kem`, …), any case.
-    pub fn parse(word: &str) -> Option<Category> {
-        let w = word.to_ascii_lowercase();
-        let head = w.split('-').next().unwrap_or("");
-        match head {
-            "signature" => Some(Category::Sign),
-            _ => Category::from_id(head),
-        }
-    }
-
-    /// Section title on the ranking pages.
-    pub fn title(self) -> &'static str {
-        match self {
-            Category::Sign => "Digital Signatures",
-            Category::Kem => "Key Encapsulation",
-            Category::Kex => "Key Exchange",
-            Category::Hash => "Hash Functions",
-        }
-    }
-
-    /// Timed operations in ranking-page order.
-    pub fn ops(self) -> &'static [&'static str] {
-        match self {
-            Category::Sign => &["keygen", "sign", "verify"],
-            Category::Kem => &["keygen", "enc", "dec"],
-            Category::Kex => &["exchange"],
-            Category::Hash => &["hash_32", "hash_1024", "hash_65536"],
-        }
-    }
-
-    /// From a set of operation names (for ids without a category prefix).
-    pub fn from_operations<'a>(ops: impl IntoIterator<Item = &'a str>) -> Option<Category> {
-        let mut cat = None;
-        for op in ops {
-            let c = match op {
-                "sign" | "verify" => Category::Sign,
-                "enc" | "dec" | "encaps" | "decaps" => Category::Kem,
-                "exchange" | "init_a" | "init_b" | "derive_a" | "derive_b" => Category::Kex,
-                o if o == "hash" || o.starts_with("hash_") => Category::Hash,
-                o if o.starts_with("pass") => Category::Kex,
-                _ => continue,
-            };
-            cat = Some(c);
-            break;
-        }
-        cat
-    }
-
-    /// Function text of the basic-information bullet.
-    pub fn function(self) -> &'static str {
-        match self {
-            Category::Sign => "digital signature",
-            Category::Kem => "key encapsulation",
-            Category::Kex => "key exchange",
-            Category::Hash => "hash",
-        }
-    }
-
-    /// Category order on the survey page (hash, kem, kex, sign).
-    pub fn survey_rank(self) -> u8 {
-        match self {
-            Category::Hash => 0,
-            Category::Kem => 1,
-            Category::Kex => 2,
-            Category::Sign => 3,
-        }
-    }
 }
 
 #[cfg(test)]

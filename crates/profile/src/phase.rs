@@ -21,6 +21,7 @@ use pqperf_model::fields::Fields;
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::profile::{Profile, ProfileCall, ProfileTotal};
 use pqperf_model::pyjson;
+use pqperf_model::vocab::Category;
 use serde_json::{Value, json};
 
 use crate::ProfileError;
@@ -60,14 +61,15 @@ pub struct ProfileOptions {
     pub child: ChildExe,
 }
 
-/// Profiled operations of a category (KEX: only `exchange`).
-pub fn profile_ops(category: &str) -> Vec<&'static str> {
-    match category {
-        "sign" => vec!["keygen", "sign", "verify"],
-        "kem" => vec!["keygen", "enc", "dec"],
-        "kex" => vec!["exchange"],
-        _ => vec![],
-    }
+/// Profiled operation keys of a category ([`Category::profiled`]: KEX only `exchange`; a hash
+/// or an id of no category none).
+pub fn profile_ops(category: Option<Category>) -> Vec<String> {
+    category
+        .map(Category::profiled)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|o| o.key().into_owned())
+        .collect()
 }
 
 /// Iterations and warm-ups for an operation whose calibrated single call took `t1` seconds
@@ -385,13 +387,13 @@ pub fn profile_instances_with(
     let mut surveys: BTreeMap<String, Vec<InstanceSurvey>> = BTreeMap::new();
     for inst in insts {
         let e = &inst.entry;
-        if e.variant != "reference" || !matches!(inst.category.as_str(), "sign" | "kem" | "kex") {
+        if e.variant != "reference" || inst.category.is_none_or(|c| c.profiled().is_empty()) {
             continue;
         }
-        let ops = profile_ops(&inst.category);
+        let ops = profile_ops(inst.category);
         let pending: Vec<&str> = ops
             .iter()
-            .copied()
+            .map(String::as_str)
             .filter(|op| {
                 let p = profile_path(run, &e.candidate, &e.label, op);
                 if !p.exists() {

@@ -86,7 +86,7 @@ fn wots_calls_per_operation_match_the_source() {
     let entry = bj.instances[&format!("{ID}/{LABEL}")].clone();
     let inst = Instance {
         entry,
-        category: "sign".into(),
+        category: Some(pqperf_model::vocab::Category::Sign),
         api: ApiSpec::Iccs,
         kat_not_passed: false,
     };

@@ -43,7 +43,7 @@ fn build_mldsa(run: &Path) -> Instance {
     let n = inst.nist.clone().unwrap();
     Instance {
         entry,
-        category: "sign".into(),
+        category: Some(pqperf_model::vocab::Category::Sign),
         api: ApiSpec::nist("sign", &n, ID, &inst.instance),
         kat_not_passed: false,
     }

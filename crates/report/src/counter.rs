@@ -6,6 +6,7 @@
 //! its frequency. Golden (reference) records have no `pqperf` key: [`tick_counter`] is `None`
 //! and the pages are unchanged.
 
+use pqperf_model::vocab::{Counter, freq_text};
 use serde_json::Value;
 
 use crate::view::SystemView;
@@ -13,66 +14,44 @@ use crate::view::SystemView;
 /// A non-cycle tick counter the records were taken with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TickCounter {
-    /// Counter id as recorded (`tsc`, `cntvct_el0`, …).
-    pub id: String,
+    /// The counter as recorded (`tsc`, `cntvct_el0`, or a name the model does not know).
+    pub counter: Counter,
     /// Tick frequency (Hz), when recorded.
     pub hz: Option<f64>,
 }
 
 impl TickCounter {
-    /// Display name: `TSC`, `CNTVCT_EL0`, else the id as recorded.
+    /// Display name: `TSC`, `CNTVCT_EL0`, else the id as recorded ([`Counter::display_name`]).
     pub fn name(&self) -> String {
-        match self.id.as_str() {
-            "tsc" => "TSC".into(),
-            "cntvct_el0" => "CNTVCT_EL0".into(),
-            other => other.into(),
-        }
+        self.counter.display_name().to_string()
     }
 
-    /// Short unit for column headers: `ticks (TSC)`.
+    /// Short unit for column headers: `ticks (TSC)` ([`Counter::unit`]).
     pub fn unit(&self) -> String {
-        format!("ticks ({})", self.name())
+        self.counter.unit().into_owned()
     }
 
-    /// `2.10 GHz` / `24.00 MHz` / `unknown frequency`.
+    /// `2.10 GHz` / `24.00 MHz` / `an unrecorded frequency`.
     pub fn freq(&self) -> String {
-        match self.hz {
-            Some(h) if h >= 1e9 => format!("{:.2} GHz", h / 1e9),
-            Some(h) if h > 0.0 => format!("{:.2} MHz", h / 1e6),
-            _ => "an unrecorded frequency".into(),
-        }
+        freq_text(self.hz)
     }
 
-    /// The sentence the pages show where they speak of cycles.
+    /// The sentence the pages show where they speak of cycles ([`Counter::sentence`]).
     pub fn sentence(&self) -> String {
-        let kind = if self.id == "tsc" {
-            " (reference cycles)"
-        } else {
-            " (a constant-rate timer)"
-        };
-        format!(
-            "Cycle counts are {} ticks at {}{kind}, not core cycles: this host has no hardware cycle counter.",
-            self.name(),
-            self.freq()
-        )
+        self.counter.sentence(self.hz).unwrap_or_default()
     }
-}
-
-/// True when a recorded counter id means core cycles.
-fn is_cycles(id: &str) -> bool {
-    matches!(id, "cycles" | "perf-cycles" | "perf_cycles" | "core-cycles")
 }
 
 /// The tick counter of a record's `pqperf` object, if it names a non-cycle counter. The
 /// counter the measuring child named (`counter`) is the one source of truth for the kind;
 /// `cycles_are_core_cycles` (the parent's probe in older records) is not consulted.
 pub fn of_pqperf(ext: &serde_json::Map<String, Value>) -> Option<TickCounter> {
-    let id = ext.get("counter").and_then(Value::as_str)?;
-    if is_cycles(id) {
+    let counter = Counter::parse(ext.get("counter").and_then(Value::as_str)?);
+    if counter.is_core_cycles() {
         return None;
     }
     Some(TickCounter {
-        id: id.to_string(),
+        counter,
         hz: ext.get("counter_hz").and_then(Value::as_f64),
     })
 }
@@ -117,5 +96,14 @@ mod tests {
         );
         let a = of_pqperf(&m(json!({"counter": "cntvct_el0", "counter_hz": 2.4e7}))).unwrap();
         assert_eq!(a.freq(), "24.00 MHz");
+        // A counter the model does not know stays displayable as recorded.
+        let odd = of_pqperf(&m(json!({"counter": "hpet"}))).unwrap();
+        assert_eq!(
+            (odd.unit(), odd.freq()),
+            (
+                "ticks (hpet)".to_string(),
+                "an unrecorded frequency".to_string()
+            )
+        );
     }
 }

@@ -49,10 +49,8 @@ pub struct SummaryRow {
 /// The rows of system `v`: every timing record (the ICCS helpers included), in the view's
 /// path order.
 pub fn summary_rows(v: &SystemView) -> Vec<SummaryRow> {
-    let counter = match crate::counter::tick_counter(v) {
-        Some(t) => format!("ticks ({})", t.name()),
-        None => "cycles".to_string(),
-    };
+    let counter =
+        crate::counter::tick_counter(v).map_or_else(|| "cycles".to_string(), |t| t.unit());
     v.records
         .iter()
         .map(|r| {

@@ -8,35 +8,18 @@ use crate::view::{RecordRef, SystemView};
 use crate::{Form, ReportError};
 use pqperf_model::fmt::{DASH, fmt_cycles, fmt_f, fmt_time, pct, ratio};
 use pqperf_model::order::{Category, natural_cmp};
-
-/// Operations shown per category.
-fn ops_of(cat: Category) -> &'static [&'static str] {
-    match cat {
-        Category::Sign => &["keygen", "sign", "verify"],
-        Category::Kem => &["keygen", "enc", "dec"],
-        Category::Kex => &["exchange"],
-        Category::Hash => &["hash_32", "hash_1024", "hash_65536"],
-    }
-}
+use pqperf_model::vocab::{Operation, other_spelling};
 
 /// The record of an operation, accepting `encaps`/`decaps` for `enc`/`dec`.
 fn op_record<'a>(v: &SystemView<'a>, cand: &str, label: &str, op: &str) -> Option<RecordRef<'a>> {
-    v.record(cand, label, op).or_else(|| match op {
-        "enc" => v.record(cand, label, "encaps"),
-        "dec" => v.record(cand, label, "decaps"),
-        _ => None,
-    })
+    v.record(cand, label, op)
+        .or_else(|| other_spelling(op).and_then(|a| v.record(cand, label, a)))
 }
 
 /// The profile share of an operation (None without a complete profile).
 fn op_share(v: &SystemView, cand: &str, label: &str, op: &str) -> Option<f64> {
-    let alt = match op {
-        "enc" => "encaps",
-        "dec" => "decaps",
-        o => o,
-    };
     v.profile(cand, label, op)
-        .or_else(|| v.profile(cand, label, alt))
+        .or_else(|| v.profile(cand, label, other_spelling(op).unwrap_or(op)))
         .filter(|p| p.usable() && !crate::candidate::own_primitive_profile(p))
         .map(|p| p.prof.hash_share_f64())
 }
@@ -213,7 +196,7 @@ fn reference_labels(v: &SystemView, cand: &str) -> Vec<String> {
 
 /// Shares of a label's summary operations that have a profile.
 fn shares(v: &SystemView, cand: &str, label: &str, cat: Category) -> Vec<f64> {
-    ops_of(cat)
+    cat.ops()
         .iter()
         .filter_map(|op| op_share(v, cand, label, op))
         .collect()
@@ -284,15 +267,6 @@ fn size_headers(cat: Category) -> &'static [&'static str] {
     }
 }
 
-fn section_title(cat: Category) -> &'static str {
-    match cat {
-        Category::Sign => "Digital signatures",
-        Category::Kem => "Key encapsulation",
-        Category::Kex => "Key exchange",
-        Category::Hash => "Hash functions",
-    }
-}
-
 /// True when the summary shows a robust-estimate column beside each operation of `cat`:
 /// pqperf datasets whose records of that category carry the estimate (`pqperf.robust`).
 fn robust_columns(v: &SystemView, cat: Category) -> bool {
@@ -341,11 +315,11 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
             }
             let unknown_share = cat != Category::Hash && zero && !has_iccs;
             let mut cells = Vec::new();
-            for op in ops_of(cat) {
+            for op in cat.ops() {
                 let r = op_record(v, &cand, &label, op);
                 let ev = r.map(|r| r.evidence(&v.id));
                 if cat == Category::Hash {
-                    let len: u64 = op.trim_start_matches("hash_").parse().unwrap_or(0);
+                    let len = Operation::parse(op).map_or(0, Operation::bytes);
                     cells.push(Cell::value(hash_cell(v, r, len, &base), ev.clone()));
                 } else {
                     let share = if unknown_share {
@@ -600,7 +574,7 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
             continue;
         }
         ordered_block(&mut out, &mut ordered_inserted, pqperf);
-        out.heading(2, section_title(cat));
+        out.heading(2, cat.summary_title());
         out.blank();
         let mut header = vec!["id", "algorithm", "instance performance report"]
             .into_iter()
@@ -629,7 +603,7 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
                 " (sym %)"
             };
             let robust = robust_columns(v, cat);
-            for op in ops_of(cat) {
+            for op in cat.ops() {
                 header.push(format!("{op} {unit}{sym}"));
                 if robust {
                     header.push(format!("{op} robust ± CI"));

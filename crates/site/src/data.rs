@@ -151,13 +151,7 @@ impl SystemFacts {
     /// The complete record of (candidate, label, opkey), if any.
     /// KEM operations match under both names (`enc`/`encaps`, `dec`/`decaps`).
     pub fn record(&self, cand: &str, label: &str, opkey: &str) -> Option<&Rec> {
-        let alias = match opkey {
-            "enc" => "encaps",
-            "encaps" => "enc",
-            "dec" => "decaps",
-            "decaps" => "dec",
-            o => o,
-        };
+        let alias = pqperf_model::vocab::other_spelling(opkey).unwrap_or(opkey);
         let idx = self.index();
         let key = |op: &str| (cand.to_string(), label.to_string(), op.to_string());
         idx.by_op

@@ -55,15 +55,7 @@ pub fn infer_category(id: &str, ops: &[&str]) -> Category {
     if let Some(c) = Category::parse(id) {
         return c;
     }
-    if ops.iter().any(|o| *o == "sign" || *o == "verify") {
-        Category::Sign
-    } else if ops.contains(&"exchange") {
-        Category::Kex
-    } else if ops.iter().any(|o| o.starts_with("hash")) {
-        Category::Hash
-    } else {
-        Category::Kem
-    }
+    Category::from_operations(ops.iter().copied()).unwrap_or(Category::Kem)
 }
 
 #[cfg(test)]

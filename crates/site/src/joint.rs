@@ -37,16 +37,6 @@ pub fn paths(site: &SiteData) -> Vec<String> {
     v
 }
 
-fn op_rank(op: &str) -> (usize, u64) {
-    const ORDER: [&str; 9] = [
-        "keygen", "enc", "encaps", "dec", "decaps", "sign", "verify", "exchange", "hash",
-    ];
-    if let Some(b) = op.strip_prefix("hash_") {
-        return (100, b.parse().unwrap_or(0));
-    }
-    (ORDER.iter().position(|o| *o == op).unwrap_or(50), 0)
-}
-
 /// (label, opkey) rows of a candidate across systems, in natural label and operation order.
 fn rows(site: &SiteData, cand: &str) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = Vec::new();
@@ -58,7 +48,11 @@ fn rows(site: &SiteData, cand: &str) -> Vec<(String, String)> {
             }
         }
     }
-    v.sort_by(|a, b| natural_cmp(&a.0, &b.0).then_with(|| op_rank(&a.1).cmp(&op_rank(&b.1))));
+    v.sort_by(|a, b| {
+        natural_cmp(&a.0, &b.0).then_with(|| {
+            pqperf_model::order::op_rank(&a.1).cmp(&pqperf_model::order::op_rank(&b.1))
+        })
+    });
     v
 }
 

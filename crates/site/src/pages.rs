@@ -179,16 +179,6 @@ fn insert_before_first_h2(body: &mut String, extra: &str) {
     }
 }
 
-fn op_sort_key(op: &str) -> (usize, u64) {
-    const ORDER: [&str; 9] = [
-        "keygen", "enc", "encaps", "dec", "decaps", "sign", "verify", "exchange", "hash",
-    ];
-    if let Some(b) = op.strip_prefix("hash_") {
-        return (100, b.parse().unwrap_or(0));
-    }
-    (ORDER.iter().position(|o| *o == op).unwrap_or(50), 0)
-}
-
 /// Charts of a candidate page: cycles per operation per instance (log scale) and per-call
 /// distributions where records carry percentiles.
 pub fn candidate_charts(
@@ -217,10 +207,12 @@ pub fn candidate_charts(
         }
     }
     labels.sort_by(|a, b| natural_cmp(a, b));
-    ops.sort_by_key(|o| op_sort_key(o));
+    ops.sort_by_key(|o| pqperf_model::order::op_rank(o));
     if ops.iter().any(|o| o.starts_with("hash_")) && ops.len() > 4 {
-        let keep: Vec<&str> = ["hash_32", "hash_1024", "hash_65536"]
-            .into_iter()
+        let keep: Vec<&str> = Category::Hash
+            .ops()
+            .iter()
+            .copied()
             .filter(|o| ops.contains(o))
             .collect();
         if !keep.is_empty() {
@@ -276,7 +268,7 @@ pub fn candidate_charts(
                 .iter()
                 .filter(|r| r.label == *l && r.percentiles.is_some())
                 .collect();
-            rs.sort_by_key(|r| op_sort_key(&r.opkey));
+            rs.sort_by_key(|r| pqperf_model::order::op_rank(&r.opkey));
             rs.into_iter()
                 .map(|r| {
                     (

@@ -41,65 +41,9 @@ pub struct Catalog {
     pub candidates: Vec<Candidate>,
 }
 
-/// Candidate category, as in the candidate id prefix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CandidateType {
-    /// Signature scheme (`sign-NN`).
-    Sign,
-    /// Key encapsulation (`kem-NN`).
-    Kem,
-    /// Key exchange (`kex-NN`).
-    Kex,
-    /// Hash function (`hash-NN`).
-    Hash,
-}
-
-impl CandidateType {
-    /// The id prefix / catalog word (`sign`, `kem`, `kex`, `hash`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CandidateType::Sign => "sign",
-            CandidateType::Kem => "kem",
-            CandidateType::Kex => "kex",
-            CandidateType::Hash => "hash",
-        }
-    }
-    /// The word used by the reference KAT logs and metadata (`sig`, `kem`, `kex`, `hash`).
-    pub fn meta_word(self) -> &'static str {
-        match self {
-            CandidateType::Sign => "sig",
-            CandidateType::Kem => "kem",
-            CandidateType::Kex => "kex",
-            CandidateType::Hash => "hash",
-        }
-    }
-    /// The ICCS header name of this type (`SIG_AlgorithmInstance.h`, …).
-    pub fn iccs_header(self) -> &'static str {
-        match self {
-            CandidateType::Sign => "SIG_AlgorithmInstance.h",
-            CandidateType::Kem => "KEM_AlgorithmInstance.h",
-            CandidateType::Kex => "KEX_AlgorithmInstance.h",
-            CandidateType::Hash => "CryptHash_AlgorithmInstance.h",
-        }
-    }
-    /// Parse a type word (`sign`/`sig`, `kem`, `kex`, `hash`).
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "sign" | "sig" | "signature" => Some(CandidateType::Sign),
-            "kem" => Some(CandidateType::Kem),
-            "kex" => Some(CandidateType::Kex),
-            "hash" => Some(CandidateType::Hash),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for CandidateType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Candidate category, as in the candidate id prefix: the vocabulary's [`Category`] (one
+/// enum; the catalog's `type` is its serde form).
+pub use crate::vocab::Category as CandidateType;
 
 /// Which C API an instance library exposes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -380,7 +324,7 @@ pub fn is_submission_id(id: &str) -> bool {
     let Some((prefix, num)) = id.split_once('-') else {
         return false;
     };
-    CandidateType::parse(prefix).is_some()
+    CandidateType::from_word(prefix).is_some()
         && prefix != "sig"
         && prefix != "signature"
         && num.len() == 2

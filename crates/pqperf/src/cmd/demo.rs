@@ -394,14 +394,16 @@ fn describe_counter(run: &Path) -> Option<String> {
         .find_map(|p| read(p))
         .or_else(|| read(&run.join("campaign.json")))?;
     let name = c["counter"].as_str()?;
-    Some(if name == "cycles" {
-        format!("{name} (user-mode core cycles)")
-    } else {
-        format!(
-            "{name} at {} Hz: reference ticks, NOT core cycles (no hardware PMU here); the pages' timing columns count ticks and say so",
-            c["counter_hz"]
-        )
-    })
+    Some(
+        if pqperf_model::vocab::Counter::parse(name).is_core_cycles() {
+            format!("{name} (user-mode core cycles)")
+        } else {
+            format!(
+                "{name} at {} Hz: reference ticks, NOT core cycles (no hardware PMU here); the pages' timing columns count ticks and say so",
+                c["counter_hz"]
+            )
+        },
+    )
 }
 
 /// `regex` through the measure crate (keeps the CLI free of a direct regex dependency).
