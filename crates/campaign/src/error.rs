@@ -12,6 +12,15 @@ pub enum CampaignError {
     /// An error of the measure stage.
     #[error(transparent)]
     Measure(#[from] pqperf_measure::MeasureError),
+    /// A phase provided by another stage could not run to its end.
+    #[error(transparent)]
+    Phase(Box<crate::PhaseError>),
+}
+
+impl From<crate::PhaseError> for CampaignError {
+    fn from(e: crate::PhaseError) -> Self {
+        CampaignError::Phase(Box::new(e))
+    }
 }
 
 impl CampaignError {

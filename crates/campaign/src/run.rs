@@ -358,8 +358,6 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     let ctx = PhaseCtx {
         opts,
         log: &log,
-        host_problems: &problems,
-        system_id: system_id.as_deref(),
         environment: &env,
     };
     let sequence: Vec<Phase> = match phase {
@@ -425,7 +423,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
                 }
             }
             _ => match hooks.get(ph) {
-                Some(h) => h(&ctx).map_err(CampaignError::msg)?,
+                Some(h) => h(&ctx).map_err(CampaignError::from)?.exit_code(),
                 None => {
                     let msg = format!(
                         "phase {}: this program does not provide it; run `pqperf {}` for {} first (stopping)",

@@ -1,4 +1,5 @@
-//! Campaign phase `profile` (method.md §10.5): for every selected measurable *reference*
+//! The body of campaign phase `profile` (method.md §10.5; the CLI adapts it to the
+//! campaign, `pqperf/src/cmd/profile.rs`): for every selected measurable *reference*
 //! public-key instance (KEM, SIG, KEX; never hash candidates, optimized builds or the ICCS
 //! baseline) relink a profiling copy with the wrappers, run the profiling driver child per
 //! operation (KEX: only `exchange`) and write `profile/<id>/<label>__<op>.json`; survey the
@@ -13,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use pqperf_campaign::{self as campaign, CampaignOptions, PhaseCtx};
 use pqperf_ffi::untrusted::{self, ChildSpec};
 use pqperf_measure::Instance;
 use pqperf_measure::driver::DriverArgs;
@@ -373,7 +373,8 @@ pub type RedoExisting<'a> = dyn FnMut(&Path, Option<&str>, Option<&str>) -> bool
 
 /// [`profile_instances`], where `redo(path, named, built)` decides whether an existing
 /// profile record at `path`, naming the library `named` (`pqperf.library_sha256`), is done
-/// again for the built library `built` (the campaign's [`campaign::EvidenceCheck`]).
+/// again for the built library `built` (the campaign's `EvidenceCheck`, passed by the CLI's
+/// adapter of the phase).
 pub fn profile_instances_with(
     opts: &ProfileOptions,
     insts: &[Instance],
@@ -612,85 +613,6 @@ pub fn profiling_build_kat(
 fn is_provider_or_shim(p: &Path) -> bool {
     let s = p.to_string_lossy();
     s.contains("/provider/") || s.ends_with(".pqperf-shim.o")
-}
-
-/// The `profile` campaign phase as a hook of the measure stage's orchestrator.
-pub fn run_profile_phase(ctx: &PhaseCtx, child: &ChildExe) -> Result<i32, String> {
-    let opts: &CampaignOptions = ctx.opts;
-    // One profiler per shard (method.md §2.3).
-    let lock_name = match opts.shard {
-        Some((k, n)) => format!(".profile-{k}of{n}.lock"),
-        None => ".profile.lock".to_string(),
-    };
-    let _lock = pqperf_ffi::procinfo::lock_exclusive(&lock_dir(opts).join(lock_name))
-        .map_err(|e| format!("profile lock: {e}"))?;
-    let insts = campaign::selected(opts, campaign::measurable(opts).map_err(|e| e.to_string())?);
-    let popts = ProfileOptions {
-        run_dir: opts.run_dir.clone(),
-        cpu: Some(opts.cpu),
-        target_s: opts.planning.trial_target_s,
-        child: child.clone(),
-    };
-    let log = |m: String| ctx.log.log(m);
-    // A profile of another library than the built one is stale: done again, or kept with
-    // --keep-stale (campaign.json `pqperf.stale_kept`).
-    let mut check = campaign::EvidenceCheck::new(opts, ctx.log, opts.redo);
-    let s = profile_instances_with(&popts, &insts, &log, &mut |p, named, built| {
-        check.redo(p, named, built)
-    })
-    .map_err(|e| e.to_string())?;
-    check.finish().map_err(|e| e.to_string())?;
-    ctx.log.log(format!(
-        "profile: {} written, {} skipped, {} not complete, {} relink failures",
-        s.written, s.skipped, s.failed, s.relink_failed
-    ));
-    Ok(0)
-}
-
-/// Folder of the global lock files (the run directory's parent unless set).
-fn lock_dir(opts: &CampaignOptions) -> PathBuf {
-    opts.lock_dir.clone().unwrap_or_else(|| {
-        opts.run_dir
-            .parent()
-            .unwrap_or(Path::new("."))
-            .to_path_buf()
-    })
-}
-
-/// The `baseline` campaign phase as a hook: build and self-test the ICCS helper instances
-/// (refused with `--shard`, like the reference). Their timing follows in the calibrate and
-/// measure phases (category `iccs`), which `campaign all` runs next.
-pub fn run_baseline_phase(ctx: &PhaseCtx) -> Result<i32, String> {
-    if ctx.opts.shard.is_some() {
-        ctx.log.log("baseline: refused with --shard");
-        return Ok(2);
-    }
-    if let Some(diff) = host_state_difference(&ctx.opts.run_dir, ctx.opts.cpu, ctx.environment) {
-        ctx.log.log(format!(
-            "baseline: host state differs from the run's records; not measuring: {diff}"
-        ));
-        return Ok(2);
-    }
-    let log = |m: String| ctx.log.log(m);
-    let s = crate::baseline::build_baseline(&ctx.opts.run_dir, &log).map_err(|e| e.to_string())?;
-    if s.skipped {
-        ctx.log
-            .log("baseline: every ICCS helper instance is already built");
-    }
-    ctx.log.log(
-        "baseline: the ICCS helpers are timed by the calibrate and measure phases (candidate `iccs`)",
-    );
-    Ok(i32::from(!s.failed.is_empty()))
-}
-
-/// The `hashcost` campaign phase as a hook.
-pub fn run_hashcost_phase(ctx: &PhaseCtx) -> Result<i32, String> {
-    let _lock = pqperf_ffi::procinfo::lock_exclusive(&lock_dir(ctx.opts).join(".hashcost.lock"))
-        .map_err(|e| format!("hashcost lock: {e}"))?;
-    let log = |m: String| ctx.log.log(m);
-    crate::hashcost::run_hashcost(&ctx.opts.run_dir, Some(ctx.opts.cpu), &log)
-        .map_err(|e| e.to_string())?;
-    Ok(0)
 }
 
 /// Keys compared by the baseline's host-state guard (method.md §2.11 step 2).

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pqperf_campaign::PhaseStatus;
 
 /// Arguments of `pqperf ct`.
 #[derive(clap::Args)]
@@ -120,7 +121,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             // Resumable like the other phases: an instance whose ct evidence names the built
             // library is kept; evidence of another library is stale (checked again, or kept
             // with --keep-stale and said so); --redo checks everything again.
-            let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            let built = pqperf_campaign::load_build(run)?;
             let mut stale = pqperf_campaign::EvidenceCheck::new(ctx.opts, ctx.log, ctx.opts.redo);
             let todo: Vec<String> = built
                 .instances
@@ -139,11 +140,11 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
-            stale.finish().map_err(|e| e.to_string())?;
+            stale.finish()?;
             if todo.is_empty() {
                 ctx.log
                     .log("phase ct: every selected instance has ct evidence of its built library");
-                return Ok(0);
+                return Ok(PhaseStatus::Done);
             }
             let mut o = pqperf_ct::CtOptions::new(run);
             o.only = super::build::exact_keys(&todo);
@@ -154,7 +155,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 Ok(s) => s,
                 Err(e) => {
                     ctx.log.log(format!("phase ct: not run: {e:#}"));
-                    return Ok(1);
+                    return Ok(PhaseStatus::Failed);
                 }
             };
             let findings: u64 = s
@@ -168,7 +169,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 s.evidence.len(),
                 s.seconds
             ));
-            Ok(0)
+            Ok(PhaseStatus::Done)
         }),
     );
 }
