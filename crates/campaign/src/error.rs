@@ -9,6 +9,9 @@ pub enum CampaignError {
     /// An I/O error.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// An evidence file that could not be read (the message names it).
+    #[error(transparent)]
+    Model(#[from] pqperf_model::ModelError),
     /// An error of the measure stage.
     #[error(transparent)]
     Measure(#[from] pqperf_measure::MeasureError),
