@@ -19,8 +19,9 @@ use pqperf_measure::Instance;
 use pqperf_measure::driver::DriverArgs;
 use pqperf_model::fields::Fields;
 use pqperf_model::fsutil::write_atomic;
+use pqperf_model::layout::RunLayout;
 use pqperf_model::profile::{Profile, ProfileCall, ProfileTotal};
-use pqperf_model::pyjson;
+use pqperf_model::pyjson::{self, read_value};
 use serde_json::{Value, json};
 
 use crate::ProfileError;
@@ -333,17 +334,6 @@ pub fn build_record(inp: &RecordInput<'_>) -> Profile {
     p
 }
 
-fn read_json(p: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(p).ok()?;
-    pyjson::parse(p, &text).ok()
-}
-
-fn profile_path(run: &Path, cand: &str, label: &str, op: &str) -> PathBuf {
-    run.join("profile")
-        .join(cand)
-        .join(format!("{label}__{op}.json"))
-}
-
 /// Summary of a phase run.
 #[derive(Debug, Clone, Default)]
 pub struct PhaseSummary {
@@ -382,6 +372,7 @@ pub fn profile_instances_with(
     redo: &mut RedoExisting<'_>,
 ) -> Result<PhaseSummary, ProfileError> {
     let run = &opts.run_dir;
+    let layout = RunLayout::new(run);
     let mut sum = PhaseSummary::default();
     let mut surveys: BTreeMap<String, Vec<InstanceSurvey>> = BTreeMap::new();
     for inst in insts {
@@ -394,11 +385,11 @@ pub fn profile_instances_with(
             .iter()
             .copied()
             .filter(|op| {
-                let p = profile_path(run, &e.candidate, &e.label, op);
+                let p = layout.profile(&e.candidate, &e.label, op);
                 if !p.exists() {
                     return true;
                 }
-                let named = read_json(&p)
+                let named = read_value(&p)
                     .and_then(|v| v["pqperf"]["library_sha256"].as_str().map(str::to_string));
                 redo(&p, named.as_deref(), e.library_sha256.as_deref())
             })
@@ -407,8 +398,8 @@ pub fn profile_instances_with(
             pqperf_measure::driver::ApiSpec::Iccs => WrapKind::Iccs,
             pqperf_measure::driver::ApiSpec::Nist { .. } => WrapKind::Nist,
         };
-        let rel_lib = format!("hashprof/lib/{}/lib{}.so", e.candidate, e.label);
-        let scratch = run.join("hashprof/build").join(&e.candidate).join(&e.label);
+        let rel_lib = RunLayout::profiling_library_rel(&e.candidate, &e.label);
+        let scratch = layout.profiling_scratch(&e.candidate, &e.label);
         // Survey needs only the link inputs; relink only when records are missing.
         let link = relink::link_command(run, &e.candidate, &e.label);
         if let Ok(l) = &link {
@@ -431,10 +422,7 @@ pub fn profile_instances_with(
             continue;
         }
         let relinked = link.and_then(|l| relink::relink(&l, kind, &scratch, &run.join(&rel_lib)));
-        let failed_path = run
-            .join("profile")
-            .join(&e.candidate)
-            .join(format!("{}__RELINK_FAILED.json", e.label));
+        let failed_path = layout.relink_failed(&e.candidate, &e.label);
         let relinked = match relinked {
             Ok(r) => {
                 let _ = std::fs::remove_file(&failed_path);
@@ -459,11 +447,7 @@ pub fn profile_instances_with(
             e.candidate, e.label, kat.0
         ));
         for op in pending {
-            let cal = read_json(
-                &run.join("calibrate")
-                    .join(&e.candidate)
-                    .join(format!("{}__{op}.json", e.label)),
-            );
+            let cal = read_value(&layout.calibration(&e.candidate, &e.label, op));
             let t1 = cal.as_ref().and_then(|c| c["t1_s"].as_f64());
             let setup = cal
                 .as_ref()
@@ -502,7 +486,7 @@ pub fn profile_instances_with(
                 library_sha256: e.library_sha256.as_deref(),
                 inputs_sha256: pqperf_build::current::recorded_inputs(e),
             });
-            let path = profile_path(run, &e.candidate, &e.label, op);
+            let path = layout.profile(&e.candidate, &e.label, op);
             let text = pyjson::to_string(&rec).map_err(|x| ProfileError::Other(x.to_string()))?;
             write_atomic(&path, text.as_bytes()).map_err(|x| ProfileError::io(&path, x))?;
             sum.written += 1;
@@ -521,7 +505,7 @@ pub fn profile_instances_with(
     }
     for (id, list) in surveys {
         let c = survey::combine(&id, list);
-        let p = run.join("survey").join(format!("{id}.json"));
+        let p = layout.survey(&id);
         let text =
             serde_json::to_string_pretty(&c).map_err(|x| ProfileError::Other(x.to_string()))?;
         write_atomic(&p, format!("{text}\n").as_bytes()).map_err(|x| ProfileError::io(&p, x))?;
@@ -539,8 +523,9 @@ pub fn profiling_build_kat(
     lib: &Path,
 ) -> (String, String) {
     let run = &opts.run_dir;
-    let log_rel = format!("hashprof/kat/{id}/{label}.log");
-    let cat_path = run.join("catalog.toml");
+    let out_rel = RunLayout::profiling_kat_rel(id, label);
+    let log_rel = format!("{out_rel}.log");
+    let cat_path = RunLayout::new(run).catalog();
     let Ok(cat) = pqperf_model::catalog::Catalog::load(&cat_path) else {
         return ("NOKAT".into(), log_rel);
     };
@@ -550,7 +535,8 @@ pub fn profiling_build_kat(
     else {
         return ("NOKAT".into(), log_rel);
     };
-    let entry = pqperf_build::read_build_json(run)
+    let entry = RunLayout::new(run)
+        .read_build()
         .ok()
         .and_then(|b| b.instances.get(&format!("{id}/{label}")).cloned());
     let extra = |k: &str| {
@@ -579,8 +565,8 @@ pub fn profiling_build_kat(
         api: i.api,
         nist: i.nist.clone(),
         kat: i.kat.clone(),
-        out_dir: run_abs.join("hashprof/kat").join(id).join(label),
-        out_rel: format!("hashprof/kat/{id}/{label}"),
+        out_dir: run_abs.join(&out_rel),
+        out_rel: out_rel.clone(),
         log: run_abs.join(&log_rel),
         hash_loop: false,
         hash_full: false,
@@ -589,8 +575,10 @@ pub fn profiling_build_kat(
             .and_then(pqperf_build::current::recorded_inputs)
             .map(str::to_string),
     };
-    let job_path = run_abs.join(format!("hashprof/kat/{id}/{label}.job.json"));
-    let _ = std::fs::create_dir_all(run_abs.join("hashprof/kat").join(id));
+    let job_path = run_abs.join(format!("{out_rel}.job.json"));
+    if let Some(dir) = job_path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
     let Ok(text) = serde_json::to_string(&job) else {
         return ("LOADFAIL".into(), log_rel);
     };
@@ -635,7 +623,7 @@ const HOST_KEYS: &[&str] = &[
 /// equal (a measured clock, not a setting).
 pub fn host_state_difference(run: &Path, cpu: usize, now: &Value) -> Option<String> {
     let mut files = Vec::new();
-    for c in std::fs::read_dir(run.join("records"))
+    for c in std::fs::read_dir(RunLayout::new(run).records_dir())
         .into_iter()
         .flatten()
         .flatten()
@@ -648,7 +636,7 @@ pub fn host_state_difference(run: &Path, cpu: usize, now: &Value) -> Option<Stri
         }
     }
     files.sort();
-    let old = files.iter().filter_map(|f| read_json(f)).find(|r| {
+    let old = files.iter().filter_map(|f| read_value(f)).find(|r| {
         r["status"] == "complete" && r["environment"]["cpu_number"].as_u64() == Some(cpu as u64)
     })?;
     let env = &old["environment"];
