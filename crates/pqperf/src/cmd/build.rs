@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use pqperf_campaign::{PhaseError, PhaseStatus};
+use pqperf_model::layout::RunLayout;
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
@@ -352,7 +353,7 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         opts.jobs,
         if opts.fallback { "on" } else { "off" }
     ));
-    let bj = opts.run_dir.join("build.json");
+    let bj = RunLayout::new(&opts.run_dir).build_json();
     if !bj.is_file() {
         return super::refuse(format!(
             "kat: {} does not exist: run `pqperf build --run-dir {}` first",

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use pqperf_campaign::PhaseStatus;
+use pqperf_model::layout::RunLayout;
 
 /// Arguments of `pqperf ct`.
 #[derive(clap::Args)]
@@ -78,14 +79,14 @@ pub fn check(opts: &pqperf_ct::CtOptions) -> anyhow::Result<pqperf_ct::CtSummary
         "ct: {} instance(s) in {:.1} s, {findings} finding group(s) not accepted; evidence in {}",
         s.evidence.len(),
         s.seconds,
-        opts.run_dir.join("ct").display()
+        RunLayout::new(&opts.run_dir).ct_dir().display()
     );
     Ok(s)
 }
 
 pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
     let o = options(args)?;
-    let bj = o.run_dir.join("build.json");
+    let bj = RunLayout::new(&o.run_dir).build_json();
     if !bj.is_file() {
         return super::refuse(format!(
             "ct: {} does not exist: run `pqperf build --run-dir {}` first",
@@ -131,10 +132,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                         && e.kat != "BUILDFAIL"
                 })
                 .filter(|(_, e)| {
-                    let p = run
-                        .join("ct")
-                        .join(&e.candidate)
-                        .join(format!("{}.json", e.label));
+                    let p = ctx.opts.layout().ct(&e.candidate, &e.label);
                     !p.exists()
                         || stale.redo_json(&p, &["library_sha256"], e.library_sha256.as_deref())
                 })

@@ -145,7 +145,7 @@ pub fn publish_survey(opts: &pqperf_campaign::CampaignOptions) -> anyhow::Result
     let dest = opts
         .publish_to
         .clone()
-        .unwrap_or_else(|| opts.run_dir.join("dataset"));
+        .unwrap_or_else(|| opts.layout().default_dataset());
     if !pqperf_profile::survey::read_run_surveys(&opts.run_dir).is_empty() {
         let n = pqperf_profile::survey::write_dataset_survey(&opts.run_dir, &dest)?;
         super::ui::note(format!(
