@@ -7,6 +7,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use pqperf_model::catalog::{ApiKind, Candidate, Instance, Kat, NistRng};
+use pqperf_model::layout::RunLayout;
 use sha2::{Digest, Sha256};
 
 use crate::flags::{FlagSet, log_command};
@@ -147,13 +148,13 @@ pub fn default_cc() -> String {
 
 /// The compiler a run was built with (`--cc`), remembered in `<run>/provider/cc`.
 pub fn remembered_cc(run_dir: &Path) -> Option<String> {
-    let t = std::fs::read_to_string(run_dir.join("provider").join("cc")).ok()?;
+    let t = std::fs::read_to_string(RunLayout::new(run_dir).remembered_cc()).ok()?;
     Some(t.trim().to_string()).filter(|s| !s.is_empty())
 }
 
 /// Remember `--cc` for the later builds of the run (KAT fallback, profiling relinks).
 pub fn remember_cc(run_dir: &Path, cc: &str) -> Result<(), BuildError> {
-    let p = run_dir.join("provider").join("cc");
+    let p = RunLayout::new(run_dir).remembered_cc();
     pqperf_model::fsutil::write_atomic(&p, format!("{cc}\n").as_bytes())
         .map_err(|e| BuildError::io(&p, e))
 }
@@ -351,7 +352,7 @@ fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
 /// The fresh copy of an instance's sources that its build works in:
 /// `<run>/build/src/<id>/<label>`.
 pub fn work_dir(run_dir: &Path, id: &str, label: &str) -> PathBuf {
-    run_dir.join("build").join("src").join(id).join(label)
+    RunLayout::new(run_dir).build_scratch(id, label)
 }
 
 /// Wall-time limit of one compiler command of the build stage.
@@ -473,7 +474,7 @@ pub fn build_instance(
 ) -> InstanceBuild {
     let t0 = Instant::now();
     let id = &cand.id;
-    let library_rel = format!("lib/{id}/lib{}.so", inst.label);
+    let library_rel = RunLayout::library_rel(id, &inst.label);
     let mut b = InstanceBuild {
         candidate: id.clone(),
         label: inst.label.clone(),
@@ -494,7 +495,7 @@ pub fn build_instance(
             inst.variant,
             set.name()
         ),
-        log_rel: format!("build/{id}.log"),
+        log_rel: RunLayout::build_log_rel(id),
         error: None,
         seconds: 0.0,
         header_instance: None,

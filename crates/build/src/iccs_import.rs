@@ -641,7 +641,7 @@ pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError
             .and_then(|e| e.to_str())
             .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
     {
-        let dest = opts.run_dir.join("sources").join(&opts.id);
+        let dest = pqperf_model::layout::RunLayout::new(&opts.run_dir).sources(&opts.id);
         extract_zip(sub, &dest)?;
         dest
     } else if sub.is_dir() {

@@ -27,6 +27,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use pqperf_model::catalog::{Catalog, CatalogError};
+use pqperf_model::layout::RunLayout;
 use pqperf_model::{BuildEntry, BuildJson};
 
 pub use compile::{InstanceBuild, build_instance, elf_load_bytes, sha256_file};
@@ -77,7 +78,7 @@ pub const DEFAULT_RUN_DIR: &str = "runs/default";
 pub fn catalog_path(run_dir: &Path, catalog: Option<&Path>) -> PathBuf {
     catalog
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| run_dir.join("catalog.toml"))
+        .unwrap_or_else(|| RunLayout::new(run_dir).catalog())
 }
 
 /// Load the catalog, or an empty one when the file does not exist.
@@ -241,19 +242,12 @@ pub struct BuildSummary {
 
 /// The run's build.json path.
 pub fn build_json_path(run_dir: &Path) -> PathBuf {
-    run_dir.join("build.json")
+    RunLayout::new(run_dir).build_json()
 }
 
-/// Read `<run>/build.json` (empty when absent).
+/// Read `<run>/build.json` (empty when absent), through [`RunLayout::read_build`].
 pub fn read_build_json(run_dir: &Path) -> Result<BuildJson, BuildError> {
-    let p = build_json_path(run_dir);
-    if !p.exists() {
-        return Ok(BuildJson::default());
-    }
-    Ok(pqperf_model::pyjson::read::<BuildJson>(
-        &p,
-        Path::new("build.json"),
-    )?)
+    Ok(RunLayout::new(run_dir).read_build()?)
 }
 
 /// Write `<run>/build.json` atomically in the reference serialisation.
@@ -342,7 +336,7 @@ impl BuildCtx {
     ) -> Result<BuildCtx, BuildError> {
         std::fs::create_dir_all(run_dir).map_err(|e| BuildError::io(run_dir, e))?;
         let run_abs = std::fs::canonicalize(run_dir).map_err(|e| BuildError::io(run_dir, e))?;
-        let pdir = run_abs.join("provider");
+        let pdir = RunLayout::new(&run_abs).provider_dir();
         let provider = pqperf_iccs_capi::write_provider(&pdir).map_err(|e| {
             BuildError::Tool(format!(
                 "writing the ICCS provider to {}: {e}",

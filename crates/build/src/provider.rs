@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use indexmap::IndexMap;
+use pqperf_model::layout::RunLayout;
 use serde::{Deserialize, Serialize};
 
 use crate::BuildError;
@@ -600,13 +601,13 @@ pub fn prepare_official(dir: &Path, out: &Path) -> Result<OfficialProvider, Buil
 
 /// The choice remembered for a run (`<run>/provider/choice`), if any.
 pub fn remembered_choice(run_dir: &Path) -> Option<ProviderChoice> {
-    let t = std::fs::read_to_string(run_dir.join("provider").join("choice")).ok()?;
+    let t = std::fs::read_to_string(RunLayout::new(run_dir).remembered_provider()).ok()?;
     ProviderChoice::parse(t.trim(), Path::new("/")).ok()
 }
 
 /// Remember the choice for later stages of the run (KAT fallback builds, ICCS baseline).
 pub fn remember_choice(run_dir: &Path, choice: &ProviderChoice) -> Result<(), BuildError> {
-    let p = run_dir.join("provider").join("choice");
+    let p = RunLayout::new(run_dir).remembered_provider();
     pqperf_model::fsutil::write_atomic(&p, format!("{choice}\n").as_bytes())
         .map_err(|e| BuildError::io(&p, e))
 }

@@ -9,9 +9,21 @@ pub enum CampaignError {
     /// An I/O error.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+    /// An evidence file that could not be read (the message names it).
+    #[error(transparent)]
+    Model(#[from] pqperf_model::ModelError),
     /// An error of the measure stage.
     #[error(transparent)]
     Measure(#[from] pqperf_measure::MeasureError),
+    /// A phase provided by another stage could not run to its end.
+    #[error(transparent)]
+    Phase(Box<crate::PhaseError>),
+}
+
+impl From<crate::PhaseError> for CampaignError {
+    fn from(e: crate::PhaseError) -> Self {
+        CampaignError::Phase(Box::new(e))
+    }
 }
 
 impl CampaignError {

@@ -4,7 +4,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`options`] | [`CampaignOptions`] as plain data, reference defaults |
-//! | [`phase`] | [`Phase`] names, [`PhaseCtx`], the [`Hooks`] registry stages plug phases into |
+//! | [`phase`] | [`Phase`] names, the phase contract ([`PhaseCtx`], [`PhaseStatus`], [`PhaseError`]), the [`Hooks`] registry stages plug phases into |
 //! | [`run`] | [`run_phase`]: CPU lease, host checks, system id, bookkeeping, dispatch |
 //! | [`lease`] | host-wide CPU leases (one `flock`ed file per CPU), `--cpu auto` |
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
@@ -37,7 +37,9 @@ pub mod systems;
 pub use error::CampaignError;
 pub use observe::{Logger, Observer};
 pub use options::{CampaignOptions, DEFAULT_DEFER, OptionsData, default_cpu};
-pub use phase::{Hook, Hooks, PagesRefresh, Phase, PhaseCtx, PublishCheck, PublishPages};
+pub use phase::{
+    Hook, Hooks, PagesRefresh, Phase, PhaseCtx, PhaseError, PhaseStatus, PublishCheck, PublishPages,
+};
 pub use pqperf_measure::record::utc_now;
 pub use publish::{publish, publish_with};
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use pqperf_model::fsutil::write_atomic;
+use pqperf_model::layout::RunLayout;
 use serde_json::{Map, Value, json};
 
 use crate::CampaignError;
@@ -47,7 +48,7 @@ pub struct MergeSummary {
 }
 
 fn read_campaign(run: &Path) -> Res<Map<String, Value>> {
-    let p = run.join("campaign.json");
+    let p = RunLayout::new(run).campaign_json();
     let text = std::fs::read_to_string(&p)
         .map_err(|e| CampaignError::msg(format!("{}: {e}", p.display())))?;
     match serde_json::from_str::<Value>(&text) {
@@ -97,7 +98,8 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
             "merge needs at least two shard run directories (--from DIR, repeated)",
         ));
     }
-    if out.join("records").exists() || out.join("campaign.json").exists() {
+    let out_layout = RunLayout::new(out);
+    if out_layout.records_dir().exists() || out_layout.campaign_json().exists() {
         return Err(CampaignError::msg(format!(
             "{}: already holds a campaign; merge writes a new run directory",
             out.display()
@@ -146,7 +148,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
             .ok_or_else(|| {
                 CampaignError::msg(format!(
                     "{}: campaign.json has no system_id",
-                    shards[i].join("campaign.json").display()
+                    RunLayout::new(&shards[i]).campaign_json().display()
                 ))
             })
     };
@@ -169,7 +171,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     let mut owner: BTreeMap<String, usize> = BTreeMap::new();
     let mut record_from: BTreeMap<PathBuf, usize> = BTreeMap::new();
     for (i, s) in shards.iter().enumerate() {
-        for f in walk_files(&s.join("records")) {
+        for f in walk_files(&RunLayout::new(s).records_dir()) {
             let rel = f.strip_prefix(s).unwrap_or(&f).to_path_buf();
             let name = rel.file_name().unwrap_or_default().to_string_lossy();
             if name.starts_with('.') || !name.ends_with(".json") {
@@ -222,17 +224,15 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
         write_atomic(&out.join(rel), &std::fs::read(src)?)?;
         files += 1;
     }
-    if shards[0].join("catalog.toml").is_file() {
-        write_atomic(
-            &out.join("catalog.toml"),
-            &std::fs::read(shards[0].join("catalog.toml"))?,
-        )?;
+    let first_catalog = RunLayout::new(&shards[0]).catalog();
+    if first_catalog.is_file() {
+        write_atomic(&out_layout.catalog(), &std::fs::read(first_catalog)?)?;
         files += 1;
     }
     // build.json: each entry from its owner, else from the first shard listing it.
     let mut builds: Vec<Map<String, Value>> = Vec::new();
     for s in shards {
-        let p = s.join("build.json");
+        let p = RunLayout::new(s).build_json();
         let v: Value = match std::fs::read_to_string(&p) {
             Ok(t) => serde_json::from_str(&t)
                 .map_err(|e| CampaignError::msg(format!("{}: {e}", p.display())))?,
@@ -264,19 +264,19 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     }
     let bj = json!({ "instances": instances });
     write_atomic(
-        &out.join("build.json"),
+        &out_layout.build_json(),
         pqperf_model::pyjson::value_to_string(&bj).as_bytes(),
     )?;
     files += 1;
     let camp = merge_campaigns(&camps, shards);
     write_atomic(
-        &out.join("campaign.json"),
+        &out_layout.campaign_json(),
         pqperf_model::pyjson::value_to_string(&Value::Object(camp)).as_bytes(),
     )?;
     files += 1;
     let mut log = String::new();
     for s in shards {
-        if let Ok(t) = std::fs::read_to_string(s.join("campaign.log")) {
+        if let Ok(t) = std::fs::read_to_string(RunLayout::new(s).campaign_log()) {
             log.push_str(&format!("# --- shard run {} ---\n", name_of(s)));
             log.push_str(&t);
         }
@@ -287,7 +287,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
         shards.len(),
         record_from.len()
     ));
-    write_atomic(&out.join("campaign.log"), log.as_bytes())?;
+    write_atomic(&out_layout.campaign_log(), log.as_bytes())?;
     Ok(MergeSummary {
         system,
         records: record_from.len(),

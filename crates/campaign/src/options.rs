@@ -129,6 +129,11 @@ impl CampaignOptions {
         }
     }
 
+    /// The layout of the run directory (`run_dir`).
+    pub fn layout(&self) -> pqperf_model::layout::RunLayout {
+        pqperf_model::layout::RunLayout::new(&self.run_dir)
+    }
+
     /// Folder of the profile and hash-cost lock files (`lock_dir`, else the run directory's
     /// parent).
     pub fn lock_dir(&self) -> PathBuf {

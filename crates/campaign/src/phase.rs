@@ -1,11 +1,13 @@
-//! Campaign phases: the [`Phase`] names, what a phase implementation sees ([`PhaseCtx`]) and
-//! the registry through which stages provide phases ([`Hooks`], wired by the CLI).
+//! Campaign phases: the [`Phase`] names, the contract of a phase another stage provides (what
+//! it sees, [`PhaseCtx`]; how it ends, [`PhaseStatus`] or a [`PhaseError`] that keeps its
+//! source) and the registry through which stages provide phases ([`Hooks`], wired by the CLI:
+//! the stages themselves do not know the orchestrator).
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::{CampaignOptions, Logger};
+use crate::{CampaignError, CampaignOptions, Logger};
 
 /// A campaign phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,22 +90,85 @@ impl Phase {
     }
 }
 
-/// What a hook sees.
+/// What a hook sees: the options of the invocation, the campaign log and the environment
+/// snapshot of the phase; nothing else of the orchestrator.
 pub struct PhaseCtx<'a> {
-    /// The options of this invocation.
+    /// The options of this invocation (`cpu` is the leased CPU).
     pub opts: &'a CampaignOptions,
     /// The campaign log.
     pub log: &'a Logger,
-    /// Host problems found at the start of the phase.
-    pub host_problems: &'a [String],
-    /// System id, when known.
-    pub system_id: Option<&'a str>,
     /// The environment snapshot of this phase (§3.2).
     pub environment: &'a Value,
 }
 
-/// A phase implemented by another stage. Returns the phase's exit status (0 = fine).
-pub type Hook = Box<dyn Fn(&PhaseCtx) -> Result<i32, String> + Send + Sync>;
+/// How a phase provided by a stage ended when it ran to its end. [`PhaseStatus::exit_code`]
+/// is the one mapping of a phase's end to the command's exit status; a [`PhaseError`] stops
+/// the campaign and the command exits 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseStatus {
+    /// The phase did what was asked (exit 0).
+    Done,
+    /// The phase ran and something in it failed, recorded in its evidence and log (exit 1).
+    Failed,
+    /// The phase refused to run, and said why in the log (exit 2); nothing was written.
+    Refused,
+}
+
+impl PhaseStatus {
+    /// The exit status of a phase that ended so (0 done, 1 failed, 2 refused).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            PhaseStatus::Done => 0,
+            PhaseStatus::Failed => 1,
+            PhaseStatus::Refused => 2,
+        }
+    }
+}
+
+/// Why a phase provided by a stage could not run to its end; the source is kept.
+#[derive(Debug, thiserror::Error)]
+pub enum PhaseError {
+    /// An input of the phase is missing (the message says which and what to run first).
+    #[error("{0}")]
+    MissingInput(String),
+    /// The campaign's run-directory I/O, selection or stale-evidence bookkeeping failed.
+    #[error(transparent)]
+    Campaign(#[from] CampaignError),
+    /// A lock file of the phase could not be taken.
+    #[error("{name} lock: {source}")]
+    Lock {
+        /// Which lock (`profile`, `hashcost`).
+        name: &'static str,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The stage's own error.
+    #[error("{stage}: {source}")]
+    Stage {
+        /// The stage (`build`, `kat`, `profile`, …).
+        stage: &'static str,
+        /// Its error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl PhaseError {
+    /// The error `source` of stage `stage`.
+    pub fn stage(
+        stage: &'static str,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        PhaseError::Stage {
+            stage,
+            source: source.into(),
+        }
+    }
+}
+
+/// A phase implemented by another stage.
+pub type Hook = Box<dyn Fn(&PhaseCtx) -> Result<PhaseStatus, PhaseError> + Send + Sync>;
 
 /// The phases other stages provide, keyed by phase name (filled by the CLI: build and KAT
 /// from `pqperf-build`/`pqperf-kat`, baseline/profile/hashcost from `pqperf-profile`, ct from

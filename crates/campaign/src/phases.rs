@@ -81,7 +81,7 @@ pub(crate) fn phase_measure(
     counter_info: &Value,
 ) -> Res<(i32, MeasureTotals)> {
     let unit = opts.unit();
-    remove_stale_temps(&opts.run_dir.join("records"));
+    remove_stale_temps(&opts.layout().records_dir());
     let planned = plan_all(&opts.unit(), insts);
     let mut check = EvidenceCheck::new(opts, log, opts.redo);
     let todo: Vec<&PlannedOp> = planned

@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use pqperf_model::fsutil::{
     exchange, io_err, staging_dir, swap_dir, sync_tree, write_atomic, write_staged,
 };
+use pqperf_model::pyjson::read_value;
 use pqperf_model::sidecsv::write_csv;
 
-use crate::rundir::{load_build, load_catalog, read_json, walk_files};
+use crate::rundir::{load_build, load_catalog, walk_files};
 use crate::{CampaignError, CampaignOptions, PublishCheck, PublishPages, systems};
 
 type Res<T> = Result<T, CampaignError>;
@@ -37,7 +38,8 @@ pub fn publish_with(
     pages: Option<&PublishPages>,
 ) -> Res<i32> {
     let run = &opts.run_dir;
-    let camp = read_json(&run.join("campaign.json"));
+    let layout = opts.layout();
+    let camp = read_value(&layout.campaign_json());
     let Some(id) = camp
         .as_ref()
         .and_then(|c| c["system_id"].as_str())
@@ -49,9 +51,9 @@ pub fn publish_with(
     let dest_root = opts
         .publish_to
         .clone()
-        .unwrap_or_else(|| run.join("dataset"));
+        .unwrap_or_else(|| layout.default_dataset());
     let dest = dest_root.join("performance/data").join(&id);
-    let mut files: Vec<PathBuf> = vec![run.join("campaign.json"), run.join("build.json")];
+    let mut files: Vec<PathBuf> = vec![layout.campaign_json(), layout.build_json()];
     let excluded = |p: &Path| -> bool {
         let Some(re) = &opts.defer else { return false };
         let cand = p
@@ -71,8 +73,8 @@ pub fn publish_with(
         f.symlink_metadata()
             .is_ok_and(|m| m.file_type().is_symlink())
     };
-    for sub in ["records", "profile"] {
-        for f in walk_files(&run.join(sub)) {
+    for (dir, profiles) in [(layout.records_dir(), false), (layout.profile_dir(), true)] {
+        for f in walk_files(&dir) {
             if is_link(&f) {
                 files.push(f);
                 continue;
@@ -81,21 +83,20 @@ pub fn publish_with(
             if name.starts_with('.') || !name.ends_with(".json") || excluded(&f) {
                 continue;
             }
-            if sub == "profile" && (name.contains("RELINK") || !name.contains("__")) {
+            if profiles && (name.contains("RELINK") || !name.contains("__")) {
                 continue;
             }
             files.push(f);
         }
     }
     // Constant-time evidence (`ct/<id>/<label>.json`, pqperf-ct).
-    files.extend(walk_files(&run.join("ct")).into_iter().filter(|f| {
+    files.extend(walk_files(&layout.ct_dir()).into_iter().filter(|f| {
         let name = f.file_name().unwrap().to_string_lossy();
         is_link(f) || (name.ends_with(".json") && !name.starts_with('.'))
     }));
     // KAT logs are `kat/<id>/<label>.log` and `katcheck/<name>.log`: nothing deeper (the KAT
     // child's output folder `kat/<id>/<label>/` is the candidate's to write).
-    for (sub, depth) in [("kat", 2), ("katcheck", 1)] {
-        let root = run.join(sub);
+    for (root, depth) in [(layout.kat_dir(), 2), (layout.katcheck_dir(), 1)] {
         files.extend(walk_files(&root).into_iter().filter(|f| {
             is_link(f)
                 || (f.extension().is_some_and(|e| e == "log")

@@ -11,12 +11,14 @@ use pqperf_build::flags;
 use pqperf_measure::host::{self, CheckOptions};
 use pqperf_measure::plan;
 use pqperf_measure::record::{MeasureTotals, utc_now};
+use pqperf_model::layout::RunLayout;
+use pqperf_model::pyjson::read_value;
 use serde_json::{Map, Value, json};
 
 use crate::lease::{self, CpuLease, CpuRequest};
 use crate::phases::{phase_calibrate, phase_measure, phase_plan};
 use crate::publish::publish_with;
-use crate::rundir::{has_records, read_json, update_campaign};
+use crate::rundir::{has_records, update_campaign};
 use crate::select::{measurable, selected};
 use crate::{CampaignError, CampaignOptions, Hooks, Logger, Phase, PhaseCtx, systems};
 
@@ -46,7 +48,8 @@ pub fn harness_additions() -> String {
 /// (`profile/iccs-provider-bench.json`), when present.
 fn iccs_provider_evidence(run: &Path, pq: &mut Map<String, Value>) {
     let mut seen: Vec<Value> = Vec::new();
-    if let Some(bj) = read_json(&run.join("build.json")) {
+    let layout = RunLayout::new(run);
+    if let Some(bj) = read_value(&layout.build_json()) {
         for e in bj["instances"]
             .as_object()
             .into_iter()
@@ -68,7 +71,7 @@ fn iccs_provider_evidence(run: &Path, pq: &mut Map<String, Value>) {
             pq.insert("iccs_provider".into(), Value::Array(seen));
         }
     }
-    if let Some(b) = read_json(&run.join("profile").join("iccs-provider-bench.json")) {
+    if let Some(b) = read_value(&layout.iccs_provider_bench()) {
         pq.insert("iccs_provider_cost".into(), b);
     }
 }
@@ -153,7 +156,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         out.code = 2;
         return Ok(out);
     }
-    let camp = read_json(&opts.run_dir.join("campaign.json"));
+    let camp = read_value(&opts.layout().campaign_json());
     if phase != Phase::Build
         && let Some(old) = camp.as_ref().and_then(|c| c.get("planning"))
         && *old != plan::planning_json(&opts.planning)
@@ -218,7 +221,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         return Ok(out);
     }
     out.system_id = system_id.clone();
-    let log = Logger::open(&opts.run_dir.join("campaign.log"), opts.echo)?;
+    let log = Logger::open(&opts.layout().campaign_log(), opts.echo)?;
     let probe = host::clock_probe(opts.cpu, 21, 50);
     let env = host::environment(opts.cpu, probe.as_ref());
     let kind = host::counter_kind();
@@ -358,8 +361,6 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     let ctx = PhaseCtx {
         opts,
         log: &log,
-        host_problems: &problems,
-        system_id: system_id.as_deref(),
         environment: &env,
     };
     let sequence: Vec<Phase> = match phase {
@@ -425,7 +426,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
                 }
             }
             _ => match hooks.get(ph) {
-                Some(h) => h(&ctx).map_err(CampaignError::msg)?,
+                Some(h) => h(&ctx).map_err(CampaignError::from)?.exit_code(),
                 None => {
                     let msg = format!(
                         "phase {}: this program does not provide it; run `pqperf {}` for {} first (stopping)",
@@ -477,10 +478,11 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
         ));
     }
     let needs_build = !matches!(phase, Phase::Build | Phase::All | Phase::Baseline);
-    if needs_build && !run.join("build.json").is_file() {
+    let build_json = opts.layout().build_json();
+    if needs_build && !build_json.is_file() {
         return Some(format!(
             "{} does not exist: run `pqperf build --run-dir {}` (or `campaign build`) first",
-            run.join("build.json").display(),
+            build_json.display(),
             run.display()
         ));
     }
@@ -548,7 +550,7 @@ fn empty_selection(
         None => format!(
             "phase {}: nothing to do: {} lists no measurable instance (KAT PASS); run the kat phase first",
             ph.name(),
-            opts.run_dir.join("build.json").display()
+            opts.layout().build_json().display()
         ),
     })
 }

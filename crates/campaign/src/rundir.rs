@@ -6,36 +6,28 @@ use std::path::{Path, PathBuf};
 use pqperf_model::buildjson::BuildJson;
 use pqperf_model::catalog::Catalog;
 use pqperf_model::fsutil::write_atomic;
-use pqperf_model::pyjson;
+use pqperf_model::layout::RunLayout;
+use pqperf_model::pyjson::{self, read_value};
 use serde_json::{Map, Value, json};
 
 use crate::CampaignError;
 
 type Res<T> = Result<T, CampaignError>;
 
-pub(crate) fn read_json(path: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(path).ok()?;
-    pyjson::parse(path, &text).ok()
-}
-
 pub(crate) fn write_json(path: &Path, v: &Value) -> Res<()> {
     write_atomic(path, pyjson::value_to_string(v).as_bytes())?;
     Ok(())
 }
 
-/// The run's build.json (empty if missing).
+/// The run's build.json (empty if missing), read by [`RunLayout::read_build`].
 pub fn load_build(run: &Path) -> Res<BuildJson> {
-    let p = run.join("build.json");
-    if !p.is_file() {
-        return Ok(BuildJson::default());
-    }
-    pyjson::read(&p, Path::new("build.json")).map_err(|e| CampaignError::msg(e.to_string()))
+    Ok(RunLayout::new(run).read_build()?)
 }
 
 /// The run's catalog (`catalog.toml`): `None` when there is none, an error naming the file
 /// and line when it is malformed.
 pub fn load_catalog(run: &Path) -> Res<Option<Catalog>> {
-    let p = run.join("catalog.toml");
+    let p = RunLayout::new(run).catalog();
     if !p.exists() {
         return Ok(None);
     }
@@ -62,7 +54,7 @@ pub(crate) fn remove_stale_temps(dir: &Path) {
 }
 
 /// The lock file of a run directory (see [`lock_run_dir`]).
-pub const RUN_LOCK: &str = ".pqperf-run.lock";
+pub use pqperf_model::layout::RUN_LOCK;
 
 /// The lock a command holds on the run directory it writes, for as long as it runs
 /// (released when dropped).
@@ -77,7 +69,7 @@ pub struct RunLock {
 /// another pqperf holds it, says so on stderr and waits, as cargo does.
 pub fn lock_run_dir(run: &Path, shared: bool) -> Res<RunLock> {
     use nix::fcntl::{Flock, FlockArg};
-    let path = run.join(RUN_LOCK);
+    let path = RunLayout::new(run).run_lock();
     let open = || {
         std::fs::OpenOptions::new()
             .create(true)
@@ -116,9 +108,10 @@ pub fn lock_run_dir(run: &Path, shared: bool) -> Res<RunLock> {
 
 /// Read-modify-write of campaign.json under `.campaign.lock`.
 pub fn update_campaign(run: &Path, f: impl FnOnce(&mut Map<String, Value>)) -> Res<()> {
-    let _lock = pqperf_ffi::procinfo::lock_exclusive(&run.join(".campaign.lock"))?;
-    let p = run.join("campaign.json");
-    let mut m = read_json(&p)
+    let layout = RunLayout::new(run);
+    let _lock = pqperf_ffi::procinfo::lock_exclusive(&layout.campaign_lock())?;
+    let p = layout.campaign_json();
+    let mut m = read_value(&p)
         .and_then(|v| v.as_object().cloned())
         .unwrap_or_default();
     f(&mut m);
@@ -148,7 +141,7 @@ pub fn note_command(run: &Path, command: &str) -> Res<()> {
 }
 
 pub(crate) fn has_records(run: &Path) -> bool {
-    walk_files(&run.join("records"))
+    walk_files(&RunLayout::new(run).records_dir())
         .iter()
         .any(|p| p.extension().is_some_and(|e| e == "json"))
 }

@@ -118,7 +118,9 @@ pub fn prior_costs(data: &Path) -> BTreeMap<String, f64> {
     };
     let mut files = Vec::new();
     for s in systems.flatten() {
-        let Ok(cands) = std::fs::read_dir(s.path().join("records")) else {
+        // A published system folder keeps the run's evidence paths.
+        let records = pqperf_model::layout::RunLayout::new(s.path()).records_dir();
+        let Ok(cands) = std::fs::read_dir(records) else {
             continue;
         };
         for c in cands.flatten() {

@@ -24,7 +24,8 @@ pub fn launch(
     bench.extend(deferred_cpu);
     crate::keep_off_cpus(&bench);
     std::fs::create_dir_all(run)?;
-    let log = Logger::open(&run.join("campaign.log"), false)?;
+    let layout = pqperf_model::layout::RunLayout::new(run);
+    let log = Logger::open(&layout.campaign_log(), false)?;
     let n = cpus.len();
     let chain = |who: String, args_for: Vec<Vec<String>>, out: std::path::PathBuf| {
         let exe = exe.to_path_buf();
@@ -90,7 +91,7 @@ pub fn launch(
         handles.push(chain(
             format!("shard {}/{n} on CPU {cpu}", k + 1),
             args,
-            run.join(format!("shard-{}.out", k + 1)),
+            layout.shard_output(k + 1),
         ));
     }
     let deferred = deferred_cpu.map(|d| {
@@ -115,7 +116,7 @@ pub fn launch(
             chain(
                 format!("deferred chain on CPU {d}"),
                 args,
-                run.join("deferred.out"),
+                layout.deferred_output(),
             ),
         )
     });

@@ -7,9 +7,10 @@
 
 use std::path::Path;
 
+use pqperf_model::pyjson::read_value;
 use serde_json::Value;
 
-use crate::rundir::{read_json, update_campaign};
+use crate::rundir::update_campaign;
 use crate::{CampaignError, CampaignOptions, Logger};
 
 /// The stale-or-current decision of one phase over the evidence it finds, collecting what
@@ -78,7 +79,7 @@ impl<'a> EvidenceCheck<'a> {
     /// [`Self::redo`] for a JSON evidence file naming its library at `key` (a path of
     /// object keys, e.g. `["pqperf", "library_sha256"]`).
     pub fn redo_json(&mut self, path: &Path, key: &[&str], built: Option<&str>) -> bool {
-        let v = read_json(path);
+        let v = read_value(path);
         let mut named = v.as_ref();
         for k in key {
             named = named.and_then(|x| x.get(*k));

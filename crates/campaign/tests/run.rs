@@ -144,3 +144,35 @@ fn a_phase_this_program_does_not_provide_stops_with_2() {
     assert_eq!(out.code, 2);
     assert!(records(&run).is_empty());
 }
+
+#[test]
+fn a_hook_ends_with_its_status_mapped_to_the_exit_code_or_an_error_that_keeps_its_source() {
+    use pqperf_campaign::{PhaseError, PhaseStatus};
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let mut o = options(d.path(), &run);
+    o.register = None;
+    let mut hooks = Hooks::default();
+    hooks.provide(Phase::Build, Box::new(|_| Ok(PhaseStatus::Refused)));
+    hooks.provide(Phase::Kat, Box::new(|_| Ok(PhaseStatus::Failed)));
+    hooks.provide(
+        Phase::Ct,
+        Box::new(|ctx| {
+            Err(PhaseError::Lock {
+                name: "ct",
+                source: std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    format!("{}: denied", ctx.opts.run_dir.display()),
+                ),
+            })
+        }),
+    );
+    assert_eq!(run_phase(Phase::Build, &o, &hooks).unwrap().code, 2);
+    assert_eq!(run_phase(Phase::Kat, &o, &hooks).unwrap().code, 1);
+    let e = run_phase(Phase::Ct, &o, &hooks).unwrap_err();
+    assert!(e.to_string().starts_with("ct lock: "), "{e}");
+    let io = std::error::Error::source(&e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .expect("the lock's io::Error is the source");
+    assert_eq!(io.kind(), std::io::ErrorKind::PermissionDenied);
+}

@@ -101,10 +101,11 @@ fn instances(run: &Path) -> Result<Vec<Instance>, CompareError> {
             run.display()
         )));
     }
-    if !run.join("build.json").is_file() {
+    let build_json = pqperf_model::layout::RunLayout::new(run).build_json();
+    if !build_json.is_file() {
         return Err(refused(format!(
             "{} does not exist: build and KAT-check the libraries first (`pqperf build`, `pqperf kat`)",
-            run.join("build.json").display()
+            build_json.display()
         )));
     }
     let opts = CampaignOptions::new(run).map_err(|e| CompareError::Load(e.to_string()))?;
@@ -531,8 +532,8 @@ pub fn default_evidence_path(b_run: &Path, ev: &AbEvidence) -> PathBuf {
         .take(19)
         .filter(|c| c.is_ascii_digit() || *c == 'T')
         .collect();
-    b_run
-        .join("ab")
+    pqperf_model::layout::RunLayout::new(b_run)
+        .ab_dir()
         .join(format!("ab-{stamp}-{:016x}.json", ev.seed))
 }
 

@@ -82,7 +82,7 @@ pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
 /// Writes `floor` as `pqperf.noise_floor` into the campaign.json next to the side's
 /// `records/` (a run directory's or a dataset system's), atomically, keeping every other key.
 pub fn record_noise_floor(side: &Side, floor: serde_json::Value) -> Result<PathBuf, CompareError> {
-    let path = side.system_dir.join("campaign.json");
+    let path = pqperf_model::layout::RunLayout::new(&side.system_dir).campaign_json();
     let text = pqperf_model::error::read_text(&path, &path)
         .map_err(|e| CompareError::Load(e.to_string()))?;
     let mut v: serde_json::Value =

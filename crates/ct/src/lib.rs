@@ -31,6 +31,7 @@ use pqperf_build::compile::run_logged;
 use pqperf_build::{BuildCtx, FlagSet};
 use pqperf_model::catalog::{Candidate, Catalog, Instance};
 use pqperf_model::ct::{CT_SCHEMA, CtEvidence, CtOperation};
+use pqperf_model::layout::RunLayout;
 
 pub use accepted::AcceptedTable;
 
@@ -254,7 +255,7 @@ fn run_ops(
 }
 
 fn write_evidence(run_dir: &Path, ev: &CtEvidence) -> Result<String, CtError> {
-    let rel = format!("ct/{}/{}.json", ev.candidate, ev.label);
+    let rel = RunLayout::ct_rel(&ev.candidate, &ev.label);
     let path = run_dir.join(&rel);
     let text =
         pqperf_model::pyjson::to_string(ev).map_err(|e| CtError::Input(format!("{rel}: {e}")))?;
@@ -387,7 +388,7 @@ pub fn check_helpers(
     table: &AcceptedTable,
     tool: &str,
 ) -> CtEvidence {
-    let work = ctx.run_dir.join("build").join("ct-helpers");
+    let work = RunLayout::new(&ctx.run_dir).ct_helpers_build_dir();
     let flags = "-g -O1 -std=gnu11";
     let mut ev = CtEvidence {
         schema: CT_SCHEMA,
@@ -460,7 +461,7 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
     let only = pqperf_build::only_regex(opts.only.as_deref())?;
     let bj = pqperf_build::read_build_json(&opts.run_dir)?;
     std::fs::create_dir_all(&opts.run_dir).map_err(io(&opts.run_dir))?;
-    let scratch = opts.run_dir.join("build").join("ct");
+    let scratch = RunLayout::new(&opts.run_dir).ct_build_dir();
     let ctx = BuildCtx::new(&scratch, &cat_path)?;
     let tool = valgrind::version(&opts.valgrind);
     let mut todo: Vec<(
@@ -559,7 +560,7 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
     for (_, ev) in res {
         summary
             .written
-            .push(format!("ct/{}/{}.json", ev.candidate, ev.label));
+            .push(RunLayout::ct_rel(&ev.candidate, &ev.label));
         summary.evidence.push(ev);
     }
     summary.seconds = t0.elapsed().as_secs_f64();

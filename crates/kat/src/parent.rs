@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use pqperf_build::{BuildCtx, FlagSet, build_instance, entry_for};
 use pqperf_model::catalog::{Candidate, Catalog, Instance};
 use pqperf_model::katlog::sha256_hex;
+use pqperf_model::layout::RunLayout;
 
 use crate::{KatError, KatJob, fallback_helps, io_err, kv};
 
@@ -486,7 +487,7 @@ fn kat_one(
     log_lock: &Mutex<()>,
 ) -> Result<InstanceKat, KatError> {
     let run_dir = &ctx.run_dir;
-    let log_rel = format!("kat/{}/{}.log", cand.id, inst.label);
+    let log_rel = RunLayout::kat_log_rel(&cand.id, &inst.label);
     let log_path = run_dir.join(&log_rel);
     let dir = log_path.parent().unwrap();
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
@@ -556,8 +557,8 @@ fn kat_one(
         api: inst.api,
         nist: inst.nist.clone(),
         kat: inst.kat.clone(),
-        out_dir: run_dir.join("kat").join(&cand.id).join(&inst.label),
-        out_rel: format!("kat/{}/{}", cand.id, inst.label),
+        out_dir: run_dir.join(RunLayout::kat_out_rel(&cand.id, &inst.label)),
+        out_rel: RunLayout::kat_out_rel(&cand.id, &inst.label),
         log: log_path.clone(),
         hash_loop: opts.hash_loop,
         hash_full: opts.hash_full,
@@ -575,7 +576,7 @@ fn kat_one(
         g.instances.insert(key.to_string(), pending);
         pqperf_build::write_build_json(run_dir, &g)?;
     }
-    let job_path = run_dir.join(format!("kat/{}/{}.job.json", cand.id, inst.label));
+    let job_path = RunLayout::new(run_dir).kat_job(&cand.id, &inst.label);
     let first = run_child(exe, &job_for(&entry), &job_path, opts.timeout)?;
     let already_default = entry.flags == FlagSet::HarnessDefault.name();
     if !fallback_helps(&first.status) || !opts.fallback || already_default {

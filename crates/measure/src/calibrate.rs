@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use pqperf_model::fsutil::write_atomic;
-use pqperf_model::pyjson;
-use pqperf_model::record::{self, Process};
+use pqperf_model::layout::RunLayout;
+use pqperf_model::pyjson::{self, read_value};
+use pqperf_model::record::Process;
 use serde_json::{Value, json};
 
 use crate::MeasureError;
@@ -17,21 +18,13 @@ use pqperf_model::vocab::{Category, Operation};
 
 type Res<T> = Result<T, MeasureError>;
 
-/// The JSON file at `path`, if it exists and parses.
-pub fn read_json(path: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(path).ok()?;
-    pyjson::parse(path, &text).ok()
-}
-
 fn process_json(p: &Process) -> Value {
     serde_json::to_value(p).unwrap_or(Value::Null)
 }
 
 /// The calibration file of `inst`'s operation `opkey`: `calibrate/<id>/<label>__<opkey>.json`.
 pub fn cal_path(run: &Path, inst: &Instance, opkey: &str) -> PathBuf {
-    run.join("calibrate")
-        .join(&inst.entry.candidate)
-        .join(record::Record::file_name(&inst.entry.label, opkey))
+    RunLayout::new(run).calibration(&inst.entry.candidate, &inst.entry.label, opkey)
 }
 
 /// Calibration stored in `calibrate/`: the driver result plus `t1_s`, `setup_s`.
@@ -44,7 +37,7 @@ pub fn calibrate_one(
     bytes: u64,
 ) -> Res<Value> {
     let path = cal_path(&opts.run_dir, inst, opkey);
-    if let Some(v) = read_json(&path) {
+    if let Some(v) = read_value(&path) {
         return Ok(v);
     }
     // One timed call, no sampled trial (it would double the call and count as setup time).
@@ -110,7 +103,7 @@ pub fn calibrate_one(
 pub fn ops_of(run: &Path, inst: &Instance) -> Vec<(String, String, u64)> {
     let mut ops = base_ops(inst.category);
     if inst.category == Some(Category::Kex) {
-        let cal = read_json(&cal_path(run, inst, "exchange"));
+        let cal = read_value(&cal_path(run, inst, "exchange"));
         if let Some(c) = cal
             && c["t1_s"].is_number()
         {

@@ -1,11 +1,12 @@
 //! Calibration-based planning (method §6): the constants, the plan of one operation, and the
 //! plans of every calibrated operation of a set of instances.
 
-use crate::calibrate::{cal_path, ops_of, read_json};
+use crate::calibrate::{cal_path, ops_of};
 use crate::instance::Instance;
 use crate::settings::UnitSettings;
 use pqperf_model::vocab::Category;
 
+use pqperf_model::pyjson::read_value;
 use serde_json::Value;
 
 pub use pqperf_model::{Plan, Planning};
@@ -247,9 +248,9 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
     let mut out = Vec::new();
     for inst in insts {
         let exch_t1 =
-            read_json(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c["t1_s"].as_f64());
+            read_value(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c["t1_s"].as_f64());
         for (opkey, op, bytes) in ops_of(&opts.run_dir, inst) {
-            let Some(cal) = read_json(&cal_path(&opts.run_dir, inst, &opkey)) else {
+            let Some(cal) = read_value(&cal_path(&opts.run_dir, inst, &opkey)) else {
                 continue;
             };
             let mut confident = None;

@@ -59,9 +59,11 @@ pub fn utc_now() -> String {
 
 /// The record file of `inst`'s operation `opkey`: `records/<id>/<label>__<opkey>.json`.
 pub fn rec_path(run: &Path, inst: &Instance, opkey: &str) -> PathBuf {
-    run.join("records")
-        .join(&inst.entry.candidate)
-        .join(record::Record::file_name(&inst.entry.label, opkey))
+    pqperf_model::layout::RunLayout::new(run).record(
+        &inst.entry.candidate,
+        &inst.entry.label,
+        opkey,
+    )
 }
 
 /// Largest share of a trial's wall time spent waiting on the run queue before the trial

@@ -8,7 +8,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`pyjson`] | Python-compatible JSON: `json.dumps(indent=1)+"\n"` writer ([`pyjson::to_string`]), float repr ([`pyjson::py_float_repr`]), parsing with `path:line:col` errors ([`pyjson::from_str`], [`pyjson::read`]) |
+//! | [`pyjson`] | Python-compatible JSON: `json.dumps(indent=1)+"\n"` writer ([`pyjson::to_string`]), float repr ([`pyjson::py_float_repr`]), parsing with `path:line:col` errors ([`pyjson::from_str`], [`pyjson::read`]), a file as a value if it parses ([`pyjson::read_value`]) |
 //! | [`record`] | timing [`Record`] (schema 2) with [`Plan`], [`Process`], [`Trial`], pqperf additions under `pqperf` ([`record::PqperfRecordExt`]) |
 //! | [`paths`] | [`paths::find_machine_path`]: absolute machine paths evidence must not carry; [`paths::redact_machine_paths`] for captured output on publish |
 //! | [`profile`] | hash/DRNG [`Profile`] with share recomputation |
@@ -34,6 +34,7 @@
 //! | [`captured`] | captured candidate output stored capped, with control characters escaped ([`captured::escape_captured`]) |
 //! | [`ab`] | comparison [`ab::Verdict`]s and the evidence of an interleaved A/B measurement (`pqperf ab`: [`ab::AbEvidence`]) |
 //! | [`envevidence`] | environment evidence of driver processes (canary, steal, run-queue share, load: [`envevidence::ProcessEnv`]) and its per-record summary |
+//! | [`layout`] | the run directory's tree, one accessor per file or folder ([`layout::RunLayout`]), and its one build.json reader |
 //! | [`provenance`] | what an ICCS import did (`<run>/imports/<id>.json`: command, submission digest, folder/instance/manifest identity), tree digests, catalog edits |
 //!
 //! # Round-trip guarantee
@@ -67,6 +68,7 @@ pub mod fsutil;
 pub mod golden;
 pub mod iccsprovider;
 pub mod katlog;
+pub mod layout;
 pub mod limits;
 mod locate;
 pub mod md;

@@ -48,7 +48,7 @@ pub struct ImportedInstance {
 impl ImportRecord {
     /// `<run>/imports/<id>.json`.
     pub fn path(run_dir: &Path, id: &str) -> std::path::PathBuf {
-        run_dir.join("imports").join(format!("{id}.json"))
+        crate::layout::RunLayout::new(run_dir).import_record(id)
     }
 
     /// Read the record of `id` (None when absent or unreadable: an older run).

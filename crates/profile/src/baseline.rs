@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use pqperf_ffi::dl::{HashApi, Library};
 use pqperf_iccs_capi::{HashInstance, Helper};
 use pqperf_model::fsutil::write_atomic;
+use pqperf_model::layout::RunLayout;
 use sha2::Digest as _;
 
 use crate::ProfileError;
@@ -50,7 +51,7 @@ pub fn selftest(lib_path: &Path, lib_shown: &str, inst: &HashInstance) -> (Strin
 pub fn instances_for_run(run: &Path) -> Vec<HashInstance> {
     let mut v = pqperf_iccs_capi::hash_instances();
     let mut widths: BTreeSet<u32> = BTreeSet::new();
-    if let Ok(rd) = std::fs::read_dir(run.join("records")) {
+    if let Ok(rd) = std::fs::read_dir(RunLayout::new(run).records_dir()) {
         for c in rd.flatten() {
             if !c.file_name().to_string_lossy().starts_with("hash-") {
                 continue;
@@ -70,7 +71,7 @@ pub fn instances_for_run(run: &Path) -> Vec<HashInstance> {
     }
     // Built hash candidates (a fresh `campaign all` has no hash records yet): the digest
     // width from the library's harness metadata.
-    if let Ok(bj) = pqperf_build::read_build_json(run) {
+    if let Ok(bj) = RunLayout::new(run).read_build() {
         for e in bj.instances.values() {
             if !e.candidate.starts_with("hash-") {
                 continue;
@@ -135,8 +136,10 @@ pub struct BaselineSummary {
 /// Build and self-test the baseline instances into the run's build.json.
 pub fn build_baseline(run: &Path, log: &dyn Fn(String)) -> Result<BaselineSummary, ProfileError> {
     let insts = instances_for_run(run);
-    let mut bj =
-        pqperf_build::read_build_json(run).map_err(|e| ProfileError::Other(e.to_string()))?;
+    let layout = RunLayout::new(run);
+    let mut bj = layout
+        .read_build()
+        .map_err(|e| ProfileError::Other(e.to_string()))?;
     let mut sum = BaselineSummary::default();
     if insts
         .iter()
@@ -145,7 +148,7 @@ pub fn build_baseline(run: &Path, log: &dyn Fn(String)) -> Result<BaselineSummar
         sum.skipped = true;
         return Ok(sum);
     }
-    let base = run.join("iccs-baseline");
+    let base = layout.iccs_baseline_dir();
     let src = base.join("src");
     std::fs::create_dir_all(&src).map_err(|e| ProfileError::io(&src, e))?;
     for (name, text) in pqperf_iccs_capi::INCLUDE_FILES {
@@ -154,7 +157,7 @@ pub fn build_baseline(run: &Path, log: &dyn Fn(String)) -> Result<BaselineSummar
             std::fs::write(&p, text).map_err(|e| ProfileError::io(&p, e))?;
         }
     }
-    let cat = base.join("catalog.toml");
+    let cat = layout.iccs_baseline_catalog();
     write_atomic(&cat, catalog_toml(&insts).as_bytes()).map_err(|e| ProfileError::io(&cat, e))?;
     let mut bo = pqperf_build::BuildOptions::new(run);
     bo.catalog = Some(cat);
@@ -165,7 +168,9 @@ pub fn build_baseline(run: &Path, log: &dyn Fn(String)) -> Result<BaselineSummar
         .iter()
         .map(|k| k.trim_start_matches("iccs/").to_string())
         .collect();
-    bj = pqperf_build::read_build_json(run).map_err(|e| ProfileError::Other(e.to_string()))?;
+    bj = layout
+        .read_build()
+        .map_err(|e| ProfileError::Other(e.to_string()))?;
     for inst in &insts {
         let key = format!("iccs/{}", inst.label);
         let Some(e) = bj.instances.get_mut(&key) else {
@@ -180,7 +185,7 @@ pub fn build_baseline(run: &Path, log: &dyn Fn(String)) -> Result<BaselineSummar
             continue;
         };
         let (text, status) = selftest(&run.join(&lib_rel), &lib_rel, inst);
-        let log_rel = format!("kat/iccs/{}.log", inst.label);
+        let log_rel = RunLayout::kat_log_rel("iccs", &inst.label);
         let p = run.join(&log_rel);
         write_atomic(&p, text.as_bytes()).map_err(|x| ProfileError::io(&p, x))?;
         e.kat = status.clone();
@@ -203,7 +208,8 @@ pub fn build_baseline(run: &Path, log: &dyn Fn(String)) -> Result<BaselineSummar
 
 /// Paths of the baseline libraries recorded in build.json (label, run-relative path).
 pub fn baseline_libraries(run: &Path) -> Vec<(String, PathBuf)> {
-    pqperf_build::read_build_json(run)
+    RunLayout::new(run)
+        .read_build()
         .map(|bj| {
             bj.instances
                 .values()

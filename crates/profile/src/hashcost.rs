@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use pqperf_ffi::counters;
 use pqperf_ffi::dl::{HashApi, Library};
+use pqperf_model::layout::RunLayout;
 use pqperf_model::profile::Profile;
 
 use crate::ProfileError;
@@ -25,7 +26,7 @@ type Shape = (String, u64, u64);
 /// Every (fn, in_bits, out_bits) of the run's profiles.
 pub fn collect_shapes(run: &Path) -> BTreeSet<Shape> {
     let mut out = BTreeSet::new();
-    let Ok(cands) = std::fs::read_dir(run.join("profile")) else {
+    let Ok(cands) = std::fs::read_dir(RunLayout::new(run).profile_dir()) else {
         return out;
     };
     for c in cands.flatten() {
@@ -141,7 +142,8 @@ fn append(path: &Path, lines: &[String]) -> Result<(), ProfileError> {
 
 /// A measured reference hash candidate: (id, label, library path, digest width).
 fn hash_candidates(run: &Path) -> Vec<(String, String, PathBuf, u64)> {
-    let Ok(bj) = pqperf_build::read_build_json(run) else {
+    let layout = RunLayout::new(run);
+    let Ok(bj) = layout.read_build() else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -150,10 +152,7 @@ fn hash_candidates(run: &Path) -> Vec<(String, String, PathBuf, u64)> {
             continue;
         }
         let Some(lib) = &e.library else { continue };
-        let rec = run
-            .join("records")
-            .join(&e.candidate)
-            .join(format!("{}__hash_32.json", e.label));
+        let rec = layout.record(&e.candidate, &e.label, "hash_32");
         let w = std::fs::read_to_string(&rec)
             .ok()
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -196,7 +195,8 @@ pub fn run_hashcost(
 ) -> Result<HashcostSummary, ProfileError> {
     let shapes = collect_shapes(run);
     let mut sum = HashcostSummary::default();
-    let iccs_tsv = run.join("hashcost/iccs.tsv");
+    let layout = RunLayout::new(run);
+    let iccs_tsv = layout.hashcost_iccs();
     let have = existing_keys(&iccs_tsv, 3);
     let todo: Vec<Shape> = shapes
         .iter()
@@ -222,7 +222,7 @@ pub fn run_hashcost(
         }
     }
     for (id, label, lib, w) in hash_candidates(run) {
-        let tsv = run.join("hashcost").join(&id).join(format!("{label}.tsv"));
+        let tsv = layout.hashcost(&id, &label);
         let have = existing_keys(&tsv, 2);
         let need: Vec<u64> = bits
             .iter()

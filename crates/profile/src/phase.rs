@@ -1,4 +1,5 @@
-//! Campaign phase `profile` (method.md §10.5): for every selected measurable *reference*
+//! The body of campaign phase `profile` (method.md §10.5; the CLI adapts it to the
+//! campaign, `pqperf/src/cmd/profile.rs`): for every selected measurable *reference*
 //! public-key instance (KEM, SIG, KEX; never hash candidates, optimized builds or the ICCS
 //! baseline) relink a profiling copy with the wrappers, run the profiling driver child per
 //! operation (KEX: only `exchange`) and write `profile/<id>/<label>__<op>.json`; survey the
@@ -13,14 +14,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use pqperf_campaign::{self as campaign, CampaignOptions, PhaseCtx};
 use pqperf_ffi::untrusted::{self, ChildSpec};
 use pqperf_measure::Instance;
 use pqperf_measure::driver::DriverArgs;
 use pqperf_model::fields::Fields;
 use pqperf_model::fsutil::write_atomic;
+use pqperf_model::layout::RunLayout;
 use pqperf_model::profile::{Profile, ProfileCall, ProfileTotal};
-use pqperf_model::pyjson;
+use pqperf_model::pyjson::{self, read_value};
 use pqperf_model::vocab::Category;
 use serde_json::{Value, json};
 
@@ -335,17 +336,6 @@ pub fn build_record(inp: &RecordInput<'_>) -> Profile {
     p
 }
 
-fn read_json(p: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(p).ok()?;
-    pyjson::parse(p, &text).ok()
-}
-
-fn profile_path(run: &Path, cand: &str, label: &str, op: &str) -> PathBuf {
-    run.join("profile")
-        .join(cand)
-        .join(format!("{label}__{op}.json"))
-}
-
 /// Summary of a phase run.
 #[derive(Debug, Clone, Default)]
 pub struct PhaseSummary {
@@ -375,7 +365,8 @@ pub type RedoExisting<'a> = dyn FnMut(&Path, Option<&str>, Option<&str>) -> bool
 
 /// [`profile_instances`], where `redo(path, named, built)` decides whether an existing
 /// profile record at `path`, naming the library `named` (`pqperf.library_sha256`), is done
-/// again for the built library `built` (the campaign's [`campaign::EvidenceCheck`]).
+/// again for the built library `built` (the campaign's `EvidenceCheck`, passed by the CLI's
+/// adapter of the phase).
 pub fn profile_instances_with(
     opts: &ProfileOptions,
     insts: &[Instance],
@@ -383,6 +374,7 @@ pub fn profile_instances_with(
     redo: &mut RedoExisting<'_>,
 ) -> Result<PhaseSummary, ProfileError> {
     let run = &opts.run_dir;
+    let layout = RunLayout::new(run);
     let mut sum = PhaseSummary::default();
     let mut surveys: BTreeMap<String, Vec<InstanceSurvey>> = BTreeMap::new();
     for inst in insts {
@@ -395,11 +387,11 @@ pub fn profile_instances_with(
             .iter()
             .map(String::as_str)
             .filter(|op| {
-                let p = profile_path(run, &e.candidate, &e.label, op);
+                let p = layout.profile(&e.candidate, &e.label, op);
                 if !p.exists() {
                     return true;
                 }
-                let named = read_json(&p)
+                let named = read_value(&p)
                     .and_then(|v| v["pqperf"]["library_sha256"].as_str().map(str::to_string));
                 redo(&p, named.as_deref(), e.library_sha256.as_deref())
             })
@@ -408,8 +400,8 @@ pub fn profile_instances_with(
             pqperf_measure::driver::ApiSpec::Iccs => WrapKind::Iccs,
             pqperf_measure::driver::ApiSpec::Nist { .. } => WrapKind::Nist,
         };
-        let rel_lib = format!("hashprof/lib/{}/lib{}.so", e.candidate, e.label);
-        let scratch = run.join("hashprof/build").join(&e.candidate).join(&e.label);
+        let rel_lib = RunLayout::profiling_library_rel(&e.candidate, &e.label);
+        let scratch = layout.profiling_scratch(&e.candidate, &e.label);
         // Survey needs only the link inputs; relink only when records are missing.
         let link = relink::link_command(run, &e.candidate, &e.label);
         if let Ok(l) = &link {
@@ -432,10 +424,7 @@ pub fn profile_instances_with(
             continue;
         }
         let relinked = link.and_then(|l| relink::relink(&l, kind, &scratch, &run.join(&rel_lib)));
-        let failed_path = run
-            .join("profile")
-            .join(&e.candidate)
-            .join(format!("{}__RELINK_FAILED.json", e.label));
+        let failed_path = layout.relink_failed(&e.candidate, &e.label);
         let relinked = match relinked {
             Ok(r) => {
                 let _ = std::fs::remove_file(&failed_path);
@@ -460,11 +449,7 @@ pub fn profile_instances_with(
             e.candidate, e.label, kat.0
         ));
         for op in pending {
-            let cal = read_json(
-                &run.join("calibrate")
-                    .join(&e.candidate)
-                    .join(format!("{}__{op}.json", e.label)),
-            );
+            let cal = read_value(&layout.calibration(&e.candidate, &e.label, op));
             let t1 = cal.as_ref().and_then(|c| c["t1_s"].as_f64());
             let setup = cal
                 .as_ref()
@@ -503,7 +488,7 @@ pub fn profile_instances_with(
                 library_sha256: e.library_sha256.as_deref(),
                 inputs_sha256: pqperf_build::current::recorded_inputs(e),
             });
-            let path = profile_path(run, &e.candidate, &e.label, op);
+            let path = layout.profile(&e.candidate, &e.label, op);
             let text = pyjson::to_string(&rec).map_err(|x| ProfileError::Other(x.to_string()))?;
             write_atomic(&path, text.as_bytes()).map_err(|x| ProfileError::io(&path, x))?;
             sum.written += 1;
@@ -522,7 +507,7 @@ pub fn profile_instances_with(
     }
     for (id, list) in surveys {
         let c = survey::combine(&id, list);
-        let p = run.join("survey").join(format!("{id}.json"));
+        let p = layout.survey(&id);
         let text =
             serde_json::to_string_pretty(&c).map_err(|x| ProfileError::Other(x.to_string()))?;
         write_atomic(&p, format!("{text}\n").as_bytes()).map_err(|x| ProfileError::io(&p, x))?;
@@ -540,8 +525,9 @@ pub fn profiling_build_kat(
     lib: &Path,
 ) -> (String, String) {
     let run = &opts.run_dir;
-    let log_rel = format!("hashprof/kat/{id}/{label}.log");
-    let cat_path = run.join("catalog.toml");
+    let out_rel = RunLayout::profiling_kat_rel(id, label);
+    let log_rel = format!("{out_rel}.log");
+    let cat_path = RunLayout::new(run).catalog();
     let Ok(cat) = pqperf_model::catalog::Catalog::load(&cat_path) else {
         return ("NOKAT".into(), log_rel);
     };
@@ -551,7 +537,8 @@ pub fn profiling_build_kat(
     else {
         return ("NOKAT".into(), log_rel);
     };
-    let entry = pqperf_build::read_build_json(run)
+    let entry = RunLayout::new(run)
+        .read_build()
         .ok()
         .and_then(|b| b.instances.get(&format!("{id}/{label}")).cloned());
     let extra = |k: &str| {
@@ -580,8 +567,8 @@ pub fn profiling_build_kat(
         api: i.api,
         nist: i.nist.clone(),
         kat: i.kat.clone(),
-        out_dir: run_abs.join("hashprof/kat").join(id).join(label),
-        out_rel: format!("hashprof/kat/{id}/{label}"),
+        out_dir: run_abs.join(&out_rel),
+        out_rel: out_rel.clone(),
         log: run_abs.join(&log_rel),
         hash_loop: false,
         hash_full: false,
@@ -590,8 +577,10 @@ pub fn profiling_build_kat(
             .and_then(pqperf_build::current::recorded_inputs)
             .map(str::to_string),
     };
-    let job_path = run_abs.join(format!("hashprof/kat/{id}/{label}.job.json"));
-    let _ = std::fs::create_dir_all(run_abs.join("hashprof/kat").join(id));
+    let job_path = run_abs.join(format!("{out_rel}.job.json"));
+    if let Some(dir) = job_path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
     let Ok(text) = serde_json::to_string(&job) else {
         return ("LOADFAIL".into(), log_rel);
     };
@@ -616,85 +605,6 @@ fn is_provider_or_shim(p: &Path) -> bool {
     s.contains("/provider/") || s.ends_with(".pqperf-shim.o")
 }
 
-/// The `profile` campaign phase as a hook of the measure stage's orchestrator.
-pub fn run_profile_phase(ctx: &PhaseCtx, child: &ChildExe) -> Result<i32, String> {
-    let opts: &CampaignOptions = ctx.opts;
-    // One profiler per shard (method.md §2.3).
-    let lock_name = match opts.shard {
-        Some((k, n)) => format!(".profile-{k}of{n}.lock"),
-        None => ".profile.lock".to_string(),
-    };
-    let _lock = pqperf_ffi::procinfo::lock_exclusive(&lock_dir(opts).join(lock_name))
-        .map_err(|e| format!("profile lock: {e}"))?;
-    let insts = campaign::selected(opts, campaign::measurable(opts).map_err(|e| e.to_string())?);
-    let popts = ProfileOptions {
-        run_dir: opts.run_dir.clone(),
-        cpu: Some(opts.cpu),
-        target_s: opts.planning.trial_target_s,
-        child: child.clone(),
-    };
-    let log = |m: String| ctx.log.log(m);
-    // A profile of another library than the built one is stale: done again, or kept with
-    // --keep-stale (campaign.json `pqperf.stale_kept`).
-    let mut check = campaign::EvidenceCheck::new(opts, ctx.log, opts.redo);
-    let s = profile_instances_with(&popts, &insts, &log, &mut |p, named, built| {
-        check.redo(p, named, built)
-    })
-    .map_err(|e| e.to_string())?;
-    check.finish().map_err(|e| e.to_string())?;
-    ctx.log.log(format!(
-        "profile: {} written, {} skipped, {} not complete, {} relink failures",
-        s.written, s.skipped, s.failed, s.relink_failed
-    ));
-    Ok(0)
-}
-
-/// Folder of the global lock files (the run directory's parent unless set).
-fn lock_dir(opts: &CampaignOptions) -> PathBuf {
-    opts.lock_dir.clone().unwrap_or_else(|| {
-        opts.run_dir
-            .parent()
-            .unwrap_or(Path::new("."))
-            .to_path_buf()
-    })
-}
-
-/// The `baseline` campaign phase as a hook: build and self-test the ICCS helper instances
-/// (refused with `--shard`, like the reference). Their timing follows in the calibrate and
-/// measure phases (category `iccs`), which `campaign all` runs next.
-pub fn run_baseline_phase(ctx: &PhaseCtx) -> Result<i32, String> {
-    if ctx.opts.shard.is_some() {
-        ctx.log.log("baseline: refused with --shard");
-        return Ok(2);
-    }
-    if let Some(diff) = host_state_difference(&ctx.opts.run_dir, ctx.opts.cpu, ctx.environment) {
-        ctx.log.log(format!(
-            "baseline: host state differs from the run's records; not measuring: {diff}"
-        ));
-        return Ok(2);
-    }
-    let log = |m: String| ctx.log.log(m);
-    let s = crate::baseline::build_baseline(&ctx.opts.run_dir, &log).map_err(|e| e.to_string())?;
-    if s.skipped {
-        ctx.log
-            .log("baseline: every ICCS helper instance is already built");
-    }
-    ctx.log.log(
-        "baseline: the ICCS helpers are timed by the calibrate and measure phases (candidate `iccs`)",
-    );
-    Ok(i32::from(!s.failed.is_empty()))
-}
-
-/// The `hashcost` campaign phase as a hook.
-pub fn run_hashcost_phase(ctx: &PhaseCtx) -> Result<i32, String> {
-    let _lock = pqperf_ffi::procinfo::lock_exclusive(&lock_dir(ctx.opts).join(".hashcost.lock"))
-        .map_err(|e| format!("hashcost lock: {e}"))?;
-    let log = |m: String| ctx.log.log(m);
-    crate::hashcost::run_hashcost(&ctx.opts.run_dir, Some(ctx.opts.cpu), &log)
-        .map_err(|e| e.to_string())?;
-    Ok(0)
-}
-
 /// Keys compared by the baseline's host-state guard (method.md §2.11 step 2).
 const HOST_KEYS: &[&str] = &[
     "hostname",
@@ -715,7 +625,7 @@ const HOST_KEYS: &[&str] = &[
 /// equal (a measured clock, not a setting).
 pub fn host_state_difference(run: &Path, cpu: usize, now: &Value) -> Option<String> {
     let mut files = Vec::new();
-    for c in std::fs::read_dir(run.join("records"))
+    for c in std::fs::read_dir(RunLayout::new(run).records_dir())
         .into_iter()
         .flatten()
         .flatten()
@@ -728,7 +638,7 @@ pub fn host_state_difference(run: &Path, cpu: usize, now: &Value) -> Option<Stri
         }
     }
     files.sort();
-    let old = files.iter().filter_map(|f| read_json(f)).find(|r| {
+    let old = files.iter().filter_map(|f| read_value(f)).find(|r| {
         r["status"] == "complete" && r["environment"]["cpu_number"].as_u64() == Some(cpu as u64)
     })?;
     let env = &old["environment"];

@@ -138,7 +138,7 @@ pub fn shell_split(line: &str) -> Result<Vec<String>, String> {
 /// Find the last link command that produced `lib<label>.so` for candidate `id` in the build
 /// log text.
 pub fn find_link_command(log: &str, id: &str, label: &str) -> Option<Vec<String>> {
-    let want = format!("lib/{id}/lib{label}.so");
+    let want = pqperf_model::layout::RunLayout::library_rel(id, label);
     let mut found = None;
     for line in log.lines() {
         let Some(cmd) = line.strip_prefix("$ ") else {
@@ -162,7 +162,8 @@ pub fn find_link_command(log: &str, id: &str, label: &str) -> Option<Vec<String>
 
 /// The link command of an instance from a run directory's build log.
 pub fn link_command(run_dir: &Path, id: &str, label: &str) -> Result<LinkCommand, ProfileError> {
-    let log_path = run_dir.join("build").join(format!("{id}.log"));
+    let layout = pqperf_model::layout::RunLayout::new(run_dir);
+    let log_path = layout.build_log(id);
     let log = std::fs::read_to_string(&log_path).map_err(|e| ProfileError::io(&log_path, e))?;
     let argv = find_link_command(&log, id, label).ok_or_else(|| {
         ProfileError::Other(format!(
@@ -170,7 +171,7 @@ pub fn link_command(run_dir: &Path, id: &str, label: &str) -> Result<LinkCommand
             log_path.display()
         ))
     })?;
-    let cwd = run_dir.join("build").join("src").join(id).join(label);
+    let cwd = layout.build_scratch(id, label);
     if !cwd.is_dir() {
         return Err(ProfileError::Other(format!(
             "relink: work folder {} is gone (rebuild the instance)",

@@ -384,7 +384,8 @@ pub const DERIVED_PREFIX: &str = "derived from the call graph:";
 
 /// Read the run's derived candidate surveys (`survey/<id>.json`), in id order.
 pub fn read_run_surveys(run: &Path) -> Vec<CandidateSurvey> {
-    let mut out: Vec<CandidateSurvey> = std::fs::read_dir(run.join("survey"))
+    let dir = pqperf_model::layout::RunLayout::new(run).survey_dir();
+    let mut out: Vec<CandidateSurvey> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()

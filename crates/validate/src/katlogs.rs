@@ -8,7 +8,7 @@ use pqperf_model::dataset::{Dataset, SystemData};
 use crate::problem::{Problem, Report, has_error_for};
 
 pub(crate) fn check_kat_logs(rep: &mut Report, ds: &Dataset, sys: &SystemData, build: &BuildJson) {
-    let build_shown = sys.dir.join("build.json");
+    let build_shown = pqperf_model::layout::RunLayout::new(&sys.dir).build_json();
     for (key, e) in &build.instances {
         let Some(rel) = &e.kat_log else { continue };
         let field = format!("instances.{key}.kat_log");

@@ -52,6 +52,8 @@ pub(crate) fn check_security_targets(rep: &mut Report, ds: &Dataset) {
 
 pub(crate) fn check_system(rep: &mut Report, ds: &Dataset, sys: &SystemData, root: &Path) {
     let dir = &sys.dir;
+    // A system folder keeps the run's evidence paths.
+    let layout = pqperf_model::layout::RunLayout::new(dir);
     for p in &sys.stray {
         rep.problems.push(Problem::new(
             p,
@@ -84,18 +86,18 @@ pub(crate) fn check_system(rep: &mut Report, ds: &Dataset, sys: &SystemData, roo
             ));
         }
         Some(_) => {}
-        None if !has_error_for(rep, &dir.join("campaign.json")) => {
+        None if !has_error_for(rep, &layout.campaign_json()) => {
             rep.problems
-                .push(Problem::new(dir.join("campaign.json"), "", "missing"));
+                .push(Problem::new(layout.campaign_json(), "", "missing"));
         }
         None => {}
     }
     let build = match &sys.build {
         Some(b) => Some(&b.value),
         None => {
-            if !has_error_for(rep, &dir.join("build.json")) {
+            if !has_error_for(rep, &layout.build_json()) {
                 rep.problems
-                    .push(Problem::new(dir.join("build.json"), "", "missing"));
+                    .push(Problem::new(layout.build_json(), "", "missing"));
             }
             None
         }

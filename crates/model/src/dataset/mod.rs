@@ -472,7 +472,11 @@ impl Dataset {
             return (ds, errors);
         }
         // A single system directory or run directory.
-        if root.join("campaign.json").is_file() && !root.join("performance").is_dir() {
+        if crate::layout::RunLayout::new(root)
+            .campaign_json()
+            .is_file()
+            && !root.join("performance").is_dir()
+        {
             let id = root
                 .canonicalize()
                 .ok()

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pqperf_campaign::{PhaseError, PhaseStatus};
+use pqperf_model::layout::RunLayout;
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
@@ -351,7 +353,7 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         opts.jobs,
         if opts.fallback { "on" } else { "off" }
     ));
-    let bj = opts.run_dir.join("build.json");
+    let bj = RunLayout::new(&opts.run_dir).build_json();
     if !bj.is_file() {
         return super::refuse(format!(
             "kat: {} does not exist: run `pqperf build --run-dir {}` first",
@@ -465,15 +467,13 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
         pqperf_campaign::Phase::Build,
         Box::new(|ctx| {
             let run = &ctx.opts.run_dir;
-            let cat = pqperf_campaign::load_catalog(run)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| {
-                    format!(
-                        "phase build: no catalog.toml in {}; run `pqperf import …` first",
-                        run.display()
-                    )
-                })?;
-            let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            let cat = pqperf_campaign::load_catalog(run)?.ok_or_else(|| {
+                PhaseError::MissingInput(format!(
+                    "phase build: no catalog.toml in {}; run `pqperf import …` first",
+                    run.display()
+                ))
+            })?;
+            let built = pqperf_campaign::load_build(run)?;
             // Not built yet, or built from other inputs / another library than build.json
             // names (a re-import, a build that did not finish): built (again).
             let todo: Vec<String> = cat
@@ -495,7 +495,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             let Some(only) = exact_keys(&todo) else {
                 ctx.log
                     .log("phase build: every selected instance is in build.json already");
-                return Ok(0);
+                return Ok(PhaseStatus::Done);
             };
             let s = pqperf_build::build(&pqperf_build::BuildOptions {
                 run_dir: run.clone(),
@@ -509,7 +509,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 // The run's remembered compiler (pqperf build --cc), else the system default.
                 cc: None,
             })
-            .map_err(|e| format!("build: {e}"))?;
+            .map_err(|e| PhaseError::stage("build", e))?;
             ctx.log.log(format!(
                 "phase build: {} built, {} BUILDFAIL in {:.1} s",
                 s.built.len(),
@@ -519,14 +519,14 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             for f in &s.failed {
                 ctx.log.log(format!("BUILDFAIL {f}"));
             }
-            Ok(0)
+            Ok(PhaseStatus::Done)
         }),
     );
     h.provide(
         pqperf_campaign::Phase::Kat,
         Box::new(|ctx| {
             let run = &ctx.opts.run_dir;
-            let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            let built = pqperf_campaign::load_build(run)?;
             // Untested (`NOLOG`), or a KAT log that names another library than the built one
             // (stale: tested again, or kept with --keep-stale and said so).
             let mut check = pqperf_campaign::EvidenceCheck::new(ctx.opts, ctx.log, ctx.opts.redo);
@@ -551,16 +551,16 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
-            check.finish().map_err(|e| e.to_string())?;
+            check.finish()?;
             let Some(only) = exact_keys(&todo) else {
                 ctx.log
                     .log("phase kat: no built instance is waiting for its KAT check");
-                return Ok(0);
+                return Ok(PhaseStatus::Done);
             };
             let mut opts = pqperf_kat::KatOptions::new(run.clone());
             opts.only = Some(only);
             opts.progress = !super::ui::quiet();
-            let s = pqperf_kat::run(&opts).map_err(|e| format!("kat: {e}"))?;
+            let s = pqperf_kat::run(&opts).map_err(|e| PhaseError::stage("kat", e))?;
             for i in &s.instances {
                 ctx.log.log(&i.result_line);
             }
@@ -570,7 +570,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 s.seconds,
                 s.count("PASS")
             ));
-            Ok(0)
+            Ok(PhaseStatus::Done)
         }),
     );
 }

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pqperf_campaign::PhaseStatus;
+use pqperf_model::layout::RunLayout;
 
 /// Arguments of `pqperf ct`.
 #[derive(clap::Args)]
@@ -77,14 +79,14 @@ pub fn check(opts: &pqperf_ct::CtOptions) -> anyhow::Result<pqperf_ct::CtSummary
         "ct: {} instance(s) in {:.1} s, {findings} finding group(s) not accepted; evidence in {}",
         s.evidence.len(),
         s.seconds,
-        opts.run_dir.join("ct").display()
+        RunLayout::new(&opts.run_dir).ct_dir().display()
     );
     Ok(s)
 }
 
 pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
     let o = options(args)?;
-    let bj = o.run_dir.join("build.json");
+    let bj = RunLayout::new(&o.run_dir).build_json();
     if !bj.is_file() {
         return super::refuse(format!(
             "ct: {} does not exist: run `pqperf build --run-dir {}` first",
@@ -120,7 +122,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             // Resumable like the other phases: an instance whose ct evidence names the built
             // library is kept; evidence of another library is stale (checked again, or kept
             // with --keep-stale and said so); --redo checks everything again.
-            let built = pqperf_campaign::load_build(run).map_err(|e| e.to_string())?;
+            let built = pqperf_campaign::load_build(run)?;
             let mut stale = pqperf_campaign::EvidenceCheck::new(ctx.opts, ctx.log, ctx.opts.redo);
             let todo: Vec<String> = built
                 .instances
@@ -130,20 +132,17 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                         && e.kat != "BUILDFAIL"
                 })
                 .filter(|(_, e)| {
-                    let p = run
-                        .join("ct")
-                        .join(&e.candidate)
-                        .join(format!("{}.json", e.label));
+                    let p = ctx.opts.layout().ct(&e.candidate, &e.label);
                     !p.exists()
                         || stale.redo_json(&p, &["library_sha256"], e.library_sha256.as_deref())
                 })
                 .map(|(k, _)| k.clone())
                 .collect();
-            stale.finish().map_err(|e| e.to_string())?;
+            stale.finish()?;
             if todo.is_empty() {
                 ctx.log
                     .log("phase ct: every selected instance has ct evidence of its built library");
-                return Ok(0);
+                return Ok(PhaseStatus::Done);
             }
             let mut o = pqperf_ct::CtOptions::new(run);
             o.only = super::build::exact_keys(&todo);
@@ -154,7 +153,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 Ok(s) => s,
                 Err(e) => {
                     ctx.log.log(format!("phase ct: not run: {e:#}"));
-                    return Ok(1);
+                    return Ok(PhaseStatus::Failed);
                 }
             };
             let findings: u64 = s
@@ -168,7 +167,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 s.evidence.len(),
                 s.seconds
             ));
-            Ok(0)
+            Ok(PhaseStatus::Done)
         }),
     );
 }

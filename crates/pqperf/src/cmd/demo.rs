@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
+use pqperf_model::layout::RunLayout;
 
 /// `pqperf demo`: see [`run_demo`].
 #[derive(clap::Args)]
@@ -148,7 +149,7 @@ pub fn run(
             .as_str()
             .unwrap_or("unknown CPU")
     ));
-    o.publish_to = Some(run_dir.join("dataset"));
+    o.publish_to = Some(RunLayout::new(run_dir).default_dataset());
     o.echo = !super::ui::quiet();
     let hooks = super::phases::hooks();
     // The constant-time check needs only the builds; it runs before the timing phases so
@@ -342,7 +343,7 @@ fn first_estimate(run_dir: &Path, trial_target: f64) -> Estimate {
                 .count()
         })
         .unwrap_or(0);
-    let recorded = campaign::walk_files(&run_dir.join("records"))
+    let recorded = campaign::walk_files(&RunLayout::new(run_dir).records_dir())
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .count();

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use pqperf_iccs::{Drng, HqcPrng, IccsError, NistDrbg};
+use pqperf_model::layout::RunLayout;
 
 /// Evaluate the ICCS placeholder primitives and the random generators on hex input.
 ///
@@ -157,7 +158,7 @@ fn bench(
     cpu: Option<usize>,
 ) -> anyhow::Result<ExitCode> {
     use pqperf_profile::providerbench as pb;
-    let providers = pb::build_providers(&run_dir.join("provider").join("bench"), official)
+    let providers = pb::build_providers(&RunLayout::new(run_dir).provider_bench_dir(), official)
         .context("building the ICCS provider libraries")?;
     if let Some(c) = cpu {
         pqperf_ffi::affinity::pin_to(c).with_context(|| format!("pinning to CPU {c}"))?;
@@ -188,7 +189,7 @@ fn bench(
             }
         }
     }
-    let path = run_dir.join("profile").join("iccs-provider-bench.json");
+    let path = RunLayout::new(run_dir).iccs_provider_bench();
     let text = pqperf_model::pyjson::to_string(&t)?;
     pqperf_model::fsutil::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;

@@ -1,8 +1,13 @@
-//! Hidden `pqperf hashprof …`: the hash-profiling driver child of the `profile` phase
-//! (pqperf re-executes itself, like the timing driver). Arguments are the timing driver's,
-//! optionally preceded by `--plain`; see `pqperf_profile::hashprof`.
+//! The profile stage in the CLI: the campaign phases `profile`, `baseline` and `hashcost`
+//! adapted from `pqperf-profile` (which knows no orchestrator), the survey merge after
+//! `publish`, and the hidden `pqperf hashprof …`, the hash-profiling driver child of the
+//! `profile` phase (pqperf re-executes itself, like the timing driver). Its arguments are the
+//! timing driver's, optionally preceded by `--plain`; see `pqperf_profile::hashprof`.
 
 use std::process::ExitCode;
+
+use pqperf_campaign::{self as campaign, PhaseCtx, PhaseError, PhaseStatus};
+use pqperf_profile::phase::{ChildExe, ProfileOptions};
 
 #[derive(clap::Args)]
 pub struct HashprofArgs {
@@ -16,36 +21,118 @@ pub fn run_hashprof(a: HashprofArgs) -> anyhow::Result<ExitCode> {
     Ok(super::code(code))
 }
 
-/// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`. Each shows
-/// that it runs (a spinner with the elapsed time on a terminal, a line every 30 s elsewhere)
-/// through the campaign's progress: these phases have no estimate of their length.
+/// The campaign hooks of the profile stage: `profile`, `baseline`, `hashcost`, adapted here
+/// (the stage knows no orchestrator). Each shows that it runs (a spinner with the elapsed time
+/// on a terminal, a line every 30 s elsewhere) through the campaign's progress: these phases
+/// have no estimate of their length.
 pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
     h.provide(
         pqperf_campaign::Phase::Profile,
         Box::new(|ctx| {
-            let child =
-                pqperf_profile::phase::ChildExe::current_pqperf().map_err(|e| e.to_string())?;
-            with_progress(ctx, "profile", |ctx| {
-                pqperf_profile::phase::run_profile_phase(ctx, &child)
-            })
+            let child = pqperf_profile::phase::ChildExe::current_pqperf()
+                .map_err(|e| PhaseError::stage("profile", e))?;
+            with_progress(ctx, "profile", |ctx| profile_phase(ctx, &child))
         }),
     );
     h.provide(
         pqperf_campaign::Phase::Baseline,
-        Box::new(|ctx| with_progress(ctx, "baseline", pqperf_profile::phase::run_baseline_phase)),
+        Box::new(|ctx| with_progress(ctx, "baseline", baseline_phase)),
     );
     h.provide(
         pqperf_campaign::Phase::Hashcost,
-        Box::new(|ctx| with_progress(ctx, "hashcost", pqperf_profile::phase::run_hashcost_phase)),
+        Box::new(|ctx| with_progress(ctx, "hashcost", hashcost_phase)),
     );
 }
 
+/// The `profile` phase: the selected measurable instances profiled under one profiler lock
+/// per shard (method.md §2.3); a profile of another library than the built one is stale:
+/// done again, or kept with --keep-stale (campaign.json `pqperf.stale_kept`).
+fn profile_phase(ctx: &PhaseCtx, child: &ChildExe) -> Result<PhaseStatus, PhaseError> {
+    let opts = ctx.opts;
+    let lock_name = match opts.shard {
+        Some((k, n)) => format!(".profile-{k}of{n}.lock"),
+        None => ".profile.lock".to_string(),
+    };
+    let _lock = pqperf_ffi::procinfo::lock_exclusive(&opts.lock_dir().join(lock_name)).map_err(
+        |source| PhaseError::Lock {
+            name: "profile",
+            source,
+        },
+    )?;
+    let insts = campaign::selected(opts, campaign::measurable(opts)?);
+    let popts = ProfileOptions {
+        run_dir: opts.run_dir.clone(),
+        cpu: Some(opts.cpu),
+        target_s: opts.planning.trial_target_s,
+        child: child.clone(),
+    };
+    let log = |m: String| ctx.log.log(m);
+    let mut check = campaign::EvidenceCheck::new(opts, ctx.log, opts.redo);
+    let s = pqperf_profile::phase::profile_instances_with(
+        &popts,
+        &insts,
+        &log,
+        &mut |p, named, built| check.redo(p, named, built),
+    )
+    .map_err(|e| PhaseError::stage("profile", e))?;
+    check.finish()?;
+    ctx.log.log(format!(
+        "profile: {} written, {} skipped, {} not complete, {} relink failures",
+        s.written, s.skipped, s.failed, s.relink_failed
+    ));
+    Ok(PhaseStatus::Done)
+}
+
+/// The `baseline` phase: build and self-test the ICCS helper instances (refused with
+/// `--shard`, like the reference, and when the host state differs from the run's records).
+/// Their timing follows in the calibrate and measure phases (category `iccs`), which
+/// `campaign all` runs next.
+fn baseline_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+    let opts = ctx.opts;
+    if opts.shard.is_some() {
+        ctx.log.log("baseline: refused with --shard");
+        return Ok(PhaseStatus::Refused);
+    }
+    if let Some(diff) =
+        pqperf_profile::phase::host_state_difference(&opts.run_dir, opts.cpu, ctx.environment)
+    {
+        ctx.log.log(format!(
+            "baseline: host state differs from the run's records; not measuring: {diff}"
+        ));
+        return Ok(PhaseStatus::Refused);
+    }
+    let log = |m: String| ctx.log.log(m);
+    let s = pqperf_profile::baseline::build_baseline(&opts.run_dir, &log)
+        .map_err(|e| PhaseError::stage("baseline", e))?;
+    if s.skipped {
+        ctx.log
+            .log("baseline: every ICCS helper instance is already built");
+    }
+    ctx.log.log(
+        "baseline: the ICCS helpers are timed by the calibrate and measure phases (candidate `iccs`)",
+    );
+    Ok(if s.failed.is_empty() {
+        PhaseStatus::Done
+    } else {
+        PhaseStatus::Failed
+    })
+}
+
+/// The `hashcost` phase, under its host-wide lock.
+fn hashcost_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+    let _lock = pqperf_ffi::procinfo::lock_exclusive(&ctx.opts.lock_dir().join(".hashcost.lock"))
+        .map_err(|source| PhaseError::Lock {
+        name: "hashcost",
+        source,
+    })?;
+    let log = |m: String| ctx.log.log(m);
+    pqperf_profile::hashcost::run_hashcost(&ctx.opts.run_dir, Some(ctx.opts.cpu), &log)
+        .map_err(|e| PhaseError::stage("hashcost", e))?;
+    Ok(PhaseStatus::Done)
+}
+
 /// Runs a phase hook inside the campaign's progress display (no estimate: a spinner).
-fn with_progress<T>(
-    ctx: &pqperf_campaign::PhaseCtx,
-    label: &str,
-    f: impl FnOnce(&pqperf_campaign::PhaseCtx) -> T,
-) -> T {
+fn with_progress<T>(ctx: &PhaseCtx, label: &str, f: impl FnOnce(&PhaseCtx) -> T) -> T {
     ctx.log.progress_begin(label, 0.0);
     let r = f(ctx);
     ctx.log.progress_end();
@@ -58,7 +145,7 @@ pub fn publish_survey(opts: &pqperf_campaign::CampaignOptions) -> anyhow::Result
     let dest = opts
         .publish_to
         .clone()
-        .unwrap_or_else(|| opts.run_dir.join("dataset"));
+        .unwrap_or_else(|| opts.layout().default_dataset());
     if !pqperf_profile::survey::read_run_surveys(&opts.run_dir).is_empty() {
         let n = pqperf_profile::survey::write_dataset_survey(&opts.run_dir, &dest)?;
         super::ui::note(format!(

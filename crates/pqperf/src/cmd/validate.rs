@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use pqperf_model::layout::RunLayout;
+
 /// Validate a published dataset: recompute every record's statistics from its raw trials
 /// (relative 1e-9) and every profile's shares, check each KAT log against its sha256 in
 /// build.json and the records, check library digests between records and build.json, reject
@@ -81,13 +83,13 @@ fn layout(p: &Path) -> Option<Layout> {
     let has_systems = |d: &Path| {
         std::fs::read_dir(d).ok().is_some_and(|rd| {
             rd.flatten()
-                .any(|e| e.path().join("campaign.json").is_file())
+                .any(|e| RunLayout::new(e.path()).campaign_json().is_file())
         })
     };
     if p.join("performance/data").is_dir() && has_systems(&p.join("performance/data")) {
         return Some(Layout::DatasetRoot);
     }
-    if p.join("campaign.json").is_file() {
+    if RunLayout::new(p).campaign_json().is_file() {
         return Some(Layout::RunDir);
     }
     let abs = p.canonicalize().ok()?;
