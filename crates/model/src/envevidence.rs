@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::stats::quantile_sorted;
 
 /// How the canary figure is obtained (stored with every summary).
-pub const CANARY_METHOD: &str = "median ticks of 5 repetitions of a fixed integer workload (multiply-xorshift chain of 20000 steps), timed by the driver before and after its trials; a claim of the child, used only to make verdicts inconclusive";
+pub const CANARY_METHOD: &str = "median ticks of 5 repetitions of a fixed integer workload (multiply-xorshift chain of 20000 steps, each step stored to memory and loaded back), timed by the driver before and after its trials; a claim of the child, used only to make verdicts inconclusive";
 
 /// What the machine was like during one driver process.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
