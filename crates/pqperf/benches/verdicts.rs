@@ -140,7 +140,14 @@ fn interleaved(tmp: &Path, run: &Path, map: &str, cpu: usize, pairs: usize, seed
             .arg(run)
             .args(["--map", map, "--op", "sign", "--trial-target", "0.01"])
             .args(["--pairs", &pairs.to_string(), "--seed", &seed.to_string()])
-            .args(["--cpu", &cpu.to_string(), "--json", "--out"])
+            .args([
+                "--cpu",
+                &cpu.to_string(),
+                "--probe-attempts",
+                "1",
+                "--json",
+                "--out",
+            ])
             .arg(&out),
     );
     v["units"][0]["result"]["verdict"]
