@@ -47,13 +47,13 @@ use pqperf_model::stats::quantile_sorted;
 pub use pqperf_model::ab::Verdict;
 
 use crate::verdict::{environment_gate, fast_calls_gate, judge, stability_gate};
+use crate::{CompareError, Side};
 
 /// Fewest sampled trials (fresh processes) a side needs for a verdict between two runs.
 pub const MIN_PROCESSES: usize = 3;
 
 /// The quantile of a side's calls that stands for its fast calls (the fast-calls gate).
 pub const FAST_QUANTILE: f64 = 0.1;
-use crate::{CompareError, Side};
 
 /// Seed offset of side B's replicates (side A uses the record's stored seed).
 const B_SEED_XOR: u64 = 0x9E37_79B9_7F4A_7C15;

@@ -77,8 +77,10 @@ pub fn check_cpu(cpu: usize) -> Result<(), CompareError> {
             )));
         }
     }
-    if !pqperf_measure::host::cpu_usable(cpu) {
-        let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_default();
+    let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_default();
+    // The affinity mask pqperf was started with (taskset, a CI runner's pinning) is what
+    // it may use; the kernel would let it widen the mask, which is not asked for.
+    if (!allowed.is_empty() && !allowed.contains(&cpu)) || !pqperf_measure::host::cpu_usable(cpu) {
         return Err(refused(format!(
             "--cpu {cpu}: CPU {cpu} is not among the CPUs this process may run on ({})",
             allowed
