@@ -312,14 +312,23 @@ fn main() {
                 .count()
         };
         let det = |v: &[String]| v.iter().filter(|x| *x == "slower").count();
+        let faster = |v: &[String]| v.iter().filter(|x| *x == "faster").count();
+        // A method that did not run shows "–", not 0 of K.
+        let cell = |v: &[String], n: usize| {
+            if v.is_empty() {
+                "–".to_string()
+            } else {
+                format!("{n}/{}", v.len())
+            }
+        };
         rows.push(format!(
-            "| {name} | {}/{k} | {}/{k} | {}/{k} | {}/{k} | {}/{k} | {}/{k} |",
-            fp(&ia),
-            det(&ib),
-            ib.iter().filter(|x| *x == "faster").count(),
-            fp(&sa),
-            det(&sb),
-            sb.iter().filter(|x| *x == "faster").count(),
+            "| {name} | {} | {} | {} | {} | {} | {} |",
+            cell(&ia, fp(&ia)),
+            cell(&ib, det(&ib)),
+            cell(&ib, faster(&ib)),
+            cell(&sa, fp(&sa)),
+            cell(&sb, det(&sb)),
+            cell(&sb, faster(&sb)),
         ));
     }
     println!(
