@@ -15,10 +15,28 @@
 //!   (the median |x| of a normal is 0.6745 σ) is added in quadrature to both half-widths
 //!   (log space, 1.96 s).
 //!
-//! The verdict is [`crate::verdict::judge`] of the widened interval, then the environment gate
-//! ([`crate::verdict::environment_gate`]) with the canary ratio of the two records
-//! (`pqperf.environment_evidence`). One sampled trial on a side leaves the between-process
-//! noise unknown: inconclusive.
+//! The verdict interval is the hull of the per-call interval (around the ratio of the robust
+//! estimates) and the between-process interval (around the difference of the mean log
+//! per-process estimates), so a side whose processes disagree with its pooled estimate
+//! (bimodal per-process estimates) widens it.
+//!
+//! The verdict is [`crate::verdict::judge`] of the widened interval, then, since the runs were
+//! taken at different times, gates that can only make it inconclusive:
+//!
+//! * fewer than [`MIN_PROCESSES`] sampled trials on a side: the noise between processes is
+//!   unknown (or known too poorly to see whether the machine stayed the same);
+//! * the environment gate ([`crate::verdict::environment_gate`]) with the canary ratio of the
+//!   two records (`pqperf.environment_evidence`, only when both used the same canary method);
+//! * the stability gate ([`crate::verdict::stability_gate`]): a side's own processes differ by
+//!   at least the change;
+//! * the fast-calls gate ([`crate::verdict::fast_calls_gate`]): the [`FAST_QUANTILE`] of the
+//!   calls does not show the change the estimates show.
+//!
+//! The last two exist because a shared machine has slow phases the canary does not see (found
+//! on a 2-vCPU VM beside other work: whole processes whose calls of a fixed busy loop ran
+//! 4–6× slower while the canary, a latency-bound multiply chain, ran at its usual speed),
+//! which made two separately measured runs of the same library "slower" with an interval
+//! excluding 1.
 
 use serde::Serialize;
 
@@ -28,8 +46,14 @@ use pqperf_model::stats::quantile_sorted;
 
 pub use pqperf_model::ab::Verdict;
 
-use crate::verdict::{environment_gate, judge};
+use crate::verdict::{environment_gate, fast_calls_gate, judge, stability_gate};
 use crate::{CompareError, Side};
+
+/// Fewest sampled trials (fresh processes) a side needs for a verdict between two runs.
+pub const MIN_PROCESSES: usize = 3;
+
+/// The quantile of a side's calls that stands for its fast calls (the fast-calls gate).
+pub const FAST_QUANTILE: f64 = 0.1;
 
 /// Seed offset of side B's replicates (side A uses the record's stored seed).
 const B_SEED_XOR: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -97,8 +121,14 @@ pub struct Row {
     pub processes: (usize, usize),
     /// The A–A noise floor (median |change|) that widened the interval, when recorded.
     pub noise_floor: Option<f64>,
-    /// B/A of the two records' canary figures (seconds): how the machine differed.
+    /// B/A of the two records' canary figures (seconds): how the machine differed (only when
+    /// both records used the same canary method).
     pub canary_ratio: Option<f64>,
+    /// Largest ÷ smallest per-process estimate of A and of B (how much the machine changed
+    /// within each run).
+    pub process_spread: (Option<f64>, Option<f64>),
+    /// B/A of the [`FAST_QUANTILE`] of each side's calls.
+    pub fast_calls_ratio: Option<f64>,
     /// Both sides measured the same library file (sha256).
     pub same_library: bool,
 }
@@ -305,12 +335,59 @@ pub fn floor_half_width(m: f64) -> f64 {
     1.96 * (1.0 + m).ln() / 0.6745
 }
 
-/// Canary figure of a record in seconds (median ticks ÷ the record's tick rate).
-fn canary_seconds(r: &Record) -> Option<f64> {
+/// Canary figure of a record in seconds (median ticks ÷ the record's tick rate) with its
+/// method.
+fn canary_seconds(r: &Record) -> Option<(f64, &str)> {
     let p = r.pqperf.as_ref()?;
-    let ticks = p.environment_evidence.as_ref()?.canary_median_ticks?;
+    let e = p.environment_evidence.as_ref()?;
+    let ticks = e.canary_median_ticks?;
     let hz = p.robust.as_ref()?.tick_hz;
-    (ticks > 0.0 && hz > 0.0).then(|| ticks / hz)
+    (ticks > 0.0 && hz > 0.0).then(|| (ticks / hz, e.canary_method.as_str()))
+}
+
+/// B/A of the canary figures, when both records timed the same canary.
+fn canary_ratio(a: &Record, b: &Record) -> Option<f64> {
+    match (canary_seconds(a), canary_seconds(b)) {
+        (Some((x, ma)), Some((y, mb))) if ma == mb => Some(y / x),
+        _ => None,
+    }
+}
+
+/// Largest ÷ smallest of the per-process estimates (`ln` values); `None` with fewer than two.
+pub fn spread_of(logs: &[f64]) -> Option<f64> {
+    if logs.len() < 2 {
+        return None;
+    }
+    let hi = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lo = logs.iter().copied().fold(f64::INFINITY, f64::min);
+    Some((hi - lo).exp())
+}
+
+/// The [`FAST_QUANTILE`] of all of a record's sampled calls, in ticks.
+pub fn fast_calls_ticks(r: &Record) -> Option<f64> {
+    let rb = r.pqperf.as_ref()?.robust.as_ref()?;
+    let mut v: Vec<f64> = rb
+        .sample_trials()
+        .ok()?
+        .into_iter()
+        .flatten()
+        .map(|t| t as f64)
+        .collect();
+    v.sort_by(f64::total_cmp);
+    quantile_sorted(&v, FAST_QUANTILE).filter(|&x| x > 0.0)
+}
+
+/// B/A of the fast calls in seconds (each side's ticks ÷ its tick rate).
+fn fast_calls_ratio(a: &Record, b: &Record) -> Option<f64> {
+    let hz = |r: &Record| {
+        r.pqperf
+            .as_ref()?
+            .robust
+            .as_ref()
+            .map(|x| x.tick_hz)
+            .filter(|h| *h > 0.0)
+    };
+    Some((fast_calls_ticks(b)? / hz(b)?) / (fast_calls_ticks(a)? / hz(a)?))
 }
 
 /// Everything one row's verdict is made of.
@@ -323,6 +400,8 @@ struct Judged {
     processes: (usize, usize),
     floor: Option<f64>,
     canary: Option<f64>,
+    spread: (Option<f64>, Option<f64>),
+    fast: Option<f64>,
     verdict: Verdict,
     reason: Option<String>,
 }
@@ -332,12 +411,15 @@ fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option
     let (la, lb) = (process_log_estimates(a), process_log_estimates(b));
     let lr = ratio.ln();
     let hw = welch_half_width(&la, &lb);
-    // Widest of the per-call and between-process views, each side of the ratio.
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
+    // The between-process interval is centred on the processes' own difference.
+    let centre = mean(&lb) - mean(&la);
+    // Hull of the per-call and between-process views, each side of the ratio.
     let mut dlo = (lr - clo.ln()).max(0.0);
     let mut dhi = (chi.ln() - lr).max(0.0);
     if let Some(h) = hw {
-        dlo = dlo.max(h);
-        dhi = dhi.max(h);
+        dlo = dlo.max(lr - (centre - h));
+        dhi = dhi.max(centre + h - lr);
     }
     if let Some(m) = floor {
         let f = floor_half_width(m);
@@ -345,25 +427,35 @@ fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option
         dhi = (dhi * dhi + f * f).sqrt();
     }
     let (lo, hi) = ((lr - dlo).exp(), (lr + dhi).exp());
-    let canary = match (canary_seconds(a), canary_seconds(b)) {
-        (Some(x), Some(y)) => Some(y / x),
-        _ => None,
-    };
-    let (mut verdict, mut reason) = if hw.is_none() {
-        let side = if la.len() < 2 { "A" } else { "B" };
+    let canary = canary_ratio(a, b);
+    let spread = (spread_of(&la), spread_of(&lb));
+    let fast = fast_calls_ratio(a, b);
+    let few = la.len().min(lb.len());
+    let (verdict, mut reason) = if hw.is_none() || few < MIN_PROCESSES {
+        let side = if la.len() <= lb.len() { "A" } else { "B" };
+        let why = if hw.is_none() {
+            "the noise between processes is unknown"
+        } else {
+            "too few to show whether the machine stayed the same"
+        };
         (
             Verdict::Inconclusive,
             Some(format!(
-                "side {side} has {} sampled trial(s): the noise between processes is unknown; measure with at least 2 trials (separate processes) a side, or interleaved (pqperf ab)",
-                la.len().min(lb.len())
+                "side {side} has {few} sampled trial(s): {why}; measure with at least {MIN_PROCESSES} trials (separate processes) a side, or interleaved (pqperf ab)"
             )),
         )
     } else {
-        judge(ratio, lo, hi, o.threshold)
+        let t = o.threshold;
+        let j = judge(ratio, lo, hi, t);
+        let j = environment_gate(j, ratio, canary, t);
+        let j = stability_gate(
+            j,
+            ratio,
+            [("A", la.len(), spread.0), ("B", lb.len(), spread.1)],
+            t,
+        );
+        fast_calls_gate(j, ratio, fast, t)
     };
-    if hw.is_some() {
-        (verdict, reason) = environment_gate((verdict, reason), ratio, canary, o.threshold);
-    }
     if let (Some(m), Some(r)) = (floor, reason.as_mut())
         && verdict == Verdict::Inconclusive
     {
@@ -377,10 +469,12 @@ fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option
         lo,
         hi,
         call: (clo, chi),
-        process: hw.map(|h| ((lr - h).exp(), (lr + h).exp())),
+        process: hw.map(|h| ((centre - h).exp(), (centre + h).exp())),
         processes: (la.len(), lb.len()),
         floor,
         canary,
+        spread,
+        fast,
         verdict,
         reason,
     })
@@ -470,6 +564,8 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             processes: j.as_ref().map_or((0, 0), |j| j.processes),
             noise_floor: j.as_ref().and_then(|j| j.floor),
             canary_ratio: j.as_ref().and_then(|j| j.canary),
+            process_spread: j.as_ref().map_or((None, None), |j| j.spread),
+            fast_calls_ratio: j.as_ref().and_then(|j| j.fast),
             same_library: ra.library_sha256.is_some() && ra.library_sha256 == rb.library_sha256,
         });
     }
@@ -734,6 +830,210 @@ mod tests {
             "{r:?}"
         );
         assert_eq!(c.comparable(), 1);
+    }
+
+    /// A `sign` record from per-process call mixtures, shaped like records measured on a
+    /// busy 2-vCPU VM: each process `(fast, slow, share)` has calls of `fast` ticks, a
+    /// `share` of them at `slow` ticks instead (±0.5 % jitter each).
+    fn rec_modes(procs: &[(f64, f64, f64)], canary: Option<(f64, &str)>, seed: u64) -> Record {
+        let mut rng = SplitMix64::new(seed);
+        let trials: Vec<Vec<u64>> = procs
+            .iter()
+            .map(|&(fast, slow, share)| {
+                (0..400)
+                    .map(|i| {
+                        let base = if (i as f64) < share * 400.0 {
+                            slow
+                        } else {
+                            fast
+                        };
+                        let j = 1.0 + ((rng.next_u64() % 1000) as f64 / 1000.0 - 0.5) * 0.01;
+                        (base * j) as u64
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut r = rec("l", "sign", 1.0, seed);
+        let p = r.pqperf.as_mut().unwrap();
+        p.robust = Robust::compute(&trials, "sign", 2.1e9);
+        p.environment_evidence = canary.map(|(c, m)| pqperf_model::envevidence::EnvSummary {
+            canary_method: m.into(),
+            canary_processes: procs.len() as u64,
+            canary_median_ticks: Some(c),
+            canary_spread: Some(1.01),
+            steal_share: Some(0.0),
+            runq_share: Some(0.88),
+            load_1m_max: Some(12.0),
+        });
+        r
+    }
+
+    const M: &str = pqperf_model::envevidence::CANARY_METHOD;
+
+    #[test]
+    fn a_slow_phase_the_canary_missed_is_not_called_slower() {
+        // Two runs of the same library, as recorded: A mostly in the machine's fast phase
+        // (~20 000 ticks a call, one process partly slow), B wholly in its slow phases (calls
+        // 1.3–1.4× even at best, most of them 5.5×), the canary the same on both sides.
+        let a = side(vec![rec_modes(
+            &[
+                (20_000.0, 110_000.0, 0.0),
+                (20_000.0, 110_000.0, 0.02),
+                (19_500.0, 110_000.0, 0.0),
+                (19_400.0, 110_000.0, 0.03),
+                (24_000.0, 110_000.0, 0.35),
+            ],
+            Some((81_000.0, M)),
+            1,
+        )]);
+        let b = side(vec![rec_modes(
+            &[
+                (26_000.0, 115_000.0, 0.45),
+                (27_000.0, 115_000.0, 0.55),
+                (27_500.0, 115_000.0, 0.70),
+                (28_000.0, 115_000.0, 0.80),
+                (27_000.0, 115_000.0, 0.60),
+            ],
+            Some((82_000.0, M)),
+            2,
+        )]);
+        let c = compare(&a, &b, &Options::default()).unwrap();
+        let r = &c.rows[0];
+        // The intervals alone exclude 1 by far: without the gates this was "slower".
+        let (ratio, lo, hi) = (
+            r.ratio.unwrap(),
+            r.ratio_ci_low.unwrap(),
+            r.ratio_ci_high.unwrap(),
+        );
+        assert!(lo > 1.1, "{r:?}");
+        assert_eq!(judge(ratio, lo, hi, 0.02).0, Verdict::Slower, "{r:?}");
+        assert!((r.canary_ratio.unwrap() - 1.0).abs() < 0.02);
+        // The fast calls show a far smaller change than the estimates: inconclusive, said.
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        let why = r.reason.as_deref().unwrap();
+        assert!(
+            why.contains("fast calls") && why.contains("pqperf ab"),
+            "{why}"
+        );
+        let f = r.fast_calls_ratio.unwrap();
+        assert!(f > 1.2 && f < 1.5, "{r:?}");
+        assert!(!c.any_slower());
+        // The reason and the figures are in --json.
+        let j = serde_json::to_value(&c).unwrap();
+        assert_eq!(j["rows"][0]["verdict"], "inconclusive");
+        assert!(
+            j["rows"][0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("fast calls")
+        );
+        assert!(j["rows"][0]["fast_calls_ratio"].as_f64().is_some());
+        assert!(j["rows"][0]["process_spread"][0].as_f64().unwrap() > 1.1);
+    }
+
+    #[test]
+    fn bimodal_processes_on_a_side_make_the_verdict_inconclusive() {
+        // A's processes: three in the fast phase, two wholly in a 1.5× phase (fast calls
+        // included); B (+25 % work) all in the fast phase. Between the two runs the ratio
+        // says "no change"/"faster"-ish; the machine changed within A by more than that.
+        let a = side(vec![rec_modes(
+            &[
+                (20_000.0, 0.0, 0.0),
+                (20_100.0, 0.0, 0.0),
+                (30_000.0, 0.0, 0.0),
+                (30_300.0, 0.0, 0.0),
+                (19_900.0, 0.0, 0.0),
+            ],
+            None,
+            3,
+        )]);
+        let b = side(vec![rec_modes(&[(25_000.0, 0.0, 0.0); 5], None, 4)]);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert!(r.process_spread.0.unwrap() > 1.45, "{r:?}");
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        assert!(r.verdict != Verdict::Faster && r.verdict != Verdict::NoChange);
+        // The between-process interval is centred on the processes' own difference
+        // (ln 25 000 − mean ln A), not on the pooled ratio, and the verdict's hull holds both.
+        let (plo, phi) = (r.process_ci_low.unwrap(), r.process_ci_high.unwrap());
+        assert!(r.ratio_ci_low.unwrap() <= plo && r.ratio_ci_high.unwrap() >= phi);
+        // The same B against a stable A: +25 % is slower, with every gate passed.
+        let a = side(vec![rec_modes(
+            &[
+                (20_000.0, 0.0, 0.0),
+                (20_100.0, 0.0, 0.0),
+                (19_900.0, 0.0, 0.0),
+                (20_050.0, 0.0, 0.0),
+                (19_950.0, 0.0, 0.0),
+            ],
+            Some((81_000.0, M)),
+            5,
+        )]);
+        let b = side(vec![rec_modes(
+            &[(25_000.0, 0.0, 0.0); 5],
+            Some((81_500.0, M)),
+            6,
+        )]);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(
+            (r.verdict, r.reason.as_deref()),
+            (Verdict::Slower, None),
+            "{r:?}"
+        );
+        assert!((r.fast_calls_ratio.unwrap() - 1.25).abs() < 0.02);
+    }
+
+    #[test]
+    fn the_canary_faster_on_b_than_the_change_and_few_processes() {
+        let stable = |w: f64, n: usize, canary: Option<(f64, &str)>, seed: u64| {
+            let procs: Vec<(f64, f64, f64)> = (0..n)
+                .map(|i| (w * (1.0 + i as f64 * 0.001), 0.0, 0.0))
+                .collect();
+            side(vec![rec_modes(&procs, canary, seed)])
+        };
+        // B +25 % work, but B's machine ran 35 % faster by the canary: B looks faster.
+        let a = stable(20_000.0, 5, Some((100_000.0, M)), 1);
+        let b = stable(20_000.0 * 1.25 / 1.35, 5, Some((100_000.0 / 1.35, M)), 2);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert!(
+            r.ratio.unwrap() < 0.95 && r.ratio_ci_high.unwrap() < 1.0,
+            "{r:?}"
+        );
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        assert!(
+            r.reason.as_deref().unwrap().contains("35.0 % faster"),
+            "{r:?}"
+        );
+        // A canary of another method is not compared (its figures mean other work).
+        let b2 = stable(
+            20_000.0 * 1.25 / 1.35,
+            5,
+            Some((100_000.0 / 1.35, "other")),
+            2,
+        );
+        let r = compare(&a, &b2, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(r.canary_ratio, None);
+        assert_eq!(r.verdict, Verdict::Faster, "{r:?}");
+        // Two processes a side, agreeing closely: too few to tell a stable machine.
+        let a = stable(20_000.0, 2, None, 3);
+        let b = stable(25_000.0, 2, None, 4);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(r.processes, (2, 2));
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        let why = r.reason.unwrap();
+        assert!(
+            why.contains("2 sampled trial") && why.contains("at least 3"),
+            "{why}"
+        );
+        // Three a side: judged.
+        let r = compare(
+            &stable(20_000.0, 3, None, 5),
+            &stable(25_000.0, 3, None, 6),
+            &Options::default(),
+        )
+        .unwrap()
+        .rows[0]
+            .clone();
+        assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
     }
 
     #[test]

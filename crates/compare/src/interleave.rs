@@ -62,6 +62,35 @@ pub struct AbOptions {
     pub cpu: CpuRequest,
     /// The driver executable (default: [`DriverExe::locate`]).
     pub driver: Option<PathBuf>,
+    /// Clock-probe attempts of the host check (the campaign's `--probe-attempts`).
+    pub probe_attempts: usize,
+}
+
+/// Refuses a benchmark CPU that this process cannot measure on: not online, or not in its
+/// allowed CPUs (affinity mask; the error names the CPU and what is there).
+pub fn check_cpu(cpu: usize) -> Result<(), CompareError> {
+    if let Some(text) = pqperf_measure::host::read_trim("/sys/devices/system/cpu/online") {
+        let online = pqperf_measure::host::expand_cpu_list(&text);
+        if !online.is_empty() && !online.contains(&cpu) {
+            return Err(refused(format!(
+                "--cpu {cpu}: CPU {cpu} is not online (online CPUs: {text})"
+            )));
+        }
+    }
+    let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_default();
+    // The affinity mask pqperf was started with (taskset, a CI runner's pinning) is what
+    // it may use; the kernel would let it widen the mask, which is not asked for.
+    if (!allowed.is_empty() && !allowed.contains(&cpu)) || !pqperf_measure::host::cpu_usable(cpu) {
+        return Err(refused(format!(
+            "--cpu {cpu}: CPU {cpu} is not among the CPUs this process may run on ({})",
+            allowed
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        )));
+    }
+    Ok(())
 }
 
 /// Confidence of the intervals.
@@ -411,11 +440,26 @@ pub fn run(
         exe,
         cwd: o.b_run.clone(),
     };
+    if let CpuRequest::Fixed(c) = o.cpu {
+        check_cpu(c)?;
+    }
+    if let Some(e) = pqperf_ffi::emulation::emulated() {
+        return Err(refused(format!(
+            "the host is emulated ({e}): its timings are not performance figures"
+        )));
+    }
     let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_default();
     let dir = lease::default_lease_dir();
     let lease = lease::acquire(&dir, o.cpu, &allowed, &o.b_run, &mut |m| say(m))
         .map_err(|e| CompareError::Load(format!("CPU lease in {}: {e}", dir.display())))?;
     let cpu = lease.cpu;
+    let host_problems = pqperf_measure::host::host_problems(&pqperf_measure::host::CheckOptions {
+        probe_attempts: o.probe_attempts.max(1),
+        ..pqperf_measure::host::CheckOptions::new(cpu)
+    });
+    for p in &host_problems {
+        say(format!("ab: HOST: {p}"));
+    }
     pqperf_campaign::keep_off_cpu(cpu);
     let started_utc = pqperf_campaign::utc_now();
     let tick_hz = pqperf_ffi::counters::ticks_hz(20).unwrap_or(0) as f64;
@@ -508,6 +552,7 @@ pub fn run(
         method: METHOD.to_string(),
         started_utc,
         ended_utc: pqperf_campaign::utc_now(),
+        host_problems: Some(host_problems),
         units: out,
     })
 }
@@ -599,6 +644,16 @@ pub fn markdown(ev: &AbEvidence) -> String {
     }
     for (i, r) in reasons.iter().enumerate() {
         o.push_str(&format!("\n[{}] {r}\n", i + 1));
+    }
+    match &ev.host_problems {
+        Some(p) if p.is_empty() => o.push_str("\nHost checks of the benchmark CPU: passed.\n"),
+        Some(p) => {
+            o.push_str("\nHost checks of the benchmark CPU found (measured anyway; the pairs cancel what the host does to both sides alike):\n\n");
+            for x in p {
+                o.push_str(&format!("- {x}\n"));
+            }
+        }
+        None => {}
     }
     o
 }

@@ -13,7 +13,11 @@
 //! The environment gate then weighs the canary (how fast the machine itself ran on each
 //! side, `pqperf_model::envevidence`): when the machine differed between the sides at least
 //! as much as the change judged (or, for "no change", more than the band), the verdict is
-//! inconclusive, since the difference may be the machine's.
+//! inconclusive, since the difference may be the machine's. Two separately measured runs
+//! pass two more gates ([`stability_gate`], [`fast_calls_gate`]): the canary is one fixed
+//! workload and does not see every way a shared machine slows code down, so a verdict
+//! between runs also needs each run's own processes to agree more closely than the change,
+//! and the fast calls to show the change the estimates show.
 
 use pqperf_model::ab::Verdict;
 
@@ -93,6 +97,92 @@ pub fn environment_gate(
     }
 }
 
+/// The stability gate of two separately measured runs: `spread_a` / `spread_b` are the
+/// largest ÷ smallest per-process estimate of each side (the same library measured in fresh
+/// processes of one run, so every difference among them is the machine's). When the machine
+/// changed that much within a run, a difference of that size between two runs taken at
+/// different times can be the machine's too: a faster/slower verdict whose change is not
+/// larger, or a no-change verdict beside a spread beyond the band, becomes inconclusive.
+pub fn stability_gate(
+    judged: (Verdict, Option<String>),
+    ratio: f64,
+    spreads: [(&str, usize, Option<f64>); 2],
+    t: f64,
+) -> (Verdict, Option<String>) {
+    let widest = spreads
+        .iter()
+        .filter_map(|(side, n, s)| {
+            s.filter(|s| s.is_finite() && *s >= 1.0)
+                .map(|s| (*side, *n, s))
+        })
+        .max_by(|x, y| x.2.total_cmp(&y.2));
+    let Some((side, n, s)) = widest else {
+        return judged;
+    };
+    let ds = s.ln();
+    let machine = format!(
+        "side {side}'s own {n} processes of the same library differ by up to {:.1} % (the machine changed while that run measured)",
+        (s - 1.0) * 100.0
+    );
+    match judged.0 {
+        Verdict::Faster | Verdict::Slower if ds >= ratio.ln().abs() => (
+            Verdict::Inconclusive,
+            Some(format!(
+                "{machine}, at least as much as the change {} being judged: a difference of that size between two runs can be the machine's; measure both sides interleaved (pqperf ab) or on a quieter machine",
+                pct(ratio)
+            )),
+        ),
+        Verdict::NoChange if ds > (1.0 + t).ln() => (
+            Verdict::Inconclusive,
+            Some(format!(
+                "{machine}, more than the ±{:.1} % band: a change of that size could be hidden; measure both sides interleaved (pqperf ab) or on a quieter machine",
+                t * 100.0
+            )),
+        ),
+        _ => judged,
+    }
+}
+
+/// The fast-calls gate of two separately measured runs: `fast_ratio` is B/A of a low
+/// quantile of each side's calls ([`crate::analysis::FAST_QUANTILE`]). A change of the code
+/// moves the fast calls with the typical ones; a busy machine changes how many calls run
+/// slowly (a sibling hyperthread, a co-tenant's memory traffic), which moves the estimate but
+/// hardly the fast calls. A faster/slower verdict whose fast calls show less than half of the
+/// change (in log space; or the opposite change), or a no-change verdict whose fast calls
+/// differ beyond the band, becomes inconclusive.
+pub fn fast_calls_gate(
+    judged: (Verdict, Option<String>),
+    ratio: f64,
+    fast_ratio: Option<f64>,
+    t: f64,
+) -> (Verdict, Option<String>) {
+    let Some(f) = fast_ratio.filter(|f| f.is_finite() && *f > 0.0) else {
+        return judged;
+    };
+    let (lr, lf) = (ratio.ln(), f.ln());
+    let fast = format!(
+        "the fast calls (10th percentile) of B differ from A's by {} (B/A {f:.4})",
+        pct(f)
+    );
+    match judged.0 {
+        Verdict::Faster | Verdict::Slower if (lr - lf).abs() >= lr.abs() / 2.0 => (
+            Verdict::Inconclusive,
+            Some(format!(
+                "{fast}, while the estimates differ by {}: the difference lies in how many calls ran slowly, which a busy machine changes between runs; measure both sides interleaved (pqperf ab) or on a quieter machine",
+                pct(ratio)
+            )),
+        ),
+        Verdict::NoChange if lf.abs() > (1.0 + t).ln() => (
+            Verdict::Inconclusive,
+            Some(format!(
+                "{fast}, beyond the ±{:.1} % band, while the estimates agree: the sides ran differently; measure both sides interleaved (pqperf ab) or on a quieter machine",
+                t * 100.0
+            )),
+        ),
+        _ => judged,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +234,91 @@ mod tests {
         assert_eq!(environment_gate(slower.clone(), 1.10, None, t), slower);
         let inc = judge(1.10, 0.95, 1.3, t);
         assert_eq!(environment_gate(inc.clone(), 1.10, Some(1.0), t), inc);
+    }
+
+    #[test]
+    fn a_machine_that_changed_within_a_run_cannot_decide_between_runs() {
+        let t = 0.02;
+        let slower = judge(1.25, 1.2, 1.3, t);
+        // A's processes spread 30 %: a +25 % between runs may be the machine's.
+        let (v, why) = stability_gate(
+            slower.clone(),
+            1.25,
+            [("A", 5, Some(1.30)), ("B", 5, Some(1.01))],
+            t,
+        );
+        assert_eq!(v, Verdict::Inconclusive);
+        let why = why.unwrap();
+        assert!(
+            why.contains("side A's own 5 processes") && why.contains("30.0 %"),
+            "{why}"
+        );
+        // Both stable: the verdict stands; an unknown spread changes nothing.
+        let ok = [("A", 5, Some(1.02)), ("B", 5, Some(1.05))];
+        assert_eq!(stability_gate(slower.clone(), 1.25, ok, t), slower);
+        assert_eq!(
+            stability_gate(slower.clone(), 1.25, [("A", 1, None), ("B", 1, None)], t),
+            slower
+        );
+        // The faster direction is judged the same way (B's spread, 1/0.8 = 1.25).
+        let faster = judge(0.8, 0.75, 0.85, t);
+        let (v, why) = stability_gate(faster, 0.8, [("A", 5, Some(1.0)), ("B", 4, Some(1.25))], t);
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.unwrap().contains("side B's own 4"));
+        // "No change" beside a spread beyond the band.
+        let same = judge(1.0, 0.99, 1.01, t);
+        assert_eq!(same.0, Verdict::NoChange);
+        assert_eq!(
+            stability_gate(
+                same.clone(),
+                1.0,
+                [("A", 5, Some(1.05)), ("B", 5, Some(1.0))],
+                t
+            )
+            .0,
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            stability_gate(same.clone(), 1.0, ok.map(|(s, n, _)| (s, n, Some(1.01))), t),
+            same
+        );
+    }
+
+    #[test]
+    fn the_fast_calls_must_show_the_change() {
+        let t = 0.02;
+        let slower = judge(3.4, 1.5, 7.1, t);
+        // Estimates 3.4×, fast calls 1.38×: the difference is how many calls ran slowly.
+        let (v, why) = fast_calls_gate(slower.clone(), 3.4, Some(1.38), t);
+        assert_eq!(v, Verdict::Inconclusive);
+        let why = why.unwrap();
+        assert!(why.contains("+38.0 %") && why.contains("+240.0 %"), "{why}");
+        // A change of the code moves the fast calls too: the verdict stands.
+        let s25 = judge(1.25, 1.2, 1.3, t);
+        assert_eq!(fast_calls_gate(s25.clone(), 1.25, Some(1.24), t), s25);
+        assert_eq!(fast_calls_gate(s25.clone(), 1.25, Some(1.13), t), s25);
+        assert_eq!(fast_calls_gate(s25.clone(), 1.25, None, t), s25);
+        // Fast calls in the opposite direction, or barely moved.
+        assert_eq!(
+            fast_calls_gate(s25.clone(), 1.25, Some(0.97), t).0,
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            fast_calls_gate(s25.clone(), 1.25, Some(1.10), t).0,
+            Verdict::Inconclusive
+        );
+        let faster = judge(0.8, 0.75, 0.85, t);
+        assert_eq!(fast_calls_gate(faster.clone(), 0.8, Some(0.81), t), faster);
+        assert_eq!(
+            fast_calls_gate(faster, 0.8, Some(1.0), t).0,
+            Verdict::Inconclusive
+        );
+        // "No change" while the fast calls differ beyond the band.
+        let same = judge(1.0, 0.99, 1.01, t);
+        assert_eq!(
+            fast_calls_gate(same.clone(), 1.0, Some(1.05), t).0,
+            Verdict::Inconclusive
+        );
+        assert_eq!(fast_calls_gate(same.clone(), 1.0, Some(1.01), t), same);
     }
 }

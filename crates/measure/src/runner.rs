@@ -361,9 +361,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
 
 /// Share of the trials' wall time spent on the run queue (`None` without schedstat).
 fn runq_share(sched: &[TrialSched]) -> Option<f64> {
-    let ns: f64 = sched.iter().map(|t| t.seconds).sum();
-    let q: Option<u64> = sched.iter().map(|t| t.runq_ns).sum();
-    q.filter(|_| ns > 0.0).map(|q| q as f64 / 1e9 / ns)
+    pqperf_model::envevidence::runq_share_of(sched)
 }
 
 fn signal_name(sig: i64) -> &'static str {

@@ -156,6 +156,12 @@ pub struct AbEvidence {
     pub started_utc: String,
     /// End (UTC, µs).
     pub ended_utc: String,
+    /// The host checks of the benchmark CPU made before measuring (the campaign's list,
+    /// `pqperf_measure::host::host_problems`): empty when the host passed them; absent in
+    /// evidence written before pqperf checked. Problems do not stop `pqperf ab` (the pairs
+    /// cancel what a busy or unfixed host does to both sides alike); they are stated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_problems: Option<Vec<String>>,
     /// Every unit.
     pub units: Vec<AbUnit>,
 }

@@ -85,6 +85,15 @@ pub struct EnvSummary {
     pub load_1m_max: Option<f64>,
 }
 
+/// Share of the trials' wall time spent waiting on the run queue (Σ `runq_ns` ÷ Σ seconds),
+/// the [`ProcessEnv::runq_share`] of a process; `None` when a trial has no `runq_ns` (no
+/// schedstat) or no time passed.
+pub fn runq_share_of(trials: &[crate::record::TrialSched]) -> Option<f64> {
+    let ns: f64 = trials.iter().map(|t| t.seconds).sum();
+    let q: Option<u64> = trials.iter().map(|t| t.runq_ns).sum();
+    q.filter(|_| ns > 0.0).map(|q| q as f64 / 1e9 / ns)
+}
+
 fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
     let v: Vec<f64> = v.filter(|x| x.is_finite()).collect();
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)

@@ -11,7 +11,11 @@
 //! the time: printed, never asserted.
 //!
 //! `PQPERF_BENCH_K` (default 4) comparisons per cell, `PQPERF_BENCH_PAIRS` (default 8) pairs
-//! per interleaved comparison, `PQPERF_BENCH_WORK` (default 20000) busy-loop rounds of `a`.
+//! per interleaved comparison, `PQPERF_BENCH_WORK` (default 20000) busy-loop rounds of `a`,
+//! `PQPERF_BENCH_METHODS` (`interleaved`, `separate` or both, the default) and
+//! `PQPERF_BENCH_CONDITIONS` (a comma list of `quiet`, `pinned`, `heavy`; default all) narrow
+//! what runs, and `PQPERF_BENCH_KEEP=<dir>` keeps every run directory and comparison there
+//! (to read the evidence of a surprising verdict afterwards).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -136,7 +140,14 @@ fn interleaved(tmp: &Path, run: &Path, map: &str, cpu: usize, pairs: usize, seed
             .arg(run)
             .args(["--map", map, "--op", "sign", "--trial-target", "0.01"])
             .args(["--pairs", &pairs.to_string(), "--seed", &seed.to_string()])
-            .args(["--cpu", &cpu.to_string(), "--json", "--out"])
+            .args([
+                "--cpu",
+                &cpu.to_string(),
+                "--probe-attempts",
+                "1",
+                "--json",
+                "--out",
+            ])
             .arg(&out),
     );
     v["units"][0]["result"]["verdict"]
@@ -176,6 +187,8 @@ fn separate(tmp: &Path, template: &Path, label: &str, cpu: usize, n: &mut usize)
     run
 }
 
+/// `pqperf compare --json` of `a` and `b`: the verdict of `sign` (the whole comparison is kept
+/// beside `b` as `compare-<map>.json`).
 fn compared(tmp: &Path, a: &Path, b: &Path, map: &str) -> String {
     let v = json_of(
         pqperf(tmp)
@@ -183,6 +196,10 @@ fn compared(tmp: &Path, a: &Path, b: &Path, map: &str) -> String {
             .arg(a)
             .arg(b)
             .args(["--map", map, "--json"]),
+    );
+    let _ = std::fs::write(
+        b.join(format!("compare-{}.json", map.replace('=', "-"))),
+        serde_json::to_string_pretty(&v).unwrap_or_default(),
     );
     v["rows"]
         .as_array()
@@ -212,8 +229,22 @@ fn main() {
     let k = env_usize("PQPERF_BENCH_K", 4);
     let pairs = env_usize("PQPERF_BENCH_PAIRS", 8);
     let work = env_usize("PQPERF_BENCH_WORK", 20_000);
+    let methods = std::env::var("PQPERF_BENCH_METHODS").unwrap_or_default();
+    let (do_inter, do_sep) = match methods.as_str() {
+        "interleaved" => (true, false),
+        "separate" => (false, true),
+        _ => (true, true),
+    };
+    let wanted = std::env::var("PQPERF_BENCH_CONDITIONS").unwrap_or_default();
+    let keep = std::env::var_os("PQPERF_BENCH_KEEP").map(PathBuf::from);
     let tmp = tempfile::tempdir().unwrap();
-    let t = tmp.path();
+    let t = match &keep {
+        Some(d) => {
+            std::fs::create_dir_all(d).unwrap();
+            d.as_path()
+        }
+        None => tmp.path(),
+    };
     let cpu = pqperf_ffi::affinity::get_affinity()
         .unwrap()
         .last()
@@ -236,13 +267,16 @@ fn main() {
         pqperf_ffi::procinfo::load_average()
     );
     let mut n = 0usize;
-    let conditions: [(&str, Option<usize>, usize); 3] = [
-        ("quiet", None, 0),
-        ("pinned hog", Some(cpu), 0),
-        ("heavy (3 hogs)", Some(cpu), 2),
+    let conditions: [(&str, &str, Option<usize>, usize); 3] = [
+        ("quiet", "quiet", None, 0),
+        ("pinned", "pinned hog", Some(cpu), 0),
+        ("heavy", "heavy (3 hogs)", Some(cpu), 2),
     ];
     let mut rows = Vec::new();
-    for (name, pinned, free) in conditions {
+    for (key, name, pinned, free) in conditions {
+        if !wanted.is_empty() && !wanted.split(',').any(|w| w.trim() == key) {
+            continue;
+        }
         let t0 = std::time::Instant::now();
         let _hogs = Hogs::start(pinned, free);
         let mut ia = Vec::new();
@@ -251,13 +285,17 @@ fn main() {
         let mut sb = Vec::new();
         for i in 0..k {
             let seed = 1000 + i as u64;
-            ia.push(interleaved(t, &inter, "a=a2", cpu, pairs, seed));
-            ib.push(interleaved(t, &inter, "a=b10", cpu, pairs, seed));
-            let x = separate(t, &template, "a", cpu, &mut n);
-            let y = separate(t, &template, "a", cpu, &mut n);
-            sa.push(compared(t, &x, &y, "a=a"));
-            let z = separate(t, &template, "b25", cpu, &mut n);
-            sb.push(compared(t, &x, &z, "a=b25"));
+            if do_inter {
+                ia.push(interleaved(t, &inter, "a=a2", cpu, pairs, seed));
+                ib.push(interleaved(t, &inter, "a=b10", cpu, pairs, seed));
+            }
+            if do_sep {
+                let x = separate(t, &template, "a", cpu, &mut n);
+                let y = separate(t, &template, "a", cpu, &mut n);
+                sa.push(compared(t, &x, &y, "a=a"));
+                let z = separate(t, &template, "b25", cpu, &mut n);
+                sb.push(compared(t, &x, &z, "a=b25"));
+            }
         }
         println!(
             "{name} ({:.0} s, load now {:?}):\n  interleaved A–A:      {}\n  interleaved +10 %:    {}\n  separate runs A–A:    {}\n  separate runs +25 %:  {}",
@@ -274,14 +312,23 @@ fn main() {
                 .count()
         };
         let det = |v: &[String]| v.iter().filter(|x| *x == "slower").count();
+        let faster = |v: &[String]| v.iter().filter(|x| *x == "faster").count();
+        // A method that did not run shows "–", not 0 of K.
+        let cell = |v: &[String], n: usize| {
+            if v.is_empty() {
+                "–".to_string()
+            } else {
+                format!("{n}/{}", v.len())
+            }
+        };
         rows.push(format!(
-            "| {name} | {}/{k} | {}/{k} | {}/{k} | {}/{k} | {}/{k} | {}/{k} |",
-            fp(&ia),
-            det(&ib),
-            ib.iter().filter(|x| *x == "faster").count(),
-            fp(&sa),
-            det(&sb),
-            sb.iter().filter(|x| *x == "faster").count(),
+            "| {name} | {} | {} | {} | {} | {} | {} |",
+            cell(&ia, fp(&ia)),
+            cell(&ib, det(&ib)),
+            cell(&ib, faster(&ib)),
+            cell(&sa, fp(&sa)),
+            cell(&sb, det(&sb)),
+            cell(&sb, faster(&sb)),
         ));
     }
     println!(

@@ -99,6 +99,8 @@ fn interleaved_pairs_follow_the_seed_and_judge_from_the_pairs() {
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(serde_json::to_value(&ev).unwrap(), shown);
     assert_eq!((ev.kind.as_str(), ev.seed, ev.pairs), ("pqperf-ab", 7, 6));
+    // The host checks ran before measuring and are recorded (whatever this host has).
+    assert!(ev.host_problems.is_some(), "{stdout}");
     assert_eq!(ev.units.len(), 1);
     let u = &ev.units[0];
     assert_eq!(
@@ -317,6 +319,51 @@ fn separate_runs_weigh_the_environment_and_refuse_nothing_comparable() {
     let (code, stdout, stderr) = compare(tmp.path(), &a, &other, &["--fail-on-regression"]);
     assert_eq!(code, 2, "{stdout}{stderr}");
     assert!(stderr.contains("nothing to compare"), "{stderr}");
+}
+
+#[test]
+fn ab_refuses_a_cpu_it_cannot_measure_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = common::fake_driver(tmp.path());
+    let r = tmp.path().join("run");
+    setup_run(&r, "sign-90", &["toy"]);
+    // A CPU this host does not have: refused before anything runs, the CPU named.
+    let mut c = pqperf(tmp.path(), Some(&fake));
+    c.arg("ab")
+        .arg(&r)
+        .arg(&r)
+        .args(["--cpu", "4095", "--op", "sign"]);
+    let (code, stdout, stderr) = run(c);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("CPU 4095 is not online"), "{stderr}");
+    // An online CPU outside this process's allowed set (taskset narrows it to one CPU).
+    let allowed = pqperf_ffi::affinity::get_affinity().unwrap();
+    let online = pqperf_measure::host::expand_cpu_list(
+        std::fs::read_to_string("/sys/devices/system/cpu/online")
+            .unwrap()
+            .trim(),
+    );
+    if let (Some(&keep), Some(&other)) = (
+        allowed.first(),
+        online.iter().find(|c| Some(*c) != allowed.first()),
+    ) {
+        let mut c = Command::new("taskset");
+        c.env(pqperf_campaign::lease::LEASE_DIR_ENV, tmp.path())
+            .env("PQPERF_DRIVER", &fake)
+            .args(["-c", &keep.to_string()])
+            .arg(env!("CARGO_BIN_EXE_pqperf"))
+            .arg("ab")
+            .arg(&r)
+            .arg(&r)
+            .args(["--cpu", &other.to_string(), "--op", "sign"]);
+        let (code, stdout, stderr) = run(c);
+        assert_eq!(code, 2, "{stdout}{stderr}");
+        assert!(
+            stderr.contains(&format!("CPU {other} is not among the CPUs")),
+            "{stderr}"
+        );
+    }
+    assert!(!r.join("ab").exists());
 }
 
 #[test]

@@ -28,6 +28,9 @@
 //!   (method.md §8): counts exactly, floats within relative 1e-9 (min/max/median included);
 //!   `disturbed_retries` and RSS maxima from the processes; `sizes`, `kex`, `build_flags`,
 //!   `timing_scope` from the first process's meta;
+//! * **environment evidence** of pqperf records ([`envevidence`]): each attempt's `env` in
+//!   range, its run-queue share equal to its trials', and `pqperf.environment_evidence` equal
+//!   to the summary of the kept attempts (figures within relative 1e-9);
 //! * **profiles**: each `share` and `hash_share` recomputed from `calls` and `total`
 //!   (relative 1e-9);
 //! * **evidence bounds** (`pqperf_model::limits`, in the loader): a file over the evidence size
@@ -43,8 +46,8 @@
 //!
 //! One module per check: [`system`] (layout: stray files, systems.csv row, campaign.json and
 //! build.json, security_targets.csv), [`walk`] (the files of a system), [`paths`] (absolute
-//! machine paths and the reference JSON layout), [`katlogs`], [`records`], [`profiles`],
-//! [`text`] (page text) and [`pages`]; [`problem`] holds what they report.
+//! machine paths and the reference JSON layout), [`katlogs`], [`records`], [`envevidence`],
+//! [`profiles`], [`text`] (page text) and [`pages`]; [`problem`] holds what they report.
 
 #![forbid(unsafe_code)]
 
@@ -52,6 +55,7 @@ use std::path::Path;
 
 use pqperf_model::dataset::Dataset;
 
+mod envevidence;
 mod katlogs;
 mod pages;
 mod paths;

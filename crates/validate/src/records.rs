@@ -338,6 +338,7 @@ pub(crate) fn check_record(
     }
     check_robust(rep, r, &p);
     check_attempts(rep, r, &p);
+    crate::envevidence::check(rep, r, &p);
 }
 
 /// `pqperf.attempts`: one kept attempt per process, and the re-runs counted in

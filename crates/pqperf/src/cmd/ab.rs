@@ -25,7 +25,10 @@ change. The evidence (every process, its estimate and environment, the seed) is 
 
 Exit status: 0; 1 when an operation could not be measured, or with --fail-on-regression \
 when any operation is slower (never for inconclusive); 2 on refused input (missing run \
-directory or build.json, nothing pairs up, bad --map, fewer than 6 pairs).
+directory or build.json, nothing pairs up, bad --map, fewer than 6 pairs, a --cpu that is \
+not online or not allowed, an emulated host). The campaign's host checks of the benchmark \
+CPU run first; what they find is printed and recorded in the evidence (host_problems), not \
+refused: the pairs cancel what the host does to both sides alike.
 
 Examples:
   pqperf ab runs/before runs/after --pairs 12 --fail-on-regression
@@ -61,9 +64,13 @@ pub struct AbArgs {
     /// Seconds per timed trial to plan the calls per process for.
     #[arg(long, default_value_t = 0.05)]
     trial_target: f64,
-    /// Benchmark CPU (a number, or `auto`: a free one of the allowed set).
+    /// Benchmark CPU (a number, or `auto`: a free one of the allowed set). A CPU that is
+    /// not online or not in this process's allowed CPUs is refused (exit 2).
     #[arg(long)]
     cpu: Option<String>,
+    /// Clock-probe attempts of the host check made before measuring (as the campaign's).
+    #[arg(long, default_value_t = 3)]
+    probe_attempts: usize,
     /// Evidence file (default <B>/ab/ab-<UTC>-<seed>.json).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -127,7 +134,13 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         trial_target_s: a.trial_target,
         cpu,
         driver: None,
+        probe_attempts: a.probe_attempts,
     };
+    if let pqperf_campaign::lease::CpuRequest::Fixed(c) = o.cpu
+        && let Err(e) = interleave::check_cpu(c)
+    {
+        return super::refuse(e.to_string());
+    }
     let units = match interleave::units(&o) {
         Ok(u) => u,
         Err(pqperf_compare::CompareError::Refused(m)) => return super::refuse(m),
@@ -140,7 +153,11 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
             interleave::MIN_PAIRS
         ));
     }
-    let ev = interleave::run(&o, &units, &mut |m| eprintln!("{m}"))?;
+    let ev = match interleave::run(&o, &units, &mut |m| eprintln!("{m}")) {
+        Ok(ev) => ev,
+        Err(pqperf_compare::CompareError::Refused(m)) => return super::refuse(m),
+        Err(e) => return Err(e.into()),
+    };
     let path = match &a.out {
         Some(p) => p.clone(),
         None => {
