@@ -1,6 +1,7 @@
 //! The ICCS helper baseline kept across runs of one host and provider (issue 30): every
 //! complete record of candidate `iccs` the measure phase writes is copied, with its
-//! calibration, into a host-wide cache folder under a key of the host (system id, CPU model,
+//! calibration, into a cache folder ([`cache_dir`]: beside the run directory unless
+//! `$PQPERF_BASELINE_CACHE` names one) under a key of the host (system id, CPU model,
 //! kernel, the measured CPU), the timing driver and the run's protocol (planning,
 //! `--target-ci`, sampling), in a subfolder named by
 //! the library's sha256 (which names the provider's sources, the compiler and the flags). A
@@ -23,21 +24,18 @@ pub const REUSE_KEY: &str = "iccs_baseline_reuse";
 /// Environment variable naming the cache folder (`off` or empty: no cache).
 pub const BASELINE_CACHE_ENV: &str = "PQPERF_BASELINE_CACHE";
 
-/// The cache folder: `$PQPERF_BASELINE_CACHE`, else `$XDG_CACHE_HOME/pqperf/iccs-baseline`,
-/// else `$HOME/.cache/pqperf/iccs-baseline`; `None` when switched off or no home is known.
-pub fn cache_dir() -> Option<PathBuf> {
+/// Name of the default cache folder, beside the run directory.
+pub const DEFAULT_CACHE_DIR: &str = ".pqperf-iccs-baseline";
+
+/// The cache folder of `run`: `$PQPERF_BASELINE_CACHE`, else `.pqperf-iccs-baseline` in the
+/// folder that holds the run directory (so `runs/a` and `runs/b` share one, and a test's
+/// temporary folder has its own); `None` when switched off (`off` or empty).
+pub fn cache_dir(run: &Path) -> Option<PathBuf> {
     if let Some(d) = std::env::var_os(BASELINE_CACHE_ENV) {
         return (!d.is_empty() && d != "off").then(|| PathBuf::from(d));
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|d| !d.is_empty())
-                .map(|h| PathBuf::from(h).join(".cache"))
-        })?;
-    Some(base.join("pqperf").join("iccs-baseline"))
+    let parent = run.parent().filter(|p| !p.as_os_str().is_empty());
+    Some(parent.unwrap_or(Path::new(".")).join(DEFAULT_CACHE_DIR))
 }
 
 /// The key of a host and a protocol: sha256 (first 16 hex digits) of the system id, the CPU
@@ -74,9 +72,9 @@ fn read(p: &Path) -> Option<Value> {
 }
 
 /// Copies the complete record at `rec` of candidate `iccs` and its calibration `cal` into the
-/// cache under `key` (nothing without a cache folder or a library sha256).
-pub fn store(key: &str, rec: &Path, cal: &Path) -> Result<(), CampaignError> {
-    let Some(dir) = cache_dir() else {
+/// cache of `run` under `key` (nothing without a cache folder or a library sha256).
+pub fn store(run: &Path, key: &str, rec: &Path, cal: &Path) -> Result<(), CampaignError> {
+    let Some(dir) = cache_dir(run) else {
         return Ok(());
     };
     let Some(r) = read(rec) else { return Ok(()) };
@@ -124,7 +122,7 @@ pub fn reuse(opts: &CampaignOptions, key: &str) -> Result<Reuse, CampaignError> 
     let run = &opts.run_dir;
     let bj = crate::rundir::load_build(run)?;
     let mut out = Reuse::default();
-    let dir = cache_dir();
+    let dir = cache_dir(run);
     for e in bj.instances.values().filter(|e| e.candidate == "iccs") {
         let Some(sha) = e.library_sha256.as_deref() else {
             continue;

@@ -186,6 +186,7 @@ pub(crate) fn phase_measure(
             {
                 // The ICCS helper baseline, kept for later runs of this host and provider.
                 crate::baseline_cache::store(
+                    &opts.run_dir,
                     key,
                     &rec_path(&opts.run_dir, &p.inst, &p.opkey),
                     &pqperf_measure::calibrate::cal_path(&opts.run_dir, &p.inst, &p.opkey),
