@@ -8,6 +8,9 @@
 //! * the baseline RSS of the lean driver executable `pqperf-driver` next to that of the same
 //!   driver code running inside a large Rust executable (this benchmark binary, as the former
 //!   `pqperf driver` subcommand ran inside `pqperf`), on the same do-nothing library;
+//! * ticks per call of the empty keygen, sign and verify loops of `pqperf-driver` beside those
+//!   of a reference-shaped C loop this benchmark compiles itself (dlopen, the operation called
+//!   in a counted loop between two TSC reads, return code checked), in alternating rounds;
 //! * the campaign efficiency (Σ timed seconds ÷ wall seconds of the calibrate + measure
 //!   phases) of a demo-sized campaign (trial target 0.05 s) over that library and a toy one.
 //!
@@ -30,6 +33,55 @@ const FLOOR: &str = "#include <dlfcn.h>\n#include <stdio.h>\n#include <unistd.h>
 int main(int c, char **v) { long a, b; FILE *f; if (c < 2 || !dlopen(v[1], RTLD_NOW)) return 1;\n\
 f = fopen(\"/proc/self/statm\", \"r\"); if (!f || fscanf(f, \"%ld %ld\", &a, &b) != 2) return 1;\n\
 printf(\"floor %ld\\n\", b * sysconf(_SC_PAGESIZE)); return 0; }\n";
+
+/// A timing loop shaped like the reference driver's: `LIB OP ITERS TRIALS`; per trial one
+/// `ref <op> <ticks per call>` line (TSC around the whole loop).
+const REF_LOOP: &str = r#"#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+typedef unsigned long long ull;
+static unsigned char pk[1 << 16], sk[1 << 16], sn[1 << 16], m[32];
+int main(int argc, char **argv) {
+    if (argc < 5) return 2;
+    void *h = dlopen(argv[1], RTLD_NOW);
+    if (!h) return 1;
+    const char *op = argv[2];
+    ull iters = strtoull(argv[3], 0, 10);
+    int trials = atoi(argv[4]);
+    int (*kg)(unsigned char *, ull *, unsigned char *, ull *) = dlsym(h, "sig_keygen");
+    int (*sg)(unsigned char *, ull, unsigned char *, ull, unsigned char *, ull *) = dlsym(h, "sig_sign");
+    int (*vf)(unsigned char *, ull, unsigned char *, ull, unsigned char *, ull) = dlsym(h, "sig_verify");
+    ull (*pkn)(void) = dlsym(h, "sig_get_pk_len_bytes");
+    ull (*skn)(void) = dlsym(h, "sig_get_sk_len_bytes");
+    ull (*snn)(void) = dlsym(h, "sig_get_sn_len_bytes");
+    if (!kg || !sg || !vf || !pkn || !skn || !snn) return 1;
+    ull pl = pkn(), sl = skn(), snmax = snn(), sigl = snmax;
+    if (kg(pk, &pl, sk, &sl) || sg(sk, sl, m, sizeof m, sn, &sigl)) return 3;
+    int which = strcmp(op, "keygen") == 0 ? 0 : strcmp(op, "sign") == 0 ? 1 : 2;
+    for (int t = 0; t < trials; t++) {
+        ull c0 = __rdtsc();
+        if (which == 0) {
+            for (ull i = 0; i < iters; i++) {
+                ull a = pkn(), b = skn();
+                if (kg(pk, &a, sk, &b)) return 3;
+            }
+        } else if (which == 1) {
+            for (ull i = 0; i < iters; i++) {
+                ull l = snmax;
+                if (sg(sk, sl, m, sizeof m, sn, &l)) return 3;
+            }
+        } else {
+            for (ull i = 0; i < iters; i++)
+                if (vf(pk, pl, sn, sigl, m, sizeof m)) return 3;
+        }
+        ull c1 = __rdtsc();
+        printf("ref\t%s\t%.4f\n", op, (double)(c1 - c0) / (double)iters);
+    }
+    return 0;
+}
+"#;
 
 fn gcc(dir: &Path, name: &str, defines: &[&str]) -> String {
     let src = dir.join("toy_sig.c");
@@ -171,6 +223,67 @@ fn main() {
     let iters = 20_000u64;
     const ROUNDS: usize = 21;
     let ns_per_tick = if hz > 0.0 { 1e9 / hz } else { f64::NAN };
+    // The empty loops beside a reference-shaped C loop (x86-64: rdtsc), alternating rounds of
+    // one process each (5 trials of `iters` calls), medians of the trial means.
+    if cfg!(target_arch = "x86_64") {
+        let ref_src = dir.join("ref_loop.c");
+        std::fs::write(&ref_src, REF_LOOP).unwrap();
+        let ref_exe = dir.join("ref_loop");
+        assert!(
+            Command::new("gcc")
+                .args(["-O2", "-o"])
+                .arg(&ref_exe)
+                .arg(&ref_src)
+                .arg("-ldl")
+                .status()
+                .expect("gcc")
+                .success()
+        );
+        for op in ["keygen", "sign", "verify"] {
+            let (mut c, mut rs) = (Vec::new(), Vec::new());
+            for _ in 0..ROUNDS {
+                let o = Command::new("taskset")
+                    .args(["-c", &cpu.to_string()])
+                    .arg(&ref_exe)
+                    .arg(dir.join(&noop))
+                    .args([op, &iters.to_string(), "5"])
+                    .output()
+                    .expect("taskset (util-linux)");
+                assert!(o.status.success(), "reference-shaped loop {op}: {o:?}");
+                for l in String::from_utf8_lossy(&o.stdout).lines() {
+                    if let Some(v) = l.rsplit('\t').next().and_then(|v| v.parse::<f64>().ok()) {
+                        c.push(v);
+                    }
+                }
+                let a = DriverArgs {
+                    lib: noop.clone().into(),
+                    op: op.into(),
+                    bytes: 0,
+                    trials: 5,
+                    iters,
+                    warmups: 3,
+                    cpu: Some(cpu),
+                    samples: false,
+                    force_ticks: true,
+                    api: ApiSpec::Iccs,
+                    stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+                };
+                let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
+                assert!(r.complete(), "{:?}", r.process);
+                for t in &r.process.trials {
+                    rs.push(t.cycles.unwrap_or(0) as f64 / t.measurements as f64);
+                }
+            }
+            let (c, rs) = (median(c), median(rs));
+            println!(
+                "no-op {op:6}  reference-shaped C loop {c:6.2} ticks/call ({:.2} ns), pqperf-driver {rs:6.2} ticks/call ({:.2} ns): {:+.2} ns per call (medians of {} trials, {ROUNDS} alternating rounds)",
+                c * ns_per_tick,
+                rs * ns_per_tick,
+                (rs - c) * ns_per_tick,
+                5 * ROUNDS
+            );
+        }
+    }
     for op in ["keygen", "sign", "verify"] {
         // Rounds alternate the two modes so that load drifts hit both alike; the medians of
         // the trial means of each mode are compared. Many short processes: the per-call time

@@ -19,6 +19,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod baseline_cache;
 pub mod error;
 pub mod lease;
 pub mod merge;
@@ -40,6 +41,7 @@ pub use options::{CampaignOptions, DEFAULT_DEFER, OptionsData, default_cpu};
 pub use phase::{
     Hook, Hooks, PagesRefresh, Phase, PhaseCtx, PhaseError, PhaseStatus, PublishCheck, PublishPages,
 };
+pub use phases::{INTERLEAVE_SEED, INTERLEAVE_WINDOW};
 pub use pqperf_measure::record::utc_now;
 pub use publish::{publish, publish_with};
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};

@@ -99,6 +99,9 @@ pub struct PhaseCtx<'a> {
     pub log: &'a Logger,
     /// The environment snapshot of this phase (§3.2).
     pub environment: &'a Value,
+    /// The registered system the phase measures for, when known (the ICCS baseline's reuse
+    /// across runs is keyed by it).
+    pub system_id: Option<&'a str>,
 }
 
 /// How a phase provided by a stage ended when it ran to its end. [`PhaseStatus::exit_code`]

@@ -2,12 +2,16 @@
 //! Each walks the selected instances, skips what the run directory already holds for the
 //! library that is built now (evidence naming another `library_sha256` is stale and done
 //! again, or kept with `--keep-stale`; `--redo` does everything again), and hands one unit
-//! at a time to `pqperf-measure`.
+//! at a time to `pqperf-measure`. The measure phase interleaves the driver processes of up to
+//! [`INTERLEAVE_WINDOW`] operations (of different instances) in a seeded order, so that a slow
+//! drift of the machine spreads over all of them instead of hitting one; each record is
+//! written when its operation is done.
 
 use pqperf_measure::calibrate::{cal_path, calibrate_one, ops_of};
 use pqperf_measure::instance::{Instance, base_ops};
 use pqperf_measure::plan::{self, PlannedOp, plan_all};
-use pqperf_measure::record::{MeasureTotals, measure_one, rec_path};
+use pqperf_measure::record::{MeasureTotals, OpMeasure, rec_path};
+use pqperf_model::robust::SplitMix64;
 use pqperf_model::vocab::{Category, Counter};
 use serde_json::Value;
 
@@ -16,6 +20,23 @@ use crate::stale::EvidenceCheck;
 use crate::{CampaignError, CampaignOptions, Logger};
 
 type Res<T> = Result<T, CampaignError>;
+
+/// Operations whose driver processes the measure phase interleaves at a time: each round runs
+/// one process (with its re-runs) of every one of them, in an order drawn from
+/// [`INTERLEAVE_SEED`]; a finished operation's record is written and the next operation of
+/// the plan takes its place. A killed phase loses at most this many unfinished operations.
+pub const INTERLEAVE_WINDOW: usize = 8;
+/// Seed of the measure phase's interleaved order (ASCII `pqperf30`).
+pub const INTERLEAVE_SEED: u64 = 0x7071_7065_7266_3330;
+
+/// One operation being measured: its state, its expected seconds and what it ran so far
+/// (processes, seconds inside trials, wall seconds of its steps).
+struct Active<'a> {
+    p: &'a PlannedOp,
+    op: OpMeasure<'a>,
+    est: f64,
+    run: (f64, f64, f64),
+}
 
 pub(crate) fn phase_calibrate(
     opts: &CampaignOptions,
@@ -79,6 +100,7 @@ pub(crate) fn phase_measure(
     insts: &[Instance],
     env: &Value,
     counter_info: &Value,
+    baseline_key: Option<&str>,
 ) -> Res<(i32, MeasureTotals)> {
     let unit = opts.unit();
     remove_stale_temps(&opts.layout().records_dir());
@@ -117,69 +139,106 @@ pub(crate) fn phase_measure(
     };
     let mut incomplete = 0usize;
     let n_todo = todo.len();
-    for p in todo {
-        let est = expect(p);
-        let t_op = std::time::Instant::now();
-        let before = (totals.attempts, totals.timed_s);
-        log.progress_item(&format!(
-            "{} {} {}",
-            p.inst.entry.candidate, p.inst.entry.label, p.opkey
-        ));
-        let rec = measure_one(&unit, env, counter_info, p, &mut totals)?;
-        eta.finished(
-            p.expected_parts(opts.samples),
-            est,
-            (
-                (totals.attempts - before.0) as f64,
-                totals.timed_s - before.1,
-                t_op.elapsed().as_secs_f64(),
-            ),
-        );
-        let what = match (rec.mean_cycles, rec.mean_seconds) {
-            (Some(c), _) => format!(
-                "{c:.0} {}",
-                rec.pqperf
-                    .as_ref()
-                    .and_then(|x| x.extra.get("counter"))
-                    .and_then(Value::as_str)
-                    .map(|c| if Counter::parse(c).is_core_cycles() {
-                        "cycles"
-                    } else {
-                        "ticks"
-                    })
-                    .unwrap_or("cycles")
-            ),
-            (None, Some(s)) => format!("{s:.6} s"),
-            _ => String::new(),
-        };
-        let why = if rec.status == "complete" {
-            String::new()
-        } else {
-            incomplete += 1;
-            let last = rec.processes.last();
-            format!(
-                " [{}{}]",
-                last.map(|p| p.status.as_str()).unwrap_or("no process"),
-                last.and_then(|p| p.stderr.lines().last())
-                    .map(|l| format!(": {l}"))
-                    .unwrap_or_default(),
-            ) + &last
-                .and_then(|p| p.extra.get("kernel_check"))
-                .and_then(|k| k.get("problems"))
-                .filter(|pr| pr.as_array().is_some_and(|a| !a.is_empty()))
-                .map(|pr| format!(" (kernel check: {pr})"))
-                .unwrap_or_default()
-        };
-        log.log(format!(
-            "measure {} {} {}: {} n={} {what}{why} (left ~{})",
-            p.inst.entry.candidate,
-            p.inst.entry.label,
-            p.opkey,
-            rec.status,
-            rec.measurements.unwrap_or(0),
-            plan::duration_text(eta.remaining_s())
-        ));
-        log.progress_advance(est);
+    let mut queue = todo.into_iter();
+    let mut active: Vec<Active> = Vec::new();
+    let mut rng = SplitMix64::new(INTERLEAVE_SEED);
+    loop {
+        while active.len() < INTERLEAVE_WINDOW
+            && let Some(p) = queue.next()
+        {
+            active.push(Active {
+                p,
+                op: OpMeasure::new(&unit, env, counter_info, p),
+                est: expect(p),
+                run: (0.0, 0.0, 0.0),
+            });
+        }
+        if active.is_empty() {
+            break;
+        }
+        let mut order: Vec<usize> = (0..active.len()).collect();
+        rng.shuffle(&mut order);
+        for i in order {
+            let a = &mut active[i];
+            if a.op.done() {
+                continue;
+            }
+            log.progress_item(&format!(
+                "{} {} {}",
+                a.p.inst.entry.candidate, a.p.inst.entry.label, a.p.opkey
+            ));
+            let t = std::time::Instant::now();
+            let before = (totals.attempts, totals.timed_s);
+            a.op.step(&mut totals);
+            a.run.0 += (totals.attempts - before.0) as f64;
+            a.run.1 += totals.timed_s - before.1;
+            a.run.2 += t.elapsed().as_secs_f64();
+        }
+        let (done, rest): (Vec<Active>, Vec<Active>) =
+            active.into_iter().partition(|a| a.op.done());
+        active = rest;
+        for a in done {
+            let (p, est) = (a.p, a.est);
+            eta.finished(p.expected_parts(opts.samples), est, a.run);
+            let rec = a.op.finish(&mut totals)?;
+            if let Some(key) = baseline_key
+                && p.inst.entry.candidate == "iccs"
+                && rec.status == "complete"
+            {
+                // The ICCS helper baseline, kept for later runs of this host and provider.
+                crate::baseline_cache::store(
+                    &opts.run_dir,
+                    key,
+                    &rec_path(&opts.run_dir, &p.inst, &p.opkey),
+                    &pqperf_measure::calibrate::cal_path(&opts.run_dir, &p.inst, &p.opkey),
+                )?;
+            }
+            let what = match (rec.mean_cycles, rec.mean_seconds) {
+                (Some(c), _) => format!(
+                    "{c:.0} {}",
+                    rec.pqperf
+                        .as_ref()
+                        .and_then(|x| x.extra.get("counter"))
+                        .and_then(Value::as_str)
+                        .map(|c| if Counter::parse(c).is_core_cycles() {
+                            "cycles"
+                        } else {
+                            "ticks"
+                        })
+                        .unwrap_or("cycles")
+                ),
+                (None, Some(s)) => format!("{s:.6} s"),
+                _ => String::new(),
+            };
+            let why = if rec.status == "complete" {
+                String::new()
+            } else {
+                incomplete += 1;
+                let last = rec.processes.last();
+                format!(
+                    " [{}{}]",
+                    last.map(|p| p.status.as_str()).unwrap_or("no process"),
+                    last.and_then(|p| p.stderr.lines().last())
+                        .map(|l| format!(": {l}"))
+                        .unwrap_or_default(),
+                ) + &last
+                    .and_then(|p| p.extra.get("kernel_check"))
+                    .and_then(|k| k.get("problems"))
+                    .filter(|pr| pr.as_array().is_some_and(|a| !a.is_empty()))
+                    .map(|pr| format!(" (kernel check: {pr})"))
+                    .unwrap_or_default()
+            };
+            log.log(format!(
+                "measure {} {} {}: {} n={} {what}{why} (left ~{})",
+                p.inst.entry.candidate,
+                p.inst.entry.label,
+                p.opkey,
+                rec.status,
+                rec.measurements.unwrap_or(0),
+                plan::duration_text(eta.remaining_s())
+            ));
+            log.progress_advance(est);
+        }
     }
     log.progress_end();
     log.log(format!(

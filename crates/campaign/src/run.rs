@@ -323,6 +323,13 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         {
             pq["emulated"] = e;
         }
+        // What the baseline phase found in the host's cache stays with the run.
+        if let Some(r) = m
+            .get("pqperf")
+            .and_then(|p| p.get(crate::baseline_cache::REUSE_KEY))
+        {
+            pq[crate::baseline_cache::REUSE_KEY] = r.clone();
+        }
         m.insert("pqperf".into(), pq);
         if let Some(Value::Object(pq)) = m.get_mut("pqperf") {
             iccs_provider_evidence(&opts.run_dir, pq);
@@ -362,6 +369,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         opts,
         log: &log,
         environment: &env,
+        system_id: system_id.as_deref(),
     };
     let sequence: Vec<Phase> = match phase {
         Phase::All => vec![
@@ -418,7 +426,11 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
                     Phase::Measure => {
                         // Measuring needs the calibrations: the missing ones are made first.
                         let c0 = phase_calibrate(opts, &log, &insts, false)?;
-                        let (c, t) = phase_measure(opts, &log, &insts, &env, &counter_info)?;
+                        let key = system_id
+                            .as_deref()
+                            .map(|id| crate::baseline_cache::host_key(opts, id, &env));
+                        let (c, t) =
+                            phase_measure(opts, &log, &insts, &env, &counter_info, key.as_deref())?;
                         out.totals = t;
                         c.max(c0)
                     }

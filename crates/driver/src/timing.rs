@@ -173,10 +173,8 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         } else {
             let b = counter.begin();
             let t0 = counters::monotonic_raw_ns();
-            for _ in 0..a.iters {
-                p.op.call(&mut p.stats)
-                    .map_err(|e| setup(format!("measured operation failed: {e}")))?;
-            }
+            p.op.call_n(a.iters, &mut p.stats)
+                .map_err(|e| setup(format!("measured operation failed: {e}")))?;
             let t1 = counters::monotonic_raw_ns();
             (t1 - t0, counter.end(b))
         };

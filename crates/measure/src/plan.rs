@@ -90,8 +90,8 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
 /// formula ([`plan_op`]'s `estimated_s`, kept in the record) leaves out: per process the
 /// setup, the warm-ups, the reference trials, the sampled trials (at most
 /// `driver::SAMPLE_CALLS` calls after each reference trial, when `sampling`) and the
-/// memory pass (one call). `t` is the cost of one call, `setup` the process setup from the
-/// calibration. Re-runs and trials added by `--adaptive` / `--target-ci` are not in it (see
+/// memory pass (one call). `t` is the cost of one call (the calibration's, scaled by the load
+/// it saw: [`load_factor`]), `setup` the process setup from the calibration. Re-runs and trials added by `--adaptive` / `--target-ci` are not in it (see
 /// [`PlannedOp::bound_s`]).
 pub fn expected_s(pl: &Plan, t: f64, setup: f64, sampling: bool) -> f64 {
     let (procs, calls_s) = expected_parts(pl, t, sampling);
@@ -165,9 +165,11 @@ impl Eta {
     }
 }
 
-/// Seconds as a short duration: `42 s`, `3.2 min`, `1.45 h`.
+/// Seconds as a short duration: `4.2 s`, `42 s`, `3.2 min`, `1.45 h`.
 pub fn duration_text(s: f64) -> String {
-    if s < 90.0 {
+    if s < 9.95 {
+        format!("{s:.1} s")
+    } else if s < 90.0 {
         format!("{s:.0} s")
     } else if s < 5400.0 {
         format!("{:.1} min", s / 60.0)
@@ -196,11 +198,38 @@ pub struct PlannedOp {
     pub confident: Option<Confident>,
 }
 
+/// Largest [`load_factor`].
+pub const MAX_LOAD_FACTOR: f64 = 8.0;
+
+/// How much longer than its CPU time a CPU-bound stretch of a driver process took when the
+/// calibration ran, from the parent's check of that process (`kernel_check`): (CPU time +
+/// run-queue wait) ÷ CPU time, or without the run-queue figure its lifetime ÷ CPU time,
+/// within [1, [`MAX_LOAD_FACTOR`]]; 1 when the calibration has neither. On a busy host the
+/// timed calls of a trial take this much more wall time than the one calibration call
+/// suggests (a single short call is rarely preempted); on a quiet one it is about 1.
+pub fn load_factor(cal: &Value) -> f64 {
+    let k = &cal["kernel_check"];
+    let Some(cpu) = k["cpu_s"].as_f64().filter(|c| *c > 0.0) else {
+        return 1.0;
+    };
+    let f = match (k["run_delay_s"].as_f64(), k["wall_s"].as_f64()) {
+        (Some(d), _) => (cpu + d) / cpu,
+        (None, Some(w)) => w / cpu,
+        _ => 1.0,
+    };
+    if f.is_finite() {
+        f.clamp(1.0, MAX_LOAD_FACTOR)
+    } else {
+        1.0
+    }
+}
+
 impl PlannedOp {
-    /// The calibration's call cost and process setup (seconds), when it has them.
+    /// The calibration's call cost (scaled by its [`load_factor`]) and process setup
+    /// (seconds), when it has them.
     fn calibrated(&self) -> Option<(f64, f64)> {
         Some((
-            self.calibration["t1_s"].as_f64()?,
+            self.calibration["t1_s"].as_f64()? * load_factor(&self.calibration),
             self.calibration["setup_s"].as_f64()?.max(0.0),
         ))
     }
@@ -380,6 +409,29 @@ mod tests {
             e.remaining_s()
         );
         assert_eq!(duration_text(42.0), "42 s");
+        assert_eq!(duration_text(4.24), "4.2 s");
+    }
+
+    #[test]
+    fn the_load_factor_follows_the_calibration_process() {
+        let cal = |k: Value| serde_json::json!({"t1_s": 1e-3, "setup_s": 0.05, "kernel_check": k});
+        let run_delay = cal(serde_json::json!({"cpu_s": 0.1, "wall_s": 0.9, "run_delay_s": 0.2}));
+        assert!((load_factor(&run_delay) - 3.0).abs() < 1e-9);
+        let wall = cal(serde_json::json!({"cpu_s": 0.1, "wall_s": 0.25, "run_delay_s": null}));
+        assert!((load_factor(&wall) - 2.5).abs() < 1e-9);
+        assert_eq!(
+            load_factor(&cal(serde_json::json!({"cpu_s": 0.1, "wall_s": 0.09}))),
+            1.0
+        );
+        assert_eq!(
+            load_factor(&cal(serde_json::json!({"cpu_s": 0.01, "wall_s": 5.0}))),
+            MAX_LOAD_FACTOR
+        );
+        assert_eq!(
+            load_factor(&cal(serde_json::json!({"cpu_s": 0.0, "wall_s": 1.0}))),
+            1.0
+        );
+        assert_eq!(load_factor(&serde_json::json!({"t1_s": 1e-3})), 1.0);
         assert_eq!(duration_text(192.0), "3.2 min");
         assert_eq!(duration_text(5220.0 * 2.0), "2.90 h");
     }

@@ -283,25 +283,28 @@ fn run_effect(m: &Measured, run: &Run) -> Option<f64> {
 
 /// The processes of one operation as they run: budget, spending and the decisions of
 /// [`decide`].
-struct OpRun<'a, 't> {
+struct OpRun<'a> {
     ctx: RunCtx<'a>,
     m: Measured,
     spent_s: f64,
     budget_s: f64,
     tolerance: f64,
     declined: Vec<String>,
-    totals: &'t mut MeasureTotals,
 }
 
-impl OpRun<'_, '_> {
+impl OpRun<'_> {
     /// Runs one planned driver process, re-running it while [`decide::rerun`] says so; every
     /// attempt goes into the attempts, the kept one into the processes. True when the kept run
     /// is complete.
-    fn process(&mut self, args: &crate::driver::DriverArgs, index: u64) -> bool {
+    fn process(
+        &mut self,
+        args: &crate::driver::DriverArgs,
+        index: u64,
+        t: &mut MeasureTotals,
+    ) -> bool {
         let mut runs: Vec<(Run, bool)> = Vec::new();
         loop {
             let mut run = runner::run_driver(&self.ctx.opts.driver, args, self.ctx.timeout);
-            let t = &mut *self.totals;
             t.timed_s += run.timed_s;
             t.process_s += run.wall_s;
             t.attempts += 1;
@@ -367,8 +370,280 @@ impl OpRun<'_, '_> {
     }
 }
 
+/// Where an operation's measurement stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stage {
+    /// Planned processes still to run (the index of the next).
+    Planned(u64),
+    /// Every planned process completed; trials are being added (`--adaptive`,
+    /// `--target-ci`).
+    Adding,
+    /// Nothing more runs.
+    Done,
+}
+
+/// One operation's processes run one at a time ([`OpMeasure::step`]), so that a phase can
+/// interleave the processes of several operations; [`run_op`] runs them in one go. The
+/// decisions are those of [`decide`], whatever the order.
+pub struct OpMeasure<'a> {
+    opts: &'a UnitSettings,
+    env: &'a Value,
+    p: &'a PlannedOp,
+    r: Option<OpRun<'a>>,
+    plan: Option<pqperf_model::Plan>,
+    stage: Stage,
+    /// The target and trial limit of adding trials, when trials are added.
+    adding: Option<(f64, u64)>,
+    /// Trials added so far, the last half-width, why adding stopped.
+    added: u64,
+    last: Option<f64>,
+    stopped: Option<&'static str>,
+    /// Tick rate for the robust interval (looked up when adding starts).
+    hz: Option<f64>,
+    counter_info: &'a Value,
+    /// Measured without running anything (failed calibration, reused calibration).
+    early: Option<Measured>,
+    started_utc: String,
+    la_start: [f64; 3],
+}
+
+impl<'a> OpMeasure<'a> {
+    /// Prepares the measurement of `p` as planned (reference plan, adaptive additions, or the
+    /// `--target-ci` protocol); nothing runs yet.
+    pub fn new(
+        opts: &'a UnitSettings,
+        env: &'a Value,
+        counter_info: &'a Value,
+        p: &'a PlannedOp,
+    ) -> Self {
+        let mut me = OpMeasure {
+            opts,
+            env,
+            p,
+            r: None,
+            plan: p.plan.clone(),
+            stage: Stage::Done,
+            adding: None,
+            added: 0,
+            last: None,
+            stopped: None,
+            hz: None,
+            counter_info,
+            early: None,
+            started_utc: utc_now(),
+            la_start: pqperf_ffi::procinfo::load_average(),
+        };
+        let mut m = Measured {
+            plan: p.plan.clone(),
+            protocol: record::PROTOCOL_REFERENCE,
+            ..Default::default()
+        };
+        let pl = match &p.plan {
+            None => {
+                // The calibration itself failed: record its process and go on.
+                if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
+                    pr.disturbed_retries = Some(0);
+                    m.processes.push(pr);
+                }
+                me.early = Some(m);
+                return me;
+            }
+            Some(pl) if plan::reuses_calibration(pl) => {
+                if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
+                    pr.disturbed_retries = Some(0);
+                    pr.extra.insert("reused_calibration".into(), json!(true));
+                    pr.extra
+                        .insert("t1_s".into(), p.calibration["t1_s"].clone());
+                    pr.extra
+                        .insert("setup_s".into(), p.calibration["setup_s"].clone());
+                    m.mem = MemFigures::from_json(&p.calibration["pqperf_mem"]);
+                    m.processes.push(pr);
+                }
+                me.early = Some(m);
+                return me;
+            }
+            Some(pl) => pl,
+        };
+        let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
+        let confident = p.confident.filter(|_| pl.separate_processes);
+        me.r = Some(OpRun {
+            ctx: RunCtx {
+                opts,
+                timeout,
+                fixed: host::fixed_clock_hz(env),
+            },
+            m,
+            spent_s: 0.0,
+            budget_s: confident.map_or(opts.planning.op_budget_s, |c| c.budget_s),
+            tolerance: confident.map_or(ADAPTIVE_TARGET, |c| c.target),
+            declined: Vec::new(),
+        });
+        me.stage = Stage::Planned(0);
+        me
+    }
+
+    /// The plan's processes and trials per process.
+    fn shape(&self) -> (u64, u64) {
+        match &self.plan {
+            Some(pl) if pl.separate_processes => (pl.trials, 1),
+            Some(pl) => (1, pl.trials),
+            None => (0, 0),
+        }
+    }
+
+    fn args(&self, trials: u64) -> crate::driver::DriverArgs {
+        let pl = self.plan.as_ref().expect("a running operation has a plan");
+        driver_args(
+            self.opts,
+            &self.p.inst,
+            &self.p.op,
+            self.p.bytes,
+            trials as u32,
+            pl.iterations_per_trial,
+            pl.warmups,
+        )
+    }
+
+    /// True when no process remains to run.
+    pub fn done(&self) -> bool {
+        self.stage == Stage::Done
+    }
+
+    /// Runs the next driver process of the operation (with its re-runs); nothing when done.
+    pub fn step(&mut self, totals: &mut MeasureTotals) {
+        let (nproc, per) = self.shape();
+        match self.stage {
+            Stage::Done => {}
+            Stage::Planned(i) => {
+                let args = self.args(per);
+                let r = self.r.as_mut().expect("a running operation");
+                if !r.process(&args, i, totals) {
+                    self.stage = Stage::Done;
+                } else if i + 1 < nproc {
+                    self.stage = Stage::Planned(i + 1);
+                } else {
+                    let pl = self.plan.as_ref().expect("a running operation has a plan");
+                    let confident = self.p.confident.filter(|_| pl.separate_processes);
+                    self.adding = adding_rule(confident, r.ctx.opts.adaptive, pl.trials);
+                    self.stage = Stage::Adding;
+                    self.check_stop();
+                }
+            }
+            Stage::Adding => {
+                let args = self.args(1);
+                let index = nproc + self.added;
+                let r = self.r.as_mut().expect("a running operation");
+                let complete = r.process(&args, index, totals);
+                self.added += 1;
+                if complete {
+                    self.check_stop();
+                } else {
+                    self.stopped = Some("failed");
+                    self.stage = Stage::Done;
+                }
+            }
+        }
+    }
+
+    /// Whether adding trials stops now (the operation is then done).
+    fn check_stop(&mut self) {
+        let Some((target, max_trials)) = self.adding else {
+            self.stage = Stage::Done;
+            return;
+        };
+        let (_, per) = self.shape();
+        let planned = self.plan.as_ref().map_or(0, |pl| pl.trials);
+        let hz = *self.hz.get_or_insert_with(|| {
+            self.counter_info["tick_hz"]
+                .as_f64()
+                .or_else(|| pqperf_ffi::counters::ticks_hz(5).map(|h| h as f64))
+                .unwrap_or(0.0)
+        });
+        let r = self.r.as_ref().expect("a running operation");
+        let rob = Robust::compute(&r.m.sample_trials, &self.p.op, hz);
+        self.last = rob.as_ref().map(|x| x.ci_half_width_rel);
+        if let Some(why) = decide::stop_adding(
+            self.last,
+            target,
+            planned + self.added,
+            max_trials,
+            r.spent_s,
+            r.one_s(per),
+            r.budget_s,
+        ) {
+            self.stopped = Some(why);
+            self.stage = Stage::Done;
+        }
+    }
+
+    /// What the processes produced (call when [`OpMeasure::done`]).
+    pub fn measured(self) -> Measured {
+        if let Some(m) = self.early {
+            return m;
+        }
+        let Some(mut r) = self.r else {
+            return Measured::default();
+        };
+        let confident = self
+            .plan
+            .as_ref()
+            .and_then(|pl| self.p.confident.filter(|_| pl.separate_processes));
+        if let Some((target, _)) = self.adding {
+            let pl = self.plan.as_ref().expect("a running operation has a plan");
+            r.m.protocol = if confident.is_some() {
+                record::PROTOCOL_TARGET_CI
+            } else {
+                record::PROTOCOL_REFERENCE_ADAPTIVE
+            };
+            r.m.adaptive = Some(Adaptive {
+                target_half_width_rel: target,
+                planned_trials: pl.trials,
+                added_trials: self.added,
+                stopped: self.stopped.unwrap_or("failed").to_string(),
+                final_half_width_rel: self.last,
+                trial_target_s: confident.map(|c| c.trial_target_s),
+                budget_s: confident.map(|c| c.budget_s),
+                spent_s: Some(r.spent_s),
+            });
+            if let Some(pl) = r.m.plan.as_mut() {
+                pl.trials += self.added;
+            }
+        } else if confident.is_some() {
+            // The planned trials failed before the protocol could add any.
+            r.m.protocol = record::PROTOCOL_TARGET_CI;
+        }
+        r.m.reruns_declined = r.declined;
+        r.m
+    }
+
+    /// Builds the operation's record from what its processes produced and writes it (call
+    /// when [`OpMeasure::done`]).
+    pub fn finish(self, totals: &mut MeasureTotals) -> Res<Record> {
+        let (opts, env, p, counter_info) = (self.opts, self.env, self.p, self.counter_info);
+        let (started_utc, la_start) = (self.started_utc.clone(), self.la_start);
+        let m = self.measured();
+        let tick_hz = if m.sample_trials.iter().any(|t| !t.is_empty()) {
+            pqperf_ffi::counters::ticks_hz(5)
+        } else {
+            None
+        };
+        let ctx = RecordContext {
+            env,
+            counter_info,
+            started_utc,
+            ended_utc: utc_now(),
+            load_average: (la_start, pqperf_ffi::procinfo::load_average()),
+            tick_hz,
+        };
+        let rec = assemble_record(&ctx, p, m);
+        write_record(&opts.run_dir, p, &rec)?;
+        totals.records += 1;
+        Ok(rec)
+    }
+}
+
 /// Runs the processes of `p` as planned (reference plan, adaptive additions, or the
-/// `--target-ci` protocol); nothing is written.
+/// `--target-ci` protocol) one after the other; nothing is written.
 pub fn run_op(
     opts: &UnitSettings,
     env: &Value,
@@ -376,126 +651,11 @@ pub fn run_op(
     p: &PlannedOp,
     totals: &mut MeasureTotals,
 ) -> Measured {
-    let mut m = Measured {
-        plan: p.plan.clone(),
-        protocol: record::PROTOCOL_REFERENCE,
-        ..Default::default()
-    };
-    let pl = match &p.plan {
-        None => {
-            // The calibration itself failed: record its process and go on.
-            if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
-                pr.disturbed_retries = Some(0);
-                m.processes.push(pr);
-            }
-            return m;
-        }
-        Some(pl) if plan::reuses_calibration(pl) => {
-            if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
-                pr.disturbed_retries = Some(0);
-                pr.extra.insert("reused_calibration".into(), json!(true));
-                pr.extra
-                    .insert("t1_s".into(), p.calibration["t1_s"].clone());
-                pr.extra
-                    .insert("setup_s".into(), p.calibration["setup_s"].clone());
-                m.mem = MemFigures::from_json(&p.calibration["pqperf_mem"]);
-                m.processes.push(pr);
-            }
-            return m;
-        }
-        Some(pl) => pl.clone(),
-    };
-    let (nproc, per) = if pl.separate_processes {
-        (pl.trials, 1)
-    } else {
-        (1, pl.trials)
-    };
-    let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
-    let confident = p.confident.filter(|_| pl.separate_processes);
-    let mut r = OpRun {
-        ctx: RunCtx {
-            opts,
-            timeout,
-            fixed: host::fixed_clock_hz(env),
-        },
-        m,
-        spent_s: 0.0,
-        budget_s: confident.map_or(opts.planning.op_budget_s, |c| c.budget_s),
-        tolerance: confident.map_or(ADAPTIVE_TARGET, |c| c.target),
-        declined: Vec::new(),
-        totals,
-    };
-    let args = |trials: u64| {
-        driver_args(
-            opts,
-            &p.inst,
-            &p.op,
-            p.bytes,
-            trials as u32,
-            pl.iterations_per_trial,
-            pl.warmups,
-        )
-    };
-    let mut ok = true;
-    for i in 0..nproc {
-        ok = r.process(&args(per), i);
-        if !ok {
-            break;
-        }
+    let mut op = OpMeasure::new(opts, env, counter_info, p);
+    while !op.done() {
+        op.step(totals);
     }
-    if let Some((target, max_trials)) = adding_rule(confident, opts.adaptive, pl.trials)
-        && ok
-    {
-        let hz = counter_info["tick_hz"]
-            .as_f64()
-            .or_else(|| pqperf_ffi::counters::ticks_hz(5).map(|h| h as f64))
-            .unwrap_or(0.0);
-        let mut added = 0u64;
-        let mut last;
-        let stopped = loop {
-            let rob = Robust::compute(&r.m.sample_trials, &p.op, hz);
-            last = rob.as_ref().map(|x| x.ci_half_width_rel);
-            if let Some(why) = decide::stop_adding(
-                last,
-                target,
-                pl.trials + added,
-                max_trials,
-                r.spent_s,
-                r.one_s(per),
-                r.budget_s,
-            ) {
-                break why;
-            }
-            let complete = r.process(&args(1), nproc + added);
-            added += 1;
-            if !complete {
-                break "failed";
-            }
-        };
-        r.m.protocol = if confident.is_some() {
-            record::PROTOCOL_TARGET_CI
-        } else {
-            record::PROTOCOL_REFERENCE_ADAPTIVE
-        };
-        r.m.adaptive = Some(Adaptive {
-            target_half_width_rel: target,
-            planned_trials: pl.trials,
-            added_trials: added,
-            stopped: stopped.to_string(),
-            final_half_width_rel: last,
-            trial_target_s: confident.map(|c| c.trial_target_s),
-            budget_s: confident.map(|c| c.budget_s),
-            spent_s: Some(r.spent_s),
-        });
-        if let Some(pl) = r.m.plan.as_mut() {
-            pl.trials += added;
-        }
-    } else if confident.is_some() {
-        // The planned trials failed before the protocol could add any.
-        r.m.protocol = record::PROTOCOL_TARGET_CI;
-    }
-    r.m.reruns_declined = r.declined;
-    r.m
+    op.measured()
 }
 
 /// What a record says about when and where it was measured, besides the measurement.
@@ -523,26 +683,11 @@ pub fn measure_one(
     p: &PlannedOp,
     totals: &mut MeasureTotals,
 ) -> Res<Record> {
-    let started_utc = utc_now();
-    let la_start = pqperf_ffi::procinfo::load_average();
-    let m = run_op(opts, env, counter_info, p, totals);
-    let tick_hz = if m.sample_trials.iter().any(|t| !t.is_empty()) {
-        pqperf_ffi::counters::ticks_hz(5)
-    } else {
-        None
-    };
-    let ctx = RecordContext {
-        env,
-        counter_info,
-        started_utc,
-        ended_utc: utc_now(),
-        load_average: (la_start, pqperf_ffi::procinfo::load_average()),
-        tick_hz,
-    };
-    let rec = assemble_record(&ctx, p, m);
-    write_record(&opts.run_dir, p, &rec)?;
-    totals.records += 1;
-    Ok(rec)
+    let mut op = OpMeasure::new(opts, env, counter_info, p);
+    while !op.done() {
+        op.step(totals);
+    }
+    op.finish(totals)
 }
 
 /// Writes `rec` as the record of `p` (reference serialisation, bounded size, atomically).

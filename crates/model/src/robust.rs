@@ -115,6 +115,13 @@ impl SplitMix64 {
     pub fn index(&mut self, n: usize) -> usize {
         ((self.next_u64() as u128 * n as u128) >> 64) as usize
     }
+    /// Shuffles `v` in place (Fisher–Yates with [`SplitMix64::index`]).
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.index(i + 1);
+            v.swap(i, j);
+        }
+    }
 }
 
 /// The `resamples` two-level bootstrap replicates of `est` over `trials` (empty trials are

@@ -1017,3 +1017,207 @@ fn cpu_auto_takes_a_free_cpu_when_one_is_leased() {
     assert_eq!(lease["cpu"], l[1]["cpu"]);
     assert_eq!(rec["environment"]["cpu_number"], l[1]["cpu"]);
 }
+
+/// Seconds of `campaign plan`'s "measure phase estimated …" figure.
+fn planned_seconds(plan_out: &str) -> f64 {
+    let rest = plan_out
+        .split("measure phase estimated ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no estimate in {plan_out}"));
+    let mut w = rest.split_whitespace();
+    let x: f64 = w.next().unwrap().parse().unwrap();
+    match w.next().unwrap() {
+        "s" => x,
+        "min" => x * 60.0,
+        "h" => x * 3600.0,
+        u => panic!("unit {u} in {plan_out}"),
+    }
+}
+
+/// Σ wall seconds of every driver process the records of `run` kept (complete runs: nothing
+/// re-run, so these are all the processes the measure phase started).
+fn recorded_process_seconds(run: &Path) -> (f64, usize) {
+    let (mut s, mut n) = (0.0, 0);
+    for f in record_files(run) {
+        let (cand, file) = f.split_once('/').unwrap();
+        let p = run.join("records").join(cand).join(file);
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(r["status"], "complete", "{f}: {r}");
+        for pr in r["processes"].as_array().unwrap() {
+            s += pr["wall_s"].as_f64().unwrap();
+            n += 1;
+        }
+    }
+    (s, n)
+}
+
+#[test]
+fn the_plan_estimate_holds_on_a_recorded_run() {
+    // The plan is made from the calibrations alone, before anything is measured; the run is
+    // then measured and the estimate compared with the process wall times its records hold
+    // (the evidence, not this test's clock). The fake driver's processes last as long as the
+    // calls they claim plus a fixed preparation, so the comparison holds on a busy machine.
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = common::fake_driver(tmp.path());
+    let cpu = last_cpu().to_string();
+    for (name, protocol) in [
+        ("reference", &["--trial-target", "0.002"][..]),
+        ("target-ci", &["--target-ci", "1"][..]),
+    ] {
+        let run = tmp.path().join(name);
+        setup_run(
+            &run,
+            &[
+                ("sign-92", "complete-a", &[]),
+                ("sign-92", "complete-b", &[]),
+                ("sign-93", "complete-c", &[]),
+            ],
+        );
+        let mut opts = vec!["--cpu", cpu.as_str()];
+        opts.extend_from_slice(protocol);
+        let mut log = String::new();
+        let mut planned = None;
+        for phase in ["calibrate", "plan", "measure"] {
+            let mut c = campaign(&run, phase, &opts);
+            c.env("PQPERF_DRIVER", &fake);
+            let out = ok(c);
+            if phase == "plan" {
+                planned = Some(planned_seconds(&out));
+            }
+            log += &out;
+        }
+        let planned = planned.unwrap();
+        let (actual, procs) = recorded_process_seconds(&run);
+        assert!(procs >= 9 * 5, "{name}: {procs} processes\n{log}");
+        let ratio = actual / planned;
+        eprintln!("{name}: planned {planned:.2} s, recorded {actual:.2} s in {procs} processes");
+        assert!(
+            (1.0 / 1.5..=1.5).contains(&ratio),
+            "{name}: planned {planned} s, the records' processes took {actual} s\n{log}"
+        );
+    }
+}
+
+#[test]
+fn the_measure_phase_interleaves_the_processes_of_several_instances() {
+    // Measured one operation after the other, no two records' [started, ended] times would
+    // overlap; interleaved, the operations of one window (pqperf_campaign's
+    // INTERLEAVE_WINDOW) are measured at once, so each overlaps operations of the other
+    // instances. The records are the same files with the same fields either way.
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = common::fake_driver(tmp.path());
+    let cpu = last_cpu().to_string();
+    let run = tmp.path().join("run");
+    let labels = ["complete-a", "complete-b", "complete-c"];
+    let inst: Vec<(&str, &str, &[&str])> =
+        labels.iter().map(|l| ("sign-91", *l, &[][..])).collect();
+    setup_run(&run, &inst);
+    let opts = ["--cpu", cpu.as_str(), "--trial-target", "0.001"];
+    for phase in ["calibrate", "measure"] {
+        let mut c = campaign(&run, phase, &opts);
+        c.env("PQPERF_DRIVER", &fake);
+        ok(c);
+    }
+    let mut spans = Vec::new();
+    for l in labels {
+        for op in ["keygen", "sign", "verify"] {
+            let r = record(&run, "sign-91", l, op);
+            assert_eq!(r["status"], "complete", "{l} {op}: {r}");
+            assert_eq!(r["processes"].as_array().unwrap().len(), 5, "{l} {op}");
+            let t = |k: &str| r[k].as_str().unwrap().to_string();
+            spans.push((l, op, t("started_utc"), t("ended_utc")));
+        }
+    }
+    let window = pqperf_campaign::INTERLEAVE_WINDOW.min(spans.len());
+    let overlapping = spans
+        .iter()
+        .filter(|(l, _, s, e)| {
+            spans
+                .iter()
+                .any(|(l2, _, s2, e2)| l2 != l && s2 < e && s < e2)
+        })
+        .count();
+    assert!(
+        overlapping >= window,
+        "{overlapping} of {} operations overlap another instance's: {spans:#?}",
+        spans.len()
+    );
+}
+
+#[test]
+fn the_iccs_baseline_is_reused_across_runs_of_one_host_and_provider() {
+    // Run A builds the ICCS helper baseline and times one helper (the fake driver: which
+    // records exist is the question, not their figures); its records go into the cache. Run
+    // B of the same host, provider and driver reuses them: its baseline phase says so, its
+    // campaign.json records it and its measure phase times nothing. Run C, another system,
+    // finds nothing and times them itself.
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = common::fake_driver(tmp.path());
+    let cache = tmp.path().join("cache");
+    let cpu = last_cpu().to_string();
+    let only = "^iccs/sm3hash-256$";
+    let mut ops = 0;
+    for (name, system) in [("a", None), ("b", None), ("c", Some("other_9"))] {
+        // Run C's systems.csv (beside it) registers this machine under another id.
+        let run = match system {
+            None => tmp.path().join(name),
+            Some(_) => tmp.path().join("other").join(name),
+        };
+        setup_run(&run, &[("sign-90", "complete-x", &[])]);
+        let mut opts = vec!["--cpu", cpu.as_str(), "--trial-target", "0.001"];
+        if let Some(s) = system {
+            opts.extend_from_slice(&["--system", s]);
+        }
+        let mut log = String::new();
+        for phase in ["baseline", "calibrate", "measure"] {
+            let mut o = opts.clone();
+            if phase != "baseline" {
+                o.extend_from_slice(&["--only", only]);
+            }
+            let mut c = campaign(&run, phase, &o);
+            c.env("PQPERF_DRIVER", &fake)
+                .env(pqperf_campaign::baseline_cache::BASELINE_CACHE_ENV, &cache);
+            log += &ok(c);
+        }
+        let camp: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap())
+                .unwrap();
+        let reuse = &camp["pqperf"]["iccs_baseline_reuse"];
+        let reused = reuse["records_reused"].as_u64().unwrap_or_else(|| {
+            panic!("{name}: no pqperf.iccs_baseline_reuse in campaign.json\n{log}")
+        });
+        let measured: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains(" measure iccs sm3hash-256 "))
+            .collect();
+        if name == "a" {
+            ops = measured.len();
+            assert!(ops >= 2, "{log}");
+        }
+        if name == "b" {
+            assert_eq!(reused as usize, ops, "{reuse}\n{log}");
+            assert!(log.contains("baseline: reused"), "{log}");
+            assert!(measured.is_empty(), "{measured:?}\n{log}");
+            assert!(
+                log.contains(&format!(
+                    "measured 0 of {ops} unit(s): {ops} already recorded"
+                )),
+                "{log}"
+            );
+        } else {
+            assert_eq!(reused, 0, "{name}: {reuse}");
+            assert!(
+                log.contains("baseline: no earlier baseline"),
+                "{name}: {log}"
+            );
+            assert_eq!(measured.len(), ops, "{name}: {log}");
+        }
+        for op in ["hash_32", "hash_1024"] {
+            assert_eq!(
+                record(&run, "iccs", "sm3hash-256", op)["status"],
+                "complete"
+            );
+        }
+    }
+}

@@ -39,11 +39,13 @@ impl GuardedBuf {
     }
 
     /// The usable bytes.
+    #[inline]
     pub fn as_slice(&self) -> &[u8] {
         &self.raw[GUARD_LEN..GUARD_LEN + self.len]
     }
 
     /// The usable bytes, mutable.
+    #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         &mut self.raw[GUARD_LEN..GUARD_LEN + self.len]
     }

@@ -28,6 +28,7 @@ impl HashApi {
 
     /// `CryptHash(digest_bits, msg, msg_bits, digest)`; `msg` must hold `ceil(msg_bits/8)`
     /// bytes and `digest` `digest_bits/8` bytes (rounded up).
+    #[inline]
     pub fn hash(
         &self,
         digest_bits: u32,

@@ -71,6 +71,7 @@ impl KemApi {
     }
 
     /// `kem_keygen`.
+    #[inline]
     pub fn keygen(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<KeyOut, DlError> {
         need("pk", pk, self.sizes.pk)?;
         need("sk", sk, self.sizes.sk)?;
@@ -84,6 +85,7 @@ impl KemApi {
     }
 
     /// `kem_enc(pk, pk.len(), ss, &ss_len, ct, &ct_len)` (note: ss before ct).
+    #[inline]
     pub fn enc(&self, pk: &mut [u8], ss: &mut [u8], ct: &mut [u8]) -> Result<EncOut, DlError> {
         need("ss", ss, self.sizes.ss)?;
         need("ct", ct, self.sizes.ct)?;
@@ -105,6 +107,7 @@ impl KemApi {
 
     /// `kem_dec(sk, sk.len(), ct, ct.len(), ss, &ss_len)`: 0 ok, −1 decapsulation failure.
     /// Returns (status, returned secret length).
+    #[inline]
     pub fn dec(&self, sk: &mut [u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(i32, u64), DlError> {
         self.dec_len(sk, ct, ss, self.sizes.ss)
     }

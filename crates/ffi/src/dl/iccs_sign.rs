@@ -69,6 +69,7 @@ impl SigApi {
 
     /// `sig_keygen`: `pk`, `sk` must hold the claimed sizes; length variables start at the
     /// claimed sizes.
+    #[inline]
     pub fn keygen(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<KeyOut, DlError> {
         need("pk", pk, self.sizes.pk)?;
         need("sk", sk, self.sizes.sk)?;
@@ -83,6 +84,7 @@ impl SigApi {
 
     /// `sig_sign(sk, sk.len(), m, m.len(), sn, &sn_len)`; `sn` holds the claimed maximum.
     /// Returns (status, returned signature length).
+    #[inline]
     pub fn sign(&self, sk: &mut [u8], m: &mut [u8], sn: &mut [u8]) -> Result<(i32, u64), DlError> {
         need("sn", sn, self.sizes.sn)?;
         let mut len = self.sizes.sn;
@@ -98,6 +100,7 @@ impl SigApi {
     }
 
     /// `sig_verify(pk, pk.len(), sn, sn.len(), m, m.len())`: 0 = valid, −1 = invalid.
+    #[inline]
     pub fn verify(&self, pk: &mut [u8], sn: &mut [u8], m: &mut [u8]) -> i32 {
         (self.verify)(
             pk.as_mut_ptr(),

@@ -242,6 +242,7 @@ pub(super) fn ull(n: usize) -> u64 {
 }
 
 /// Check that a buffer holds at least `need` bytes.
+#[inline]
 pub(super) fn need(what: &'static str, buf: &[u8], need: u64) -> Result<(), DlError> {
     if (buf.len() as u64) < need {
         Err(DlError::Buffer {

@@ -135,6 +135,7 @@ impl NistSign {
     }
 
     /// `crypto_sign_keypair(pk, sk)`.
+    #[inline]
     pub fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<i32, DlError> {
         need("pk", pk, self.sizes.pk as u64)?;
         need("sk", sk, self.sizes.sk as u64)?;
@@ -142,6 +143,7 @@ impl NistSign {
     }
 
     /// Detached `crypto_sign_signature(sig, &siglen, m, mlen, sk)`; returns (status, siglen).
+    #[inline]
     pub fn signature(&self, sig: &mut [u8], m: &[u8], sk: &[u8]) -> Result<(i32, usize), DlError> {
         need("sig", sig, self.sizes.sig as u64)?;
         need("sk", sk, self.sizes.sk as u64)?;
@@ -164,6 +166,7 @@ impl NistSign {
     }
 
     /// Detached `crypto_sign_verify(sig, siglen, m, mlen, pk)`: 0 valid.
+    #[inline]
     pub fn verify(&self, sig: &[u8], m: &[u8], pk: &[u8]) -> Result<i32, DlError> {
         need("pk", pk, self.sizes.pk as u64)?;
         Ok(match self.fns {
@@ -184,6 +187,7 @@ impl NistSign {
 
     /// Attached `crypto_sign(sm, &smlen, m, mlen, sk)`; `sm` holds `sig + m.len()` bytes.
     /// Returns (status, smlen).
+    #[inline]
     pub fn sign(&self, sm: &mut [u8], m: &[u8], sk: &[u8]) -> Result<(i32, usize), DlError> {
         need("sm", sm, (self.sizes.sig + m.len()) as u64)?;
         need("sk", sk, self.sizes.sk as u64)?;
@@ -275,6 +279,7 @@ impl NistKem {
     }
 
     /// `crypto_kem_keypair(pk, sk)`.
+    #[inline]
     pub fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<i32, DlError> {
         need("pk", pk, self.sizes.pk as u64)?;
         need("sk", sk, self.sizes.sk as u64)?;
@@ -282,6 +287,7 @@ impl NistKem {
     }
 
     /// `crypto_kem_enc(ct, ss, pk)`.
+    #[inline]
     pub fn enc(&self, ct: &mut [u8], ss: &mut [u8], pk: &[u8]) -> Result<i32, DlError> {
         need("ct", ct, self.sizes.ct as u64)?;
         need("ss", ss, self.sizes.ss as u64)?;
@@ -290,6 +296,7 @@ impl NistKem {
     }
 
     /// `crypto_kem_dec(ss, ct, sk)`.
+    #[inline]
     pub fn dec(&self, ss: &mut [u8], ct: &[u8], sk: &[u8]) -> Result<i32, DlError> {
         need("ss", ss, self.sizes.ss as u64)?;
         need("ct", ct, self.sizes.ct as u64)?;

@@ -108,6 +108,22 @@ fn baseline_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
         ctx.log
             .log("baseline: every ICCS helper instance is already built");
     }
+    // Records of an earlier run of this host and provider (same libraries) are reused.
+    if let Some(id) = ctx.system_id {
+        use pqperf_campaign::baseline_cache;
+        let key = baseline_cache::host_key(opts, id, ctx.environment);
+        let r = baseline_cache::reuse(opts, &key).map_err(PhaseError::Campaign)?;
+        ctx.log.log(if r.libraries > 0 {
+            format!(
+                "baseline: reused {} record(s) of {} of {} ICCS helper libraries from an earlier run of this host and provider (host key {key}); they are not timed again",
+                r.reused, r.libraries, r.of
+            )
+        } else {
+            format!(
+                "baseline: no earlier baseline of this host and provider (host key {key}): the ICCS helpers are timed in this run"
+            )
+        });
+    }
     ctx.log.log(
         "baseline: the ICCS helpers are timed by the calibrate and measure phases (candidate `iccs`)",
     );
