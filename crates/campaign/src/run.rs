@@ -323,12 +323,15 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         {
             pq["emulated"] = e;
         }
-        // What the baseline phase found in the host's cache stays with the run.
-        if let Some(r) = m
-            .get("pqperf")
-            .and_then(|p| p.get(crate::baseline_cache::REUSE_KEY))
-        {
-            pq[crate::baseline_cache::REUSE_KEY] = r.clone();
+        // What earlier commands recorded under `pqperf` stays with the run (the A–A noise
+        // floor, stale evidence kept, the commit, the baseline's reuse of the host's cache…):
+        // this phase's facts replace only their own keys.
+        if let (Some(Value::Object(old)), Value::Object(new)) = (m.get("pqperf"), &mut pq) {
+            for (k, v) in old {
+                if k != "cpu_lease" {
+                    new.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
         }
         m.insert("pqperf".into(), pq);
         if let Some(Value::Object(pq)) = m.get_mut("pqperf") {

@@ -90,6 +90,20 @@ fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
         serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
     assert_eq!(camp["host_checks"].as_array().map(Vec::len), Some(3));
     assert_eq!(camp["system_id"].as_str(), out.system_id.as_deref());
+    // What other commands recorded under `pqperf` (here an A–A noise floor of `pqperf
+    // compare --record-noise-floor`) survives a later phase, which rewrites its own keys.
+    let mut c = camp.clone();
+    c["pqperf"]["noise_floor"] = serde_json::json!({"median_abs_change": 0.07});
+    c["pqperf"]["tick_hz"] = serde_json::json!(1);
+    std::fs::write(run.join("campaign.json"), c.to_string()).unwrap();
+    assert_eq!(run_phase(Phase::Measure, &o, &hooks).unwrap().code, 0);
+    let camp: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    assert_eq!(camp["pqperf"]["noise_floor"]["median_abs_change"], 0.07);
+    assert_ne!(
+        camp["pqperf"]["tick_hz"], 1,
+        "this phase's own facts replace old ones"
+    );
 }
 
 #[test]
