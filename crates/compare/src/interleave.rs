@@ -21,9 +21,12 @@ use std::time::Duration;
 
 use pqperf_campaign::lease::{self, CpuRequest};
 use pqperf_campaign::{CampaignOptions, measurable};
+use pqperf_measure::decide::{AttemptFacts, HOST_DISTURBED_RUN, Rerun, rerun};
 use pqperf_measure::instance::{Instance, base_ops, driver_args};
 use pqperf_measure::plan;
+use pqperf_measure::record::mark_disturbed;
 use pqperf_measure::runner::{self, DriverExe, Run};
+use pqperf_measure::verify::INCONSISTENT;
 use pqperf_model::ab::{
     AB_KIND, AB_SCHEMA, AbEvidence, AbPair, AbProcess, AbResult, AbUnit, Verdict,
 };
@@ -259,6 +262,19 @@ fn ab_process(run: &Run, op: &str, tick_hz: f64) -> AbProcess {
     }
 }
 
+/// Whether attempt `pr` (its processes' largest run-queue share `score`) is better than the
+/// one kept: complete beats not complete, then the less disturbed wins, then the earlier.
+fn better(kept: Option<&(AbPair, f64)>, pr: &AbPair, score: f64) -> bool {
+    let Some((k, ks)) = kept else {
+        return true;
+    };
+    match (k.log_ratio.is_some(), pr.log_ratio.is_some()) {
+        (false, true) => true,
+        (true, false) => false,
+        _ => (pr.disturbed, score) < (k.disturbed, *ks),
+    }
+}
+
 /// The pair of two processes (log-ratios of the estimates and of the canary figures).
 pub fn pair(index: u64, a_first: bool, a: AbProcess, b: AbProcess) -> AbPair {
     let log_ratio = match (a.estimate_seconds, b.estimate_seconds) {
@@ -276,6 +292,9 @@ pub fn pair(index: u64, a_first: bool, a: AbProcess, b: AbProcess) -> AbPair {
         b,
         log_ratio,
         canary_log_ratio,
+        reruns: 0,
+        disturbed: false,
+        rerun_declined: None,
     }
 }
 
@@ -482,6 +501,9 @@ pub fn run(
         planned.push(p);
     }
     let mut pairs: Vec<Vec<AbPair>> = vec![Vec::new(); units.len()];
+    // Disturbed flags of every driver process so far, in order (the host-always-disturbed
+    // rule looks at the last ones).
+    let mut recent: Vec<bool> = Vec::new();
     let slots = schedule(o.seed, units.len(), o.pairs);
     for (k, slot) in slots.iter().enumerate() {
         let u = &units[slot.unit];
@@ -501,17 +523,74 @@ pub fn run(
                 target_ci: None,
             };
             let args = driver_args(&s, inst, &u.op, u.bytes, 1, p.iters, p.warmups);
-            let run = runner::run_driver(exe, &args, p.timeout);
-            ab_process(&run, &u.op, tick_hz)
+            let mut run = runner::run_driver(exe, &args, p.timeout);
+            let disturbed = run.complete() && mark_disturbed(&mut run, None);
+            let inconsistent = run.process.status == INCONSISTENT;
+            (ab_process(&run, &u.op, tick_hz), disturbed, inconsistent)
         };
-        let (a, b) = if slot.a_first {
-            let a = one(&u.a, &exe_a);
-            (a, one(&u.b, &exe_b))
-        } else {
-            let b = one(&u.b, &exe_b);
-            (one(&u.a, &exe_a), b)
+        // A pair with a disturbed (or inconsistent) process is measured again as the
+        // campaign re-runs its processes; the least disturbed complete attempt is kept.
+        let mut kept: Option<(AbPair, f64)> = None;
+        let mut reruns = 0u64;
+        let mut inconsistent_before = false;
+        let declined = loop {
+            let ((a, da, ia), (b, db, ib)) = if slot.a_first {
+                let a = one(&u.a, &exe_a);
+                (a, one(&u.b, &exe_b))
+            } else {
+                let b = one(&u.b, &exe_b);
+                (one(&u.a, &exe_a), b)
+            };
+            recent.extend([da, db]);
+            let mut pr = pair(slot.pair as u64, slot.a_first, a, b);
+            pr.disturbed = da || db;
+            let score =
+                pr.a.env
+                    .runq_share
+                    .unwrap_or(0.0)
+                    .max(pr.b.env.runq_share.unwrap_or(0.0));
+            if better(kept.as_ref(), &pr, score) {
+                kept = Some((pr.clone(), score));
+            }
+            let n = HOST_DISTURBED_RUN as usize;
+            let facts = AttemptFacts {
+                complete: pr.log_ratio.is_some(),
+                disturbed: pr.disturbed,
+                inconsistent: ia || ib,
+                inconsistent_before,
+                reruns,
+                effect: None,
+                tolerance: 0.0,
+                spent_s: 0.0,
+                one_s: 0.0,
+                budget_s: f64::INFINITY,
+                host_always_disturbed: recent.len() >= n && recent.iter().rev().take(n).all(|d| *d),
+            };
+            match rerun(&facts) {
+                Rerun::Again => {
+                    inconsistent_before |= ia || ib;
+                    reruns += 1;
+                }
+                Rerun::Done => break None,
+                Rerun::Declined(why) => break Some(why.to_string()),
+            }
         };
-        let pr = pair(slot.pair as u64, slot.a_first, a, b);
+        let mut pr = kept.expect("at least one attempt").0;
+        pr.reruns = reruns;
+        pr.rerun_declined = declined.filter(|_| pr.disturbed);
+        if reruns > 0 {
+            say(format!(
+                "ab: {} {} pair {}: re-run {reruns} time(s) ({} kept)",
+                u.a.entry.label,
+                u.opkey,
+                slot.pair + 1,
+                if pr.disturbed {
+                    "a disturbed attempt"
+                } else {
+                    "an undisturbed attempt"
+                }
+            ));
+        }
         if (k + 1) % units.len().max(1) == 0 {
             say(format!("ab: round {} of {} done", slot.pair + 1, o.pairs));
         }
@@ -644,6 +723,27 @@ pub fn markdown(ev: &AbEvidence) -> String {
     }
     for (i, r) in reasons.iter().enumerate() {
         o.push_str(&format!("\n[{}] {r}\n", i + 1));
+    }
+    let all: Vec<&AbPair> = ev.units.iter().flat_map(|u| &u.pairs).collect();
+    let reruns: u64 = all.iter().map(|p| p.reruns).sum();
+    let disturbed: Vec<&&AbPair> = all.iter().filter(|p| p.disturbed).collect();
+    if reruns > 0 || !disturbed.is_empty() {
+        let mut why: Vec<&str> = disturbed
+            .iter()
+            .filter_map(|p| p.rerun_declined.as_deref())
+            .collect();
+        why.sort_unstable();
+        why.dedup();
+        o.push_str(&format!(
+            "\nRe-runs: {reruns} re-run(s) of pairs with a disturbed process, over {} pairs; {} kept pair(s) had a disturbed process{}.\n",
+            all.len(),
+            disturbed.len(),
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(" (not run again: {})", why.join(", "))
+            }
+        ));
     }
     match &ev.host_problems {
         Some(p) if p.is_empty() => o.push_str("\nHost checks of the benchmark CPU: passed.\n"),

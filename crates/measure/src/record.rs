@@ -84,8 +84,10 @@ pub fn disturbance_rule() -> String {
     )
 }
 
-/// Marks the disturbed trials of `run` (see the module doc); true if any.
-fn mark_disturbed(run: &mut Run, fixed_hz: Option<f64>) -> bool {
+/// Marks the disturbed trials of `run` (see the module doc); true if any. `fixed_hz`: the
+/// nominal clock of a cycle counter (a trial at a slower clock is disturbed); `None` for a
+/// fixed-rate counter.
+pub fn mark_disturbed(run: &mut Run, fixed_hz: Option<f64>) -> bool {
     let cycles = run
         .counter
         .as_deref()

@@ -75,6 +75,22 @@ pub struct AbPair {
     pub log_ratio: Option<f64>,
     /// ln(B/A) of the two processes' canary figures, when both have one.
     pub canary_log_ratio: Option<f64>,
+    /// Times this pair was measured again: a pair with a disturbed or inconsistent process is
+    /// re-run as the campaign re-runs its processes (`measure::decide::rerun`), and the least
+    /// disturbed complete attempt is kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reruns: u64,
+    /// A process of the kept attempt had a disturbed trial.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disturbed: bool,
+    /// Why a disturbed pair was kept without a further re-run (`max_reruns`,
+    /// `host_always_disturbed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerun_declined: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The result of one unit.

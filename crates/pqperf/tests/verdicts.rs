@@ -68,6 +68,66 @@ fn ab(tmp: &Path, fake: &Path, run_dir: &Path, extra: &[&str]) -> (i32, String, 
 }
 
 #[test]
+fn ab_reruns_disturbed_pairs_like_the_campaign_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = common::fake_driver(tmp.path());
+    let r = tmp.path().join("run");
+    // The fake driver's `disturbed` mode: every trial waited on the run queue (10–90 %).
+    setup_run(&r, "sign-90", &["toy-disturbed", "toy"]);
+    let out = tmp.path().join("ab.json");
+    let args = |only: &str| {
+        vec![
+            "--only".to_string(),
+            only.to_string(),
+            "--pairs".into(),
+            "6".into(),
+            "--seed".into(),
+            "3".into(),
+            "--out".into(),
+            out.to_str().unwrap().to_string(),
+        ]
+    };
+    let a: Vec<String> = args("^sign-90/toy-disturbed$");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) = ab(tmp.path(), &fake, &r, &a);
+    assert!(code == 0 || code == 1, "{stdout}{stderr}");
+    let ev: pqperf_model::ab::AbEvidence =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let p = &ev.units[0].pairs;
+    assert_eq!(p.len(), 6);
+    // The first pair is measured again up to the campaign's limit of re-runs; after that
+    // every one of the last 8 processes was disturbed, so no pair is run again.
+    let max = pqperf_measure::decide::MAX_RETRIES;
+    assert_eq!(
+        (p[0].reruns, p[0].disturbed, p[0].rerun_declined.as_deref()),
+        (max, true, Some("max_reruns")),
+        "{p:?}"
+    );
+    for x in &p[1..] {
+        assert_eq!(
+            (x.reruns, x.disturbed, x.rerun_declined.as_deref()),
+            (0, true, Some("host_always_disturbed")),
+            "{x:?}"
+        );
+    }
+    assert!(
+        stdout.contains("Re-runs: 2 re-run(s)") && stdout.contains("host_always_disturbed"),
+        "{stdout}"
+    );
+    // Undisturbed pairs: no re-run, and the evidence carries none of the re-run fields.
+    let a: Vec<String> = args("^sign-90/toy$");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) = ab(tmp.path(), &fake, &r, &a);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        !text.contains("reruns") && !text.contains("disturbed"),
+        "{text}"
+    );
+    assert!(!stdout.contains("Re-runs:"), "{stdout}");
+}
+
+#[test]
 fn interleaved_pairs_follow_the_seed_and_judge_from_the_pairs() {
     let tmp = tempfile::tempdir().unwrap();
     let fake = common::fake_driver(tmp.path());
