@@ -4,23 +4,14 @@
 //! findings without such a family (the hint lines of the signing loop) are not, and need
 //! their own reviewed rows.
 
-use pqperf_build::{BuildOptions, PqcleanImportOptions};
+mod common;
+
 use pqperf_ct::{AcceptedTable, CtOptions, family, run};
 
 #[test]
 fn mldsa44_avx2_inherits_the_clean_acceptances_by_family() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run_dir = tmp.path().join("run");
-    pqperf_build::import_pqclean(&PqcleanImportOptions {
-        run_dir: run_dir.clone(),
-        catalog: None,
-        tree: None,
-    })
-    .unwrap();
     let only = "^ml-dsa-44/ml-dsa-44(-avx2)?$";
-    let mut b = BuildOptions::new(&run_dir);
-    b.only = Some(only.into());
-    assert_eq!(pqperf_build::build(&b).unwrap().built.len(), 2);
+    let (_tmp, run_dir) = common::pqclean_run(only, 2);
     let mut o = CtOptions::new(&run_dir);
     o.only = Some(only.into());
     let s = run(&o).unwrap();

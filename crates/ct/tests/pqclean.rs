@@ -3,25 +3,16 @@
 //! accepts (public data inside the secret key, documented rejection loops), and each row
 //! for these two instances must still match a finding (so the table cannot go stale).
 
+mod common;
+
 use std::time::Instant;
 
-use pqperf_build::{BuildOptions, PqcleanImportOptions};
 use pqperf_ct::{AcceptedTable, CtOptions, run};
 
 #[test]
 fn mlkem512_and_mldsa44_have_only_accepted_findings() {
-    let tmp = tempfile::tempdir().unwrap();
-    let run_dir = tmp.path().join("run");
-    pqperf_build::import_pqclean(&PqcleanImportOptions {
-        run_dir: run_dir.clone(),
-        catalog: None,
-        tree: None,
-    })
-    .unwrap();
     let only = "^(ml-kem-512/ml-kem-512|ml-dsa-44/ml-dsa-44)$";
-    let mut b = BuildOptions::new(&run_dir);
-    b.only = Some(only.into());
-    assert_eq!(pqperf_build::build(&b).unwrap().built.len(), 2);
+    let (_tmp, run_dir) = common::pqclean_run(only, 2);
     let mut o = CtOptions::new(&run_dir);
     o.only = Some(only.into());
     let t0 = Instant::now();

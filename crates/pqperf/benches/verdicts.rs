@@ -24,10 +24,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
-use pqperf_model::buildjson::{BuildEntry, BuildJson};
+use common::toy::{Lib, TOY_SIG, toy_run, write_build_json};
 use serde_json::Value;
-
-const TOY: &str = include_str!("../tests/measure/toy_sig.c");
 
 fn env_usize(k: &str, d: usize) -> usize {
     std::env::var(k)
@@ -38,44 +36,17 @@ fn env_usize(k: &str, d: usize) -> usize {
 
 /// A run directory with `lib/sign-90/lib<label>.so` of toy_sig.c at the given work.
 fn setup_run(run: &Path, libs: &[(&str, usize)]) {
-    std::fs::create_dir_all(run).unwrap();
-    let src = run.join("toy_sig.c");
-    std::fs::write(&src, TOY).unwrap();
-    let mut bj = BuildJson::default();
+    let toys: Vec<Lib> = libs
+        .iter()
+        .map(|(l, w)| Lib::new("sign-90", l).args(&[format!("-DTOY_WORK={w}")]))
+        .collect();
+    let mut bj = toy_run(run, "toy_sig.c", TOY_SIG, &toys);
     for (label, work) in libs {
-        let rel = format!("lib/sign-90/lib{label}.so");
-        let out = run.join(&rel);
-        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        let st = Command::new("gcc")
-            .args(["-O2", "-fPIC", "-shared", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .arg("-DTOY_ID=\"sign-90\"")
-            .arg(format!("-DTOY_INSTANCE=\"{label}\""))
-            .arg(format!("-DTOY_WORK={work}"))
-            .status()
-            .expect("gcc");
-        assert!(st.success());
-        bj.instances.insert(
-            format!("sign-90/{label}"),
-            BuildEntry {
-                candidate: "sign-90".into(),
-                label: label.to_string(),
-                instance: label.to_string(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "PASS".into(),
-                library: Some(rel),
-                library_sha256: Some(format!("work-{work}")),
-                ..Default::default()
-            },
-        );
+        if let Some(e) = bj.instances.get_mut(&format!("sign-90/{label}")) {
+            e.library_sha256 = Some(format!("work-{work}"));
+        }
     }
-    std::fs::write(
-        run.join("build.json"),
-        pqperf_model::pyjson::to_string(&bj).unwrap(),
-    )
-    .unwrap();
+    write_build_json(run, &bj);
 }
 
 /// CPU-bound co-runners, killed (by their ids) when dropped.
