@@ -13,6 +13,8 @@
 use std::path::{Path, PathBuf};
 
 use pqperf_model::fsutil::{io_err, write_atomic};
+use pqperf_model::layout::RunLayout;
+use pqperf_model::pyjson::read_value;
 use serde_json::{Value, json};
 use sha2::Digest as _;
 
@@ -67,17 +69,15 @@ fn file_sha256(p: &Path) -> Option<String> {
     Some(d.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn read(p: &Path) -> Option<Value> {
-    serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()
-}
-
 /// Copies the complete record at `rec` of candidate `iccs` and its calibration `cal` into the
 /// cache of `run` under `key` (nothing without a cache folder or a library sha256).
 pub fn store(run: &Path, key: &str, rec: &Path, cal: &Path) -> Result<(), CampaignError> {
     let Some(dir) = cache_dir(run) else {
         return Ok(());
     };
-    let Some(r) = read(rec) else { return Ok(()) };
+    let Some(r) = read_value(rec) else {
+        return Ok(());
+    };
     let Some(sha) = r["library_sha256"].as_str() else {
         return Ok(());
     };
@@ -121,6 +121,7 @@ pub struct Reuse {
 pub fn reuse(opts: &CampaignOptions, key: &str) -> Result<Reuse, CampaignError> {
     let run = &opts.run_dir;
     let bj = crate::rundir::load_build(run)?;
+    let layout = RunLayout::new(run);
     let mut out = Reuse::default();
     let dir = cache_dir(run);
     for e in bj.instances.values().filter(|e| e.candidate == "iccs") {
@@ -136,12 +137,16 @@ pub fn reuse(opts: &CampaignOptions, key: &str) -> Result<Reuse, CampaignError> 
         for f in std::fs::read_dir(&from).into_iter().flatten().flatten() {
             let name = f.file_name();
             let n = name.to_string_lossy();
-            if !n.starts_with(&prefix) || !n.ends_with(".json") {
+            let Some(opkey) = n
+                .strip_prefix(&prefix)
+                .and_then(|o| o.strip_suffix(".json"))
+            else {
                 continue;
-            }
-            let rec_to = run.join("records/iccs").join(&name);
+            };
+            let rec_to = layout.record("iccs", &e.label, opkey);
+            let cal_to = layout.calibration("iccs", &e.label, opkey);
             let cal_from = from.join(cal_name(&name));
-            let ok = read(&f.path()).is_some_and(|r| {
+            let ok = read_value(&f.path()).is_some_and(|r| {
                 r["library_sha256"].as_str() == Some(sha) && r["status"] == "complete"
             });
             if !ok || !cal_from.is_file() {
@@ -151,10 +156,7 @@ pub fn reuse(opts: &CampaignOptions, key: &str) -> Result<Reuse, CampaignError> 
             if rec_to.exists() {
                 continue;
             }
-            for (a, b) in [
-                (cal_from, run.join("calibrate/iccs").join(&name)),
-                (f.path(), rec_to),
-            ] {
+            for (a, b) in [(cal_from, cal_to), (f.path(), rec_to)] {
                 let bytes = std::fs::read(&a).map_err(|x| io_err("reading", &a, x))?;
                 if let Some(parent) = b.parent() {
                     std::fs::create_dir_all(parent).map_err(|x| io_err("creating", parent, x))?;
