@@ -35,7 +35,7 @@ use pqperf_model::fields::Fields;
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::pyjson;
 use pqperf_model::record::{self, Adaptive, Attempt, PqperfRecordExt, Process, Record};
-use pqperf_model::robust::Robust;
+use pqperf_model::robust::{self, Robust};
 use pqperf_model::stats::{ProcessTotals, Quantiles, RecordStats};
 use pqperf_model::vocab::Counter;
 use serde_json::{Value, json};
@@ -75,6 +75,9 @@ pub use crate::decide::MAX_RETRIES;
 pub const MAX_ADDED_TRIALS: u64 = 20;
 /// Target relative CI half-width of adaptive stopping.
 pub const ADAPTIVE_TARGET: f64 = 0.01;
+/// Bootstrap replicates of the stopping check's look after each added process (the record's
+/// interval, and the check that confirms a stop, use `robust::RESAMPLES`).
+pub const STOP_CHECK_RESAMPLES: u64 = 200;
 
 /// The disturbance rule as recorded under `pqperf.disturbance_rule`.
 pub fn disturbance_rule() -> String {
@@ -562,17 +565,41 @@ impl<'a> OpMeasure<'a> {
                 .unwrap_or(0.0)
         });
         let r = self.r.as_ref().expect("a running operation");
-        let rob = Robust::compute(&r.m.sample_trials, &self.p.op, hz);
-        self.last = rob.as_ref().map(|x| x.ci_half_width_rel);
-        if let Some(why) = decide::stop_adding(
-            self.last,
-            target,
-            planned + self.added,
-            max_trials,
-            r.spent_s,
-            r.one_s(per),
-            r.budget_s,
-        ) {
+        // No interval without a tick rate (as `Robust::compute`).
+        let width = |resamples| {
+            (hz > 0.0)
+                .then(|| {
+                    robust::half_width_rel(
+                        &r.m.sample_trials,
+                        robust::Estimator::for_op(&self.p.op),
+                        resamples,
+                        robust::SEED,
+                        robust::CONFIDENCE,
+                    )
+                })
+                .flatten()
+        };
+        let stop = |h| {
+            decide::stop_adding(
+                h,
+                target,
+                planned + self.added,
+                max_trials,
+                r.spent_s,
+                r.one_s(per),
+                r.budget_s,
+            )
+        };
+        // A cheap look after every process; a stop is confirmed with the record's own
+        // computation, so the half-width a stop is based on is the one the record shows.
+        let quick = width(STOP_CHECK_RESAMPLES);
+        let mut why = stop(quick);
+        self.last = quick;
+        if why.is_some() {
+            self.last = width(robust::RESAMPLES);
+            why = stop(self.last);
+        }
+        if let Some(why) = why {
             self.stopped = Some(why);
             self.stage = Stage::Done;
         }

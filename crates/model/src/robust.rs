@@ -69,24 +69,43 @@ impl Estimator {
         }
     }
 
-    /// The estimate of `v` (sorted in place). `None` when empty.
+    /// The estimate of `v` (reordered in place: partitioned around the order statistics it
+    /// needs, not sorted). `None` when empty. The same value as computing it on the sorted
+    /// `v` (the median interpolates the same two order statistics; the trimmed mean sums the
+    /// same multiset), in O(n) instead of a sort: the bootstrap computes it once per
+    /// replicate, and `--target-ci` recomputes the interval after every process.
     pub fn of(self, v: &mut [u64]) -> Option<f64> {
         if v.is_empty() {
             return None;
         }
-        v.sort_unstable();
+        let n = v.len();
         match self {
             Estimator::P50 => {
-                let n = v.len();
                 let h = (n - 1) as f64 * 0.5;
                 let lo = h.floor() as usize;
-                let hi = (lo + 1).min(n - 1);
-                let (a, b) = (v[lo] as f64, v[hi] as f64);
+                let (_, &mut a, rest) = v.select_nth_unstable(lo);
+                // The next order statistic is the smallest of what lies above `lo`.
+                let b = if lo + 1 < n {
+                    *rest
+                        .iter()
+                        .min()
+                        .expect("lo + 1 < n leaves one element above")
+                } else {
+                    a
+                };
+                let (a, b) = (a as f64, b as f64);
                 Some(a + (h - lo as f64) * (b - a))
             }
             Estimator::TrimmedMean20 => {
-                let k = (v.len() as f64 * TRIM).floor() as usize;
-                let kept = &v[k..v.len() - k];
+                let k = (n as f64 * TRIM).floor() as usize;
+                if k > 0 {
+                    // v[..k] the k smallest, then v[n-k..] the k largest of the rest.
+                    v.select_nth_unstable(k - 1);
+                    let upper = &mut v[k..];
+                    let m = upper.len();
+                    upper.select_nth_unstable(m - k);
+                }
+                let kept = &v[k..n - k];
                 let sum: u128 = kept.iter().map(|&x| x as u128).sum();
                 Some(int_div(sum, kept.len() as u128))
             }
@@ -154,6 +173,23 @@ pub fn percentile_ci(reps: &mut [f64], confidence: f64) -> Option<(f64, f64)> {
     reps.sort_by(f64::total_cmp);
     let a = (1.0 - confidence) / 2.0;
     Some((quantile_sorted(reps, a)?, quantile_sorted(reps, 1.0 - a)?))
+}
+
+/// The relative half-width of the robust interval of `trials` (what [`Robust::compute_with`]
+/// stores as `ci_half_width_rel`, without building the record's sample strings): the stopping
+/// check of `--target-ci`, which looks after every process. `None` without samples.
+pub fn half_width_rel(
+    trials: &[Vec<u64>],
+    est: Estimator,
+    resamples: u64,
+    seed: u64,
+    confidence: f64,
+) -> Option<f64> {
+    let mut all: Vec<u64> = trials.iter().flatten().copied().collect();
+    let e = est.of(&mut all)?;
+    let mut reps = replicates(trials, est, resamples, seed);
+    let (lo, hi) = percentile_ci(&mut reps, confidence)?;
+    Some(if e > 0.0 { (hi - lo) / 2.0 / e } else { 0.0 })
 }
 
 /// The robust estimate of a record, as stored under `pqperf.robust`.
@@ -296,6 +332,43 @@ impl Robust {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The definitions on the sorted samples (what `of` must equal).
+    fn sorted_definition(est: Estimator, v: &[u64]) -> Option<f64> {
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        let n = s.len();
+        if n == 0 {
+            return None;
+        }
+        match est {
+            Estimator::P50 => {
+                let h = (n - 1) as f64 * 0.5;
+                let lo = h.floor() as usize;
+                let hi = (lo + 1).min(n - 1);
+                let (a, b) = (s[lo] as f64, s[hi] as f64);
+                Some(a + (h - lo as f64) * (b - a))
+            }
+            Estimator::TrimmedMean20 => {
+                let k = (n as f64 * TRIM).floor() as usize;
+                let kept = &s[k..n - k];
+                Some(int_div(
+                    kept.iter().map(|&x| x as u128).sum(),
+                    kept.len() as u128,
+                ))
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn selection_gives_the_sorted_definition(v in proptest::collection::vec(0u64..50, 0..60)) {
+            for est in [Estimator::P50, Estimator::TrimmedMean20] {
+                let mut w = v.clone();
+                proptest::prop_assert_eq!(est.of(&mut w), sorted_definition(est, &v));
+            }
+        }
+    }
 
     #[test]
     fn estimators() {
