@@ -3,9 +3,19 @@
 //! (candidate, label) of two run directories, or two labels through `--map`, possibly of one
 //! run directory — are measured alternately, each pair one fresh pinned driver process of A
 //! and one of B right after each other on the same leased CPU, in the seeded order of
-//! [`crate::paired::schedule`]. Whatever slows the machine for a while slows both processes of
-//! a pair, so the ratio comes from the pairs: exp(median of ln(B/A)) with the sign-test
-//! interval, judged by [`crate::verdict`] (with the canary gate of the pairs).
+//! [`crate::paired::schedule_looks`]. Whatever slows the machine for a while slows both
+//! processes of a pair, so the ratio comes from the pairs: exp(median of ln(B/A)) with the
+//! sign-test interval, judged by [`crate::verdict`] (with the canary gate of the pairs).
+//!
+//! **Sequential looks** ([`crate::paired::looks`]): each unit is judged after `--pairs`
+//! pairs, then after twice as many, and so on up to `--max-pairs`; a unit whose verdict at a
+//! look is slower, faster or no change stops there, the others get more pairs. Every look's
+//! interval has the confidence [`crate::paired::look_confidence`] (the 5 % error split over
+//! the looks), so looking more than once does not raise the chance of a false call: a quiet
+//! machine is judged after the first pairs, a noisy one gets up to `--max-pairs` before
+//! "inconclusive". The sign-test interval of n pairs excludes its most extreme pairs (about
+//! n/2 − √n of them on each side at 95 %), so more pairs is also what survives processes
+//! that ran in a slow phase of the host.
 //!
 //! The driver processes are the campaign's (`pqperf_measure::runner::run_driver`: contained,
 //! checked against the kernel's accounting, with the environment evidence of
@@ -34,7 +44,7 @@ use pqperf_model::robust::Estimator;
 use pqperf_model::stats::quantile_sorted;
 
 use crate::CompareError;
-use crate::paired::{paired, schedule};
+use crate::paired::{Slot, look_confidence, looks, paired, schedule_looks};
 use crate::verdict::{environment_gate, judge};
 
 /// Fewest pairs asked for: below 6 no distribution-free 95 % interval exists.
@@ -53,8 +63,12 @@ pub struct AbOptions {
     pub only: Option<regex::Regex>,
     /// Operation keys to measure (`keygen`, `hash_32`, …); empty: every operation.
     pub ops: Vec<String>,
-    /// Pairs per unit.
+    /// Pairs per unit at the first look.
     pub pairs: usize,
+    /// Most pairs per unit (sequential design, [`crate::paired::looks`]): a unit whose
+    /// verdict at a look is slower, faster or no change stops there; the others go on to the
+    /// next look. Equal to `pairs`: one look, the fixed design.
+    pub max_pairs: usize,
     /// Seed of the order.
     pub seed: u64,
     /// Smallest relative change that counts (0.02 = 2 %).
@@ -504,11 +518,124 @@ pub fn run(
     // Disturbed flags of every driver process so far, in order (the host-always-disturbed
     // rule looks at the last ones).
     let mut recent: Vec<bool> = Vec::new();
-    let slots = schedule(o.seed, units.len(), o.pairs);
+    let looks = looks(o.pairs, o.max_pairs);
+    let most = *looks.last().expect("at least one look");
+    let confidence = look_confidence(CONFIDENCE, looks.len());
+    // The result of each unit that stopped at a look before the last.
+    let mut stopped: Vec<Option<AbResult>> = vec![None; units.len()];
+    let slots = schedule_looks(o.seed, units.len(), &looks);
     for (k, slot) in slots.iter().enumerate() {
+        let round_done = (k + 1) % units.len().max(1) == 0;
+        if stopped[slot.unit].is_none() {
+            measure_slot(
+                o,
+                units,
+                &planned,
+                slot,
+                cpu,
+                tick_hz,
+                &exe_a,
+                &exe_b,
+                &mut recent,
+                &mut pairs,
+                say,
+            );
+        }
+        if !round_done {
+            continue;
+        }
+        let n = slot.pair + 1;
+        say(format!("ab: round {n} of at most {most} done"));
+        if n < most && looks.contains(&n) {
+            for (i, prs) in pairs.iter().enumerate() {
+                if stopped[i].is_some() || planned[i].is_err() {
+                    continue;
+                }
+                let r = summarize(prs, o.threshold, confidence);
+                if matches!(
+                    r.verdict,
+                    Verdict::Slower | Verdict::Faster | Verdict::NoChange
+                ) {
+                    say(format!(
+                        "ab: {} {}: {} after {n} pairs, stopped",
+                        units[i].a.entry.label,
+                        units[i].opkey,
+                        r.verdict.text()
+                    ));
+                    stopped[i] = Some(r);
+                }
+            }
+            if stopped
+                .iter()
+                .zip(&planned)
+                .all(|(s, p)| s.is_some() || p.is_err())
+            {
+                break;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (((u, p), prs), early) in units.iter().zip(&planned).zip(pairs).zip(stopped) {
+        let mut result = early.unwrap_or_else(|| summarize(&prs, o.threshold, confidence));
+        if let Err(e) = p {
+            result.reason = Some(format!("not measured: {e}"));
+        }
+        out.push(AbUnit {
+            candidate: u.a.entry.candidate.clone(),
+            label_a: u.a.entry.label.clone(),
+            label_b: u.b.entry.label.clone(),
+            op: u.opkey.clone(),
+            library_sha256_a: u.a.entry.library_sha256.clone(),
+            library_sha256_b: u.b.entry.library_sha256.clone(),
+            iterations: p.as_ref().map_or(0, |p| p.iters),
+            warmups: p.as_ref().map_or(0, |p| p.warmups),
+            pairs: prs,
+            result,
+        });
+    }
+    drop(lease);
+    Ok(AbEvidence {
+        schema: AB_SCHEMA,
+        kind: AB_KIND.to_string(),
+        pqperf_version: env!("CARGO_PKG_VERSION").to_string(),
+        a: shown(&o.a_run),
+        b: shown(&o.b_run),
+        cpu,
+        pairs: o.pairs as u64,
+        seed: o.seed,
+        threshold: o.threshold,
+        confidence: CONFIDENCE,
+        looks: Some(looks.iter().map(|&n| n as u64).collect()),
+        confidence_per_look: Some(confidence),
+        trial_target_s: o.trial_target_s,
+        method: METHOD.to_string(),
+        started_utc,
+        ended_utc: pqperf_campaign::utc_now(),
+        host_problems: Some(host_problems),
+        units: out,
+    })
+}
+
+/// Measures one scheduled pair (re-running it while the campaign's rule says so) and adds it
+/// to its unit's pairs.
+#[allow(clippy::too_many_arguments)]
+fn measure_slot(
+    o: &AbOptions,
+    units: &[UnitPlan],
+    planned: &[Result<Planned, String>],
+    slot: &Slot,
+    cpu: usize,
+    tick_hz: f64,
+    exe_a: &DriverExe,
+    exe_b: &DriverExe,
+    recent: &mut Vec<bool>,
+    pairs: &mut [Vec<AbPair>],
+    say: &mut dyn FnMut(String),
+) {
+    {
         let u = &units[slot.unit];
         let Ok(p) = &planned[slot.unit] else {
-            continue;
+            return;
         };
         let one = |inst: &Instance, exe: &DriverExe| {
             let s = pqperf_measure::UnitSettings {
@@ -535,11 +662,11 @@ pub fn run(
         let mut inconsistent_before = false;
         let declined = loop {
             let ((a, da, ia), (b, db, ib)) = if slot.a_first {
-                let a = one(&u.a, &exe_a);
-                (a, one(&u.b, &exe_b))
+                let a = one(&u.a, exe_a);
+                (a, one(&u.b, exe_b))
             } else {
-                let b = one(&u.b, &exe_b);
-                (one(&u.a, &exe_a), b)
+                let b = one(&u.b, exe_b);
+                (one(&u.a, exe_a), b)
             };
             recent.extend([da, db]);
             let mut pr = pair(slot.pair as u64, slot.a_first, a, b);
@@ -591,49 +718,8 @@ pub fn run(
                 }
             ));
         }
-        if (k + 1) % units.len().max(1) == 0 {
-            say(format!("ab: round {} of {} done", slot.pair + 1, o.pairs));
-        }
         pairs[slot.unit].push(pr);
     }
-    let mut out = Vec::new();
-    for ((u, p), prs) in units.iter().zip(&planned).zip(pairs) {
-        let mut result = summarize(&prs, o.threshold, CONFIDENCE);
-        if let Err(e) = p {
-            result.reason = Some(format!("not measured: {e}"));
-        }
-        out.push(AbUnit {
-            candidate: u.a.entry.candidate.clone(),
-            label_a: u.a.entry.label.clone(),
-            label_b: u.b.entry.label.clone(),
-            op: u.opkey.clone(),
-            library_sha256_a: u.a.entry.library_sha256.clone(),
-            library_sha256_b: u.b.entry.library_sha256.clone(),
-            iterations: p.as_ref().map_or(0, |p| p.iters),
-            warmups: p.as_ref().map_or(0, |p| p.warmups),
-            pairs: prs,
-            result,
-        });
-    }
-    drop(lease);
-    Ok(AbEvidence {
-        schema: AB_SCHEMA,
-        kind: AB_KIND.to_string(),
-        pqperf_version: env!("CARGO_PKG_VERSION").to_string(),
-        a: shown(&o.a_run),
-        b: shown(&o.b_run),
-        cpu,
-        pairs: o.pairs as u64,
-        seed: o.seed,
-        threshold: o.threshold,
-        confidence: CONFIDENCE,
-        trial_target_s: o.trial_target_s,
-        method: METHOD.to_string(),
-        started_utc,
-        ended_utc: pqperf_campaign::utc_now(),
-        host_problems: Some(host_problems),
-        units: out,
-    })
 }
 
 /// A run directory as the evidence names it: as given when relative, its last component
@@ -669,13 +755,26 @@ pub fn write_evidence(path: &Path, ev: &AbEvidence) -> Result<(), CompareError> 
         .map_err(|e| CompareError::Load(format!("writing {}: {e}", path.display())))
 }
 
+/// How many pairs the evidence planned, in words: one look, or its sequential looks.
+fn looks_text(ev: &AbEvidence) -> String {
+    match (&ev.looks, ev.confidence_per_look) {
+        (Some(l), Some(c)) if l.len() > 1 => format!(
+            "pairs per operation judged after {} (each look at {:.2} %, {:.0} % over all looks; an operation stops at its first slower, faster or no-change look)",
+            l.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+            c * 100.0,
+            ev.confidence * 100.0
+        ),
+        _ => format!("{} pairs per operation", ev.pairs),
+    }
+}
+
 /// The evidence as a Markdown report.
 pub fn markdown(ev: &AbEvidence) -> String {
     let mut o = format!(
-        "# pqperf ab (interleaved)\n\nA: `{}`  \nB: `{}`\n\n{} pairs per operation on CPU {}, seed {}; ratio B/A = exp(median of the pairs' ln(B/A)), sign-test interval (coverage shown); verdict faster/slower when the interval excludes 1.0 and the change is at least {:.1} %, no change when the interval lies inside ±{:.1} %, else inconclusive.\n\n",
+        "# pqperf ab (interleaved)\n\nA: `{}`  \nB: `{}`\n\n{} on CPU {}, seed {}; ratio B/A = exp(median of the pairs' ln(B/A)), sign-test interval (coverage shown); verdict faster/slower when the interval excludes 1.0 and the change is at least {:.1} %, no change when the interval lies inside ±{:.1} %, else inconclusive.\n\n",
         ev.a,
         ev.b,
-        ev.pairs,
+        looks_text(ev),
         ev.cpu,
         ev.seed,
         ev.threshold * 100.0,

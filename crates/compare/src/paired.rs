@@ -34,13 +34,31 @@ fn shuffle<T>(v: &mut [T], rng: &mut SplitMix64) {
     }
 }
 
-/// The measurement order of `pairs` pairs of each of `units` units, from `seed`.
+/// The measurement order of `pairs` pairs of each of `units` units, from `seed` (one look:
+/// [`schedule_looks`] with `[pairs]`).
 pub fn schedule(seed: u64, units: usize, pairs: usize) -> Vec<Slot> {
+    schedule_looks(seed, units, &[pairs])
+}
+
+/// The measurement order of a sequential design whose units are judged after `looks[0]`,
+/// `looks[1]`, … pairs (increasing; the last is the most pairs a unit gets): rounds of one
+/// pair per unit in shuffled unit order, and each unit's AB/BA orders shuffled within each
+/// block between two looks, so a unit that stops at a look has as many AB as BA pairs (one
+/// more AB when the block is odd).
+pub fn schedule_looks(seed: u64, units: usize, looks: &[usize]) -> Vec<Slot> {
     let mut rng = SplitMix64::new(seed);
+    let pairs = looks.last().copied().unwrap_or(0);
     let orders: Vec<Vec<bool>> = (0..units)
         .map(|_| {
-            let mut o: Vec<bool> = (0..pairs).map(|i| i % 2 == 0).collect();
-            shuffle(&mut o, &mut rng);
+            let mut o = Vec::with_capacity(pairs);
+            let mut from = 0;
+            for &to in looks {
+                let mut block: Vec<bool> =
+                    (from..to.max(from)).map(|i| (i - from) % 2 == 0).collect();
+                shuffle(&mut block, &mut rng);
+                o.extend(block);
+                from = to.max(from);
+            }
             o
         })
         .collect();
@@ -57,6 +75,25 @@ pub fn schedule(seed: u64, units: usize, pairs: usize) -> Vec<Slot> {
         }
     }
     out
+}
+
+/// The looks of a sequential design from `first` to `most` pairs: `first`, then doubling,
+/// and `most` last (`[first]` when `most <= first`).
+pub fn looks(first: usize, most: usize) -> Vec<usize> {
+    let mut v = vec![first];
+    let mut n = first;
+    while most > n {
+        n = (n * 2).min(most);
+        v.push(n);
+    }
+    v
+}
+
+/// The confidence of each of `looks` intervals so that the chance of any look calling a
+/// change that is not there stays within `1 − confidence` (Bonferroni: valid whatever the
+/// looks' dependence).
+pub fn look_confidence(confidence: f64, looks: usize) -> f64 {
+    1.0 - (1.0 - confidence) / looks.max(1) as f64
 }
 
 /// P(Bin(n, ½) ≤ k).
@@ -112,6 +149,36 @@ pub fn paired(x: &[f64], confidence: f64) -> Option<Paired> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn looks_double_up_to_the_most_and_split_the_error() {
+        assert_eq!(looks(10, 40), vec![10, 20, 40]);
+        assert_eq!(looks(10, 30), vec![10, 20, 30]);
+        assert_eq!(looks(10, 10), vec![10]);
+        assert_eq!(looks(10, 6), vec![10]);
+        assert!((look_confidence(0.95, 3) - (1.0 - 0.05 / 3.0)).abs() < 1e-12);
+        assert_eq!(look_confidence(0.95, 1), 0.95);
+    }
+
+    #[test]
+    fn a_unit_stopping_at_a_look_has_balanced_orders() {
+        let l = looks(10, 40);
+        let s = schedule_looks(7, 3, &l);
+        assert_eq!(s.len(), 3 * 40);
+        for unit in 0..3 {
+            let o: Vec<bool> = s
+                .iter()
+                .filter(|x| x.unit == unit)
+                .map(|x| x.a_first)
+                .collect();
+            for &n in &l {
+                let ab = o[..n].iter().filter(|a| **a).count();
+                assert_eq!(ab * 2, n, "unit {unit}, first {n} pairs: {ab} AB");
+            }
+        }
+        // One look is the fixed design, slot for slot.
+        assert_eq!(schedule_looks(7, 3, &[10]), schedule(7, 3, 10));
+    }
 
     #[test]
     fn schedule_is_seeded_balanced_and_complete() {

@@ -162,8 +162,18 @@ pub struct AbEvidence {
     pub seed: u64,
     /// Smallest relative change that counts (0.02 = 2 %).
     pub threshold: f64,
-    /// Asked confidence of the intervals (0.95).
+    /// Asked confidence of the intervals (0.95): the chance that no look of a unit calls a
+    /// change that is not there.
     pub confidence: f64,
+    /// The pair counts at which each unit was judged (sequential design: a unit stops at the
+    /// first look whose verdict is slower, faster or no change; the last is the most pairs a
+    /// unit gets). Absent in evidence written before pqperf looked more than once (one look at
+    /// `pairs`, at `confidence`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub looks: Option<Vec<u64>>,
+    /// Confidence of each look's interval: `1 − (1 − confidence) / looks` (Bonferroni).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence_per_look: Option<f64>,
     /// Seconds per reference trial the iterations were planned for.
     pub trial_target_s: f64,
     /// The method in words.

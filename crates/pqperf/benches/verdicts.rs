@@ -10,8 +10,9 @@
 //! inconclusive or called wrong (faster). These are figures of the machine and its load at
 //! the time: printed, never asserted.
 //!
-//! `PQPERF_BENCH_K` (default 4) comparisons per cell, `PQPERF_BENCH_PAIRS` (default 8) pairs
-//! per interleaved comparison, `PQPERF_BENCH_WORK` (default 20000) busy-loop rounds of `a`,
+//! `PQPERF_BENCH_K` (default 4) comparisons per cell, `PQPERF_BENCH_PAIRS` (default 10) pairs
+//! at the first look and `PQPERF_BENCH_MAX_PAIRS` (default 40, `pqperf ab`'s) at most per
+//! interleaved comparison, `PQPERF_BENCH_WORK` (default 20000) busy-loop rounds of `a`,
 //! `PQPERF_BENCH_METHODS` (`interleaved`, `separate` or both, the default) and
 //! `PQPERF_BENCH_CONDITIONS` (a comma list of `quiet`, `pinned`, `heavy`; default all) narrow
 //! what runs, and `PQPERF_BENCH_KEEP=<dir>` keeps every run directory and comparison there
@@ -102,7 +103,14 @@ fn json_of(c: &mut Command) -> Value {
 }
 
 /// One interleaved comparison: the verdict of `sign`.
-fn interleaved(tmp: &Path, run: &Path, map: &str, cpu: usize, pairs: usize, seed: u64) -> String {
+fn interleaved(
+    tmp: &Path,
+    run: &Path,
+    map: &str,
+    cpu: usize,
+    (pairs, max_pairs): (usize, usize),
+    seed: u64,
+) -> String {
     let out = tmp.join(format!("ab-{map}-{seed}.json"));
     let v = json_of(
         pqperf(tmp)
@@ -111,6 +119,7 @@ fn interleaved(tmp: &Path, run: &Path, map: &str, cpu: usize, pairs: usize, seed
             .arg(run)
             .args(["--map", map, "--op", "sign", "--trial-target", "0.01"])
             .args(["--pairs", &pairs.to_string(), "--seed", &seed.to_string()])
+            .args(["--max-pairs", &max_pairs.to_string()])
             .args([
                 "--cpu",
                 &cpu.to_string(),
@@ -198,7 +207,10 @@ fn tally(v: &[String]) -> String {
 
 fn main() {
     let k = env_usize("PQPERF_BENCH_K", 4);
-    let pairs = env_usize("PQPERF_BENCH_PAIRS", 8);
+    let pairs = (
+        env_usize("PQPERF_BENCH_PAIRS", 10),
+        env_usize("PQPERF_BENCH_MAX_PAIRS", 40),
+    );
     let work = env_usize("PQPERF_BENCH_WORK", 20_000);
     let methods = std::env::var("PQPERF_BENCH_METHODS").unwrap_or_default();
     let (do_inter, do_sep) = match methods.as_str() {
@@ -234,7 +246,9 @@ fn main() {
     let template = t.join("template");
     setup_run(&template, &[("a", work), ("b25", work * 125 / 100)]);
     println!(
-        "verdicts: K = {k} comparisons per cell, {pairs} pairs per interleaved comparison, TOY_WORK {work} (b10 +10 %, b25 +25 %), CPU {cpu}, load at start {:?}",
+        "verdicts: K = {k} comparisons per cell, {} to {} pairs per interleaved comparison, TOY_WORK {work} (b10 +10 %, b25 +25 %), CPU {cpu}, load at start {:?}",
+        pairs.0,
+        pairs.1,
         pqperf_ffi::procinfo::load_average()
     );
     let mut n = 0usize;

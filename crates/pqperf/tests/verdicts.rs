@@ -81,6 +81,8 @@ fn ab_reruns_disturbed_pairs_like_the_campaign_and_says_so() {
             only.to_string(),
             "--pairs".into(),
             "6".into(),
+            "--max-pairs".into(),
+            "6".into(),
             "--seed".into(),
             "3".into(),
             "--out".into(),
@@ -145,6 +147,8 @@ fn interleaved_pairs_follow_the_seed_and_judge_from_the_pairs() {
             "toy=toy-slower",
             "--pairs",
             "6",
+            "--max-pairs",
+            "6",
             "--seed",
             "7",
             "--json",
@@ -204,6 +208,8 @@ fn interleaved_pairs_follow_the_seed_and_judge_from_the_pairs() {
             "^sign-90/toy$",
             "--pairs",
             "6",
+            "--max-pairs",
+            "6",
             "--fail-on-regression",
         ],
     );
@@ -236,6 +242,8 @@ fn interleaved_pairs_follow_the_seed_and_judge_from_the_pairs() {
             "--map",
             "toy=toy-busy",
             "--pairs",
+            "6",
+            "--max-pairs",
             "6",
             "--json",
             "--fail-on-regression",
@@ -379,6 +387,67 @@ fn separate_runs_weigh_the_environment_and_refuse_nothing_comparable() {
     let (code, stdout, stderr) = compare(tmp.path(), &a, &other, &["--fail-on-regression"]);
     assert_eq!(code, 2, "{stdout}{stderr}");
     assert!(stderr.contains("nothing to compare"), "{stderr}");
+}
+
+#[test]
+fn an_operation_stops_at_its_first_conclusive_look_and_the_evidence_says_which() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = common::fake_driver(tmp.path());
+    let r = tmp.path().join("run");
+    setup_run(&r, "sign-90", &["toy", "toy-slower"]);
+    let out = tmp.path().join("ab.json");
+    let (code, stdout, stderr) = ab(
+        tmp.path(),
+        &fake,
+        &r,
+        &[
+            "--map",
+            "toy=toy-slower",
+            "--pairs",
+            "6",
+            "--max-pairs",
+            "24",
+            "--seed",
+            "11",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let ev: pqperf_model::ab::AbEvidence =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let looks = pqperf_compare::paired::looks(6, 24);
+    assert_eq!(looks, vec![6, 12, 24]);
+    assert_eq!(ev.looks, Some(vec![6, 12, 24]));
+    let c = ev.confidence_per_look.unwrap();
+    assert!((c - (1.0 - 0.05 / 3.0)).abs() < 1e-12, "{c}");
+    // Six pairs cannot give a 98.3 % sign-test interval (all six agreeing has a chance of
+    // 1/32 under no change): the first look is inconclusive, the second finds the 25 %
+    // regression with 12 pairs, and no pair runs after it.
+    let u = &ev.units[0];
+    assert_eq!(
+        u.result.verdict,
+        pqperf_model::ab::Verdict::Slower,
+        "{:?}",
+        u.result
+    );
+    assert_eq!(u.result.pairs_used, 12);
+    assert_eq!(u.pairs.len(), 12);
+    assert!(u.result.coverage.unwrap() >= c, "{:?}", u.result);
+    // In the seeded order of the sequential design, each look's block half AB, half BA.
+    let want: Vec<bool> = pqperf_compare::paired::schedule_looks(11, 1, &looks)
+        .iter()
+        .take(12)
+        .map(|s| s.a_first)
+        .collect();
+    let got: Vec<bool> = u.pairs.iter().map(|p| p.order == "AB").collect();
+    assert_eq!(got, want);
+    assert_eq!(got[..6].iter().filter(|a| **a).count(), 3);
+    assert!(
+        stderr.contains("slower after 12 pairs, stopped"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("judged after 6, 12, 24"), "{stdout}");
 }
 
 #[test]

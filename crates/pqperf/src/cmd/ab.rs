@@ -15,7 +15,10 @@ is one fresh driver process of A and one of B right after each other, pinned to 
 CPU (leased host-wide for the whole measurement), in a seeded random order: rounds of one \
 pair per operation in shuffled order, half the pairs AB, half BA. Whatever slows the machine \
 for a while slows both processes of a pair, so the ratio B/A is exp(median of the pairs' \
-ln(B/A)) with the sign-test (distribution-free) interval of the median. Verdicts: \
+ln(B/A)) with the sign-test (distribution-free) interval of the median. Each operation \
+is judged after --pairs pairs, then after twice as many, up to --max-pairs; it stops at the \
+first look whose verdict is slower, faster or no change (every look's interval at 1 - \
+5 %/looks confidence, so the looks together keep the 5 % error). Verdicts: \
 slower/faster when the interval excludes 1.0 and the change is at least --threshold, no \
 change when the whole interval lies inside the ±threshold band, otherwise inconclusive, \
 with the reason; also inconclusive when the canary (a fixed workload every driver process \
@@ -52,9 +55,14 @@ pub struct AbArgs {
     /// Only these operation keys (`keygen`, `sign`, `hash_32`, …; repeatable).
     #[arg(long = "op", value_name = "OPKEY")]
     ops: Vec<String>,
-    /// Pairs per operation (at least 6).
+    /// Pairs per operation at the first look (at least 6).
     #[arg(long, default_value_t = 10)]
     pairs: usize,
+    /// Most pairs per operation: an operation still inconclusive after --pairs gets twice as
+    /// many, and so on up to this (each look at a confidence that keeps the 5 % error over
+    /// all looks). Equal to --pairs: one look.
+    #[arg(long, default_value_t = 40)]
+    max_pairs: usize,
     /// Seed of the pair order (default: from the clock; recorded either way).
     #[arg(long)]
     seed: Option<u64>,
@@ -129,6 +137,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         only,
         ops: a.ops.clone(),
         pairs: a.pairs,
+        max_pairs: a.max_pairs.max(a.pairs),
         seed: a.seed.unwrap_or_else(interleave::clock_seed),
         threshold: a.threshold / 100.0,
         trial_target_s: a.trial_target,
