@@ -129,7 +129,12 @@ pub fn ensure_lean_driver() {
     }) else {
         return;
     };
-    let mut args = vec!["build".to_string(), "-p".into(), "pqperf-driver".into()];
+    // Together with `pqperf`, which is built already: the driver's dependencies (model, ffi,
+    // serde_json, …) then resolve to the features they were built with for `pqperf` and are
+    // reused; built alone, its smaller tree would compile them all again with fewer features.
+    let mut args: Vec<String> = ["build", "-p", "pqperf", "-p", "pqperf-driver"]
+        .map(String::from)
+        .to_vec();
     match profile.as_str() {
         "debug" => {}
         "release" => args.push("--release".into()),
