@@ -14,8 +14,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use indexmap::IndexMap;
+use pqperf_model::campaign::{Campaign, HostCheck, LeaseWindow};
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::layout::RunLayout;
+use pqperf_model::pyjson;
 use serde_json::{Map, Value, json};
 
 use crate::CampaignError;
@@ -47,24 +50,16 @@ pub struct MergeSummary {
     pub files: usize,
 }
 
-fn read_campaign(run: &Path) -> Res<Map<String, Value>> {
+/// A shard's campaign.json (which must exist), as its model type.
+fn read_campaign(run: &Path) -> Res<Campaign> {
     let p = RunLayout::new(run).campaign_json();
-    let text = std::fs::read_to_string(&p)
-        .map_err(|e| CampaignError::msg(format!("{}: {e}", p.display())))?;
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(CampaignError::msg(format!(
-            "{}: not a JSON object",
-            p.display()
-        ))),
-        Err(e) => Err(CampaignError::msg(format!("{}: {e}", p.display()))),
-    }
+    Ok(pyjson::read::<Campaign>(&p, &p)?)
 }
 
-fn arch_of(c: &Map<String, Value>) -> Option<String> {
-    ["environment_at_start", "environment_at_end"]
-        .iter()
-        .find_map(|k| c.get(*k)?.get("architecture")?.as_str().map(str::to_string))
+fn arch_of(c: &Campaign) -> Option<String> {
+    [&c.environment_at_start, &c.environment_at_end]
+        .into_iter()
+        .find_map(|e| e.as_ref()?.str("architecture").map(str::to_string))
 }
 
 /// `<candidate>/<label>` of a per-instance evidence file (`<sub>/<cand>/<label>__op.json`,
@@ -135,22 +130,18 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
             }
         }
     }
-    let camps: Vec<Map<String, Value>> = shards
+    let camps: Vec<Campaign> = shards
         .iter()
         .map(|s| read_campaign(s))
         .collect::<Res<_>>()?;
     // One system only.
     let sys_of = |i: usize| -> Res<String> {
-        camps[i]
-            .get("system_id")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| {
-                CampaignError::msg(format!(
-                    "{}: campaign.json has no system_id",
-                    RunLayout::new(&shards[i]).campaign_json().display()
-                ))
-            })
+        camps[i].system_id.clone().ok_or_else(|| {
+            CampaignError::msg(format!(
+                "{}: campaign.json has no system_id",
+                RunLayout::new(&shards[i]).campaign_json().display()
+            ))
+        })
     };
     let system = sys_of(0)?;
     let arch = arch_of(&camps[0]);
@@ -269,10 +260,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     )?;
     files += 1;
     let camp = merge_campaigns(&camps, shards);
-    write_atomic(
-        &out_layout.campaign_json(),
-        pqperf_model::pyjson::value_to_string(&Value::Object(camp)).as_bytes(),
-    )?;
+    crate::rundir::write_campaign(&out_layout.campaign_json(), &camp)?;
     files += 1;
     let mut log = String::new();
     for s in shards {
@@ -295,112 +283,81 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     })
 }
 
-fn merge_campaigns(camps: &[Map<String, Value>], shards: &[PathBuf]) -> Map<String, Value> {
+fn merge_campaigns(camps: &[Campaign], shards: &[PathBuf]) -> Campaign {
     let mut m = camps[0].clone();
-    let mut checks: Vec<Value> = Vec::new();
+    let mut checks: Vec<HostCheck> = Vec::new();
     let mut problems: BTreeSet<String> = BTreeSet::new();
     let mut any_problems = false;
-    let mut shard_cpus = Map::new();
+    let mut shard_cpus: IndexMap<String, u64> = IndexMap::new();
     let mut nshards = 0u64;
     let mut started: Option<String> = None;
     let mut ended: Option<(String, usize)> = None;
-    let mut commands: Vec<Value> = Vec::new();
-    let mut emulated: Option<Value> = None;
-    let mut leases: Vec<Value> = Vec::new();
+    let mut pq = m.pqperf.take().unwrap_or_default();
+    pq.commands = None;
+    let mut emulated: Option<String> = None;
+    let mut leases: Vec<LeaseWindow> = Vec::new();
     for (i, c) in camps.iter().enumerate() {
-        if let Some(a) = c.get("host_checks").and_then(Value::as_array) {
-            checks.extend(a.iter().cloned());
-        }
-        if let Some(a) = c.get("host_problems").and_then(Value::as_array) {
+        checks.extend(c.host_checks.iter().flatten().cloned());
+        if let Some(a) = &c.host_problems {
             any_problems = true;
-            problems.extend(a.iter().filter_map(|p| p.as_str().map(str::to_string)));
+            problems.extend(a.iter().cloned());
         }
-        if let Some(o) = c.get("shard_cpus").and_then(Value::as_object) {
-            for (k, v) in o {
-                shard_cpus.insert(k.clone(), v.clone());
-            }
+        for (k, v) in c.shard_cpus.iter().flatten() {
+            shard_cpus.insert(k.clone(), *v);
         }
-        nshards = nshards.max(c.get("shards").and_then(Value::as_u64).unwrap_or(0));
-        if let Some(s) = c.get("started_utc").and_then(Value::as_str)
-            && started.as_deref().is_none_or(|t| s < t)
+        nshards = nshards.max(c.shards.unwrap_or(0));
+        if let Some(s) = &c.started_utc
+            && started.as_deref().is_none_or(|t| s.as_str() < t)
         {
-            started = Some(s.to_string());
+            started = Some(s.clone());
         }
-        if let Some(s) = c.get("ended_utc").and_then(Value::as_str)
-            && ended.as_ref().is_none_or(|(t, _)| s > t.as_str())
+        if let Some(s) = &c.ended_utc
+            && ended.as_ref().is_none_or(|(t, _)| s > t)
         {
-            ended = Some((s.to_string(), i));
+            ended = Some((s.clone(), i));
         }
-        if let Some(pq) = c.get("pqperf") {
-            for cmd in pq
-                .get("commands")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if !commands.contains(cmd) {
-                    commands.push(cmd.clone());
-                }
+        if let Some(p) = &c.pqperf {
+            for cmd in p.commands.iter().flatten() {
+                pq.note_command(cmd);
             }
             if emulated.is_none() {
-                emulated = pq.get("emulated").filter(|v| !v.is_null()).cloned();
+                emulated.clone_from(&p.emulated);
             }
             // Every shard's CPU lease windows, each naming its shard run directory.
-            for l in pq
-                .get("cpu_leases")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let mut l = l.clone();
-                if let (Value::Object(o), Some(s)) = (&mut l, shards.get(i)) {
-                    o.insert("shard_run".into(), json!(name_of(s)));
-                }
-                leases.push(l);
+            for l in p.cpu_leases.iter().flatten() {
+                leases.push(LeaseWindow {
+                    shard_run: shards.get(i).map(|s| name_of(s)),
+                    ..l.clone()
+                });
             }
         }
     }
-    m.insert("host_checks".into(), Value::Array(checks));
+    m.host_checks = Some(checks);
     if any_problems {
-        m.insert(
-            "host_problems".into(),
-            json!(problems.into_iter().collect::<Vec<_>>()),
-        );
+        m.host_problems = Some(problems.into_iter().collect());
     }
     if nshards > 0 {
-        m.insert("shards".into(), json!(nshards));
-        m.insert("shard_cpus".into(), Value::Object(shard_cpus));
+        m.shards = Some(nshards);
+        m.shard_cpus = Some(shard_cpus);
     }
     if let Some(s) = started {
-        m.insert("started_utc".into(), json!(s));
+        m.started_utc = Some(s);
     }
     if let Some((e, i)) = ended {
-        m.insert("ended_utc".into(), json!(e));
-        if let Some(env) = camps[i].get("environment_at_end") {
-            m.insert("environment_at_end".into(), env.clone());
+        m.ended_utc = Some(e);
+        if let Some(env) = &camps[i].environment_at_end {
+            m.environment_at_end = Some(env.clone());
         }
     }
-    let this = json!("pqperf campaign merge");
-    if !commands.contains(&this) {
-        commands.push(this);
-    }
-    let mut pq = m
-        .get("pqperf")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    pq.insert("commands".into(), Value::Array(commands));
-    if let Some(e) = emulated {
-        pq.insert("emulated".into(), e);
+    pq.note_command("pqperf campaign merge");
+    if emulated.is_some() {
+        pq.emulated = emulated;
     }
     if !leases.is_empty() {
-        pq.insert("cpu_leases".into(), Value::Array(leases));
+        pq.cpu_leases = Some(leases);
     }
-    pq.insert(
-        "merged_from".into(),
-        json!(shards.iter().map(|s| name_of(s)).collect::<Vec<_>>()),
-    );
-    m.insert("pqperf".into(), Value::Object(pq));
+    pq.merged_from = Some(shards.iter().map(|s| name_of(s)).collect());
+    m.pqperf = Some(pq);
     m
 }
 
@@ -432,19 +389,21 @@ mod tests {
     #[test]
     fn campaigns_join() {
         let a = json!({"system_id": "arm_1", "started_utc": "2026-01-02T00:00:00", "ended_utc": "2026-01-02T01:00:00",
-            "host_checks": [{"phase": "measure", "problems": ["p1"], "shard": "1/2"}], "host_problems": ["p1"],
+            "host_checks": [{"phase": "measure", "utc": "2026-01-02T00:00:00", "problems": ["p1"], "shard": "1/2"}], "host_problems": ["p1"],
             "shards": 2, "shard_cpus": {"1/2": 1}, "environment_at_end": {"n": 1},
             "pqperf": {"commands": ["pqperf campaign measure"]}});
         let b = json!({"system_id": "arm_1", "started_utc": "2026-01-01T00:00:00", "ended_utc": "2026-01-03T00:00:00",
-            "host_checks": [{"phase": "measure", "problems": ["p2"], "shard": "2/2"}], "host_problems": ["p2"],
+            "host_checks": [{"phase": "measure", "utc": "2026-01-01T00:00:00", "problems": ["p2"], "shard": "2/2"}], "host_problems": ["p2"],
             "shards": 2, "shard_cpus": {"2/2": 1}, "environment_at_end": {"n": 2},
             "pqperf": {"commands": ["pqperf campaign measure"], "emulated": "qemu-user",
-                "cpu_leases": [{"cpu": 0, "chosen": "auto", "phase": "all"}]}});
-        let camps = [
-            a.as_object().unwrap().clone(),
-            b.as_object().unwrap().clone(),
-        ];
+                "cpu_leases": [{"cpu": 0, "chosen": "auto", "allowed": [0], "waited_s": 0.0,
+                    "acquired_utc": "2026-01-01T00:00:00", "phase": "all"}]}});
+        let camps: Vec<Campaign> = [a, b]
+            .into_iter()
+            .map(|v| serde_json::from_value(v).unwrap())
+            .collect();
         let m = merge_campaigns(&camps, &[PathBuf::from("x/s1"), PathBuf::from("y/s2")]);
+        let m = serde_json::to_value(&m).unwrap();
         assert_eq!(m["started_utc"], "2026-01-01T00:00:00");
         assert_eq!(m["ended_utc"], "2026-01-03T00:00:00");
         assert_eq!(m["environment_at_end"]["n"], 2);
@@ -455,7 +414,8 @@ mod tests {
         assert_eq!(m["pqperf"]["merged_from"], json!(["s1", "s2"]));
         assert_eq!(
             m["pqperf"]["cpu_leases"],
-            json!([{"cpu": 0, "chosen": "auto", "phase": "all", "shard_run": "s2"}])
+            json!([{"cpu": 0, "chosen": "auto", "allowed": [0], "waited_s": 0.0,
+                "acquired_utc": "2026-01-01T00:00:00", "phase": "all", "shard_run": "s2"}])
         );
         assert_eq!(
             m["pqperf"]["commands"],
