@@ -46,7 +46,8 @@ pub use pqperf_measure::record::utc_now;
 pub use publish::{publish, publish_with};
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};
 pub use rundir::{
-    RunLock, load_build, load_catalog, lock_run_dir, note_command, update_campaign, walk_files,
+    LockedRun, RunLock, load_build, load_catalog, lock_run_dir, note_command, read_campaign,
+    try_update_campaign, update_campaign, walk_files,
 };
 pub use select::{measurable, parse_shard, prior_costs, selected};
 pub use stale::EvidenceCheck;

@@ -26,19 +26,6 @@ use crate::rundir::walk_files;
 
 type Res<T> = Result<T, CampaignError>;
 
-/// Evidence folders: per instance (`<sub>/<candidate>/<label>…`), and `survey` per candidate
-/// (`survey/<candidate>.json`, the ICCS-helper usage the profile phase derived; taken from the
-/// first shard that has it, like other files no instance owns).
-const INSTANCE_DIRS: &[&str] = &[
-    "records",
-    "calibrate",
-    "profile",
-    "ct",
-    "kat",
-    "katcheck",
-    "survey",
-];
-
 /// What a merge did.
 #[derive(Debug, Clone, Default)]
 pub struct MergeSummary {
@@ -102,15 +89,19 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     }
     // Nothing is read through a symbolic link: a shard from another host could point one at
     // this host's files, which the merge would copy into the dataset.
+    // The evidence folders are `RunLayout::instance_evidence_dirs`: per instance
+    // (`<sub>/<candidate>/<label>…`), and `survey` per candidate (`survey/<candidate>.json`,
+    // the ICCS-helper usage the profile phase derived; taken from the first shard that has it,
+    // like other files no instance owns).
     for s in shards {
+        let l = RunLayout::new(s);
         let top = [
-            "campaign.json",
-            "build.json",
-            "catalog.toml",
-            "campaign.log",
+            l.campaign_json(),
+            l.build_json(),
+            l.catalog(),
+            l.campaign_log(),
         ];
-        for name in top.iter().chain(INSTANCE_DIRS) {
-            let p = s.join(name);
+        for p in top.iter().chain(&l.instance_evidence_dirs()) {
             if p.symlink_metadata()
                 .is_ok_and(|m| m.file_type().is_symlink())
             {
@@ -120,8 +111,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
                 )));
             }
         }
-        for sub in INSTANCE_DIRS {
-            let d = s.join(sub);
+        for d in l.instance_evidence_dirs() {
             if let Some(link) = pqperf_model::dataset::first_symlink(&d) {
                 return Err(CampaignError::msg(format!(
                     "{}: symbolic link in a shard run directory (refused)",
@@ -192,8 +182,8 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     // that has them.
     let mut chosen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
     for (i, s) in shards.iter().enumerate() {
-        for sub in INSTANCE_DIRS {
-            for f in walk_files(&s.join(sub)) {
+        for d in RunLayout::new(s).instance_evidence_dirs() {
+            for f in walk_files(&d) {
                 let rel = f.strip_prefix(s).unwrap_or(&f).to_path_buf();
                 let name = rel.file_name().unwrap_or_default().to_string_lossy();
                 if name.starts_with('.') {
@@ -210,9 +200,12 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
         }
     }
     std::fs::create_dir_all(out)?;
+    // The new run directory is written under its lock, through the locked layout.
+    let locked = crate::rundir::LockedRun::lock(out, false)?;
+    let out_layout = locked.layout();
     let mut files = 0;
     for (rel, src) in &chosen {
-        write_atomic(&out.join(rel), &std::fs::read(src)?)?;
+        write_atomic(&out_layout.at(rel), &std::fs::read(src)?)?;
         files += 1;
     }
     let first_catalog = RunLayout::new(&shards[0]).catalog();

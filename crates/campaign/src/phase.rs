@@ -95,6 +95,9 @@ impl Phase {
 pub struct PhaseCtx<'a> {
     /// The options of this invocation (`cpu` is the leased CPU).
     pub opts: &'a CampaignOptions,
+    /// The run directory (`opts.run_dir`), locked for the phase: its paths, and campaign.json
+    /// changed under the lock.
+    pub run: &'a crate::rundir::LockedRun,
     /// The campaign log.
     pub log: &'a Logger,
     /// The environment snapshot of this phase (§3.2).

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::lease::{self, CpuLease, CpuRequest};
 use crate::phases::{phase_calibrate, phase_measure, phase_plan};
 use crate::publish::publish_with;
-use crate::rundir::{has_records, read_campaign, try_update_campaign, update_campaign};
+use crate::rundir::{LockedRun, has_records, read_campaign};
 use crate::select::{measurable, selected};
 use crate::{CampaignError, CampaignOptions, Hooks, Logger, Phase, PhaseCtx, systems};
 
@@ -109,6 +109,17 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         out.code = publish_with(opts, hooks.publish_check(), hooks.publish_pages())?;
         return Ok(out);
     }
+    // Every other phase writes the run directory: it holds its lock from here to its end
+    // (shared by the shards of one parallel campaign, which write disjoint units; exclusive
+    // otherwise). A missing run directory is refused below.
+    let run = if opts.run_dir.is_dir() {
+        Some(LockedRun::lock(
+            &opts.run_dir,
+            opts.shard.is_some() || opts.deferred_only,
+        )?)
+    } else {
+        None
+    };
     // Refusals come before anything is written or a CPU is leased.
     if phase != Phase::Check
         && let Some(why) = refusal(phase, opts)
@@ -241,11 +252,17 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     }
     // This phase's facts under `pqperf`: the counter's (as the records carry them, less the
     // current lease: campaign.json keeps every phase's lease window instead).
+    let Some(run) = &run else {
+        return Err(CampaignError::msg(format!(
+            "run directory {} does not exist",
+            opts.run_dir.display()
+        )));
+    };
     let mut facts: CampaignPqperf = serde_json::from_value(counter_info.clone())
         .map_err(|e| CampaignError::msg(format!("counter facts: {e}")))?;
     facts.extra.shift_remove("cpu_lease");
     let now = utc_now();
-    try_update_campaign(&opts.run_dir, |c| {
+    run.try_update_campaign(|c| {
         if let Some(id) = &system_id {
             c.system_id = Some(id.clone());
         }
@@ -343,6 +360,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     }
     let ctx = PhaseCtx {
         opts,
+        run,
         log: &log,
         environment: &env,
         system_id: system_id.as_deref(),
@@ -436,7 +454,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         code = code.max(c);
     }
     let end_env = host::environment(opts.cpu, probe.as_ref());
-    update_campaign(&opts.run_dir, |c| {
+    run.update_campaign(|c| {
         c.ended_utc = Some(utc_now());
         c.environment_at_end = Some(Fields::from(
             end_env.as_object().cloned().unwrap_or_default(),

@@ -58,13 +58,62 @@ pub struct RunLock {
     _lock: nix::fcntl::Flock<std::fs::File>,
 }
 
+/// A run directory locked for writing (as cargo's `Layout` holds its build-directory lock):
+/// its [`RunLayout`] together with the [`RunLock`], so that what holds the paths holds the
+/// lock, for as long as it lives. `pqperf_model::layout::RunLayout` itself stays free of
+/// I/O (model uses no seam); this is the writers' view of it.
+#[derive(Debug)]
+pub struct LockedRun {
+    layout: RunLayout,
+    _lock: RunLock,
+}
+
+impl LockedRun {
+    /// Locks the run directory `run` (see [`lock_run_dir`]).
+    pub fn lock(run: &Path, shared: bool) -> Res<LockedRun> {
+        lock_run_dir(run, shared)
+    }
+
+    /// The run directory's paths.
+    pub fn layout(&self) -> &RunLayout {
+        &self.layout
+    }
+
+    /// Read-modify-write of this run's campaign.json ([`update_campaign`]).
+    pub fn update_campaign(&self, f: impl FnOnce(&mut Campaign)) -> Res<()> {
+        update_campaign(self.layout.root(), f)
+    }
+
+    /// [`try_update_campaign`] of this run.
+    pub fn try_update_campaign(&self, f: impl FnOnce(&mut Campaign) -> Res<()>) -> Res<()> {
+        try_update_campaign(self.layout.root(), f)
+    }
+}
+
+impl std::ops::Deref for LockedRun {
+    type Target = RunLayout;
+    fn deref(&self) -> &RunLayout {
+        &self.layout
+    }
+}
+
 /// Lock the run directory `run` (which must exist) for a command that writes it: exclusive,
 /// or shared for one shard of a parallel campaign (`shared`: shards write disjoint
 /// records, so they run side by side, while any other writer waits for all of them). When
-/// another pqperf holds it, says so on stderr and waits, as cargo does.
-pub fn lock_run_dir(run: &Path, shared: bool) -> Res<RunLock> {
+/// another pqperf holds it, says so on stderr and waits, as cargo does. The lock is held as
+/// long as the returned [`LockedRun`] lives.
+pub fn lock_run_dir(run: &Path, shared: bool) -> Res<LockedRun> {
+    let layout = RunLayout::new(run);
+    let lock = flock_run_dir(run, &layout, shared)?;
+    Ok(LockedRun {
+        layout,
+        _lock: lock,
+    })
+}
+
+fn flock_run_dir(run: &Path, layout: &RunLayout, shared: bool) -> Res<RunLock> {
     use nix::fcntl::{Flock, FlockArg};
-    let path = RunLayout::new(run).run_lock();
+    let path = layout.run_lock();
     let open = || {
         std::fs::OpenOptions::new()
             .create(true)
