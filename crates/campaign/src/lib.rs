@@ -10,7 +10,7 @@
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
 //! | `phases` | the calibrate, measure and plan phases (units handed to `pqperf-measure`) |
 //! | [`stale`] | evidence naming another library than the built one: redone, or kept (`--keep-stale`) and noted |
-//! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json, walks |
+//! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json (through `pqperf_model::campaign::Campaign`), walks; [`LockedRun`], a run directory's layout with its lock |
 //! | [`observe`] | observers of log lines and progress: `campaign.log`, terminal, null |
 //! | [`publish`] | dataset publication and its side tables |
 //! | [`merge`] | joining shard run directories (several hosts of one system) into one run |

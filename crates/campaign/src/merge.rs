@@ -15,11 +15,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
+use pqperf_model::buildjson::{BuildEntry, BuildJson};
 use pqperf_model::campaign::{Campaign, HostCheck, LeaseWindow};
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::layout::RunLayout;
 use pqperf_model::pyjson;
-use serde_json::{Map, Value, json};
 
 use crate::CampaignError;
 use crate::rundir::walk_files;
@@ -214,22 +214,16 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
         files += 1;
     }
     // build.json: each entry from its owner, else from the first shard listing it.
-    let mut builds: Vec<Map<String, Value>> = Vec::new();
+    let mut builds: Vec<IndexMap<String, BuildEntry>> = Vec::new();
     for s in shards {
         let p = RunLayout::new(s).build_json();
-        let v: Value = match std::fs::read_to_string(&p) {
-            Ok(t) => serde_json::from_str(&t)
-                .map_err(|e| CampaignError::msg(format!("{}: {e}", p.display())))?,
-            Err(_) => json!({"instances": {}}),
-        };
-        builds.push(
-            v.get("instances")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default(),
-        );
+        builds.push(if p.exists() {
+            pyjson::read::<BuildJson>(&p, &p)?.instances
+        } else {
+            IndexMap::new()
+        });
     }
-    let mut instances = Map::new();
+    let mut instances = IndexMap::new();
     for b in &builds {
         for k in b.keys() {
             if instances.contains_key(k) {
@@ -246,11 +240,13 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
             }
         }
     }
-    let bj = json!({ "instances": instances });
-    write_atomic(
-        &out_layout.build_json(),
-        pqperf_model::pyjson::value_to_string(&bj).as_bytes(),
-    )?;
+    let bj = BuildJson {
+        instances,
+        ..Default::default()
+    };
+    let text = pyjson::to_string(&bj)
+        .map_err(|e| CampaignError::msg(format!("{}: {e}", out_layout.build_json().display())))?;
+    write_atomic(&out_layout.build_json(), text.as_bytes())?;
     files += 1;
     let camp = merge_campaigns(&camps, shards);
     crate::rundir::write_campaign(&out_layout.campaign_json(), &camp)?;
@@ -357,6 +353,7 @@ fn merge_campaigns(camps: &[Campaign], shards: &[PathBuf]) -> Campaign {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn instance_keys_of_evidence_paths() {

@@ -74,17 +74,23 @@ fn entry(cand: &str, label: &str) -> String {
     )
 }
 
-#[test]
-fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
-    let d = tempfile::tempdir().unwrap();
-    let run = d.path().join("run");
+/// A run directory of system x86_7 (registered in `<d>/systems.csv`) below `d`.
+fn run_of_x86_7(d: &std::path::Path) -> std::path::PathBuf {
+    let run = d.join("run");
     std::fs::create_dir_all(&run).unwrap();
     std::fs::write(run.join("campaign.json"), "{\"system_id\": \"x86_7\"}\n").unwrap();
     std::fs::write(
-        d.path().join("systems.csv"),
+        d.join("systems.csv"),
         "ID;Arch;Hostname;Description\nx86_7;x86_64;vm7;a VM\n",
     )
     .unwrap();
+    run
+}
+
+#[test]
+fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
+    let d = tempfile::tempdir().unwrap();
+    let run = run_of_x86_7(d.path());
     let inst = |label: &str, extra: &str| {
         format!(
             "[[candidate.instance]]\nlabel = \"{label}\"\ninstance = \"{label}\"\nsource_dir = \".\"\n{extra}\n"
@@ -171,14 +177,7 @@ fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
 #[test]
 fn a_failing_page_refresh_does_not_undo_the_publication() {
     let d = tempfile::tempdir().unwrap();
-    let run = d.path().join("run");
-    std::fs::create_dir_all(&run).unwrap();
-    std::fs::write(run.join("campaign.json"), "{\"system_id\": \"x86_7\"}\n").unwrap();
-    std::fs::write(
-        d.path().join("systems.csv"),
-        "ID;Arch;Hostname;Description\nx86_7;x86_64;vm7;a VM\n",
-    )
-    .unwrap();
+    let run = run_of_x86_7(d.path());
     let mut o = CampaignOptions::new(&run).unwrap();
     o.publish_to = Some(d.path().join("ds"));
     static CALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
