@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use pqperf_model::campaign::BaselineReuse;
 use pqperf_model::fsutil::{io_err, write_atomic};
 use pqperf_model::layout::RunLayout;
 use pqperf_model::pyjson::read_value;
@@ -20,7 +21,8 @@ use sha2::Digest as _;
 
 use crate::{CampaignError, CampaignOptions};
 
-/// Key of campaign.json's `pqperf` object that says what the baseline phase reused.
+/// Key of campaign.json's `pqperf` object that says what the baseline phase reused
+/// (`CampaignPqperf::iccs_baseline_reuse`).
 pub const REUSE_KEY: &str = "iccs_baseline_reuse";
 
 /// Environment variable naming the cache folder (`off` or empty: no cache).
@@ -167,19 +169,14 @@ pub fn reuse(opts: &CampaignOptions, key: &str) -> Result<Reuse, CampaignError> 
         }
         out.libraries += usize::from(found > 0);
     }
-    crate::rundir::update_campaign(run, |m| {
-        let pq = m.entry("pqperf").or_insert(json!({}));
-        if let Value::Object(pq) = pq {
-            pq.insert(
-                REUSE_KEY.into(),
-                json!({
-                    "host_key": key,
-                    "records_reused": out.reused,
-                    "libraries_found": out.libraries,
-                    "libraries": out.of,
-                }),
-            );
-        }
+    crate::rundir::update_campaign(run, |c| {
+        c.pqperf_mut().iccs_baseline_reuse = Some(BaselineReuse {
+            host_key: key.to_string(),
+            records_reused: out.reused as u64,
+            libraries_found: out.libraries as u64,
+            libraries: out.of as u64,
+            ..Default::default()
+        });
     })?;
     Ok(out)
 }

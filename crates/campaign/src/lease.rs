@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use pqperf_ffi::procinfo::{lock_exclusive, try_lock_exclusive};
-use serde_json::{Value, json};
+use pqperf_model::campaign::LeaseWindow;
+use serde_json::Value;
 
 use crate::utc_now;
 
@@ -166,17 +167,23 @@ pub fn acquire(
 }
 
 impl CpuLease {
-    /// The lease as recorded (records' `pqperf.cpu_lease`; campaign.json `pqperf.cpu_leases`
-    /// entries add `phase`, `pid` and `released_utc`). The lock file's path stays in the log:
-    /// evidence names no machine paths.
+    /// The lease as recorded: a record's `pqperf.cpu_lease`; campaign.json's
+    /// `pqperf.cpu_leases` entries add `phase`, `pid` and `released_utc`. The lock file's path
+    /// stays in the log: evidence names no machine paths.
+    pub fn window(&self) -> LeaseWindow {
+        LeaseWindow {
+            cpu: self.cpu as u64,
+            chosen: self.chosen.to_string(),
+            allowed: self.allowed.iter().map(|&c| c as u64).collect(),
+            waited_s: (self.waited_s * 1000.0).round() / 1000.0,
+            acquired_utc: self.acquired_utc.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// [`Self::window`] as JSON (a record's `pqperf.cpu_lease`).
     pub fn json(&self) -> Value {
-        json!({
-            "cpu": self.cpu,
-            "chosen": self.chosen,
-            "allowed": self.allowed,
-            "waited_s": (self.waited_s * 1000.0).round() / 1000.0,
-            "acquired_utc": self.acquired_utc,
-        })
+        serde_json::to_value(self.window()).unwrap_or(Value::Null)
     }
 }
 

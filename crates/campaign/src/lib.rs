@@ -10,7 +10,7 @@
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
 //! | `phases` | the calibrate, measure and plan phases (units handed to `pqperf-measure`) |
 //! | [`stale`] | evidence naming another library than the built one: redone, or kept (`--keep-stale`) and noted |
-//! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json, walks |
+//! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json (through `pqperf_model::campaign::Campaign`), walks; [`LockedRun`], a run directory's layout with its lock |
 //! | [`observe`] | observers of log lines and progress: `campaign.log`, terminal, null |
 //! | [`publish`] | dataset publication and its side tables |
 //! | [`merge`] | joining shard run directories (several hosts of one system) into one run |
@@ -46,7 +46,8 @@ pub use pqperf_measure::record::utc_now;
 pub use publish::{publish, publish_with};
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};
 pub use rundir::{
-    RunLock, load_build, load_catalog, lock_run_dir, note_command, update_campaign, walk_files,
+    LockedRun, RunLock, load_build, load_catalog, lock_run_dir, note_command, read_campaign,
+    try_update_campaign, update_campaign, walk_files,
 };
 pub use select::{measurable, parse_shard, prior_costs, selected};
 pub use stale::EvidenceCheck;

@@ -14,27 +14,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use indexmap::IndexMap;
+use pqperf_model::buildjson::{BuildEntry, BuildJson};
+use pqperf_model::campaign::{Campaign, HostCheck, LeaseWindow};
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::layout::RunLayout;
-use serde_json::{Map, Value, json};
+use pqperf_model::pyjson;
 
 use crate::CampaignError;
 use crate::rundir::walk_files;
 
 type Res<T> = Result<T, CampaignError>;
-
-/// Evidence folders: per instance (`<sub>/<candidate>/<label>…`), and `survey` per candidate
-/// (`survey/<candidate>.json`, the ICCS-helper usage the profile phase derived; taken from the
-/// first shard that has it, like other files no instance owns).
-const INSTANCE_DIRS: &[&str] = &[
-    "records",
-    "calibrate",
-    "profile",
-    "ct",
-    "kat",
-    "katcheck",
-    "survey",
-];
 
 /// What a merge did.
 #[derive(Debug, Clone, Default)]
@@ -47,24 +37,16 @@ pub struct MergeSummary {
     pub files: usize,
 }
 
-fn read_campaign(run: &Path) -> Res<Map<String, Value>> {
+/// A shard's campaign.json (which must exist), as its model type.
+fn read_campaign(run: &Path) -> Res<Campaign> {
     let p = RunLayout::new(run).campaign_json();
-    let text = std::fs::read_to_string(&p)
-        .map_err(|e| CampaignError::msg(format!("{}: {e}", p.display())))?;
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(CampaignError::msg(format!(
-            "{}: not a JSON object",
-            p.display()
-        ))),
-        Err(e) => Err(CampaignError::msg(format!("{}: {e}", p.display()))),
-    }
+    Ok(pyjson::read::<Campaign>(&p, &p)?)
 }
 
-fn arch_of(c: &Map<String, Value>) -> Option<String> {
-    ["environment_at_start", "environment_at_end"]
-        .iter()
-        .find_map(|k| c.get(*k)?.get("architecture")?.as_str().map(str::to_string))
+fn arch_of(c: &Campaign) -> Option<String> {
+    [&c.environment_at_start, &c.environment_at_end]
+        .into_iter()
+        .find_map(|e| e.as_ref()?.str("architecture").map(str::to_string))
 }
 
 /// `<candidate>/<label>` of a per-instance evidence file (`<sub>/<cand>/<label>__op.json`,
@@ -107,15 +89,19 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     }
     // Nothing is read through a symbolic link: a shard from another host could point one at
     // this host's files, which the merge would copy into the dataset.
+    // The evidence folders are `RunLayout::instance_evidence_dirs`: per instance
+    // (`<sub>/<candidate>/<label>…`), and `survey` per candidate (`survey/<candidate>.json`,
+    // the ICCS-helper usage the profile phase derived; taken from the first shard that has it,
+    // like other files no instance owns).
     for s in shards {
+        let l = RunLayout::new(s);
         let top = [
-            "campaign.json",
-            "build.json",
-            "catalog.toml",
-            "campaign.log",
+            l.campaign_json(),
+            l.build_json(),
+            l.catalog(),
+            l.campaign_log(),
         ];
-        for name in top.iter().chain(INSTANCE_DIRS) {
-            let p = s.join(name);
+        for p in top.iter().chain(&l.instance_evidence_dirs()) {
             if p.symlink_metadata()
                 .is_ok_and(|m| m.file_type().is_symlink())
             {
@@ -125,8 +111,7 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
                 )));
             }
         }
-        for sub in INSTANCE_DIRS {
-            let d = s.join(sub);
+        for d in l.instance_evidence_dirs() {
             if let Some(link) = pqperf_model::dataset::first_symlink(&d) {
                 return Err(CampaignError::msg(format!(
                     "{}: symbolic link in a shard run directory (refused)",
@@ -135,22 +120,18 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
             }
         }
     }
-    let camps: Vec<Map<String, Value>> = shards
+    let camps: Vec<Campaign> = shards
         .iter()
         .map(|s| read_campaign(s))
         .collect::<Res<_>>()?;
     // One system only.
     let sys_of = |i: usize| -> Res<String> {
-        camps[i]
-            .get("system_id")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| {
-                CampaignError::msg(format!(
-                    "{}: campaign.json has no system_id",
-                    RunLayout::new(&shards[i]).campaign_json().display()
-                ))
-            })
+        camps[i].system_id.clone().ok_or_else(|| {
+            CampaignError::msg(format!(
+                "{}: campaign.json has no system_id",
+                RunLayout::new(&shards[i]).campaign_json().display()
+            ))
+        })
     };
     let system = sys_of(0)?;
     let arch = arch_of(&camps[0]);
@@ -201,8 +182,8 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     // that has them.
     let mut chosen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
     for (i, s) in shards.iter().enumerate() {
-        for sub in INSTANCE_DIRS {
-            for f in walk_files(&s.join(sub)) {
+        for d in RunLayout::new(s).instance_evidence_dirs() {
+            for f in walk_files(&d) {
                 let rel = f.strip_prefix(s).unwrap_or(&f).to_path_buf();
                 let name = rel.file_name().unwrap_or_default().to_string_lossy();
                 if name.starts_with('.') {
@@ -219,9 +200,12 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
         }
     }
     std::fs::create_dir_all(out)?;
+    // The new run directory is written under its lock, through the locked layout.
+    let locked = crate::rundir::LockedRun::lock(out, false)?;
+    let out_layout = locked.layout();
     let mut files = 0;
     for (rel, src) in &chosen {
-        write_atomic(&out.join(rel), &std::fs::read(src)?)?;
+        write_atomic(&out_layout.at(rel), &std::fs::read(src)?)?;
         files += 1;
     }
     let first_catalog = RunLayout::new(&shards[0]).catalog();
@@ -230,22 +214,16 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
         files += 1;
     }
     // build.json: each entry from its owner, else from the first shard listing it.
-    let mut builds: Vec<Map<String, Value>> = Vec::new();
+    let mut builds: Vec<IndexMap<String, BuildEntry>> = Vec::new();
     for s in shards {
         let p = RunLayout::new(s).build_json();
-        let v: Value = match std::fs::read_to_string(&p) {
-            Ok(t) => serde_json::from_str(&t)
-                .map_err(|e| CampaignError::msg(format!("{}: {e}", p.display())))?,
-            Err(_) => json!({"instances": {}}),
-        };
-        builds.push(
-            v.get("instances")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default(),
-        );
+        builds.push(if p.exists() {
+            pyjson::read::<BuildJson>(&p, &p)?.instances
+        } else {
+            IndexMap::new()
+        });
     }
-    let mut instances = Map::new();
+    let mut instances = IndexMap::new();
     for b in &builds {
         for k in b.keys() {
             if instances.contains_key(k) {
@@ -262,17 +240,16 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
             }
         }
     }
-    let bj = json!({ "instances": instances });
-    write_atomic(
-        &out_layout.build_json(),
-        pqperf_model::pyjson::value_to_string(&bj).as_bytes(),
-    )?;
+    let bj = BuildJson {
+        instances,
+        ..Default::default()
+    };
+    let text = pyjson::to_string(&bj)
+        .map_err(|e| CampaignError::msg(format!("{}: {e}", out_layout.build_json().display())))?;
+    write_atomic(&out_layout.build_json(), text.as_bytes())?;
     files += 1;
     let camp = merge_campaigns(&camps, shards);
-    write_atomic(
-        &out_layout.campaign_json(),
-        pqperf_model::pyjson::value_to_string(&Value::Object(camp)).as_bytes(),
-    )?;
+    crate::rundir::write_campaign(&out_layout.campaign_json(), &camp)?;
     files += 1;
     let mut log = String::new();
     for s in shards {
@@ -295,118 +272,88 @@ pub fn merge(out: &Path, shards: &[PathBuf]) -> Res<MergeSummary> {
     })
 }
 
-fn merge_campaigns(camps: &[Map<String, Value>], shards: &[PathBuf]) -> Map<String, Value> {
+fn merge_campaigns(camps: &[Campaign], shards: &[PathBuf]) -> Campaign {
     let mut m = camps[0].clone();
-    let mut checks: Vec<Value> = Vec::new();
+    let mut checks: Vec<HostCheck> = Vec::new();
     let mut problems: BTreeSet<String> = BTreeSet::new();
     let mut any_problems = false;
-    let mut shard_cpus = Map::new();
+    let mut shard_cpus: IndexMap<String, u64> = IndexMap::new();
     let mut nshards = 0u64;
     let mut started: Option<String> = None;
     let mut ended: Option<(String, usize)> = None;
-    let mut commands: Vec<Value> = Vec::new();
-    let mut emulated: Option<Value> = None;
-    let mut leases: Vec<Value> = Vec::new();
+    let mut pq = m.pqperf.take().unwrap_or_default();
+    pq.commands = None;
+    let mut emulated: Option<String> = None;
+    let mut leases: Vec<LeaseWindow> = Vec::new();
     for (i, c) in camps.iter().enumerate() {
-        if let Some(a) = c.get("host_checks").and_then(Value::as_array) {
-            checks.extend(a.iter().cloned());
-        }
-        if let Some(a) = c.get("host_problems").and_then(Value::as_array) {
+        checks.extend(c.host_checks.iter().flatten().cloned());
+        if let Some(a) = &c.host_problems {
             any_problems = true;
-            problems.extend(a.iter().filter_map(|p| p.as_str().map(str::to_string)));
+            problems.extend(a.iter().cloned());
         }
-        if let Some(o) = c.get("shard_cpus").and_then(Value::as_object) {
-            for (k, v) in o {
-                shard_cpus.insert(k.clone(), v.clone());
-            }
+        for (k, v) in c.shard_cpus.iter().flatten() {
+            shard_cpus.insert(k.clone(), *v);
         }
-        nshards = nshards.max(c.get("shards").and_then(Value::as_u64).unwrap_or(0));
-        if let Some(s) = c.get("started_utc").and_then(Value::as_str)
-            && started.as_deref().is_none_or(|t| s < t)
+        nshards = nshards.max(c.shards.unwrap_or(0));
+        if let Some(s) = &c.started_utc
+            && started.as_deref().is_none_or(|t| s.as_str() < t)
         {
-            started = Some(s.to_string());
+            started = Some(s.clone());
         }
-        if let Some(s) = c.get("ended_utc").and_then(Value::as_str)
-            && ended.as_ref().is_none_or(|(t, _)| s > t.as_str())
+        if let Some(s) = &c.ended_utc
+            && ended.as_ref().is_none_or(|(t, _)| s > t)
         {
-            ended = Some((s.to_string(), i));
+            ended = Some((s.clone(), i));
         }
-        if let Some(pq) = c.get("pqperf") {
-            for cmd in pq
-                .get("commands")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if !commands.contains(cmd) {
-                    commands.push(cmd.clone());
-                }
+        if let Some(p) = &c.pqperf {
+            for cmd in p.commands.iter().flatten() {
+                pq.note_command(cmd);
             }
             if emulated.is_none() {
-                emulated = pq.get("emulated").filter(|v| !v.is_null()).cloned();
+                emulated.clone_from(&p.emulated);
             }
             // Every shard's CPU lease windows, each naming its shard run directory.
-            for l in pq
-                .get("cpu_leases")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let mut l = l.clone();
-                if let (Value::Object(o), Some(s)) = (&mut l, shards.get(i)) {
-                    o.insert("shard_run".into(), json!(name_of(s)));
-                }
-                leases.push(l);
+            for l in p.cpu_leases.iter().flatten() {
+                leases.push(LeaseWindow {
+                    shard_run: shards.get(i).map(|s| name_of(s)),
+                    ..l.clone()
+                });
             }
         }
     }
-    m.insert("host_checks".into(), Value::Array(checks));
+    m.host_checks = Some(checks);
     if any_problems {
-        m.insert(
-            "host_problems".into(),
-            json!(problems.into_iter().collect::<Vec<_>>()),
-        );
+        m.host_problems = Some(problems.into_iter().collect());
     }
     if nshards > 0 {
-        m.insert("shards".into(), json!(nshards));
-        m.insert("shard_cpus".into(), Value::Object(shard_cpus));
+        m.shards = Some(nshards);
+        m.shard_cpus = Some(shard_cpus);
     }
     if let Some(s) = started {
-        m.insert("started_utc".into(), json!(s));
+        m.started_utc = Some(s);
     }
     if let Some((e, i)) = ended {
-        m.insert("ended_utc".into(), json!(e));
-        if let Some(env) = camps[i].get("environment_at_end") {
-            m.insert("environment_at_end".into(), env.clone());
+        m.ended_utc = Some(e);
+        if let Some(env) = &camps[i].environment_at_end {
+            m.environment_at_end = Some(env.clone());
         }
     }
-    let this = json!("pqperf campaign merge");
-    if !commands.contains(&this) {
-        commands.push(this);
-    }
-    let mut pq = m
-        .get("pqperf")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    pq.insert("commands".into(), Value::Array(commands));
-    if let Some(e) = emulated {
-        pq.insert("emulated".into(), e);
+    pq.note_command("pqperf campaign merge");
+    if emulated.is_some() {
+        pq.emulated = emulated;
     }
     if !leases.is_empty() {
-        pq.insert("cpu_leases".into(), Value::Array(leases));
+        pq.cpu_leases = Some(leases);
     }
-    pq.insert(
-        "merged_from".into(),
-        json!(shards.iter().map(|s| name_of(s)).collect::<Vec<_>>()),
-    );
-    m.insert("pqperf".into(), Value::Object(pq));
+    pq.merged_from = Some(shards.iter().map(|s| name_of(s)).collect());
+    m.pqperf = Some(pq);
     m
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn instance_keys_of_evidence_paths() {
@@ -432,19 +379,21 @@ mod tests {
     #[test]
     fn campaigns_join() {
         let a = json!({"system_id": "arm_1", "started_utc": "2026-01-02T00:00:00", "ended_utc": "2026-01-02T01:00:00",
-            "host_checks": [{"phase": "measure", "problems": ["p1"], "shard": "1/2"}], "host_problems": ["p1"],
+            "host_checks": [{"phase": "measure", "utc": "2026-01-02T00:00:00", "problems": ["p1"], "shard": "1/2"}], "host_problems": ["p1"],
             "shards": 2, "shard_cpus": {"1/2": 1}, "environment_at_end": {"n": 1},
             "pqperf": {"commands": ["pqperf campaign measure"]}});
         let b = json!({"system_id": "arm_1", "started_utc": "2026-01-01T00:00:00", "ended_utc": "2026-01-03T00:00:00",
-            "host_checks": [{"phase": "measure", "problems": ["p2"], "shard": "2/2"}], "host_problems": ["p2"],
+            "host_checks": [{"phase": "measure", "utc": "2026-01-01T00:00:00", "problems": ["p2"], "shard": "2/2"}], "host_problems": ["p2"],
             "shards": 2, "shard_cpus": {"2/2": 1}, "environment_at_end": {"n": 2},
             "pqperf": {"commands": ["pqperf campaign measure"], "emulated": "qemu-user",
-                "cpu_leases": [{"cpu": 0, "chosen": "auto", "phase": "all"}]}});
-        let camps = [
-            a.as_object().unwrap().clone(),
-            b.as_object().unwrap().clone(),
-        ];
+                "cpu_leases": [{"cpu": 0, "chosen": "auto", "allowed": [0], "waited_s": 0.0,
+                    "acquired_utc": "2026-01-01T00:00:00", "phase": "all"}]}});
+        let camps: Vec<Campaign> = [a, b]
+            .into_iter()
+            .map(|v| serde_json::from_value(v).unwrap())
+            .collect();
         let m = merge_campaigns(&camps, &[PathBuf::from("x/s1"), PathBuf::from("y/s2")]);
+        let m = serde_json::to_value(&m).unwrap();
         assert_eq!(m["started_utc"], "2026-01-01T00:00:00");
         assert_eq!(m["ended_utc"], "2026-01-03T00:00:00");
         assert_eq!(m["environment_at_end"]["n"], 2);
@@ -455,7 +404,8 @@ mod tests {
         assert_eq!(m["pqperf"]["merged_from"], json!(["s1", "s2"]));
         assert_eq!(
             m["pqperf"]["cpu_leases"],
-            json!([{"cpu": 0, "chosen": "auto", "phase": "all", "shard_run": "s2"}])
+            json!([{"cpu": 0, "chosen": "auto", "allowed": [0], "waited_s": 0.0,
+                "acquired_utc": "2026-01-01T00:00:00", "phase": "all", "shard_run": "s2"}])
         );
         assert_eq!(
             m["pqperf"]["commands"],

@@ -95,6 +95,9 @@ impl Phase {
 pub struct PhaseCtx<'a> {
     /// The options of this invocation (`cpu` is the leased CPU).
     pub opts: &'a CampaignOptions,
+    /// The run directory (`opts.run_dir`), locked for the phase: its paths, and campaign.json
+    /// changed under the lock.
+    pub run: &'a crate::rundir::LockedRun,
     /// The campaign log.
     pub log: &'a Logger,
     /// The environment snapshot of this phase (§3.2).
@@ -196,13 +199,17 @@ pub struct PagesRefresh {
 /// The page refresh `publish` runs after it put a system tree in place: given the options,
 /// the dataset root and the system id, it regenerates the dataset's pages that the new
 /// evidence changes (those already on disk) and names the ones left stale. The CLI passes
-/// the report stage's renderer.
+/// the report stage's renderer; when it cannot finish, the stage's error (a
+/// [`PhaseError::Stage`], its source kept) makes publish name the pages as stale.
 pub type PublishPages = Box<
-    dyn Fn(&CampaignOptions, &std::path::Path, &str) -> Result<PagesRefresh, String> + Send + Sync,
+    dyn Fn(&CampaignOptions, &std::path::Path, &str) -> Result<PagesRefresh, PhaseError>
+        + Send
+        + Sync,
 >;
 
 /// The check `publish` runs on a system tree it is about to leave in place: given the dataset
-/// root and the system id, the problems found (empty = valid). The CLI passes `validate`.
+/// root and the system id, the problems found (empty = valid; findings about the evidence,
+/// not an error of the check: `validate` always finishes). The CLI passes `validate`.
 pub type PublishCheck = Box<dyn Fn(&std::path::Path, &str) -> Vec<String> + Send + Sync>;
 
 impl Hooks {

@@ -62,8 +62,9 @@ pub(crate) fn phase_calibrate(
         let path = cal_path(&opts.run_dir, inst, opkey);
         if path.exists() {
             let built = inst.entry.library_sha256.as_deref();
-            let key = ["pqperf", "library_sha256"];
-            if check.redo_json(&path, &key, built) {
+            let cal = pqperf_model::calibration::read(&path);
+            let named = cal.as_ref().and_then(|c| c.library_sha256());
+            if check.redo(&path, named, built) {
                 std::fs::remove_file(&path)
                     .map_err(|e| pqperf_model::fsutil::io_err("removing", &path, e))?;
             } else {
@@ -71,7 +72,7 @@ pub(crate) fn phase_calibrate(
             }
         }
         let v = calibrate_one(&unit, &log_line, inst, opkey, op, bytes)?;
-        if v.get("t1_s").is_none_or(Value::is_null) {
+        if v.t1_s.is_none() {
             failed += 1;
         }
         Ok(())

@@ -275,7 +275,7 @@ fn refresh_pages(opts: &CampaignOptions, root: &Path, id: &str, pages: Option<&P
     };
     match pages.map(|p| p(opts, root, id)) {
         None => stale_all("pages not regenerated"),
-        Some(Err(e)) => stale_all(&format!("regenerating the pages failed ({e})")),
+        Some(Err(e)) => stale_all(&format!("regenerating the pages failed ({})", chain(&e))),
         Some(Ok(r)) => {
             if r.regenerated.is_empty() {
                 println!("publish: no page on disk changes with system {id}'s new evidence");
@@ -299,6 +299,22 @@ fn refresh_pages(opts: &CampaignOptions, root: &Path, id: &str, pages: Option<&P
         "publish: a site built from {} before (rankings, joint view) does not show this publication; build it again with `pqperf site`",
         root.display()
     );
+}
+
+/// `e` and its sources, `outer: inner` (a source whose text the line already ends with is
+/// not repeated).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.ends_with(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = c.source();
+    }
+    s
 }
 
 /// Put the staged system tree in place of `dest` (renames only) and check it with `check`
@@ -434,4 +450,19 @@ fn redact_captured_json(rel: &Path, text: &str) -> Option<String> {
     }
     redact(v.get_mut("stderr"));
     (n > 0).then(|| pqperf_model::pyjson::value_to_string(&v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page refresh that fails is named with its stage and every source once.
+    #[test]
+    fn a_failed_page_refresh_is_named_with_its_sources() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "summary.md: denied");
+        let e = crate::PhaseError::stage("report", io);
+        assert_eq!(chain(&e), "report: summary.md: denied");
+        let e = crate::PhaseError::from(CampaignError::msg("dataset: no system"));
+        assert_eq!(chain(&e), "dataset: no system");
+    }
 }

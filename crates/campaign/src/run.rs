@@ -9,32 +9,34 @@ use std::time::Instant;
 
 use pqperf_build::flags;
 use pqperf_measure::host::{self, CheckOptions};
-use pqperf_measure::plan;
 use pqperf_measure::record::{MeasureTotals, utc_now};
+use pqperf_model::campaign::{ArchConfig, Campaign, CampaignPqperf, HostCheck, LeaseWindow};
+use pqperf_model::fields::Fields;
 use pqperf_model::layout::RunLayout;
 use pqperf_model::pyjson::read_value;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::lease::{self, CpuLease, CpuRequest};
 use crate::phases::{phase_calibrate, phase_measure, phase_plan};
 use crate::publish::publish_with;
-use crate::rundir::{has_records, update_campaign};
+use crate::rundir::{LockedRun, has_records, read_campaign};
 use crate::select::{measurable, selected};
 use crate::{CampaignError, CampaignOptions, Hooks, Logger, Phase, PhaseCtx, systems};
 
 type Res<T> = Result<T, CampaignError>;
 
 /// Reference guide flags recorded in campaign.json (§2.5), from the build stage's flag table.
-pub fn arch_config(arch: &str) -> Value {
+pub fn arch_config(arch: &str) -> ArchConfig {
     let performance = match arch {
         "aarch64" => flags::GUIDE_PERFORMANCE_ARM,
         _ => flags::GUIDE_PERFORMANCE_X86,
     };
-    json!({
-        "reference": flags::GUIDE_REFERENCE.join(" "),
-        "performance": performance.join(" "),
-        "optimized_families": [],
-    })
+    ArchConfig {
+        reference: flags::GUIDE_REFERENCE.join(" "),
+        performance: performance.join(" "),
+        optimized_families: Vec::new(),
+        ..Default::default()
+    }
 }
 
 /// Flags appended to the guide's reference flags (§2.5), as recorded in campaign.json.
@@ -46,7 +48,7 @@ pub fn harness_additions() -> String {
 /// provider the run's ICCS instances linked (from build.json; a list when they differ), and
 /// `iccs_provider_cost`, the last `pqperf iccs bench` table of the run
 /// (`profile/iccs-provider-bench.json`), when present.
-fn iccs_provider_evidence(run: &Path, pq: &mut Map<String, Value>) {
+fn iccs_provider_evidence(run: &Path, pq: &mut CampaignPqperf) {
     let mut seen: Vec<Value> = Vec::new();
     let layout = RunLayout::new(run);
     if let Some(bj) = read_value(&layout.build_json()) {
@@ -64,15 +66,11 @@ fn iccs_provider_evidence(run: &Path, pq: &mut Map<String, Value>) {
     }
     match seen.len() {
         0 => {}
-        1 => {
-            pq.insert("iccs_provider".into(), seen.remove(0));
-        }
-        _ => {
-            pq.insert("iccs_provider".into(), Value::Array(seen));
-        }
+        1 => pq.iccs_provider = Some(seen.remove(0)),
+        _ => pq.iccs_provider = Some(Value::Array(seen)),
     }
     if let Some(b) = read_value(&layout.iccs_provider_bench()) {
-        pq.insert("iccs_provider_cost".into(), b);
+        pq.iccs_provider_cost = Some(b);
     }
 }
 
@@ -111,6 +109,17 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         out.code = publish_with(opts, hooks.publish_check(), hooks.publish_pages())?;
         return Ok(out);
     }
+    // Every other phase writes the run directory: it holds its lock from here to its end
+    // (shared by the shards of one parallel campaign, which write disjoint units; exclusive
+    // otherwise). A missing run directory is refused below.
+    let run = if opts.run_dir.is_dir() {
+        Some(LockedRun::lock(
+            &opts.run_dir,
+            opts.shard.is_some() || opts.deferred_only,
+        )?)
+    } else {
+        None
+    };
     // Refusals come before anything is written or a CPU is leased.
     if phase != Phase::Check
         && let Some(why) = refusal(phase, opts)
@@ -156,14 +165,15 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         out.code = 2;
         return Ok(out);
     }
-    let camp = read_value(&opts.layout().campaign_json());
+    let camp = read_campaign(&opts.run_dir)?;
     if phase != Phase::Build
-        && let Some(old) = camp.as_ref().and_then(|c| c.get("planning"))
-        && *old != plan::planning_json(&opts.planning)
+        && let Some(old) = &camp.planning
+        && *old != opts.planning
         && has_records(&opts.run_dir)
     {
         eprintln!(
-            "run directory was measured with planning {old}; pass the same --trial-target/--op-budget"
+            "run directory was measured with planning {}; pass the same --trial-target/--op-budget",
+            serde_json::to_string(old).unwrap_or_default()
         );
         out.code = 2;
         return Ok(out);
@@ -211,10 +221,8 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         out.code = 2;
         return Ok(out);
     }
-    if let (Some(old), Some(new)) = (
-        camp.as_ref().and_then(|c| c["system_id"].as_str()),
-        system_id.as_deref(),
-    ) && old != new
+    if let (Some(old), Some(new)) = (camp.system_id.as_deref(), system_id.as_deref())
+        && old != new
     {
         eprintln!("run directory belongs to system {old}, not {new}");
         out.code = 2;
@@ -242,101 +250,83 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             m.insert("cpu_lease".into(), l.json());
         }
     }
+    // This phase's facts under `pqperf`: the counter's (as the records carry them, less the
+    // current lease: campaign.json keeps every phase's lease window instead).
+    let Some(run) = &run else {
+        return Err(CampaignError::msg(format!(
+            "run directory {} does not exist",
+            opts.run_dir.display()
+        )));
+    };
+    let mut facts: CampaignPqperf = serde_json::from_value(counter_info.clone())
+        .map_err(|e| CampaignError::msg(format!("counter facts: {e}")))?;
+    facts.extra.shift_remove("cpu_lease");
     let now = utc_now();
-    update_campaign(&opts.run_dir, |m| {
+    run.try_update_campaign(|c| {
         if let Some(id) = &system_id {
-            m.insert("system_id".into(), json!(id));
+            c.system_id = Some(id.clone());
         }
-        m.entry("started_utc").or_insert(json!(now));
-        m.entry("environment_at_start").or_insert(env.clone());
-        let mut hc =
-            json!({"phase": phase.name(), "cpu": opts.cpu, "utc": now, "problems": problems});
-        if let Some((k, n)) = opts.shard {
-            hc["shard"] = json!(format!("{k}/{n}"));
-        }
-        match m.get_mut("host_checks").and_then(Value::as_array_mut) {
-            Some(a) => a.push(hc),
-            None => {
-                m.insert("host_checks".into(), json!([hc]));
-            }
-        }
+        c.started_utc.get_or_insert_with(|| now.clone());
+        c.environment_at_start
+            .get_or_insert_with(|| Fields::from(env.as_object().cloned().unwrap_or_default()));
+        c.host_checks.get_or_insert_with(Vec::new).push(HostCheck {
+            phase: phase.name().to_string(),
+            cpu: Some(opts.cpu as u64),
+            utc: now.clone(),
+            problems: problems.clone(),
+            shard: opts.shard.map(|(k, n)| format!("{k}/{n}")),
+            ..Default::default()
+        });
         if phase.measuring() {
-            let mut set: BTreeSet<String> = m
-                .get("host_problems")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| x.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let mut set: BTreeSet<String> = c
+                .host_problems
+                .take()
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
             set.extend(problems.iter().cloned());
-            m.insert("host_problems".into(), json!(set));
+            c.host_problems = Some(set.into_iter().collect());
         }
         if let Some((k, n)) = opts.shard {
-            let old = m.get("shards").and_then(Value::as_u64).unwrap_or(0);
-            m.insert("shards".into(), json!(old.max(n as u64)));
-            let sc = m.entry("shard_cpus").or_insert(json!({}));
-            sc[format!("{k}/{n}")] = json!(opts.cpu);
+            c.shards = Some(c.shards.unwrap_or(0).max(n as u64));
+            c.shard_cpus
+                .get_or_insert_with(Default::default)
+                .insert(format!("{k}/{n}"), opts.cpu as u64);
         }
-        m.insert("arch_config".into(), arch_config(&u.machine));
-        m.insert("harness_additions".into(), json!(harness_additions()));
-        m.insert("planning".into(), plan::planning_json(&opts.planning));
-        let mut pq = counter_info.clone();
-        let mut commands: Vec<Value> = m
-            .get("pqperf")
-            .and_then(|p| p.get("commands"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let this = json!(format!("pqperf campaign {}", phase.name()));
-        if !commands.contains(&this) {
-            commands.push(this);
-        }
-        pq["version"] = json!(env!("CARGO_PKG_VERSION"));
-        pq["commands"] = Value::Array(commands);
-        // campaign.json keeps every phase's lease window instead of the current lease.
-        if let Value::Object(o) = &mut pq {
-            o.remove("cpu_lease");
-        }
-        let mut leases = old_leases(m);
+        c.arch_config = Some(arch_config(&u.machine));
+        c.harness_additions = Some(harness_additions());
+        c.planning = Some(opts.planning.clone());
+        let earlier = c.pqperf.take().unwrap_or_default();
+        let mut pq = facts.clone();
+        pq.version = Some(env!("CARGO_PKG_VERSION").to_string());
+        pq.commands = earlier.commands.clone();
+        pq.note_command(&format!("pqperf campaign {}", phase.name()));
+        let mut leases = earlier.cpu_leases.clone().unwrap_or_default();
         if let Some(l) = &lease {
-            let mut e = l.json();
-            e["phase"] = json!(phase.name());
-            e["pid"] = json!(std::process::id());
-            e["released_utc"] = Value::Null;
-            leases.push(e);
+            leases.push(LeaseWindow {
+                phase: Some(phase.name().to_string()),
+                pid: Some(u64::from(std::process::id())),
+                released_utc: Some(None),
+                ..l.window()
+            });
         }
         if !leases.is_empty() {
-            pq["cpu_leases"] = Value::Array(leases);
+            pq.cpu_leases = Some(leases);
         }
         // An emulated host (qemu-user, `--emulated`): kept once any phase ran emulated, since
         // the run's records then include emulated timings.
-        let earlier = m
-            .get("pqperf")
-            .and_then(|p| p.get("emulated"))
-            .cloned()
-            .filter(|v| !v.is_null());
-        if let Some(e) = pqperf_ffi::emulation::emulated()
-            .map(Value::from)
-            .or(earlier)
-        {
-            pq["emulated"] = e;
+        if let Some(e) = pqperf_ffi::emulation::emulated().or(earlier.emulated.clone()) {
+            pq.emulated = Some(e);
         }
         // What earlier commands recorded under `pqperf` stays with the run (the A–A noise
         // floor, stale evidence kept, the commit, the baseline's reuse of the host's cache…):
         // this phase's facts replace only their own keys.
-        if let (Some(Value::Object(old)), Value::Object(new)) = (m.get("pqperf"), &mut pq) {
-            for (k, v) in old {
-                if k != "cpu_lease" {
-                    new.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-            }
-        }
-        m.insert("pqperf".into(), pq);
-        if let Some(Value::Object(pq)) = m.get_mut("pqperf") {
-            iccs_provider_evidence(&opts.run_dir, pq);
-        }
+        let mut pq = pq
+            .keep_earlier(&earlier)
+            .map_err(|e| CampaignError::msg(format!("campaign.json pqperf: {e}")))?;
+        iccs_provider_evidence(&opts.run_dir, &mut pq);
+        c.pqperf = Some(pq);
+        Ok(())
     })?;
     let fixed = if problems.is_empty() {
         String::new()
@@ -370,6 +360,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     }
     let ctx = PhaseCtx {
         opts,
+        run,
         log: &log,
         environment: &env,
         system_id: system_id.as_deref(),
@@ -463,11 +454,13 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         code = code.max(c);
     }
     let end_env = host::environment(opts.cpu, probe.as_ref());
-    update_campaign(&opts.run_dir, |m| {
-        m.insert("ended_utc".into(), json!(utc_now()));
-        m.insert("environment_at_end".into(), end_env);
+    run.update_campaign(|c| {
+        c.ended_utc = Some(utc_now());
+        c.environment_at_end = Some(Fields::from(
+            end_env.as_object().cloned().unwrap_or_default(),
+        ));
         if let Some(l) = &lease {
-            note_release(m, l);
+            note_release(c, l);
         }
     })?;
     if let Some(l) = lease {
@@ -589,30 +582,21 @@ fn take_lease(opts: &CampaignOptions, waits: &mut Vec<String>) -> Res<CpuLease> 
         .map_err(|e| CampaignError::msg(format!("CPU lease in {}: {e}", dir.display())))
 }
 
-/// The lease windows campaign.json already lists (`pqperf.cpu_leases`).
-fn old_leases(m: &Map<String, Value>) -> Vec<Value> {
-    m.get("pqperf")
-        .and_then(|p| p.get("cpu_leases"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
-}
-
 /// Stamps `released_utc` on this process's entry of lease `l` (taken before the lock is
 /// dropped, so a recorded window lies inside the held one).
-fn note_release(m: &mut Map<String, Value>, l: &CpuLease) {
-    let pid = json!(std::process::id());
-    if let Some(e) = m
-        .get_mut("pqperf")
-        .and_then(|p| p.get_mut("cpu_leases"))
-        .and_then(Value::as_array_mut)
+fn note_release(c: &mut Campaign, l: &CpuLease) {
+    let pid = u64::from(std::process::id());
+    if let Some(e) = c
+        .pqperf
+        .as_mut()
+        .and_then(|p| p.cpu_leases.as_mut())
         .and_then(|a| {
             a.iter_mut()
                 .rev()
-                .find(|e| e["pid"] == pid && e["acquired_utc"] == json!(l.acquired_utc))
+                .find(|e| e.pid == Some(pid) && e.acquired_utc == l.acquired_utc)
         })
     {
-        e["released_utc"] = json!(utc_now());
+        e.released_utc = Some(Some(utc_now()));
     }
 }
 

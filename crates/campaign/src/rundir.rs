@@ -1,23 +1,18 @@
-//! Run-directory I/O: build.json and catalog.toml as typed values, campaign.json under its
-//! lock, the commands noted in it, file walks and stale temporary files.
+//! Run-directory I/O: build.json, catalog.toml and campaign.json as typed values (campaign.json
+//! changed under its lock), the commands noted in it, file walks and stale temporary files.
 
 use std::path::{Path, PathBuf};
 
 use pqperf_model::buildjson::BuildJson;
+use pqperf_model::campaign::Campaign;
 use pqperf_model::catalog::Catalog;
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::layout::RunLayout;
-use pqperf_model::pyjson::{self, read_value};
-use serde_json::{Map, Value, json};
+use pqperf_model::pyjson;
 
 use crate::CampaignError;
 
 type Res<T> = Result<T, CampaignError>;
-
-pub(crate) fn write_json(path: &Path, v: &Value) -> Res<()> {
-    write_atomic(path, pyjson::value_to_string(v).as_bytes())?;
-    Ok(())
-}
 
 /// The run's build.json (empty if missing), read by [`RunLayout::read_build`].
 pub fn load_build(run: &Path) -> Res<BuildJson> {
@@ -63,13 +58,62 @@ pub struct RunLock {
     _lock: nix::fcntl::Flock<std::fs::File>,
 }
 
+/// A run directory locked for writing (as cargo's `Layout` holds its build-directory lock):
+/// its [`RunLayout`] together with the [`RunLock`], so that what holds the paths holds the
+/// lock, for as long as it lives. `pqperf_model::layout::RunLayout` itself stays free of
+/// I/O (model uses no seam); this is the writers' view of it.
+#[derive(Debug)]
+pub struct LockedRun {
+    layout: RunLayout,
+    _lock: RunLock,
+}
+
+impl LockedRun {
+    /// Locks the run directory `run` (see [`lock_run_dir`]).
+    pub fn lock(run: &Path, shared: bool) -> Res<LockedRun> {
+        lock_run_dir(run, shared)
+    }
+
+    /// The run directory's paths.
+    pub fn layout(&self) -> &RunLayout {
+        &self.layout
+    }
+
+    /// Read-modify-write of this run's campaign.json ([`update_campaign`]).
+    pub fn update_campaign(&self, f: impl FnOnce(&mut Campaign)) -> Res<()> {
+        update_campaign(self.layout.root(), f)
+    }
+
+    /// [`try_update_campaign`] of this run.
+    pub fn try_update_campaign(&self, f: impl FnOnce(&mut Campaign) -> Res<()>) -> Res<()> {
+        try_update_campaign(self.layout.root(), f)
+    }
+}
+
+impl std::ops::Deref for LockedRun {
+    type Target = RunLayout;
+    fn deref(&self) -> &RunLayout {
+        &self.layout
+    }
+}
+
 /// Lock the run directory `run` (which must exist) for a command that writes it: exclusive,
 /// or shared for one shard of a parallel campaign (`shared`: shards write disjoint
 /// records, so they run side by side, while any other writer waits for all of them). When
-/// another pqperf holds it, says so on stderr and waits, as cargo does.
-pub fn lock_run_dir(run: &Path, shared: bool) -> Res<RunLock> {
+/// another pqperf holds it, says so on stderr and waits, as cargo does. The lock is held as
+/// long as the returned [`LockedRun`] lives.
+pub fn lock_run_dir(run: &Path, shared: bool) -> Res<LockedRun> {
+    let layout = RunLayout::new(run);
+    let lock = flock_run_dir(run, &layout, shared)?;
+    Ok(LockedRun {
+        layout,
+        _lock: lock,
+    })
+}
+
+fn flock_run_dir(run: &Path, layout: &RunLayout, shared: bool) -> Res<RunLock> {
     use nix::fcntl::{Flock, FlockArg};
-    let path = RunLayout::new(run).run_lock();
+    let path = layout.run_lock();
     let open = || {
         std::fs::OpenOptions::new()
             .create(true)
@@ -106,37 +150,49 @@ pub fn lock_run_dir(run: &Path, shared: bool) -> Res<RunLock> {
     }
 }
 
-/// Read-modify-write of campaign.json under `.campaign.lock`.
-pub fn update_campaign(run: &Path, f: impl FnOnce(&mut Map<String, Value>)) -> Res<()> {
+/// The run's campaign.json as its model type: empty when there is none, an error naming the
+/// file when it cannot be read or is not a campaign.json.
+pub fn read_campaign(run: &Path) -> Res<Campaign> {
+    let p = RunLayout::new(run).campaign_json();
+    if !p.exists() {
+        return Ok(Campaign::default());
+    }
+    Ok(pyjson::read::<Campaign>(&p, &p)?)
+}
+
+/// Read-modify-write of campaign.json under `.campaign.lock`, through its model type: `f`
+/// changes its own fields, every other key (and the key order as read) stays.
+pub fn update_campaign(run: &Path, f: impl FnOnce(&mut Campaign)) -> Res<()> {
+    try_update_campaign(run, |c| {
+        f(c);
+        Ok(())
+    })
+}
+
+/// [`update_campaign`] with a change that can fail: nothing is written when `f` fails.
+pub fn try_update_campaign(run: &Path, f: impl FnOnce(&mut Campaign) -> Res<()>) -> Res<()> {
     let layout = RunLayout::new(run);
     let _lock = pqperf_ffi::procinfo::lock_exclusive(&layout.campaign_lock())?;
-    let p = layout.campaign_json();
-    let mut m = read_value(&p)
-        .and_then(|v| v.as_object().cloned())
-        .unwrap_or_default();
-    f(&mut m);
-    write_json(&p, &Value::Object(m))
+    let mut c = read_campaign(run)?;
+    f(&mut c)?;
+    write_campaign(&layout.campaign_json(), &c)
+}
+
+/// Writes `c` to `path` (atomically, in the reference serialisation).
+pub(crate) fn write_campaign(path: &Path, c: &Campaign) -> Res<()> {
+    let text =
+        pyjson::to_string(c).map_err(|e| CampaignError::msg(format!("{}: {e}", path.display())))?;
+    write_atomic(path, text.as_bytes())?;
+    Ok(())
 }
 
 /// Appends `command` (no paths) to the commands pqperf ran in this run directory
 /// (`campaign.json` → `pqperf.commands`), once.
 pub fn note_command(run: &Path, command: &str) -> Res<()> {
-    update_campaign(run, |m| {
-        let pq = m.entry("pqperf").or_insert(json!({}));
-        if !pq.is_object() {
-            *pq = json!({});
-        }
-        pq["version"] = json!(env!("CARGO_PKG_VERSION"));
-        let cmds = pq
-            .as_object_mut()
-            .expect("object")
-            .entry("commands")
-            .or_insert(json!([]));
-        if let Some(a) = cmds.as_array_mut()
-            && !a.iter().any(|c| c == command)
-        {
-            a.push(json!(command));
-        }
+    update_campaign(run, |c| {
+        let pq = c.pqperf_mut();
+        pq.version = Some(env!("CARGO_PKG_VERSION").to_string());
+        pq.note_command(command);
     })
 }
 

@@ -95,31 +95,17 @@ impl<'a> EvidenceCheck<'a> {
         if self.kept.is_empty() && self.cleared.is_empty() {
             return Ok(());
         }
-        update_campaign(&self.opts.run_dir, |m| {
-            let pq = m
-                .entry("pqperf")
-                .or_insert_with(|| Value::Object(Default::default()));
-            if let Value::Object(pq) = pq {
-                let mut all: Vec<Value> = pq
-                    .get("stale_kept")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                all.retain(|v| {
-                    !v.as_str()
-                        .is_some_and(|s| self.cleared.iter().any(|c| c == s))
-                });
-                for k in &self.kept {
-                    let v = Value::from(k.as_str());
-                    if !all.contains(&v) {
-                        all.push(v);
-                    }
+        update_campaign(&self.opts.run_dir, |c| {
+            let pq = c.pqperf_mut();
+            let mut all = pq.stale_kept.take().unwrap_or_default();
+            all.retain(|s| !self.cleared.iter().any(|c| c == s));
+            for k in &self.kept {
+                if !all.contains(k) {
+                    all.push(k.clone());
                 }
-                if all.is_empty() {
-                    pq.remove("stale_kept");
-                } else {
-                    pq.insert("stale_kept".into(), Value::Array(all));
-                }
+            }
+            if !all.is_empty() {
+                pq.stale_kept = Some(all);
             }
         })
     }

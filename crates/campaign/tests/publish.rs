@@ -74,17 +74,23 @@ fn entry(cand: &str, label: &str) -> String {
     )
 }
 
-#[test]
-fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
-    let d = tempfile::tempdir().unwrap();
-    let run = d.path().join("run");
+/// A run directory of system x86_7 (registered in `<d>/systems.csv`) below `d`.
+fn run_of_x86_7(d: &std::path::Path) -> std::path::PathBuf {
+    let run = d.join("run");
     std::fs::create_dir_all(&run).unwrap();
     std::fs::write(run.join("campaign.json"), "{\"system_id\": \"x86_7\"}\n").unwrap();
     std::fs::write(
-        d.path().join("systems.csv"),
+        d.join("systems.csv"),
         "ID;Arch;Hostname;Description\nx86_7;x86_64;vm7;a VM\n",
     )
     .unwrap();
+    run
+}
+
+#[test]
+fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
+    let d = tempfile::tempdir().unwrap();
+    let run = run_of_x86_7(d.path());
     let inst = |label: &str, extra: &str| {
         format!(
             "[[candidate.instance]]\nlabel = \"{label}\"\ninstance = \"{label}\"\nsource_dir = \".\"\n{extra}\n"
@@ -164,4 +170,31 @@ fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
     // The file reads back through the model (192 is a valid target).
     let t = pqperf_model::sidecsv::CsvTable::read(&st, &st).unwrap();
     assert_eq!(t.security_targets().unwrap().len(), 8);
+}
+
+/// A page refresh that fails (a typed `PhaseError` of its stage) leaves the published tree
+/// in place: publish still ends with 0 and names the pages as stale.
+#[test]
+fn a_failing_page_refresh_does_not_undo_the_publication() {
+    let d = tempfile::tempdir().unwrap();
+    let run = run_of_x86_7(d.path());
+    let mut o = CampaignOptions::new(&run).unwrap();
+    o.publish_to = Some(d.path().join("ds"));
+    static CALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let pages: pqperf_campaign::PublishPages = Box::new(|_, _, id| {
+        assert_eq!(id, "x86_7");
+        CALLED.store(true, std::sync::atomic::Ordering::Relaxed);
+        Err(pqperf_campaign::PhaseError::stage(
+            "report",
+            std::io::Error::other("denied"),
+        ))
+    });
+    let code = pqperf_campaign::publish_with(&o, None, Some(&pages)).unwrap();
+    assert_eq!(code, 0);
+    assert!(CALLED.load(std::sync::atomic::Ordering::Relaxed));
+    assert!(
+        d.path()
+            .join("ds/performance/data/x86_7/campaign.json")
+            .is_file()
+    );
 }

@@ -190,3 +190,32 @@ fn a_hook_ends_with_its_status_mapped_to_the_exit_code_or_an_error_that_keeps_it
         .expect("the lock's io::Error is the source");
     assert_eq!(io.kind(), std::io::ErrorKind::PermissionDenied);
 }
+
+/// A phase runs holding its run directory's lock (`PhaseCtx::run`, a `LockedRun`): another
+/// writer cannot take it while the phase runs, and can once the phase has ended.
+#[test]
+fn a_phase_runs_holding_the_run_directory_lock() {
+    use nix::fcntl::{Flock, FlockArg};
+    use pqperf_campaign::PhaseStatus;
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let o = options(d.path(), &run);
+    let try_lock = |p: &Path| {
+        let f = std::fs::File::open(p).unwrap();
+        Flock::lock(f, FlockArg::LockExclusiveNonblock).map_err(|(_, e)| e)
+    };
+    let mut hooks = Hooks::default();
+    let want = run.clone();
+    hooks.provide(
+        Phase::Build,
+        Box::new(move |ctx| {
+            assert_eq!(ctx.run.layout().root(), want.as_path());
+            let held = try_lock(&ctx.run.run_lock());
+            assert_eq!(held.err(), Some(nix::errno::Errno::EWOULDBLOCK));
+            Ok(PhaseStatus::Done)
+        }),
+    );
+    assert_eq!(run_phase(Phase::Build, &o, &hooks).unwrap().code, 0);
+    let lock = pqperf_model::layout::RunLayout::new(&run).run_lock();
+    assert!(try_lock(&lock).is_ok(), "released when the phase ended");
+}

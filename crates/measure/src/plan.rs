@@ -6,7 +6,7 @@ use crate::instance::Instance;
 use crate::settings::UnitSettings;
 use pqperf_model::vocab::Category;
 
-use pqperf_model::pyjson::read_value;
+use pqperf_model::calibration::{self, Calibration};
 use serde_json::Value;
 
 pub use pqperf_model::{Plan, Planning};
@@ -192,7 +192,7 @@ pub struct PlannedOp {
     /// The plan, or None when the calibration produced no trial.
     pub plan: Option<Plan>,
     /// The calibration result.
-    pub calibration: Value,
+    pub calibration: Calibration,
     /// The `--target-ci` protocol's parameters, when it plans this operation (`plan` is then
     /// its short-trial plan).
     pub confident: Option<Confident>,
@@ -207,12 +207,11 @@ pub const MAX_LOAD_FACTOR: f64 = 8.0;
 /// within [1, [`MAX_LOAD_FACTOR`]]; 1 when the calibration has neither. On a busy host the
 /// timed calls of a trial take this much more wall time than the one calibration call
 /// suggests (a single short call is rarely preempted); on a quiet one it is about 1.
-pub fn load_factor(cal: &Value) -> f64 {
-    let k = &cal["kernel_check"];
-    let Some(cpu) = k["cpu_s"].as_f64().filter(|c| *c > 0.0) else {
+pub fn load_factor(cal: &Calibration) -> f64 {
+    let Some(cpu) = cal.kernel_check("cpu_s").filter(|c| *c > 0.0) else {
         return 1.0;
     };
-    let f = match (k["run_delay_s"].as_f64(), k["wall_s"].as_f64()) {
+    let f = match (cal.kernel_check("run_delay_s"), cal.kernel_check("wall_s")) {
         (Some(d), _) => (cpu + d) / cpu,
         (None, Some(w)) => w / cpu,
         _ => 1.0,
@@ -229,8 +228,8 @@ impl PlannedOp {
     /// (seconds), when it has them.
     fn calibrated(&self) -> Option<(f64, f64)> {
         Some((
-            self.calibration["t1_s"].as_f64()? * load_factor(&self.calibration),
-            self.calibration["setup_s"].as_f64()?.max(0.0),
+            self.calibration.t1_s? * load_factor(&self.calibration),
+            self.calibration.setup_s?.max(0.0),
         ))
     }
 
@@ -277,13 +276,13 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
     let mut out = Vec::new();
     for inst in insts {
         let exch_t1 =
-            read_value(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c["t1_s"].as_f64());
+            calibration::read(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c.t1_s);
         for (opkey, op, bytes) in ops_of(&opts.run_dir, inst) {
-            let Some(cal) = read_value(&cal_path(&opts.run_dir, inst, &opkey)) else {
+            let Some(cal) = calibration::read(&cal_path(&opts.run_dir, inst, &opkey)) else {
                 continue;
             };
             let mut confident = None;
-            let plan = match (cal["t1_s"].as_f64(), cal["setup_s"].as_f64()) {
+            let plan = match (cal.t1_s, cal.setup_s) {
                 (Some(t1), Some(setup)) => {
                     let c = (inst.category == Some(Category::Kex) && opkey != "exchange")
                         .then_some(exch_t1)
@@ -414,7 +413,15 @@ mod tests {
 
     #[test]
     fn the_load_factor_follows_the_calibration_process() {
-        let cal = |k: Value| serde_json::json!({"t1_s": 1e-3, "setup_s": 0.05, "kernel_check": k});
+        let cal = |k: Value| {
+            let mut c = Calibration {
+                t1_s: Some(1e-3),
+                setup_s: Some(0.05),
+                ..Default::default()
+            };
+            c.process.extra.insert("kernel_check".into(), k);
+            c
+        };
         let run_delay = cal(serde_json::json!({"cpu_s": 0.1, "wall_s": 0.9, "run_delay_s": 0.2}));
         assert!((load_factor(&run_delay) - 3.0).abs() < 1e-9);
         let wall = cal(serde_json::json!({"cpu_s": 0.1, "wall_s": 0.25, "run_delay_s": null}));
@@ -431,7 +438,7 @@ mod tests {
             load_factor(&cal(serde_json::json!({"cpu_s": 0.0, "wall_s": 1.0}))),
             1.0
         );
-        assert_eq!(load_factor(&serde_json::json!({"t1_s": 1e-3})), 1.0);
+        assert_eq!(load_factor(&Calibration::default()), 1.0);
         assert_eq!(duration_text(192.0), "3.2 min");
         assert_eq!(duration_text(5220.0 * 2.0), "2.90 h");
     }

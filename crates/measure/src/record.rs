@@ -446,24 +446,25 @@ impl<'a> OpMeasure<'a> {
         let pl = match &p.plan {
             None => {
                 // The calibration itself failed: record its process and go on.
-                if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
-                    pr.disturbed_retries = Some(0);
-                    m.processes.push(pr);
-                }
+                let mut pr = p.calibration.process.clone();
+                pr.disturbed_retries = Some(0);
+                m.processes.push(pr);
                 me.early = Some(m);
                 return me;
             }
             Some(pl) if plan::reuses_calibration(pl) => {
-                if let Ok(mut pr) = serde_json::from_value::<Process>(strip_cal(&p.calibration)) {
-                    pr.disturbed_retries = Some(0);
-                    pr.extra.insert("reused_calibration".into(), json!(true));
-                    pr.extra
-                        .insert("t1_s".into(), p.calibration["t1_s"].clone());
-                    pr.extra
-                        .insert("setup_s".into(), p.calibration["setup_s"].clone());
-                    m.mem = MemFigures::from_json(&p.calibration["pqperf_mem"]);
-                    m.processes.push(pr);
-                }
+                let mut pr = p.calibration.process.clone();
+                pr.disturbed_retries = Some(0);
+                pr.extra.insert("reused_calibration".into(), json!(true));
+                pr.extra.insert("t1_s".into(), json!(p.calibration.t1_s));
+                pr.extra
+                    .insert("setup_s".into(), json!(p.calibration.setup_s));
+                m.mem = p
+                    .calibration
+                    .pqperf_mem
+                    .as_ref()
+                    .and_then(MemFigures::from_json);
+                m.processes.push(pr);
                 me.early = Some(m);
                 return me;
             }
@@ -774,11 +775,9 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
         emulated: pqperf_ffi::emulation::emulated(),
         ..Default::default()
     };
-    let counter_name = counter.clone().or_else(|| {
-        p.calibration["pqperf"]["counter"]
-            .as_str()
-            .map(str::to_string)
-    });
+    let counter_name = counter
+        .clone()
+        .or_else(|| p.calibration.counter().map(str::to_string));
     if let Value::Object(m) = counter_info {
         for (k, v) in m {
             ext.extra.insert(k.clone(), v.clone());
@@ -908,17 +907,6 @@ fn kept_env(attempts: Option<&[Attempt]>) -> Option<pqperf_model::envevidence::E
         .filter(|a| a.kept)
         .filter_map(|a| a.env.as_ref());
     pqperf_model::envevidence::EnvSummary::of(kept)
-}
-
-fn strip_cal(cal: &Value) -> Value {
-    let mut v = cal.clone();
-    if let Value::Object(m) = &mut v {
-        m.remove("t1_s");
-        m.remove("setup_s");
-        m.remove("pqperf");
-        m.remove("pqperf_mem");
-    }
-    v
 }
 
 #[cfg(test)]
@@ -1147,7 +1135,7 @@ mod tests {
                 separate_processes: true,
                 ..Default::default()
             }),
-            calibration: Value::Null,
+            calibration: Default::default(),
             confident: None,
         }
     }

@@ -327,6 +327,27 @@ impl RunLayout {
     pub fn default_dataset(&self) -> PathBuf {
         self.root.join("dataset")
     }
+
+    /// The folders of per-instance evidence (`<folder>/<id>/<label>…`; `survey/` holds one
+    /// file per candidate): `records/`, `calibrate/`, `profile/`, `ct/`, `kat/`, `katcheck/`,
+    /// `survey/` — what `campaign merge` takes from the shard that measured an instance.
+    pub fn instance_evidence_dirs(&self) -> [PathBuf; 7] {
+        [
+            self.records_dir(),
+            self.calibrate_dir(),
+            self.profile_dir(),
+            self.ct_dir(),
+            self.kat_dir(),
+            self.katcheck_dir(),
+            self.survey_dir(),
+        ]
+    }
+
+    /// The file at `rel`, a path relative to the run directory (as evidence stores it, or as
+    /// a walk of another run directory found it): the same file in this run.
+    pub fn at(&self, rel: impl AsRef<Path>) -> PathBuf {
+        self.root.join(rel)
+    }
 }
 
 /// The file name of build.json.
@@ -366,6 +387,10 @@ mod tests {
         assert_eq!(l.hashcost("a", "b"), Path::new("/r/hashcost/a/b.tsv"));
         assert_eq!(l.build_json(), Path::new("/r/build.json"));
         assert_eq!(l.run_lock(), Path::new("/r/.pqperf-run.lock"));
+        let dirs = l.instance_evidence_dirs();
+        assert_eq!(dirs[0], Path::new("/r/records"));
+        assert_eq!(dirs[6], Path::new("/r/survey"));
+        assert_eq!(l.at("ct/a/b.json"), l.ct("a", "b"));
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! | [`paths`] | [`paths::find_machine_path`]: absolute machine paths evidence must not carry; [`paths::redact_machine_paths`] for captured output on publish |
 //! | [`profile`] | hash/DRNG [`Profile`] with share recomputation |
 //! | [`buildjson`] | `build.json`: [`BuildJson`], [`BuildEntry`] (instances in build order) |
-//! | [`campaign`] | `campaign.json`: [`Campaign`] (key order kept per system) |
+//! | [`campaign`] | `campaign.json`: [`Campaign`] (key order kept per system), pqperf's object in it ([`CampaignPqperf`]: counter, commands, CPU lease windows, noise floor, stale evidence kept, baseline reuse, merge); read and written through it |
+//! | [`calibration`] | a calibration file (`calibrate/<id>/<label>__<op>.json`): [`calibration::Calibration`], the driver process plus `t1_s`, `setup_s`, `pqperf`, `pqperf_mem` |
 //! | [`fields`] | [`Fields`]: open JSON objects in file order (environment, driver meta) |
 //! | [`katlog`] | KAT logs ([`KatLog`]: header, manifest lines, RESULT status) and `<id>/kat.sha256` ([`KatManifest`]); [`katlog::sha256_hex`] |
 //! | [`sidecsv`] | `;`-CSV side files ([`CsvTable`]) and their typed rows (systems, kat_issues, summary_notes, external_sizes, symmetric_survey, security_targets, kex_bandwidth, downloads) |
@@ -55,6 +56,7 @@
 
 pub mod ab;
 pub mod buildjson;
+pub mod calibration;
 pub mod campaign;
 pub mod captured;
 pub mod catalog;
@@ -85,7 +87,10 @@ pub mod stats;
 pub mod vocab;
 
 pub use buildjson::{BuildEntry, BuildJson};
-pub use campaign::{ArchConfig, Campaign, HostCheck, HostState, Planning, Producer};
+pub use campaign::{
+    ArchConfig, BaselineReuse, Campaign, CampaignPqperf, HostCheck, HostState, LeaseWindow,
+    Planning, Producer,
+};
 pub use dataset::{Dataset, Loaded, SystemData};
 pub use error::ModelError;
 pub use fields::Fields;

@@ -449,12 +449,10 @@ pub fn profile_instances_with(
             e.candidate, e.label, kat.0
         ));
         for op in pending {
-            let cal = read_value(&layout.calibration(&e.candidate, &e.label, op));
-            let t1 = cal.as_ref().and_then(|c| c["t1_s"].as_f64());
-            let setup = cal
-                .as_ref()
-                .and_then(|c| c["setup_s"].as_f64())
-                .unwrap_or(0.0);
+            let cal =
+                pqperf_model::calibration::read(&layout.calibration(&e.candidate, &e.label, op));
+            let t1 = cal.as_ref().and_then(|c| c.t1_s);
+            let setup = cal.as_ref().and_then(|c| c.setup_s).unwrap_or(0.0);
             let t1v = t1.unwrap_or(1.0);
             let (iters, warm) = iterations(t1v, opts.target_s);
             let args = DriverArgs {

@@ -17,7 +17,7 @@ fn cell(s: &str) -> String {
 
 /// True for a dataset written by pqperf (its campaign.json carries the `pqperf` block).
 pub fn is_pqperf_dataset(v: &SystemView) -> bool {
-    v.campaign.extra.contains_key("pqperf") || !v.ct.is_empty()
+    v.campaign.pqperf.is_some() || !v.ct.is_empty()
 }
 
 /// The section (empty for reference datasets).

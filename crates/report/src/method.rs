@@ -375,12 +375,7 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
         out.line("- Reported cycles are the arithmetic mean over all timed calls (the guide's metric); the median of the trial means is also recorded as a robustness check.");
     }
     out.lines(robust_bullets(v));
-    if let Some(sb) = v
-        .campaign
-        .extra
-        .get("pqperf")
-        .and_then(|p| p.get("sandbox"))
-    {
+    if let Some(sb) = v.campaign.pqperf.as_ref().and_then(|p| p.sandbox.as_ref()) {
         out.line(format!("- {}", sandbox_sentence(sb)));
     }
     if let Some(t) = ct_sandbox_sentence(v) {
@@ -442,11 +437,10 @@ pub fn render(v: &SystemView, form: Form) -> Result<String, ReportError> {
 fn stale_bullets(v: &SystemView) -> Vec<String> {
     let kept: Vec<&str> = v
         .campaign
-        .extra
-        .get("pqperf")
-        .and_then(|p| p.get("stale_kept"))
-        .and_then(|k| k.as_array())
-        .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+        .pqperf
+        .as_ref()
+        .and_then(|p| p.stale_kept.as_ref())
+        .map(|a| a.iter().map(String::as_str).collect())
         .unwrap_or_default();
     if kept.is_empty() {
         return Vec::new();
@@ -571,9 +565,9 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
     }
     if let Some(nf) = v
         .campaign
-        .extra
-        .get("pqperf")
-        .and_then(|p| p.get("noise_floor"))
+        .pqperf
+        .as_ref()
+        .and_then(|p| p.noise_floor.as_ref())
     {
         let pct = |k: &str| {
             nf.get(k)

@@ -55,7 +55,7 @@ pub fn sentence(v: &SystemView, candidate: Option<&str>) -> Option<String> {
 /// `pqperf.iccs_provider_cost`: per other column, the range of pqperf ÷ that column over the
 /// benchmarked calls. `None` when the system has no such table.
 pub fn cost_sentence(v: &SystemView) -> Option<String> {
-    let t = v.campaign.extra.get("pqperf")?.get("iccs_provider_cost")?;
+    let t = v.campaign.pqperf.as_ref()?.iccs_provider_cost.as_ref()?;
     let names: Vec<&str> = t["providers"]
         .as_array()?
         .iter()

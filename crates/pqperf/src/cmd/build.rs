@@ -120,9 +120,9 @@ fn shown_args(args: &[String]) -> String {
 fn note(run_dir: &std::path::Path, command: &str) -> anyhow::Result<()> {
     pqperf_campaign::note_command(run_dir, command)?;
     let (_, commit) = tool_version();
-    pqperf_campaign::update_campaign(run_dir, |m| {
-        if let Some(pq) = m.get_mut("pqperf").and_then(|p| p.as_object_mut()) {
-            pq.insert("commit".into(), serde_json::json!(commit));
+    pqperf_campaign::update_campaign(run_dir, |c| {
+        if let Some(pq) = c.pqperf.as_mut() {
+            pq.commit = Some(commit.to_string());
         }
     })?;
     Ok(())

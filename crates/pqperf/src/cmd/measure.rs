@@ -372,11 +372,8 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(code(0));
     }
-    // Every phase but publish writes the run directory: one writer at a time, except the
-    // shards of one parallel campaign (disjoint units) which share it.
-    let _lock = (phase != Phase::Publish)
-        .then(|| campaign::lock_run_dir(&opts.run_dir, opts.shard.is_some() || opts.deferred_only))
-        .transpose()?;
+    // Every phase but publish writes the run directory: `run_phase` holds its lock (one
+    // writer at a time, except the shards of one parallel campaign, which share it).
     // (publish merges the survey verdicts and refreshes the pages through its hook)
     let out = campaign::run_phase(phase, &opts, &super::phases::hooks())?;
     Ok(code(out.code))

@@ -2,7 +2,7 @@
 //! (`cmd/build.rs`), baseline/profile/hashcost (`cmd/profile.rs`) and ct (`cmd/ct.rs`).
 //! Used by `pqperf campaign` and `pqperf demo`; also the check `publish` runs (validate).
 
-use pqperf_campaign::Hooks;
+use pqperf_campaign::{Hooks, PhaseError};
 
 /// The hooks through which other stages provide their phases.
 pub fn hooks() -> Hooks {
@@ -25,7 +25,7 @@ pub fn hooks() -> Hooks {
     // After a system tree is in place: the run's survey verdicts into the dataset's
     // symmetric_survey.csv, then the dataset's pages that changed with it.
     h.provide_publish_pages(Box::new(|opts, root, system| {
-        super::profile::publish_survey(opts).map_err(|e| format!("{e:#}"))?;
+        super::profile::publish_survey(opts).map_err(|e| PhaseError::stage("profile", e))?;
         refresh_pages(root, system)
     }));
     h
@@ -38,9 +38,10 @@ pub fn hooks() -> Hooks {
 fn refresh_pages(
     root: &std::path::Path,
     system: &str,
-) -> Result<pqperf_campaign::PagesRefresh, String> {
+) -> Result<pqperf_campaign::PagesRefresh, PhaseError> {
+    let report = |e: Box<dyn std::error::Error + Send + Sync>| PhaseError::stage("report", e);
     use pqperf_report::{Form, PageRef};
-    let ds = pqperf_model::dataset::Dataset::load(root).map_err(|e| e.to_string())?;
+    let ds = pqperf_model::dataset::Dataset::load(root).map_err(|e| report(e.into()))?;
     let mut rendered: Vec<(String, String)> = Vec::new();
     // Site-form pages are rendered only when the dataset holds some (`report --form site`).
     let forms: &[Form] = if root.join("content/performance").is_dir() {
@@ -50,8 +51,9 @@ fn refresh_pages(
     };
     for sys in &ds.systems {
         for &form in forms {
-            rendered
-                .extend(pqperf_report::all_pages(&ds, &sys.id, form).map_err(|e| e.to_string())?);
+            rendered.extend(
+                pqperf_report::all_pages(&ds, &sys.id, form).map_err(|e| report(e.into()))?,
+            );
         }
     }
     let mut out = pqperf_campaign::PagesRefresh::default();
@@ -65,7 +67,7 @@ fn refresh_pages(
             changed.push((rel.clone(), text.clone()));
         }
     }
-    pqperf_report::check::write_pages(root, &changed).map_err(|e| e.to_string())?;
+    pqperf_report::check::write_pages(root, &changed).map_err(|e| report(e.into()))?;
     out.regenerated = changed.into_iter().map(|(p, _)| p).collect();
     // Candidate pages of `system` on disk (harness `<id>/perf_<sys>.md`, site
     // `content/performance/<sys>/<id>.md`) that were not rendered.
