@@ -888,7 +888,7 @@ fn log_header_values(
             "# {header}: ALGORITHM_INSTANCE could not be evaluated: {e}\n"
         )),
     }
-    if cand.kind == pqperf_model::catalog::CandidateType::Hash {
+    if cand.kind == pqperf_model::vocab::Category::Hash {
         let bits = probe.integer("DIGEST_BIT_LENGTH");
         b.log.push_str(&bits.log);
         match bits.value {

@@ -166,11 +166,12 @@ pub fn publish_with(
         .iter()
         .flat_map(|cat| cat.instances())
         .filter_map(|(c, i)| {
-            use pqperf_model::catalog::{ApiKind, CandidateType};
+            use pqperf_model::catalog::ApiKind;
+            use pqperf_model::vocab::Category;
             let bits = match i.api {
                 ApiKind::Nist => i.nist.as_ref()?.target_bits()?,
                 // PQClean labels name parameters (ml-kem-512), never read as targets.
-                ApiKind::Iccs if c.kind != CandidateType::Hash => {
+                ApiKind::Iccs if c.kind != Category::Hash => {
                     pqperf_model::sidecsv::target_bits_from_label(&i.label)
                         .and_then(|b| u32::try_from(b).ok())?
                 }

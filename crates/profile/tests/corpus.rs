@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use pqperf_measure::Instance;
 use pqperf_measure::driver::ApiSpec;
-use pqperf_model::catalog::{CandidateType, Catalog};
+use pqperf_model::catalog::Catalog;
 use pqperf_model::profile::Profile;
+use pqperf_model::vocab::Category;
 use pqperf_profile::phase::{self, ChildExe, ProfileOptions};
 
 #[test]
@@ -42,7 +43,7 @@ fn one_of_each_family() {
             continue;
         }
         let n = i.nist.clone().unwrap();
-        let kind = if c.kind == CandidateType::Sign {
+        let kind = if c.kind == Category::Sign {
             "sign"
         } else {
             "kem"
