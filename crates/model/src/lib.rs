@@ -26,6 +26,7 @@
 //! | [`order`] | natural label order (operation order and category re-exported from [`vocab`]) |
 //! | [`ordered`] | the [`evidence_struct!`] macro: typed structs that keep key order, nulls and unknown fields |
 //! | [`catalog`] | the candidate catalog (TOML) |
+//! | [`select`] | instance selection ([`select::Selection`]): `--only`, explicit `<id>/<label>` keys, `--defer`/`--deferred-only`; one `selects(id, label)`, one error naming the bad pattern |
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
 //! | [`fmt`] | number formatting of pages and site tables (Python `%g`/`%.Nf`/`str(float)`, cycles k/M/G, percentages, sizes, ranks) |
 //! | [`fsutil`] | atomic writes |
@@ -80,6 +81,7 @@ pub mod provenance;
 pub mod pyjson;
 pub mod record;
 pub mod robust;
+pub mod select;
 pub mod sidecsv;
 pub mod stats;
 pub mod vocab;

@@ -32,7 +32,12 @@ fn one_of_each_family() {
     })
     .unwrap();
     let mut bo = pqperf_build::BuildOptions::new(&run);
-    bo.only = Some(format!("^({})/({})$", ids.join("|"), ids.join("|")));
+    bo.select = pqperf_model::select::Selection::only(Some(&format!(
+        "^({})/({})$",
+        ids.join("|"),
+        ids.join("|")
+    )))
+    .unwrap();
     let b = pqperf_build::build(&bo).unwrap();
     assert!(b.failed.is_empty(), "{:?}", b.failed);
     let bj = pqperf_build::read_build_json(&run).unwrap();

@@ -11,6 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
 use pqperf_model::layout::RunLayout;
+use pqperf_model::select::Selection;
 
 /// `pqperf demo`: see [`run_demo`].
 #[derive(clap::Args)]
@@ -101,17 +102,22 @@ pub fn run(
         first.describe()
     ));
     let run = s(run_dir);
-    let built: Vec<String> = campaign::load_build(run_dir)
+    let built: Vec<(String, String)> = campaign::load_build(run_dir)
         .map(|b| {
             b.instances
                 .values()
                 .filter(|e| e.kat != "NOLOG" && e.kat != "BUILDFAIL")
-                .map(|e| format!("{}/{}", e.candidate, e.label))
+                .map(|e| (e.candidate.clone(), e.label.clone()))
                 .collect()
         })
         .unwrap_or_default();
-    let re = regex_lite(DEMO_SET);
-    if built.iter().filter(|k| re(k)).count() < 9 {
+    let demo_set = Selection::only(Some(DEMO_SET)).expect("the demo set pattern compiles");
+    if built
+        .iter()
+        .filter(|(id, label)| demo_set.selects(id, label))
+        .count()
+        < 9
+    {
         step(
             "import the PQClean corpus (pinned pqcrypto-mldsa =0.1.2, via cargo)",
             t0,
@@ -160,7 +166,7 @@ pub fn run(
         t0,
     );
     let mut ct = o.clone();
-    ct.only = Some(pqperf_measure::Regex::new(DEMO_SET)?);
+    ct.select = demo_set;
     let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
     step(
         "calibrate (one call per operation, fresh pinned process)",
@@ -405,10 +411,4 @@ fn describe_counter(run: &Path) -> Option<String> {
             )
         },
     )
-}
-
-/// `regex` through the measure crate (keeps the CLI free of a direct regex dependency).
-fn regex_lite(re: &str) -> impl Fn(&str) -> bool {
-    let r = pqperf_measure::Regex::new(re).expect("demo regex");
-    move |s| r.is_match(s)
 }
