@@ -327,6 +327,11 @@ impl RunLayout {
     pub fn default_dataset(&self) -> PathBuf {
         self.root.join("dataset")
     }
+
+    /// `site/`, where `pqperf demo` renders the HTML site of its dataset.
+    pub fn demo_site(&self) -> PathBuf {
+        self.root.join("site")
+    }
 }
 
 /// The file name of build.json.

@@ -214,7 +214,8 @@ pub fn run(
     if p.code != 0 {
         bail!("publish failed ({})", p.code);
     }
-    let ds: PathBuf = run_dir.join("dataset");
+    let layout = RunLayout::new(run_dir);
+    let ds: PathBuf = layout.default_dataset();
     let dss = s(&ds);
     let mut attempt = |name: &str, args: &[&str]| -> bool {
         match pqperf(args) {
@@ -232,7 +233,7 @@ pub fn run(
     let pages_ok = attempt("report", &["report", &dss]);
     step("validate the published dataset and its pages", t0);
     attempt("validate", &["validate", &dss]);
-    let site = run_dir.join("site");
+    let site = layout.demo_site();
     step("render the site", t0);
     let site_ok = attempt("site", &["site", &dss, "--out", &s(&site)]);
     let wall = t0.elapsed().as_secs_f64();
@@ -395,11 +396,12 @@ fn describe_counter(run: &Path) -> Option<String> {
             .is_string()
             .then(|| v["pqperf"].clone())
     };
-    let c = campaign::walk_files(&run.join("records"))
+    let layout = RunLayout::new(run);
+    let c = campaign::walk_files(&layout.records_dir())
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .find_map(|p| read(p))
-        .or_else(|| read(&run.join("campaign.json")))?;
+        .or_else(|| read(&layout.campaign_json()))?;
     let name = c["counter"].as_str()?;
     Some(
         if pqperf_model::vocab::Counter::parse(name).is_core_cycles() {
