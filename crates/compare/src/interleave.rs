@@ -30,9 +30,9 @@ use pqperf_measure::verify::INCONSISTENT;
 use pqperf_model::ab::{
     AB_KIND, AB_SCHEMA, AbEvidence, AbPair, AbProcess, AbResult, AbUnit, Verdict,
 };
+use pqperf_model::pynum::quantile_sorted;
 use pqperf_model::robust::Estimator;
 use pqperf_model::select::Selection;
-use pqperf_model::stats::quantile_sorted;
 
 use crate::CompareError;
 use crate::paired::{paired, schedule};
