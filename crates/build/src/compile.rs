@@ -58,7 +58,7 @@ pub struct InstanceBuild {
     /// The ICCS provider linked (ICCS-API instances only).
     pub iccs_provider: Option<crate::ProviderRecord>,
     /// The source selection: files linked and files left out with the reason.
-    pub selection: Selection,
+    pub selection: SourceSelection,
     /// The linked source that defines `drng_algorithm` (the shim then does not), if any.
     pub drng_defined_by: Option<String>,
     /// ICCS helper functions the submission's own objects define, linked before the
@@ -77,14 +77,14 @@ pub type LeftOut = Vec<(String, String)>;
 
 /// Which sources an instance links, and why the others were left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Selection {
+pub struct SourceSelection {
     /// Linked sources, relative to the candidate root, in link order.
     pub linked: Vec<String>,
     /// Sources left out (relative to the candidate root) with the reason.
     pub left_out: LeftOut,
 }
 
-impl Selection {
+impl SourceSelection {
     /// The build.json form: `{"linked": [...], "left_out": {"file": "reason", ...}}`.
     pub fn to_json(&self) -> serde_json::Value {
         let mut left = serde_json::Map::new();
@@ -500,7 +500,7 @@ pub fn build_instance(
         seconds: 0.0,
         header_instance: None,
         iccs_provider: (inst.api == ApiKind::Iccs).then(|| ctx.provider_record.clone()),
-        selection: Selection::default(),
+        selection: SourceSelection::default(),
         drng_defined_by: None,
         own_helpers: Vec::new(),
         provenance: crate::provenance_json(&ctx.run_dir, &ctx.catalog_dir, cand, inst),
@@ -888,7 +888,7 @@ fn log_header_values(
             "# {header}: ALGORITHM_INSTANCE could not be evaluated: {e}\n"
         )),
     }
-    if cand.kind == pqperf_model::catalog::CandidateType::Hash {
+    if cand.kind == pqperf_model::vocab::Category::Hash {
         let bits = probe.integer("DIGEST_BIT_LENGTH");
         b.log.push_str(&bits.log);
         match bits.value {

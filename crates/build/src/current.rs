@@ -13,7 +13,9 @@ use pqperf_model::catalog::{Candidate, Catalog, Instance};
 use pqperf_model::provenance::ImportRecord;
 use serde_json::json;
 
-use crate::{BuildError, catalog_path, read_build_json, selects, sha256_file};
+use pqperf_model::select::Selection;
+
+use crate::{BuildError, catalog_path, read_build_json, sha256_file};
 
 /// The build.json entry key (`extra`) holding [`inputs_sha256`] of the build.
 pub const INPUTS_KEY: &str = "inputs_sha256";
@@ -81,7 +83,7 @@ pub fn build_staleness(
 pub fn stale_builds(
     run_dir: &Path,
     catalog: Option<&Path>,
-    only: Option<&regex::Regex>,
+    select: &Selection,
 ) -> Result<Vec<String>, BuildError> {
     let cat_path = catalog_path(run_dir, catalog);
     if !cat_path.is_file() {
@@ -91,7 +93,7 @@ pub fn stale_builds(
     let bj = read_build_json(run_dir)?;
     let mut out = Vec::new();
     for (c, i) in cat.instances() {
-        if !selects(only, &c.id, &i.label) {
+        if !select.selects(&c.id, &i.label) {
             continue;
         }
         let key = i.key(c);

@@ -17,9 +17,9 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use pqperf_model::catalog::{
-    ApiKind, Candidate, CandidateType, Instance, Kat, is_submission_id, valid_instance_name,
-    valid_label,
+    ApiKind, Candidate, Instance, Kat, is_submission_id, valid_instance_name, valid_label,
 };
+use pqperf_model::vocab::Category;
 
 use crate::{BuildError, ImportSummary, catalog_path, load_or_empty};
 
@@ -232,12 +232,12 @@ pub fn extract_zip_limited(
 }
 
 /// The ICCS instance header in `dir`: (type, header file name).
-fn instance_header(dir: &Path) -> Option<(CandidateType, String)> {
+fn instance_header(dir: &Path) -> Option<(Category, String)> {
     for (t, h) in [
-        (CandidateType::Sign, "SIG_AlgorithmInstance.h"),
-        (CandidateType::Kem, "KEM_AlgorithmInstance.h"),
-        (CandidateType::Kex, "KEX_AlgorithmInstance.h"),
-        (CandidateType::Hash, "CryptHash_AlgorithmInstance.h"),
+        (Category::Sign, "SIG_AlgorithmInstance.h"),
+        (Category::Kem, "KEM_AlgorithmInstance.h"),
+        (Category::Kex, "KEX_AlgorithmInstance.h"),
+        (Category::Hash, "CryptHash_AlgorithmInstance.h"),
     ] {
         if dir.join(h).is_file() {
             return Some((t, h.to_string()));
@@ -392,7 +392,7 @@ pub fn read_submission_full(
             "--id {id:?}: expected sign-NN, kem-NN, kex-NN or hash-NN"
         )));
     }
-    let want = CandidateType::from_word(id.split('-').next().unwrap()).unwrap();
+    let want = Category::from_word(id.split('-').next().unwrap()).unwrap();
     let base = find_impl_base(root).ok_or_else(|| {
         BuildError::Input(format!(
             "{}: no Reference_Implementation folder (ICCS layout not recognised)",
@@ -978,7 +978,7 @@ mod tests {
         assert_eq!(s.instances, 1);
         let cat = pqperf_model::catalog::Catalog::load(&run_dir.join("catalog.toml")).unwrap();
         let c = cat.candidate("sign-90").unwrap();
-        assert_eq!(c.kind, CandidateType::Sign);
+        assert_eq!(c.kind, Category::Sign);
         assert_eq!(c.algorithm, "WOTS-PXOF");
         let i = &c.instances[0];
         assert_eq!(

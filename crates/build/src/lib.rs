@@ -28,6 +28,7 @@ use std::time::Instant;
 
 use pqperf_model::catalog::{Catalog, CatalogError};
 use pqperf_model::layout::RunLayout;
+use pqperf_model::select::Selection;
 use pqperf_model::{BuildEntry, BuildJson};
 
 pub use compile::{InstanceBuild, build_instance, elf_load_bytes, sha256_file};
@@ -179,8 +180,8 @@ pub struct BuildOptions {
     pub run_dir: PathBuf,
     /// Catalog file (default `<run>/catalog.toml`).
     pub catalog: Option<PathBuf>,
-    /// Regex searched in `<id>/<label>`: only matching instances are built.
-    pub only: Option<String>,
+    /// The instances built (`--only`, or the keys a campaign phase hands on).
+    pub select: Selection,
     /// Instances built concurrently.
     pub jobs: usize,
     /// Print one progress line per instance on stderr.
@@ -200,7 +201,7 @@ impl std::fmt::Debug for BuildOptions {
         f.debug_struct("BuildOptions")
             .field("run_dir", &self.run_dir)
             .field("catalog", &self.catalog)
-            .field("only", &self.only)
+            .field("select", &self.select)
             .field("jobs", &self.jobs)
             .field("progress", &self.progress)
             .field("iccs_provider", &self.iccs_provider)
@@ -215,7 +216,7 @@ impl BuildOptions {
         BuildOptions {
             run_dir: run_dir.into(),
             catalog: None,
-            only: None,
+            select: Selection::all(),
             jobs: 2,
             progress: false,
             on_progress: None,
@@ -256,20 +257,6 @@ pub fn write_build_json(run_dir: &Path, bj: &BuildJson) -> Result<(), BuildError
     let text = pqperf_model::pyjson::to_string(bj)
         .map_err(|e| BuildError::Input(format!("build.json: {e}")))?;
     pqperf_model::fsutil::write_atomic(&p, text.as_bytes()).map_err(|e| BuildError::io(&p, e))
-}
-
-/// Compile `--only` (searched in `<id>/<label>`).
-/// The one meaning of `--only` in every command (build, kat, ct, every campaign phase): a
-/// regular expression searched in the instance key `<id>/<label>` (`^ml-dsa-44/` selects a
-/// candidate, `/clean$` a label); no pattern selects everything.
-pub fn selects(only: Option<&regex::Regex>, id: &str, label: &str) -> bool {
-    only.is_none_or(|r| r.is_match(&format!("{id}/{label}")))
-}
-
-/// The `--only` pattern compiled (see [`selects`]), named in its error.
-pub fn only_regex(only: Option<&str>) -> Result<Option<regex::Regex>, BuildError> {
-    only.map(|o| regex::Regex::new(o).map_err(|e| BuildError::Input(format!("--only {o:?}: {e}"))))
-        .transpose()
 }
 
 /// The shared build context (provider, compiler, folders).
@@ -619,7 +606,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let t0 = Instant::now();
     let cat_path = catalog_path(&opts.run_dir, opts.catalog.as_deref());
     let cat = Catalog::load(&cat_path)?;
-    let only = only_regex(opts.only.as_deref())?;
     let ctx = BuildCtx::with_compiler(
         &opts.run_dir,
         &cat_path,
@@ -629,9 +615,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let mut todo = Vec::new();
     for (ci, c) in cat.candidates.iter().enumerate() {
         for (ii, i) in c.instances.iter().enumerate() {
-            let key = i.key(c);
-            if only.as_ref().is_none_or(|r| r.is_match(&key)) {
-                todo.push((ci, ii, key));
+            if opts.select.selects(&c.id, &i.label) {
+                todo.push((ci, ii, i.key(c)));
             }
         }
     }

@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pqperf_model::catalog::{ApiKind, Candidate, CandidateType, Instance, Kat, NistApi, NistRng};
+use pqperf_model::catalog::{ApiKind, Candidate, Instance, Kat, NistApi, NistRng};
+use pqperf_model::vocab::Category;
 use serde::Deserialize;
 
 use crate::BuildError;
@@ -469,8 +470,8 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
     let tmp = tempfile::tempdir().map_err(|e| BuildError::io(&std::env::temp_dir(), e))?;
     let scratch = tmp.path().to_path_buf();
     for (dir, kind) in [
-        ("crypto_sign", CandidateType::Sign),
-        ("crypto_kem", CandidateType::Kem),
+        ("crypto_sign", Category::Sign),
+        ("crypto_kem", Category::Kem),
     ] {
         let mut schemes: Vec<PathBuf> = std::fs::read_dir(tree.join(dir))
             .map_err(|e| BuildError::io(&tree.join(dir), e))?
@@ -563,7 +564,7 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
                 let ns = namespace(&scheme, &imp.name);
                 // ML-DSA: only the `_ctx` signature functions exist. Asked from gcc (does
                 // api.h declare `<ns>_crypto_sign_signature_ctx`?), not matched in its text.
-                let ctx = kind == CandidateType::Sign
+                let ctx = kind == Category::Sign
                     && signature_ctx(&idir, &tree.join("common"), &scratch, &ns)?;
                 let nist = NistApi {
                     namespace: ns,
@@ -618,7 +619,7 @@ pub fn read_tree(tree: &Path, cpu: &BTreeSet<String>) -> Result<PqcleanImport, B
                 continue;
             }
             let ok_kind = match kind {
-                CandidateType::Sign => meta.kind == "signature",
+                Category::Sign => meta.kind == "signature",
                 _ => meta.kind == "kem",
             };
             if !ok_kind {

@@ -6,12 +6,13 @@
 //! provider's `nist_kat_init` / `hqc_kat_init` and `PQCLEAN_randombytes`, plus
 //! `ngcc_build_flags`. The version script exports only the API of the kind.
 
-use pqperf_model::catalog::{ApiKind, CandidateType, NistRng};
+use pqperf_model::catalog::{ApiKind, NistRng};
+use pqperf_model::vocab::Category;
 
 /// What the shim needs to know about an instance.
 pub struct ShimInfo<'a> {
     /// Candidate type.
-    pub kind: CandidateType,
+    pub kind: Category,
     /// C API.
     pub api: ApiKind,
     /// Candidate id.
@@ -52,9 +53,9 @@ pub fn c_string(s: &str) -> String {
 }
 
 /// The size getters of a type, in metadata order, and the metadata type code.
-fn size_getters(kind: CandidateType) -> (u32, &'static [&'static str]) {
+fn size_getters(kind: Category) -> (u32, &'static [&'static str]) {
     match kind {
-        CandidateType::Kem => (
+        Category::Kem => (
             1,
             &[
                 "kem_get_pk_len_bytes",
@@ -63,7 +64,7 @@ fn size_getters(kind: CandidateType) -> (u32, &'static [&'static str]) {
                 "kem_get_ss_len_bytes",
             ],
         ),
-        CandidateType::Sign => (
+        Category::Sign => (
             2,
             &[
                 "sig_get_pk_len_bytes",
@@ -71,7 +72,7 @@ fn size_getters(kind: CandidateType) -> (u32, &'static [&'static str]) {
                 "sig_get_sn_len_bytes",
             ],
         ),
-        CandidateType::Kex => (
+        Category::Kex => (
             3,
             &[
                 "kex_get_passes_num",
@@ -83,7 +84,7 @@ fn size_getters(kind: CandidateType) -> (u32, &'static [&'static str]) {
                 "kex_get_total_msg_len_bytes",
             ],
         ),
-        CandidateType::Hash => (4, &[]),
+        Category::Hash => (4, &[]),
     }
 }
 
@@ -113,7 +114,7 @@ pub fn shim_source(info: &ShimInfo<'_>) -> String {
             s.push_str("int pqperf_nist_random(uint8_t *out, size_t n) { return PQCLEAN_randombytes(out, n); }\n");
         }
         ApiKind::Iccs => {
-            if let (CandidateType::Hash, Some(h)) = (info.kind, info.header) {
+            if let (Category::Hash, Some(h)) = (info.kind, info.header) {
                 s.push_str(&format!("#include {}\n", c_string(h)));
             }
             s.push_str("#include \"drng.h\"\n");
@@ -138,7 +139,7 @@ pub fn shim_source(info: &ShimInfo<'_>) -> String {
                  static void pqperf_put(char *dst, size_t n, const char *src) { size_t l = strlen(src); if (l >= n) l = n - 1; memcpy(dst, src, l); dst[l] = 0; }\n\
                  const ngcc_meta_t *ngcc_meta(void);\nconst ngcc_meta_t *ngcc_meta(void) {\n  if (!pqperf_meta_done) {\n",
             );
-            let nsizes = if info.kind == CandidateType::Hash {
+            let nsizes = if info.kind == Category::Hash {
                 2
             } else {
                 getters.len()
@@ -161,7 +162,7 @@ pub fn shim_source(info: &ShimInfo<'_>) -> String {
                     c_string(val)
                 ));
             }
-            if info.kind == CandidateType::Hash {
+            if info.kind == Category::Hash {
                 s.push_str("#ifdef DIGEST_BIT_LENGTH\n    pqperf_meta.sizes[0] = DIGEST_BIT_LENGTH; pqperf_meta.sizes[1] = DIGEST_BIT_LENGTH / 8;\n#endif\n");
             }
             for (i, g) in getters.iter().enumerate() {
@@ -174,7 +175,7 @@ pub fn shim_source(info: &ShimInfo<'_>) -> String {
 }
 
 /// Symbols (or globs) a library of this kind exports.
-pub fn exported_symbols(kind: CandidateType, api: ApiKind, namespace: Option<&str>) -> Vec<String> {
+pub fn exported_symbols(kind: Category, api: ApiKind, namespace: Option<&str>) -> Vec<String> {
     let mut v: Vec<String> = vec!["ngcc_build_flags".into()];
     match api {
         ApiKind::Nist => {
@@ -196,7 +197,7 @@ pub fn exported_symbols(kind: CandidateType, api: ApiKind, namespace: Option<&st
                 v.push(s.into());
             }
             let api: &[&str] = match kind {
-                CandidateType::Kem => &[
+                Category::Kem => &[
                     "kem_get_pk_len_bytes",
                     "kem_get_sk_len_bytes",
                     "kem_get_ss_len_bytes",
@@ -205,7 +206,7 @@ pub fn exported_symbols(kind: CandidateType, api: ApiKind, namespace: Option<&st
                     "kem_enc",
                     "kem_dec",
                 ],
-                CandidateType::Sign => &[
+                Category::Sign => &[
                     "sig_get_pk_len_bytes",
                     "sig_get_sk_len_bytes",
                     "sig_get_sn_len_bytes",
@@ -213,7 +214,7 @@ pub fn exported_symbols(kind: CandidateType, api: ApiKind, namespace: Option<&st
                     "sig_sign",
                     "sig_verify",
                 ],
-                CandidateType::Kex => &[
+                Category::Kex => &[
                     "kex_get_passes_num",
                     "kex_get_pk_len_bytes",
                     "kex_get_sk_len_bytes",
@@ -228,7 +229,7 @@ pub fn exported_symbols(kind: CandidateType, api: ApiKind, namespace: Option<&st
                     "kex_derive_ss_a",
                     "kex_derive_ss_b",
                 ],
-                CandidateType::Hash => &["CryptHash"],
+                Category::Hash => &["CryptHash"],
             };
             v.extend(api.iter().map(|s| s.to_string()));
         }
@@ -258,16 +259,12 @@ mod tests {
 
     #[test]
     fn version_script_lists_api() {
-        let syms = exported_symbols(CandidateType::Sign, ApiKind::Iccs, None);
+        let syms = exported_symbols(Category::Sign, ApiKind::Iccs, None);
         let vs = version_script(&syms);
         assert!(vs.contains("    sig_verify;\n"));
         assert!(vs.contains("    drng_algorithm;\n"));
         assert!(vs.ends_with("  local:\n    *;\n};\n"));
-        let n = exported_symbols(
-            CandidateType::Kem,
-            ApiKind::Nist,
-            Some("PQCLEAN_MLKEM512_CLEAN"),
-        );
+        let n = exported_symbols(Category::Kem, ApiKind::Nist, Some("PQCLEAN_MLKEM512_CLEAN"));
         assert!(n.contains(&"PQCLEAN_MLKEM512_CLEAN_crypto_*".to_string()));
     }
 }

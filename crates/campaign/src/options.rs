@@ -5,14 +5,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pqperf_measure::plan::{self, Planning};
-use pqperf_measure::{DriverExe, Regex, UnitSettings};
+use pqperf_measure::{DriverExe, UnitSettings};
+use pqperf_model::select::Selection;
 
 use crate::CampaignError;
 
 type Res<T> = Result<T, CampaignError>;
-
-/// Default `--defer` regex of the reference (very slow NGCC instances).
-pub const DEFAULT_DEFER: &str = r"^(sign-30/TRINE-512-|sign-32/UVW-512$)";
 
 /// Options of a campaign invocation.
 #[derive(Debug, Clone)]
@@ -23,12 +21,9 @@ pub struct CampaignOptions {
     pub cpu: usize,
     /// `--cpu auto`: measuring phases lease a free CPU of the allowed set instead of `cpu`.
     pub cpu_auto: bool,
-    /// `--only` regex, searched in `<id>/<label>` (`pqperf_build::selects`).
-    pub only: Option<Regex>,
-    /// `--defer` regex (None = off).
-    pub defer: Option<Regex>,
-    /// Process only deferred instances.
-    pub deferred_only: bool,
+    /// The instances the phases work on: `--only`, `--defer`, `--deferred-only`
+    /// (`--shard` is applied on top, [`crate::select::selected`]).
+    pub select: Selection,
     /// `--system`.
     pub system: Option<String>,
     /// `--shard K/N`.
@@ -90,9 +85,7 @@ impl CampaignOptions {
             run_dir,
             cpu: default_cpu(),
             cpu_auto: false,
-            only: None,
-            defer: None,
-            deferred_only: false,
+            select: Selection::all(),
             system: None,
             shard: None,
             planning: plan::reference_planning(),
@@ -168,7 +161,7 @@ pub struct OptionsData {
     /// `--cpu auto`: lease a free CPU of the allowed set.
     #[serde(default)]
     pub cpu_auto: bool,
-    /// `--only` pattern (`pqperf_build::selects`).
+    /// `--only` pattern ([`Selection`]).
     pub only: Option<String>,
     /// `--defer` pattern.
     pub defer: Option<String>,
@@ -226,16 +219,9 @@ impl OptionsData {
             o.cpu = c;
         }
         o.cpu_auto = self.cpu_auto;
-        let re = |what: &str, s: &str| {
-            Regex::new(s).map_err(|e| CampaignError::msg(format!("{what} {s:?}: {e}")))
-        };
-        o.only = self.only.as_deref().map(|s| re("--only", s)).transpose()?;
-        o.defer = self
-            .defer
-            .as_deref()
-            .map(|s| re("--defer", s))
-            .transpose()?;
-        o.deferred_only = self.deferred_only;
+        o.select = Selection::only(self.only.as_deref())
+            .and_then(|s| s.with_defer(self.defer.as_deref(), self.deferred_only))
+            .map_err(|e| CampaignError::msg(e.to_string()))?;
         o.system = self.system.clone();
         o.register = self.register.clone();
         if let Some(s) = &self.systems {

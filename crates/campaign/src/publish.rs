@@ -55,7 +55,9 @@ pub fn publish_with(
     let dest = dest_root.join("performance/data").join(&id);
     let mut files: Vec<PathBuf> = vec![layout.campaign_json(), layout.build_json()];
     let excluded = |p: &Path| -> bool {
-        let Some(re) = &opts.defer else { return false };
+        if opts.select.defer_pattern().is_none() {
+            return false;
+        }
         let cand = p
             .parent()
             .and_then(|d| d.file_name())
@@ -66,7 +68,7 @@ pub fn publish_with(
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let label = name.split("__").next().unwrap_or("");
-        re.is_match(&format!("{cand}/{label}"))
+        opts.select.defers(&format!("{cand}/{label}"))
     };
     // A symbolic link anywhere is listed, whatever its name, to be named and left out.
     let is_link = |f: &Path| {
@@ -166,11 +168,12 @@ pub fn publish_with(
         .iter()
         .flat_map(|cat| cat.instances())
         .filter_map(|(c, i)| {
-            use pqperf_model::catalog::{ApiKind, CandidateType};
+            use pqperf_model::catalog::ApiKind;
+            use pqperf_model::vocab::Category;
             let bits = match i.api {
                 ApiKind::Nist => i.nist.as_ref()?.target_bits()?,
                 // PQClean labels name parameters (ml-kem-512), never read as targets.
-                ApiKind::Iccs if c.kind != CandidateType::Hash => {
+                ApiKind::Iccs if c.kind != Category::Hash => {
                     pqperf_model::sidecsv::target_bits_from_label(&i.label)
                         .and_then(|b| u32::try_from(b).ok())?
                 }

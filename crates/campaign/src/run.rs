@@ -406,7 +406,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         let c = match ph {
             Phase::Calibrate | Phase::Measure | Phase::Plan => {
                 let mut insts = selected(opts, measurable(opts)?);
-                if baseline_unwanted && opts.only.is_none() {
+                if baseline_unwanted && opts.select.only_pattern().is_none() {
                     insts.retain(|i| i.entry.candidate != "iccs");
                 }
                 if let Some(msg) = empty_selection(ph, opts, &insts) {
@@ -501,7 +501,7 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
         phase,
         Phase::Build | Phase::All | Phase::Baseline | Phase::Check | Phase::Publish
     ) {
-        match pqperf_build::stale_builds(run, None, opts.only.as_ref()) {
+        match pqperf_build::stale_builds(run, None, &opts.select) {
             Ok(lines) if !lines.is_empty() => {
                 return Some(pqperf_build::stale_refusal(
                     &format!("phase {}", phase.name()),
@@ -545,15 +545,15 @@ fn empty_selection(
     opts: &CampaignOptions,
     insts: &[pqperf_measure::instance::Instance],
 ) -> Option<String> {
-    if !insts.is_empty() || opts.shard.is_some() || opts.deferred_only {
+    if !insts.is_empty() || opts.shard.is_some() || opts.select.deferred_only() {
         return None;
     }
     let n_all = measurable(opts).map(|v| v.len()).unwrap_or(0);
-    Some(match &opts.only {
+    Some(match opts.select.only_pattern() {
         Some(re) => format!(
             "phase {}: --only {:?} selects none of the {n_all} measurable instance(s) (<id>/<label> with KAT PASS; `--list` shows them)",
             ph.name(),
-            re.as_str()
+            re
         ),
         None => format!(
             "phase {}: nothing to do: {} lists no measurable instance (KAT PASS); run the kat phase first",

@@ -13,7 +13,6 @@ use pqperf_model::record::Record;
 use pqperf_model::vocab::Category;
 use sha2::{Digest, Sha256};
 
-use crate::options::DEFAULT_DEFER;
 use crate::rundir::{load_build, load_catalog};
 use crate::{CampaignError, CampaignOptions};
 
@@ -191,10 +190,6 @@ pub fn parse_shard(
 
 /// Instances selected by `--only`, `--deferred-only`, `--defer` and `--shard`.
 pub fn selected(opts: &CampaignOptions, all: Vec<Instance>) -> Vec<Instance> {
-    let defer_re = opts.defer.clone().or_else(|| {
-        opts.deferred_only
-            .then(|| Regex::new(DEFAULT_DEFER).expect("regex"))
-    });
     let shard_map = opts.shard.map(|(_, n)| {
         let costs = opts
             .prior_data
@@ -202,29 +197,21 @@ pub fn selected(opts: &CampaignOptions, all: Vec<Instance>) -> Vec<Instance> {
             .map(prior_costs)
             .unwrap_or_default();
         let built: Vec<String> = all.iter().map(Instance::key).collect();
-        let d = defer_re.clone();
         (
-            shard_map(&costs, &built, n, &move |k| {
-                d.as_ref().is_some_and(|r| r.is_match(k))
-            }),
+            shard_map(&costs, &built, n, &|k| opts.select.is_deferred(k)),
             n,
         )
     });
     all.into_iter()
         .filter(|i| {
-            let key = i.key();
-            if !pqperf_build::selects(opts.only.as_ref(), &i.entry.candidate, &i.entry.label) {
-                return false;
-            }
-            let is_deferred = defer_re.as_ref().is_some_and(|r| r.is_match(&key));
-            if opts.deferred_only {
-                return is_deferred;
-            }
-            if opts.defer.is_some() && is_deferred {
+            if !opts
+                .select
+                .selects_with_defer(&i.entry.candidate, &i.entry.label)
+            {
                 return false;
             }
             if let (Some((k, _)), Some((map, n))) = (opts.shard, &shard_map) {
-                return shard_of(map, &key, *n) == k - 1;
+                return shard_of(map, &i.key(), *n) == k - 1;
             }
             true
         })

@@ -41,8 +41,8 @@
 use serde::Serialize;
 
 use pqperf_model::Record;
+use pqperf_model::pynum::quantile_sorted;
 use pqperf_model::robust::{Estimator, percentile_ci};
-use pqperf_model::stats::quantile_sorted;
 
 pub use pqperf_model::ab::Verdict;
 

@@ -40,8 +40,9 @@ use pqperf_measure::verify::INCONSISTENT;
 use pqperf_model::ab::{
     AB_KIND, AB_SCHEMA, AbEvidence, AbPair, AbProcess, AbResult, AbUnit, Verdict,
 };
+use pqperf_model::pynum::quantile_sorted;
 use pqperf_model::robust::Estimator;
-use pqperf_model::stats::quantile_sorted;
+use pqperf_model::select::Selection;
 
 use crate::CompareError;
 use crate::paired::{Slot, look_confidence, looks, paired, schedule_looks};
@@ -59,8 +60,8 @@ pub struct AbOptions {
     pub b_run: PathBuf,
     /// Instance mapping `A label → B label`; without one, equal (candidate, label) pair up.
     pub map: Vec<(String, String)>,
-    /// `--only`: side A's instances whose `<id>/<label>` matches.
-    pub only: Option<regex::Regex>,
+    /// `--only`: side A's instances selected.
+    pub select: Selection,
     /// Operation keys to measure (`keygen`, `hash_32`, …); empty: every operation.
     pub ops: Vec<String>,
     /// Pairs per unit at the first look.
@@ -180,7 +181,7 @@ pub fn units(o: &AbOptions) -> Result<Vec<UnitPlan>, CompareError> {
     }
     let mut out = Vec::new();
     for a in &ia {
-        if !pqperf_build::selects(o.only.as_ref(), &a.entry.candidate, &a.entry.label) {
+        if !o.select.selects(&a.entry.candidate, &a.entry.label) {
             continue;
         }
         let b = if o.map.is_empty() {
@@ -219,9 +220,9 @@ pub fn units(o: &AbOptions) -> Result<Vec<UnitPlan>, CompareError> {
         return Err(refused(format!(
             "nothing to measure: no measurable instance of {} (KAT PASS){}{} pairs with one of {}{}",
             o.a_run.display(),
-            o.only
-                .as_ref()
-                .map(|r| format!(" matching --only {:?}", r.as_str()))
+            o.select
+                .only_pattern()
+                .map(|r| format!(" matching --only {r:?}"))
                 .unwrap_or_default(),
             if o.ops.is_empty() {
                 String::new()

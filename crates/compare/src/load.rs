@@ -83,7 +83,7 @@ pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
 /// `records/` (a run directory's or a dataset system's), atomically, keeping every other key.
 pub fn record_noise_floor(side: &Side, floor: serde_json::Value) -> Result<PathBuf, CompareError> {
     let path = pqperf_model::layout::RunLayout::new(&side.system_dir).campaign_json();
-    let text = pqperf_model::error::read_text(&path, &path)
+    let text = pqperf_model::limits::read_text(&path, &path)
         .map_err(|e| CompareError::Load(e.to_string()))?;
     let mut v: serde_json::Value =
         pyjson::from_str(&path, &text).map_err(|e| CompareError::Load(e.to_string()))?;

@@ -13,8 +13,8 @@
 //!   that pairs are independent. Its coverage is binomial and reported. Below 6 pairs no
 //!   95 % interval of this kind exists.
 
+use pqperf_model::pynum::quantile_sorted;
 use pqperf_model::robust::SplitMix64;
-use pqperf_model::stats::quantile_sorted;
 
 /// One scheduled pair: which unit, its pair number, and whether A runs first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

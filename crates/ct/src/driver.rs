@@ -15,7 +15,8 @@
 //! Driver exit status: 0 the operation returned 0; 1 it returned non-zero; 2 unknown
 //! operation; 10 setup (keygen/encapsulation before the operation) failed.
 
-use pqperf_model::catalog::{ApiKind, CandidateType, NistApi};
+use pqperf_model::catalog::{ApiKind, NistApi};
+use pqperf_model::vocab::Category;
 
 /// One operation the driver can run, with what it marks secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,24 +33,24 @@ pub const DRNG: &str = "DRNG output";
 pub const SECRET_KEY: &str = "secret key";
 
 /// Operations checked for a candidate kind (empty for hash instances: no secret input).
-pub fn operations(kind: CandidateType) -> Vec<OpSpec> {
+pub fn operations(kind: Category) -> Vec<OpSpec> {
     let op = |name, secrets| OpSpec { name, secrets };
     match kind {
-        CandidateType::Sign => vec![
+        Category::Sign => vec![
             op("keygen", &[DRNG][..]),
             op("sign", &[SECRET_KEY, DRNG][..]),
         ],
-        CandidateType::Kem => vec![
+        Category::Kem => vec![
             op("keygen", &[DRNG][..]),
             op("enc", &[DRNG][..]),
             op("dec", &[SECRET_KEY][..]),
         ],
-        CandidateType::Kex => vec![
+        Category::Kex => vec![
             op("init_a", &[DRNG][..]),
             op("init_b", &[DRNG][..]),
             op("exchange", &["secret keys", "protocol states", DRNG][..]),
         ],
-        CandidateType::Hash => vec![],
+        Category::Hash => vec![],
     }
 }
 
@@ -520,15 +521,15 @@ impl Probe {
 
 /// C source of the driver for an instance; `None` for kinds without secret inputs (hash)
 /// or a NIST instance without its API description.
-pub fn driver_source(kind: CandidateType, api: ApiKind, nist: Option<&NistApi>) -> Option<String> {
+pub fn driver_source(kind: Category, api: ApiKind, nist: Option<&NistApi>) -> Option<String> {
     let body = match (api, kind) {
-        (_, CandidateType::Hash) => return None,
-        (ApiKind::Iccs, CandidateType::Sign) => ICCS_SIGN.to_string(),
-        (ApiKind::Iccs, CandidateType::Kem) => ICCS_KEM.to_string(),
-        (ApiKind::Iccs, CandidateType::Kex) => ICCS_KEX.to_string(),
-        (ApiKind::Nist, CandidateType::Sign) => nist_sign(&nist?.namespace, nist?),
-        (ApiKind::Nist, CandidateType::Kem) => nist_kem(&nist?.namespace, nist?),
-        (ApiKind::Nist, CandidateType::Kex) => return None,
+        (_, Category::Hash) => return None,
+        (ApiKind::Iccs, Category::Sign) => ICCS_SIGN.to_string(),
+        (ApiKind::Iccs, Category::Kem) => ICCS_KEM.to_string(),
+        (ApiKind::Iccs, Category::Kex) => ICCS_KEX.to_string(),
+        (ApiKind::Nist, Category::Sign) => nist_sign(&nist?.namespace, nist?),
+        (ApiKind::Nist, Category::Kem) => nist_kem(&nist?.namespace, nist?),
+        (ApiKind::Nist, Category::Kex) => return None,
     };
     let rng = match api {
         ApiKind::Iccs => ICCS_RNG,

@@ -32,6 +32,7 @@ use pqperf_build::{BuildCtx, FlagSet};
 use pqperf_model::catalog::{Candidate, Catalog, Instance};
 use pqperf_model::ct::{CT_SCHEMA, CtEvidence, CtOperation};
 use pqperf_model::layout::RunLayout;
+use pqperf_model::select::Selection;
 
 pub use accepted::AcceptedTable;
 
@@ -69,8 +70,8 @@ pub struct CtOptions {
     pub run_dir: PathBuf,
     /// Catalog file (default `<run>/catalog.toml`).
     pub catalog: Option<PathBuf>,
-    /// Regex searched in `<id>/<label>`.
-    pub only: Option<String>,
+    /// The instances checked (`--only`, or the keys a campaign phase hands on).
+    pub select: Selection,
     /// Accepted-findings table (default: the shipped one).
     pub accepted: Option<PathBuf>,
     /// valgrind executable.
@@ -89,7 +90,7 @@ impl CtOptions {
         CtOptions {
             run_dir: run_dir.into(),
             catalog: None,
-            only: None,
+            select: Selection::all(),
             accepted: None,
             valgrind: "valgrind".into(),
             timeout: Duration::from_secs(600),
@@ -458,7 +459,6 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
     };
     let cat_path = pqperf_build::catalog_path(&opts.run_dir, opts.catalog.as_deref());
     let cat = Catalog::load(&cat_path).map_err(pqperf_build::BuildError::from)?;
-    let only = pqperf_build::only_regex(opts.only.as_deref())?;
     let bj = pqperf_build::read_build_json(&opts.run_dir)?;
     std::fs::create_dir_all(&opts.run_dir).map_err(io(&opts.run_dir))?;
     let scratch = RunLayout::new(&opts.run_dir).ct_build_dir();
@@ -472,7 +472,7 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
     )> = Vec::new();
     for (c, i) in cat.instances() {
         let key = i.key(c);
-        if only.as_ref().is_some_and(|r| !r.is_match(&key)) {
+        if !opts.select.selects(&c.id, &i.label) {
             continue;
         }
         let Some(e) = bj.instances.get(&key) else {

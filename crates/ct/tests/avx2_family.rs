@@ -13,7 +13,7 @@ fn mldsa44_avx2_inherits_the_clean_acceptances_by_family() {
     let only = "^ml-dsa-44/ml-dsa-44(-avx2)?$";
     let (_tmp, run_dir) = common::pqclean_run(only, 2);
     let mut o = CtOptions::new(&run_dir);
-    o.only = Some(only.into());
+    o.select = pqperf_model::select::Selection::only(Some(only)).unwrap();
     let s = run(&o).unwrap();
     let clean = s.evidence.iter().find(|e| e.label == "ml-dsa-44").unwrap();
     let avx2 = s

@@ -14,7 +14,7 @@ fn mlkem512_and_mldsa44_have_only_accepted_findings() {
     let only = "^(ml-kem-512/ml-kem-512|ml-dsa-44/ml-dsa-44)$";
     let (_tmp, run_dir) = common::pqclean_run(only, 2);
     let mut o = CtOptions::new(&run_dir);
-    o.only = Some(only.into());
+    o.select = pqperf_model::select::Selection::only(Some(only)).unwrap();
     let t0 = Instant::now();
     let s = run(&o).unwrap();
     eprintln!(

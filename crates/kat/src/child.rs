@@ -8,8 +8,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use pqperf_ffi::dl::{Library, NistKemSizes, NistSignSizes};
-use pqperf_model::catalog::{ApiKind, CandidateType};
+use pqperf_model::catalog::ApiKind;
 use pqperf_model::katlog::sha256_hex;
+use pqperf_model::vocab::Category;
 
 use crate::judge::{self, Judge};
 use crate::{KatJob, kv, procs, type_word};
@@ -119,7 +120,7 @@ fn run_nist(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
     let mut text = String::new();
     let mut t = procs::Timing::default();
     let r = match job.kind {
-        CandidateType::Sign => {
+        Category::Sign => {
             log.line(&kv("sn_len", n.sig_bytes.unwrap_or(0)));
             let sizes = NistSignSizes {
                 pk: n.pk_bytes as usize,
@@ -128,7 +129,7 @@ fn run_nist(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
             };
             procs::nist_sign(lib, &n.namespace, sizes, n.ctx, &mut text, &mut t)
         }
-        CandidateType::Kem => {
+        Category::Kem => {
             log.line(&kv("ct_len", n.ct_bytes.unwrap_or(0)));
             log.line(&kv("ss_len", n.ss_bytes.unwrap_or(0)));
             let sizes = NistKemSizes {
@@ -172,7 +173,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
     };
     // Sizes into the header.
     let sizes: Vec<(&str, u64)> = match job.kind {
-        CandidateType::Sign => match pqperf_ffi::dl::SigApi::new(lib) {
+        Category::Sign => match pqperf_ffi::dl::SigApi::new(lib) {
             Ok(a) => vec![
                 ("pk_len", a.sizes.pk),
                 ("sk_len", a.sizes.sk),
@@ -180,7 +181,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
             ],
             Err(e) => return ("LOADFAIL", e.to_string()),
         },
-        CandidateType::Kem => match pqperf_ffi::dl::KemApi::new(lib) {
+        Category::Kem => match pqperf_ffi::dl::KemApi::new(lib) {
             Ok(a) => vec![
                 ("pk_len", a.sizes.pk),
                 ("sk_len", a.sizes.sk),
@@ -189,7 +190,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
             ],
             Err(e) => return ("LOADFAIL", e.to_string()),
         },
-        CandidateType::Kex => match pqperf_ffi::dl::KexApi::new(lib) {
+        Category::Kex => match pqperf_ffi::dl::KexApi::new(lib) {
             Ok(a) => vec![
                 ("passes", a.sizes.passes),
                 ("pk_len", a.sizes.pk),
@@ -201,7 +202,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
             ],
             Err(e) => return ("LOADFAIL", e.to_string()),
         },
-        CandidateType::Hash => {
+        Category::Hash => {
             let bits = lib
                 .meta()
                 .ok()
@@ -214,7 +215,7 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
         log.line(&kv(k, v));
     }
     let mut t = procs::Timing::default();
-    if job.kind == CandidateType::Hash {
+    if job.kind == Category::Hash {
         let d = sizes[0].1 as u32;
         let mut checks = Vec::new();
         for f in judge::hash_files(job) {
@@ -239,8 +240,8 @@ fn run_iccs(job: &KatJob, lib: &Library, log: &mut LogFile) -> (&'static str, St
     let prefix = judge::pkc_prefix(job.kind);
     let mut text = String::new();
     let r = match job.kind {
-        CandidateType::Sign => procs::kat_sig(lib, count_n, &mut text, &mut t),
-        CandidateType::Kem => procs::kat_kem(lib, count_n, &mut text, &mut t),
+        Category::Sign => procs::kat_sig(lib, count_n, &mut text, &mut t),
+        Category::Kem => procs::kat_kem(lib, count_n, &mut text, &mut t),
         _ => procs::kat_kex(lib, count_n, &mut text, &mut t),
     };
     if let Some(l) = t.line() {

@@ -7,8 +7,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use pqperf_model::catalog::{ApiKind, CandidateType, Kat};
+use pqperf_model::catalog::{ApiKind, Kat};
 use pqperf_model::katlog::{KatManifest, sha256_hex};
+use pqperf_model::vocab::Category;
 
 use crate::{KatJob, compare, procs, severity};
 
@@ -146,10 +147,10 @@ pub(crate) fn combine_hash(checks: &[(&'static str, String)]) -> (&'static str, 
 }
 
 /// The PKC KAT file prefix of a candidate type.
-pub(crate) fn pkc_prefix(kind: CandidateType) -> &'static str {
+pub(crate) fn pkc_prefix(kind: Category) -> &'static str {
     match kind {
-        CandidateType::Sign => "KAT_SIG",
-        CandidateType::Kem => "KAT_KEM",
+        Category::Sign => "KAT_SIG",
+        Category::Kem => "KAT_KEM",
         _ => "KAT_KEX",
     }
 }
@@ -194,7 +195,7 @@ pub(crate) fn generated_files(job: &KatJob) -> Vec<String> {
     let name = Judge::new(job)
         .map(|j| j.name)
         .unwrap_or_else(|_| job.instance.clone());
-    if job.kind == CandidateType::Hash {
+    if job.kind == Category::Hash {
         return hash_files(job)
             .iter()
             .map(|f| format!("{}_{name}.txt", f.word()))
@@ -218,7 +219,7 @@ pub fn parent_verdict(job: &KatJob) -> (&'static str, String) {
         Ok(j) => j,
         Err(e) => return ("LOADFAIL", e),
     };
-    if job.kind == CandidateType::Hash {
+    if job.kind == Category::Hash {
         let mut checks = Vec::new();
         for f in hash_files(job) {
             let file = format!("{}_{}.txt", f.word(), judge.name);

@@ -32,7 +32,8 @@ pub mod procs;
 
 use std::path::{Path, PathBuf};
 
-use pqperf_model::catalog::{ApiKind, CandidateType, Kat};
+use pqperf_model::catalog::{ApiKind, Kat};
+use pqperf_model::vocab::Category;
 use serde::{Deserialize, Serialize};
 
 pub use child::child_main;
@@ -105,7 +106,7 @@ pub struct KatJob {
     /// Instance name (KAT file names, RESULT line).
     pub instance: String,
     /// Candidate type (which procedure runs).
-    pub kind: CandidateType,
+    pub kind: Category,
     /// Algorithm name (log header).
     pub algorithm: String,
     /// Implementation variant (`reference`, `optimized-…`).
@@ -141,7 +142,7 @@ pub struct KatJob {
     pub inputs_sha256: Option<String>,
 }
 
-fn type_word(kind: CandidateType) -> &'static str {
+fn type_word(kind: Category) -> &'static str {
     kind.meta_word()
 }
 

@@ -11,6 +11,7 @@ use pqperf_build::{BuildCtx, FlagSet, build_instance, entry_for};
 use pqperf_model::catalog::{Candidate, Catalog, Instance};
 use pqperf_model::katlog::sha256_hex;
 use pqperf_model::layout::RunLayout;
+use pqperf_model::select::Selection;
 
 use crate::{KatError, KatJob, fallback_helps, io_err, kv};
 
@@ -21,8 +22,8 @@ pub struct KatOptions {
     pub run_dir: PathBuf,
     /// Catalog file (default `<run>/catalog.toml`).
     pub catalog: Option<PathBuf>,
-    /// Regex searched in `<id>/<label>`.
-    pub only: Option<String>,
+    /// The instances checked (`--only`, or the keys a campaign phase hands on).
+    pub select: Selection,
     /// Per-instance child timeout.
     pub timeout: Duration,
     /// Executable re-executed as `<exe> kat-child <job>` (default: the current executable).
@@ -45,7 +46,7 @@ impl std::fmt::Debug for KatOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KatOptions")
             .field("run_dir", &self.run_dir)
-            .field("only", &self.only)
+            .field("select", &self.select)
             .field("timeout", &self.timeout)
             .field("jobs", &self.jobs)
             .field("fallback", &self.fallback)
@@ -60,7 +61,7 @@ impl KatOptions {
         KatOptions {
             run_dir: run_dir.into(),
             catalog: None,
-            only: None,
+            select: Selection::all(),
             timeout: Duration::from_secs(900),
             child_exe: None,
             jobs: 1,
@@ -371,7 +372,6 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
     let t0 = Instant::now();
     let cat_path = pqperf_build::catalog_path(&opts.run_dir, opts.catalog.as_deref());
     let cat = Catalog::load(&cat_path).map_err(pqperf_build::BuildError::from)?;
-    let only = pqperf_build::only_regex(opts.only.as_deref())?;
     let exe = match &opts.child_exe {
         Some(e) => e.clone(),
         None => {
@@ -384,7 +384,7 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
     for (ci, c) in cat.candidates.iter().enumerate() {
         for (ii, i) in c.instances.iter().enumerate() {
             let key = i.key(c);
-            if only.as_ref().is_none_or(|r| r.is_match(&key))
+            if opts.select.selects(&c.id, &i.label)
                 && bj.lock().unwrap().instances.contains_key(&key)
             {
                 todo.push((ci, ii, key));

@@ -1,6 +1,7 @@
 //! The decisions of measuring one operation, as pure functions of what was measured so far
-//! (no process is started here): the trial length and budget of the `--target-ci` protocol,
-//! when to add one more trial, whether a disturbed process is re-run, which attempt is kept.
+//! (no process is started here): the trial length of the `--target-ci` protocol (its plan
+//! and budget are [`crate::plan::confident_plan`]), when to add one more trial, whether a
+//! disturbed process is re-run, which attempt is kept.
 //!
 //! **`--target-ci` protocol.** The trial length is chosen from the calibration: the process
 //! setup time it measured (`setup_s`), bounded to [[`MIN_TRIAL_S`], [`MAX_TRIAL_S`]], so a
@@ -17,10 +18,6 @@
 //! so far within the target (`no_effect`), not when the budget would be exceeded, and not
 //! when every one of the last [`HOST_DISTURBED_RUN`] driver processes of the phase was
 //! disturbed (`host_always_disturbed`: on such a host a re-run is disturbed too).
-
-use pqperf_model::Plan;
-
-use crate::plan::{Planning, plan_op};
 
 /// Shortest trial of the `--target-ci` protocol (seconds of timed work).
 pub const MIN_TRIAL_S: f64 = 0.02;
@@ -41,31 +38,6 @@ pub fn confident_trial_s(setup_s: f64) -> f64 {
     } else {
         MIN_TRIAL_S
     }
-}
-
-/// The `--target-ci` plan of an operation (see the module doc) and its budget in seconds:
-/// `(plan, trial target, budget)`. Returns `None` when the reference plan is the better one:
-/// one process for all trials (setup above the planning's limit) or the calibration call
-/// reused as the measurement.
-pub fn confident_plan(
-    p: &Planning,
-    t1: f64,
-    setup: f64,
-    c: Option<f64>,
-) -> Option<(Plan, f64, f64)> {
-    let reference = plan_op(p, t1, setup, c);
-    if !reference.separate_processes || crate::plan::reuses_calibration(&reference) {
-        return None;
-    }
-    let trial_s = confident_trial_s(setup);
-    let short = Planning {
-        trial_target_s: trial_s,
-        ..p.clone()
-    };
-    let plan = plan_op(&short, t1, setup, c);
-    let budget = reference.estimated_s.unwrap_or(0.0).min(p.op_budget_s);
-    let budget = budget.max(plan.estimated_s.unwrap_or(0.0));
-    Some((plan, trial_s, budget))
 }
 
 /// Why trials stop being added (`None`: add one more), given the robust interval's relative
@@ -185,7 +157,6 @@ pub fn median(v: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::reference_planning;
 
     fn facts() -> AttemptFacts {
         AttemptFacts {
@@ -290,27 +261,6 @@ mod tests {
         assert_eq!(confident_trial_s(0.08), 0.08);
         assert_eq!(confident_trial_s(3.0), MAX_TRIAL_S);
         assert_eq!(confident_trial_s(f64::NAN), MIN_TRIAL_S);
-    }
-
-    #[test]
-    fn a_confident_plan_is_shorter_than_the_reference_and_keeps_its_rules() {
-        let p = reference_planning();
-        // ML-KEM-512 keygen: 20 µs a call, 40 ms to start a process.
-        let (plan, trial_s, budget) = confident_plan(&p, 20e-6, 0.04, None).unwrap();
-        let reference = plan_op(&p, 20e-6, 0.04, None);
-        assert_eq!(trial_s, 0.04);
-        assert_eq!(plan.trials, 5);
-        assert!(plan.separate_processes);
-        assert_eq!(plan.iterations_per_trial, 2000);
-        assert!(plan.trials * plan.iterations_per_trial >= 100);
-        assert_eq!(budget, reference.estimated_s.unwrap());
-        assert!(plan.estimated_s.unwrap() < budget / 5.0);
-        // A slow call keeps the guide's 100 calls (20 per trial).
-        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None).unwrap();
-        assert_eq!(plan.iterations_per_trial, 20);
-        // One process for all trials, or the calibration reused: the reference plan.
-        assert!(confident_plan(&p, 1e-3, 120.0, None).is_none());
-        assert!(confident_plan(&crate::plan::planning(0.5, 300.0), 315.0, 2.0, None).is_none());
     }
 
     #[test]

@@ -86,6 +86,31 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
     }
 }
 
+/// The `--target-ci` plan of an operation (see `crate::decide`'s module doc) and its budget in seconds:
+/// `(plan, trial target, budget)`. Returns `None` when the reference plan is the better one:
+/// one process for all trials (setup above the planning's limit) or the calibration call
+/// reused as the measurement.
+pub fn confident_plan(
+    p: &Planning,
+    t1: f64,
+    setup: f64,
+    c: Option<f64>,
+) -> Option<(Plan, f64, f64)> {
+    let reference = plan_op(p, t1, setup, c);
+    if !reference.separate_processes || reuses_calibration(&reference) {
+        return None;
+    }
+    let trial_s = crate::decide::confident_trial_s(setup);
+    let short = Planning {
+        trial_target_s: trial_s,
+        ..p.clone()
+    };
+    let plan = plan_op(&short, t1, setup, c);
+    let budget = reference.estimated_s.unwrap_or(0.0).min(p.op_budget_s);
+    let budget = budget.max(plan.estimated_s.unwrap_or(0.0));
+    Some((plan, trial_s, budget))
+}
+
 /// Wall seconds one operation is expected to take as pqperf runs it, which the reference
 /// formula ([`plan_op`]'s `estimated_s`, kept in the record) leaves out: per process the
 /// setup, the warm-ups, the reference trials, the sampled trials (at most
@@ -289,8 +314,7 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                         .flatten();
                     let setup = setup.max(0.0);
                     match opts.target_ci.and_then(|target| {
-                        crate::decide::confident_plan(&opts.planning, t1, setup, c)
-                            .map(|x| (target, x))
+                        confident_plan(&opts.planning, t1, setup, c).map(|x| (target, x))
                     }) {
                         Some((target, (plan, trial_target_s, budget_s))) => {
                             confident = Some(Confident {
@@ -327,6 +351,27 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_confident_plan_is_shorter_than_the_reference_and_keeps_its_rules() {
+        let p = reference_planning();
+        // ML-KEM-512 keygen: 20 µs a call, 40 ms to start a process.
+        let (plan, trial_s, budget) = confident_plan(&p, 20e-6, 0.04, None).unwrap();
+        let reference = plan_op(&p, 20e-6, 0.04, None);
+        assert_eq!(trial_s, 0.04);
+        assert_eq!(plan.trials, 5);
+        assert!(plan.separate_processes);
+        assert_eq!(plan.iterations_per_trial, 2000);
+        assert!(plan.trials * plan.iterations_per_trial >= 100);
+        assert_eq!(budget, reference.estimated_s.unwrap());
+        assert!(plan.estimated_s.unwrap() < budget / 5.0);
+        // A slow call keeps the guide's 100 calls (20 per trial).
+        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None).unwrap();
+        assert_eq!(plan.iterations_per_trial, 20);
+        // One process for all trials, or the calibration reused: the reference plan.
+        assert!(confident_plan(&p, 1e-3, 120.0, None).is_none());
+        assert!(confident_plan(&planning(0.5, 300.0), 315.0, 2.0, None).is_none());
+    }
 
     #[test]
     fn reference_example_aigis_keygen() {

@@ -41,8 +41,9 @@ use pqperf_model::vocab::Counter;
 use serde_json::{Value, json};
 
 use crate::instance::{Instance, driver_args};
+use crate::output::MemFigures;
 use crate::plan::{self, PlannedOp};
-use crate::runner::{self, MemFigures, Run};
+use crate::runner::{self, Run};
 use crate::settings::UnitSettings;
 use crate::{MeasureError, decide, host};
 

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::plan::Planning;
+use pqperf_model::Planning;
+
 use crate::runner::DriverExe;
 
 /// What measuring one unit (instance × operation) needs to know of the campaign.

@@ -33,16 +33,14 @@
 //! catch (forgeries within the slack, a setup-only process that behaves differently) is in
 //! docs/ARCHITECTURE.md, "Threat model".
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
+use std::sync::OnceLock;
 
 use pqperf_ffi::procinfo::ChildAccounting;
 use pqperf_model::vocab::Counter;
 use serde_json::{Value, json};
 
 use crate::driver::{DriverArgs, SAMPLE_CALLS};
-use crate::runner::Parsed;
+use crate::output::Parsed;
 
 /// Process status of a driver run whose claims disagree with the kernel's accounting.
 pub const INCONSISTENT: &str = "inconsistent";
@@ -307,48 +305,6 @@ fn round6(x: f64) -> f64 {
 pub fn tick_hz() -> Option<f64> {
     static HZ: OnceLock<Option<f64>> = OnceLock::new();
     *HZ.get_or_init(|| pqperf_ffi::counters::ticks_hz(20).map(|h| h as f64))
-}
-
-/// Setup CPU seconds per unit (library, operation, input bytes, API) already measured.
-fn setup_cache() -> &'static Mutex<HashMap<String, f64>> {
-    static C: OnceLock<Mutex<HashMap<String, f64>>> = OnceLock::new();
-    C.get_or_init(Default::default)
-}
-
-/// The setup cost of `args`'s unit: CPU time of a driver process with the same arguments and
-/// 0 trials (no warm-up), started by the parent; cached per unit.
-pub fn measure_setup(
-    exe: &crate::runner::DriverExe,
-    args: &DriverArgs,
-    timeout: Duration,
-) -> Result<f64, String> {
-    let key = format!(
-        "{}\0{}\0{}\0{:?}",
-        exe.cwd.join(&args.lib).display(),
-        args.op,
-        args.bytes,
-        args.api
-    );
-    if let Some(v) = setup_cache().lock().unwrap().get(&key) {
-        return Ok(*v);
-    }
-    let mut a = args.clone();
-    a.trials = 0;
-    a.warmups = 0;
-    a.samples = false;
-    let out = crate::runner::spawn(exe, &a, timeout);
-    let parsed = crate::runner::parse_output(&out.result_lines());
-    let cpu = match (&out.accounting, parsed.status.as_deref(), out.code()) {
-        (Some(acc), Some("setup_only"), Some(0)) => acc.cpu_s(),
-        (_, st, code) => {
-            return Err(format!(
-                "the setup-only process ended {} (exit {code:?})",
-                st.unwrap_or("without STATUS")
-            ));
-        }
-    };
-    setup_cache().lock().unwrap().insert(key, cpu);
-    Ok(cpu)
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::quantile_sorted;
+use crate::pynum::quantile_sorted;
 
 /// How the canary figure is obtained (stored with every summary).
 pub const CANARY_METHOD: &str = "median ticks of 5 repetitions of a fixed integer workload (multiply-xorshift chain of 20000 steps), timed by the driver before and after its trials; a claim of the child, used only to make verdicts inconclusive";
@@ -83,15 +83,6 @@ pub struct EnvSummary {
     pub runq_share: Option<f64>,
     /// Largest 1-minute load at a process start.
     pub load_1m_max: Option<f64>,
-}
-
-/// Share of the trials' wall time spent waiting on the run queue (Σ `runq_ns` ÷ Σ seconds),
-/// the [`ProcessEnv::runq_share`] of a process; `None` when a trial has no `runq_ns` (no
-/// schedstat) or no time passed.
-pub fn runq_share_of(trials: &[crate::record::TrialSched]) -> Option<f64> {
-    let ns: f64 = trials.iter().map(|t| t.seconds).sum();
-    let q: Option<u64> = trials.iter().map(|t| t.runq_ns).sum();
-    q.filter(|_| ns > 0.0).map(|q| q as f64 / 1e9 / ns)
 }
 
 fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {

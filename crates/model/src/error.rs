@@ -204,14 +204,3 @@ pub(crate) fn join_path(a: &str, b: &str) -> String {
         format!("{a}.{b}")
     }
 }
-
-/// Read a file as UTF-8 text, naming `shown_as` in errors; at most
-/// [`crate::limits::MAX_EVIDENCE_BYTES`] ([`crate::limits::read_bounded`]).
-pub fn read_text(path: &Path, shown_as: &Path) -> Result<String, ModelError> {
-    let bytes = crate::limits::read_bounded(path, shown_as)?;
-    String::from_utf8(bytes).map_err(|e| {
-        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
-        ModelError::text(shown_as, Some(line), None, "invalid UTF-8")
-    })
-}

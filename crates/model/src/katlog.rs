@@ -268,7 +268,7 @@ impl KatManifest {
 
     /// Read a manifest file.
     pub fn read(path: &Path, shown_as: &Path) -> Result<KatManifest, ModelError> {
-        let text = crate::error::read_text(path, shown_as)?;
+        let text = crate::limits::read_text(path, shown_as)?;
         Self::parse(shown_as, &text)
     }
 

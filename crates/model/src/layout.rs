@@ -348,6 +348,11 @@ impl RunLayout {
     pub fn at(&self, rel: impl AsRef<Path>) -> PathBuf {
         self.root.join(rel)
     }
+
+    /// `site/`, where `pqperf demo` renders the HTML site of its dataset.
+    pub fn demo_site(&self) -> PathBuf {
+        self.root.join("site")
+    }
 }
 
 /// The file name of build.json.

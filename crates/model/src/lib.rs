@@ -19,7 +19,8 @@
 //! | [`katlog`] | KAT logs ([`KatLog`]: header, manifest lines, RESULT status) and `<id>/kat.sha256` ([`KatManifest`]); [`katlog::sha256_hex`] |
 //! | [`sidecsv`] | `;`-CSV side files ([`CsvTable`]) and their typed rows (systems, kat_issues, summary_notes, external_sizes, symmetric_survey, security_targets, kex_bandwidth, downloads) |
 //! | [`robust`] | robust per-call estimate (p50 / 20 % trimmed mean) with a seeded two-level bootstrap CI, stored under `pqperf.robust` |
-//! | [`stats`] | method.md §8 statistics from trials ([`RecordStats`]), process aggregates, Python `sum`, per-call quantiles ([`stats::Quantiles`]) |
+//! | [`pynum`] | Python-compatible number primitives: CPython float `sum`, true int/int division, median, type-7 quantile (no evidence type: `robust`, `stats` and `envevidence` build on it) |
+//! | [`stats`] | method.md §8 statistics from trials ([`RecordStats`]), process aggregates, per-call quantiles ([`stats::Quantiles`]) |
 //! | [`dataset`] | [`Dataset`] loader for a dataset root (`performance/data/<sys>/…`, side CSVs, manifests), with per-file errors and stray-file listing |
 //! | [`error`] | [`ModelError`]: every error names the file (relative), line/column and field |
 //! | [`golden`] | [`golden::golden_dir`]: where tests find the golden fixtures |
@@ -27,11 +28,12 @@
 //! | [`order`] | natural label order (operation order and category re-exported from [`vocab`]) |
 //! | [`ordered`] | the [`evidence_struct!`] macro: typed structs that keep key order, nulls and unknown fields |
 //! | [`catalog`] | the candidate catalog (TOML) |
+//! | [`select`] | instance selection ([`select::Selection`]): `--only`, explicit `<id>/<label>` keys, `--defer`/`--deferred-only`; one `selects(id, label)`, one error naming the bad pattern |
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
 //! | [`fmt`] | number formatting of pages and site tables (Python `%g`/`%.Nf`/`str(float)`, cycles k/M/G, percentages, sizes, ranks) |
 //! | [`fsutil`] | atomic writes |
 //! | [`md`] | text into Markdown: [`md::escape_text`], [`md::code_span`], [`md::safe_url`], and [`md::structure_char`] (what `validate` refuses in names) |
-//! | [`limits`] | bounds on evidence (samples per trial, bytes per file) and the bounded reader [`limits::read_bounded`] every evidence reader uses |
+//! | [`limits`] | bounds on evidence (samples per trial, bytes per file) and the bounded readers [`limits::read_bounded`] / [`limits::read_text`] every evidence reader uses |
 //! | [`captured`] | captured candidate output stored capped, with control characters escaped ([`captured::escape_captured`]) |
 //! | [`ab`] | comparison [`ab::Verdict`]s and the evidence of an interleaved A/B measurement (`pqperf ab`: [`ab::AbEvidence`]) |
 //! | [`envevidence`] | environment evidence of driver processes (canary, steal, run-queue share, load: [`envevidence::ProcessEnv`]) and its per-record summary |
@@ -80,8 +82,10 @@ pub mod paths;
 pub mod profile;
 pub mod provenance;
 pub mod pyjson;
+pub mod pynum;
 pub mod record;
 pub mod robust;
+pub mod select;
 pub mod sidecsv;
 pub mod stats;
 pub mod vocab;

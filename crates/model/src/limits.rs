@@ -82,6 +82,17 @@ pub fn read_bounded(path: &Path, shown: &Path) -> Result<Vec<u8>, ModelError> {
     Ok(bytes)
 }
 
+/// Read a file as UTF-8 text, naming `shown_as` in errors; at most
+/// [`MAX_EVIDENCE_BYTES`] ([`read_bounded`]).
+pub fn read_text(path: &Path, shown_as: &Path) -> Result<String, ModelError> {
+    let bytes = read_bounded(path, shown_as)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
+        ModelError::text(shown_as, Some(line), None, "invalid UTF-8")
+    })
+}
+
 /// The problem with per-trial sample counts (`counts`, one per sampled trial), if any: a trial
 /// over [`MAX_SAMPLES_PER_TRIAL`] or a record over [`MAX_SAMPLES_PER_RECORD`].
 pub fn samples_problem(counts: impl IntoIterator<Item = usize>) -> Option<String> {

@@ -96,7 +96,7 @@ impl Profile {
             .map(|(f, t)| {
                 (
                     f.to_string(),
-                    crate::stats::int_div(*t as u128, total.ticks as u128),
+                    crate::pynum::int_div(*t as u128, total.ticks as u128),
                 )
             })
             .collect();
@@ -108,7 +108,7 @@ impl Profile {
         let hash_share = if hash.is_empty() {
             Value::from(0)
         } else {
-            Value::from(crate::stats::py_sum(&hash))
+            Value::from(crate::pynum::py_sum(&hash))
         };
         Some((share, hash_share))
     }

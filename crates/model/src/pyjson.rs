@@ -270,7 +270,7 @@ pub fn from_str<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Model
 
 /// Read and parse a JSON evidence file.
 pub fn read<T: DeserializeOwned>(path: &Path, shown_as: &Path) -> Result<T, ModelError> {
-    let text = crate::error::read_text(path, shown_as)?;
+    let text = crate::limits::read_text(path, shown_as)?;
     from_str(shown_as, &text)
 }
 

@@ -285,6 +285,15 @@ pub struct TrialSched {
     pub disturbed: bool,
 }
 
+/// Share of the trials' wall time spent waiting on the run queue (Σ `runq_ns` ÷ Σ seconds),
+/// the `runq_share` of a process's [`crate::envevidence::ProcessEnv`]; `None` when a trial
+/// has no `runq_ns` (no schedstat) or no time passed.
+pub fn runq_share_of(trials: &[TrialSched]) -> Option<f64> {
+    let ns: f64 = trials.iter().map(|t| t.seconds).sum();
+    let q: Option<u64> = trials.iter().map(|t| t.runq_ns).sum();
+    q.filter(|_| ns > 0.0).map(|q| q as f64 / 1e9 / ns)
+}
+
 /// `pqperf.protocol`: the reference protocol as planned (trials of the trial target).
 pub const PROTOCOL_REFERENCE: &str = "reference";
 /// `pqperf.protocol`: the reference plan, then trials added while the interval was wide

@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{int_div, quantile_sorted};
+use crate::pynum::{int_div, quantile_sorted};
 
 /// Default number of bootstrap replicates.
 pub const RESAMPLES: u64 = 1000;

@@ -183,7 +183,7 @@ impl CsvTable {
 
     /// Read a CSV file.
     pub fn read(path: &Path, shown_as: &Path) -> Result<CsvTable, ModelError> {
-        let text = crate::error::read_text(path, shown_as)?;
+        let text = crate::limits::read_text(path, shown_as)?;
         Self::parse(shown_as, &text)
     }
 

@@ -255,6 +255,22 @@ fn missing_inputs_are_named_plainly_and_refused() {
 }
 
 #[test]
+fn a_bad_only_pattern_is_refused_naming_the_option_and_the_pattern() {
+    let d = tempfile::tempdir().unwrap();
+    let run_dir = d.path().join("run");
+    let r = run_dir.to_str().unwrap();
+    for cmd in ["build", "kat", "ct"] {
+        let (code, stdout, err) = run(&[cmd, "--run-dir", r, "--only", "(sign"]);
+        assert_eq!(code, 2, "{cmd}: {stdout}{err}");
+        assert!(err.contains("--only \"(sign\": "), "{cmd}: {err}");
+    }
+    assert!(
+        !run_dir.exists(),
+        "a refused selection created the run directory"
+    );
+}
+
+#[test]
 fn a_dataset_root_that_is_a_file_is_refused_once() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("dataset");

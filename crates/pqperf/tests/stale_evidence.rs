@@ -172,7 +172,7 @@ fn reimport_without_rebuild_is_refused_and_a_rebuild_resets_the_kat_first() {
             mid_build += 1;
         }
         // A library the killed build left is not the one build.json names: refused.
-        if pqperf_build::stale_builds(&run, None, None)
+        if pqperf_build::stale_builds(&run, None, &pqperf_model::select::Selection::all())
             .unwrap()
             .is_empty()
         {

@@ -19,6 +19,7 @@ use pqperf_ffi::dl::{HashApi, Library};
 use pqperf_iccs_capi::{HashInstance, Helper};
 use pqperf_model::fsutil::write_atomic;
 use pqperf_model::layout::RunLayout;
+use pqperf_model::select::Selection;
 use sha2::Digest as _;
 
 use crate::ProfileError;
@@ -161,7 +162,7 @@ pub fn build_baseline(run: &Path, log: &dyn Fn(String)) -> Result<BaselineSummar
     write_atomic(&cat, catalog_toml(&insts).as_bytes()).map_err(|e| ProfileError::io(&cat, e))?;
     let mut bo = pqperf_build::BuildOptions::new(run);
     bo.catalog = Some(cat);
-    bo.only = Some("^iccs/".into());
+    bo.select = Selection::only(Some("^iccs/")).expect("the baseline pattern compiles");
     let b = pqperf_build::build(&bo).map_err(|e| ProfileError::Other(e.to_string()))?;
     sum.built = b
         .built

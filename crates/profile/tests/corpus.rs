@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use pqperf_measure::Instance;
 use pqperf_measure::driver::ApiSpec;
-use pqperf_model::catalog::{CandidateType, Catalog};
+use pqperf_model::catalog::Catalog;
 use pqperf_model::profile::Profile;
+use pqperf_model::vocab::Category;
 use pqperf_profile::phase::{self, ChildExe, ProfileOptions};
 
 #[test]
@@ -31,7 +32,12 @@ fn one_of_each_family() {
     })
     .unwrap();
     let mut bo = pqperf_build::BuildOptions::new(&run);
-    bo.only = Some(format!("^({})/({})$", ids.join("|"), ids.join("|")));
+    bo.select = pqperf_model::select::Selection::only(Some(&format!(
+        "^({})/({})$",
+        ids.join("|"),
+        ids.join("|")
+    )))
+    .unwrap();
     let b = pqperf_build::build(&bo).unwrap();
     assert!(b.failed.is_empty(), "{:?}", b.failed);
     let bj = pqperf_build::read_build_json(&run).unwrap();
@@ -42,7 +48,7 @@ fn one_of_each_family() {
             continue;
         }
         let n = i.nist.clone().unwrap();
-        let kind = if c.kind == CandidateType::Sign {
+        let kind = if c.kind == Category::Sign {
             "sign"
         } else {
             "kem"

@@ -24,7 +24,7 @@ fn build_mldsa(run: &Path) -> Instance {
     })
     .expect("import pqclean");
     let mut bo = pqperf_build::BuildOptions::new(run);
-    bo.only = Some(format!("^{ID}/{ID}$"));
+    bo.select = pqperf_model::select::Selection::keys([format!("{ID}/{ID}")]);
     let s = pqperf_build::build(&bo).expect("build");
     assert_eq!(
         s.built.len(),

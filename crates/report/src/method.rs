@@ -197,7 +197,7 @@ fn tick_text(v: &SystemView) -> Option<String> {
         .filter_map(|p| p.prof.meta.f64("tick_hz"))
         .filter(|h| *h > 0.0)
         .collect();
-    let med = pqperf_model::stats::median(&hz)?;
+    let med = pqperf_model::pynum::median(&hz)?;
     Some(format!(
         " On this system the tick counter is `{src}` at {} MHz, so a single short call is resolved only to about {} ns; the rounding is unbiased and averages out over the many calls that make up a share.",
         fmt_f(med / 1e6, 1),

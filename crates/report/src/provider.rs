@@ -81,7 +81,7 @@ pub fn cost_sentence(v: &SystemView) -> Option<String> {
         }
         let mut sorted = ratios;
         sorted.sort_by(f64::total_cmp);
-        let med = pqperf_model::stats::median(&sorted)?;
+        let med = pqperf_model::pynum::median(&sorted)?;
         let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
         parts.push(format!(
             "{med:.2} × the per-call ticks of the `{name}` build (median over {} calls; range {lo:.2}–{hi:.2})",

@@ -114,7 +114,7 @@ fn profile_baseline(v: &SystemView, w: u64) -> Option<f64> {
             }
         }
     }
-    pqperf_model::stats::median(&obs)
+    pqperf_model::pynum::median(&obs)
 }
 
 fn hash_cell(v: &SystemView, r: Option<RecordRef>, len: u64, base: &[RecordRef]) -> String {

@@ -10,12 +10,11 @@
 //!   non-empty `canary_method`; present exactly when a kept attempt has environment evidence.
 
 use pqperf_model::Record;
-use pqperf_model::envevidence::{EnvSummary, ProcessEnv, runq_share_of};
-use pqperf_model::record::Attempt;
+use pqperf_model::envevidence::{EnvSummary, ProcessEnv};
+use pqperf_model::record::{Attempt, runq_share_of};
 use pqperf_model::stats::opt_close;
 
-use crate::problem::{Problem, REL_TOL, Report};
-use crate::records::show_float;
+use crate::problem::{Problem, REL_TOL, Report, show_float};
 
 /// Checks the record's environment evidence (see the module doc).
 pub(crate) fn check(rep: &mut Report, r: &Record, p: &dyn Fn(&str, String) -> Problem) {

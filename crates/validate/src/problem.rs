@@ -110,3 +110,15 @@ pub(crate) fn show_opt(s: Option<&str>) -> String {
         None => "absent".to_string(),
     }
 }
+
+/// An optional count as a problem message shows it (`null` when absent).
+pub(crate) fn show_num(v: Option<u64>) -> String {
+    v.map(|x| x.to_string())
+        .unwrap_or_else(|| "null".to_string())
+}
+
+/// An optional float as a problem message shows it: Python's `repr` (`null` when absent).
+pub(crate) fn show_float(v: Option<f64>) -> String {
+    v.map(pqperf_model::pyjson::py_float_repr)
+        .unwrap_or_else(|| "null".to_string())
+}

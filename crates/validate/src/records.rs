@@ -8,7 +8,7 @@ use pqperf_model::pyjson;
 use pqperf_model::stats::{ProcessTotals, RecordStats, opt_close};
 use pqperf_model::{BuildJson, Record};
 
-use crate::problem::{Problem, REL_TOL, Report, show_opt};
+use crate::problem::{Problem, REL_TOL, Report, show_float, show_num, show_opt};
 
 pub(crate) fn cmp_str(
     rep: &mut Report,
@@ -468,16 +468,6 @@ pub(crate) fn check_memory(rep: &mut Report, shown: &Path, r: &Record) {
             format!("{h} bytes at peak but heap_allocations is 0"),
         ));
     }
-}
-
-pub(crate) fn show_num(v: Option<u64>) -> String {
-    v.map(|x| x.to_string())
-        .unwrap_or_else(|| "null".to_string())
-}
-
-pub(crate) fn show_float(v: Option<f64>) -> String {
-    v.map(pyjson::py_float_repr)
-        .unwrap_or_else(|| "null".to_string())
 }
 
 #[cfg(test)]

@@ -114,7 +114,7 @@ pub(crate) fn check_system(rep: &mut Report, ds: &Dataset, sys: &SystemData, roo
             // A run directory's working files (pqperf's own layout, not evidence): only the
             // derived surveys are JSON pqperf reads back; they must parse.
             if rel.starts_with("survey") && rel.extension().is_some_and(|e| e == "json") {
-                let text = pqperf_model::error::read_text(f, &shown).unwrap_or_default();
+                let text = pqperf_model::limits::read_text(f, &shown).unwrap_or_default();
                 if let Err(e) = serde_json::from_str::<Value>(&text) {
                     rep.problems.push(Problem::new(
                         &shown,

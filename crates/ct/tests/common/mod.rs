@@ -17,7 +17,7 @@ pub fn pqclean_run(only: &str, built: usize) -> (tempfile::TempDir, PathBuf) {
     })
     .unwrap();
     let mut b = BuildOptions::new(&run_dir);
-    b.only = Some(only.into());
+    b.select = pqperf_model::select::Selection::only(Some(only)).unwrap();
     assert_eq!(pqperf_build::build(&b).unwrap().built.len(), built);
     (tmp, run_dir)
 }

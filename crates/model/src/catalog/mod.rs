@@ -28,6 +28,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::vocab::Category;
+
 /// A whole catalog file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,10 +42,6 @@ pub struct Catalog {
     #[serde(default, rename = "candidate")]
     pub candidates: Vec<Candidate>,
 }
-
-/// Candidate category, as in the candidate id prefix: the vocabulary's [`Category`] (one
-/// enum; the catalog's `type` is its serde form).
-pub use crate::vocab::Category as CandidateType;
 
 /// Which C API an instance library exposes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -73,9 +71,9 @@ impl fmt::Display for ApiKind {
 pub struct Candidate {
     /// `sign-NN`, `kem-NN`, `kex-NN`, `hash-NN`, or a free id for baselines (`ml-dsa-44`).
     pub id: String,
-    /// Category.
+    /// Category, as in the candidate id prefix (the catalog's `type` is its serde form).
     #[serde(rename = "type")]
-    pub kind: CandidateType,
+    pub kind: Category,
     /// Algorithm name (`ML-DSA-44`, `BiT`).
     pub algorithm: String,
     /// Submission / specification page (optional).
@@ -324,7 +322,7 @@ pub fn is_submission_id(id: &str) -> bool {
     let Some((prefix, num)) = id.split_once('-') else {
         return false;
     };
-    CandidateType::from_word(prefix).is_some()
+    Category::from_word(prefix).is_some()
         && prefix != "sig"
         && prefix != "signature"
         && num.len() == 2
@@ -447,8 +445,8 @@ impl Catalog {
                     }
                     (ApiKind::Nist, Some(n)) => {
                         let ok = match c.kind {
-                            CandidateType::Sign => n.sig_bytes.is_some(),
-                            CandidateType::Kem => n.ct_bytes.is_some() && n.ss_bytes.is_some(),
+                            Category::Sign => n.sig_bytes.is_some(),
+                            Category::Kem => n.ct_bytes.is_some() && n.ss_bytes.is_some(),
                             _ => false,
                         };
                         if !ok {

@@ -247,7 +247,7 @@ impl SystemData {
                         let fname = f.file_name().to_string_lossy().into_owned();
                         let fshown = shown.join(&fname);
                         if f.path().is_file() && fname.ends_with(".log") {
-                            match crate::error::read_text(&f.path(), &fshown) {
+                            match crate::limits::read_text(&f.path(), &fshown) {
                                 Ok(t) => sys.katcheck.push(Loaded {
                                     path: rel.join(&fname),
                                     shown: fshown,

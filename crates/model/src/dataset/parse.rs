@@ -23,7 +23,7 @@ pub(super) fn check_schema(shown: &Path, schema: u64) -> Result<(), ModelError> 
 /// Read a timing record file, refusing schemas newer than [`RECORD_SCHEMA`] with a clear
 /// error (checked before the shape, so a newer layout is reported as such).
 pub fn read_record(path: &Path, shown: &Path) -> Result<Record, ModelError> {
-    let text = crate::error::read_text(path, shown)?;
+    let text = crate::limits::read_text(path, shown)?;
     record_from_str(shown, &text)
 }
 
@@ -64,7 +64,7 @@ pub fn record_from_str(shown: &Path, text: &str) -> Result<Record, ModelError> {
 
 /// Read a profile file (same schema rule as records).
 pub fn read_profile(path: &Path, shown: &Path) -> Result<Profile, ModelError> {
-    let text = crate::error::read_text(path, shown)?;
+    let text = crate::limits::read_text(path, shown)?;
     let p: Profile = typed_with_schema(shown, &text)?;
     check_schema(shown, p.schema)?;
     Ok(p)

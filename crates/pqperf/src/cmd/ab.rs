@@ -117,11 +117,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
             a.trial_target
         ));
     }
-    let only = match a.only.as_deref().map(regex_lite) {
-        Some(Err(e)) => return super::refuse(e),
-        Some(Ok(r)) => Some(r),
-        None => None,
-    };
+    let select = super::only(a.only.as_deref())?;
     let cpu = match a.cpu.as_deref() {
         None => pqperf_campaign::lease::CpuRequest::Fixed(pqperf_campaign::default_cpu()),
         Some("auto") => pqperf_campaign::lease::CpuRequest::Auto,
@@ -134,7 +130,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         a_run: a.a.clone(),
         b_run: a.b.clone(),
         map,
-        only,
+        select,
         ops: a.ops.clone(),
         pairs: a.pairs,
         max_pairs: a.max_pairs.max(a.pairs),
@@ -203,8 +199,4 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
             ExitCode::SUCCESS
         },
     )
-}
-
-fn regex_lite(s: &str) -> Result<pqperf_measure::Regex, String> {
-    pqperf_measure::Regex::new(s).map_err(|e| format!("--only {s:?}: {e}"))
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use pqperf_campaign::{PhaseError, PhaseStatus};
 use pqperf_model::layout::RunLayout;
+use pqperf_model::select::Selection;
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
@@ -240,7 +241,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let opts = pqperf_build::BuildOptions {
         run_dir: args.run.run_dir,
         catalog: args.run.catalog,
-        only: args.only,
+        select: super::only(args.only.as_deref())?,
         jobs: args.jobs,
         progress: !super::ui::quiet(),
         on_progress: None,
@@ -256,11 +257,10 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     if args.list {
-        let only = pqperf_build::only_regex(opts.only.as_deref())?;
         let c = pqperf_model::catalog::Catalog::load(&cat)?;
         let keys: Vec<String> = c
             .instances()
-            .filter(|(c, i)| pqperf_build::selects(only.as_ref(), &c.id, &i.label))
+            .filter(|(c, i)| opts.select.selects(&c.id, &i.label))
             .map(|(c, i)| i.key(c))
             .collect();
         return list(&keys);
@@ -270,7 +270,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let _lock = pqperf_campaign::lock_run_dir(&opts.run_dir, false)?;
     let s = pqperf_build::build(&opts).context("build")?;
     if s.built.is_empty() && s.failed.is_empty() {
-        return super::refuse(match &opts.only {
+        return super::refuse(match opts.select.only_pattern() {
             Some(o) => format!(
                 "build: --only {o:?} selects no instance of {} (it is searched in <id>/<label>)",
                 cat.display()
@@ -340,7 +340,7 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
     let run_dir = args.run.run_dir.clone();
     let mut opts = pqperf_kat::KatOptions::new(args.run.run_dir);
     opts.catalog = args.run.catalog;
-    opts.only = args.only;
+    opts.select = super::only(args.only.as_deref())?;
     opts.timeout = std::time::Duration::from_secs_f64(args.timeout);
     opts.jobs = args.jobs;
     opts.fallback = !args.no_fallback;
@@ -362,12 +362,11 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     if args.list {
-        let only = pqperf_build::only_regex(opts.only.as_deref())?;
         let b = pqperf_campaign::load_build(&opts.run_dir)?;
         let keys: Vec<String> = b
             .instances
             .iter()
-            .filter(|(_, e)| pqperf_build::selects(only.as_ref(), &e.candidate, &e.label))
+            .filter(|(_, e)| opts.select.selects(&e.candidate, &e.label))
             .map(|(k, _)| k.clone())
             .collect();
         return list(&keys);
@@ -378,7 +377,7 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         r => r.context("kat")?,
     };
     if s.instances.is_empty() {
-        return super::refuse(match &opts.only {
+        return super::refuse(match opts.select.only_pattern() {
             Some(o) => format!(
                 "kat: --only {o:?} selects no instance of {} (it is searched in <id>/<label>)",
                 bj.display()
@@ -447,17 +446,6 @@ pub fn run_kat_child(args: KatChildArgs) -> anyhow::Result<ExitCode> {
     Ok(super::code(code))
 }
 
-/// `^(<id>/<label>|…)$` over `keys`, or `None` when there are none.
-pub(crate) fn exact_keys(keys: &[String]) -> Option<String> {
-    (!keys.is_empty()).then(|| {
-        let alts: Vec<String> = keys
-            .iter()
-            .map(|k| pqperf_measure::regex_escape(k))
-            .collect();
-        format!("^({})$", alts.join("|"))
-    })
-}
-
 /// The campaign hooks of the build and KAT stages, so that `campaign all` (and
 /// `campaign build` / `campaign kat`) run them. Resumable like the other phases: `build`
 /// builds the catalog instances (selected by `--only`) that build.json does not list yet,
@@ -478,7 +466,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             // names (a re-import, a build that did not finish): built (again).
             let todo: Vec<String> = cat
                 .instances()
-                .filter(|(c, i)| pqperf_build::selects(ctx.opts.only.as_ref(), &c.id, &i.label))
+                .filter(|(c, i)| ctx.opts.select.selects(&c.id, &i.label))
                 .filter(|(c, i)| match built.instances.get(&i.key(c)) {
                     None => true,
                     Some(e) => match pqperf_build::build_staleness(run, c, i, e) {
@@ -492,15 +480,15 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 })
                 .map(|(c, i)| i.key(c))
                 .collect();
-            let Some(only) = exact_keys(&todo) else {
+            if todo.is_empty() {
                 ctx.log
                     .log("phase build: every selected instance is in build.json already");
                 return Ok(PhaseStatus::Done);
-            };
+            }
             let s = pqperf_build::build(&pqperf_build::BuildOptions {
                 run_dir: run.clone(),
                 catalog: None,
-                only: Some(only),
+                select: Selection::keys(todo),
                 jobs: 2,
                 progress: !super::ui::quiet(),
                 on_progress: None,
@@ -533,9 +521,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             let todo: Vec<String> = built
                 .instances
                 .iter()
-                .filter(|(_, e)| {
-                    pqperf_build::selects(ctx.opts.only.as_ref(), &e.candidate, &e.label)
-                })
+                .filter(|(_, e)| ctx.opts.select.selects(&e.candidate, &e.label))
                 .filter(|(_, e)| {
                     if e.kat == "NOLOG" {
                         return true;
@@ -552,13 +538,13 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 .map(|(k, _)| k.clone())
                 .collect();
             check.finish()?;
-            let Some(only) = exact_keys(&todo) else {
+            if todo.is_empty() {
                 ctx.log
                     .log("phase kat: no built instance is waiting for its KAT check");
                 return Ok(PhaseStatus::Done);
-            };
+            }
             let mut opts = pqperf_kat::KatOptions::new(run.clone());
-            opts.only = Some(only);
+            opts.select = Selection::keys(todo);
             opts.progress = !super::ui::quiet();
             let s = pqperf_kat::run(&opts).map_err(|e| PhaseError::stage("kat", e))?;
             for i in &s.instances {

@@ -40,7 +40,7 @@ fn options(args: CtArgs) -> anyhow::Result<pqperf_ct::CtOptions> {
     anyhow::ensure!(args.timeout > 0.0, "--timeout must be positive");
     let mut o = pqperf_ct::CtOptions::new(args.run_dir);
     o.catalog = args.catalog;
-    o.only = args.only;
+    o.select = super::only(args.only.as_deref())?;
     o.accepted = args.accepted;
     o.timeout = std::time::Duration::from_secs_f64(args.timeout);
     o.jobs = args.jobs.max(1);
@@ -94,15 +94,14 @@ pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
             o.run_dir.display()
         ));
     }
-    let only = pqperf_build::only_regex(o.only.as_deref())?;
-    let stale = pqperf_build::stale_builds(&o.run_dir, o.catalog.as_deref(), only.as_ref())?;
+    let stale = pqperf_build::stale_builds(&o.run_dir, o.catalog.as_deref(), &o.select)?;
     if !stale.is_empty() {
         return super::refuse(pqperf_build::stale_refusal("ct", &o.run_dir, &stale));
     }
     let _lock = pqperf_campaign::lock_run_dir(&o.run_dir, false)?;
     let s = check(&o)?;
     if s.evidence.is_empty() {
-        return super::refuse(match &o.only {
+        return super::refuse(match o.select.only_pattern() {
             Some(p) => format!(
                 "ct: --only {p:?} selects no built instance of {} (it is searched in <id>/<label>)",
                 bj.display()
@@ -128,8 +127,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 .instances
                 .iter()
                 .filter(|(_, e)| {
-                    pqperf_build::selects(ctx.opts.only.as_ref(), &e.candidate, &e.label)
-                        && e.kat != "BUILDFAIL"
+                    ctx.opts.select.selects(&e.candidate, &e.label) && e.kat != "BUILDFAIL"
                 })
                 .filter(|(_, e)| {
                     let p = ctx.opts.layout().ct(&e.candidate, &e.label);
@@ -145,7 +143,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 return Ok(PhaseStatus::Done);
             }
             let mut o = pqperf_ct::CtOptions::new(run);
-            o.only = super::build::exact_keys(&todo);
+            o.select = pqperf_model::select::Selection::keys(todo);
             o.progress = !super::ui::quiet();
             // A failing check (valgrind missing, bad accepted table) is logged; the campaign
             // goes on and keeps what it recorded.

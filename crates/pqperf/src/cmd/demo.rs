@@ -11,6 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
 use pqperf_model::layout::RunLayout;
+use pqperf_model::select::Selection;
 
 /// `pqperf demo`: see [`run_demo`].
 #[derive(clap::Args)]
@@ -101,17 +102,22 @@ pub fn run(
         first.describe()
     ));
     let run = s(run_dir);
-    let built: Vec<String> = campaign::load_build(run_dir)
+    let built: Vec<(String, String)> = campaign::load_build(run_dir)
         .map(|b| {
             b.instances
                 .values()
                 .filter(|e| e.kat != "NOLOG" && e.kat != "BUILDFAIL")
-                .map(|e| format!("{}/{}", e.candidate, e.label))
+                .map(|e| (e.candidate.clone(), e.label.clone()))
                 .collect()
         })
         .unwrap_or_default();
-    let re = regex_lite(DEMO_SET);
-    if built.iter().filter(|k| re(k)).count() < 9 {
+    let demo_set = Selection::only(Some(DEMO_SET)).expect("the demo set pattern compiles");
+    if built
+        .iter()
+        .filter(|(id, label)| demo_set.selects(id, label))
+        .count()
+        < 9
+    {
         step(
             "import the PQClean corpus (pinned pqcrypto-mldsa =0.1.2, via cargo)",
             t0,
@@ -160,7 +166,7 @@ pub fn run(
         t0,
     );
     let mut ct = o.clone();
-    ct.only = Some(pqperf_measure::Regex::new(DEMO_SET)?);
+    ct.select = demo_set;
     let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
     step(
         "calibrate (one call per operation, fresh pinned process)",
@@ -208,7 +214,8 @@ pub fn run(
     if p.code != 0 {
         bail!("publish failed ({})", p.code);
     }
-    let ds: PathBuf = run_dir.join("dataset");
+    let layout = RunLayout::new(run_dir);
+    let ds: PathBuf = layout.default_dataset();
     let dss = s(&ds);
     let mut attempt = |name: &str, args: &[&str]| -> bool {
         match pqperf(args) {
@@ -226,7 +233,7 @@ pub fn run(
     let pages_ok = attempt("report", &["report", &dss]);
     step("validate the published dataset and its pages", t0);
     attempt("validate", &["validate", &dss]);
-    let site = run_dir.join("site");
+    let site = layout.demo_site();
     step("render the site", t0);
     let site_ok = attempt("site", &["site", &dss, "--out", &s(&site)]);
     let wall = t0.elapsed().as_secs_f64();
@@ -399,11 +406,12 @@ fn describe_counter(run: &Path) -> Option<String> {
             .is_string()
             .then(|| v["pqperf"].clone())
     };
-    let c = campaign::walk_files(&run.join("records"))
+    let layout = RunLayout::new(run);
+    let c = campaign::walk_files(&layout.records_dir())
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .find_map(|p| read(p))
-        .or_else(|| read(&run.join("campaign.json")))?;
+        .or_else(|| read(&layout.campaign_json()))?;
     let name = c["counter"].as_str()?;
     Some(
         if pqperf_model::vocab::Counter::parse(name).is_core_cycles() {
@@ -415,10 +423,4 @@ fn describe_counter(run: &Path) -> Option<String> {
             )
         },
     )
-}
-
-/// `regex` through the measure crate (keeps the CLI free of a direct regex dependency).
-fn regex_lite(re: &str) -> impl Fn(&str) -> bool {
-    let r = pqperf_measure::Regex::new(re).expect("demo regex");
-    move |s| r.is_match(s)
 }

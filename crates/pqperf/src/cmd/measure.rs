@@ -81,7 +81,7 @@ pub struct CampaignCommon {
     #[arg(long)]
     only: Option<String>,
     /// Skip instances whose cand/label matches (bare flag: the reference's slow instances).
-    #[arg(long, num_args = 0..=1, default_missing_value = campaign::DEFAULT_DEFER)]
+    #[arg(long, num_args = 0..=1, default_missing_value = pqperf_model::select::DEFAULT_DEFER)]
     defer: Option<String>,
     /// Process only the deferred instances.
     #[arg(long)]
@@ -381,18 +381,15 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
 
 /// The options in force, for `--verbose`.
 fn describe_options(o: &campaign::CampaignOptions) -> String {
-    let re = |r: &Option<pqperf_measure::Regex>| {
-        r.as_ref()
-            .map_or("none".to_string(), |r| format!("{:?}", r.as_str()))
-    };
+    let re = |r: Option<&str>| r.map_or("none".to_string(), |r| format!("{r:?}"));
     let p = &o.planning;
     format!(
         "campaign: run directory {}, CPU {}{}, --only {}, --defer {}{}, systems {}, trials {} x {} s target, operation budget {} s{}{}, containment {}",
         o.run_dir.display(),
         o.cpu,
         if o.cpu_auto { " (auto)" } else { "" },
-        re(&o.only),
-        re(&o.defer),
+        re(o.select.only_pattern()),
+        re(o.select.defer_pattern()),
         o.shard
             .map_or(String::new(), |(k, n)| format!(", shard {k}/{n}")),
         o.systems_csv.display(),
@@ -498,7 +495,8 @@ mod tests {
         let o = got.to_options(|_| None).unwrap();
         assert_eq!(o.shard, Some((2, 3)));
         assert!(o.redo && o.keep_stale && o.adaptive && o.allow_unfixed_host);
-        assert_eq!(o.only.as_ref().map(|r| r.as_str()), Some("^ml-dsa-44/"));
+        assert_eq!(o.select.only_pattern(), Some("^ml-dsa-44/"));
+        assert_eq!(o.select.defer_pattern(), Some("^sign-30/"));
         // Every field is data: the JSON form reads back equal.
         assert_eq!(campaign::OptionsData::read(&file).unwrap(), data);
     }

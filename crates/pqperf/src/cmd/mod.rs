@@ -50,6 +50,12 @@ pub fn refuse<T>(msg: impl Into<String>) -> anyhow::Result<T> {
     Err(Refused(msg.into()).into())
 }
 
+/// The selection `--only PATTERN` makes; a pattern that does not compile is refused (exit
+/// [`exit::REFUSED`]), named with its option.
+pub fn only(pattern: Option<&str>) -> anyhow::Result<pqperf_model::select::Selection> {
+    pqperf_model::select::Selection::only(pattern).or_else(|e| refuse(e.to_string()))
+}
+
 /// An error and its causes as one line, `outer: cause: …`, without the repetitions of a
 /// layered error: a cause whose text the layer above already shows (a `thiserror` message
 /// that formats its source, a context that repeats its error) is left out.

@@ -7,6 +7,7 @@ use crate::common::code;
 use crate::page::{Cell, Page, Section, Table};
 use crate::view::SystemView;
 use pqperf_model::fmt::DASH;
+use pqperf_model::layout::RunLayout;
 
 pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Page {
     let opening = if crate::common::by_pqperf(v) {
@@ -59,7 +60,7 @@ pub(super) fn kat_section(v: &SystemView, cand: &str, labels: &[String]) -> Page
         }
         let log = entry
             .and_then(|e| e.kat_log.clone())
-            .unwrap_or_else(|| format!("kat/{cand}/{label}.log"));
+            .unwrap_or_else(|| RunLayout::kat_log_rel(cand, label));
         t.row(vec![
             Cell::text(code(label)),
             Cell::value(flags, Some(v.file_evidence("build.json"))),
