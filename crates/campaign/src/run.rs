@@ -115,7 +115,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     let run = if opts.run_dir.is_dir() {
         Some(LockedRun::lock(
             &opts.run_dir,
-            opts.shard.is_some() || opts.deferred_only,
+            opts.shard.is_some() || opts.select.deferred_only(),
         )?)
     } else {
         None
