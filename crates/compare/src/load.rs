@@ -83,27 +83,19 @@ pub fn load(path: &Path, system: Option<&str>) -> Result<Side, CompareError> {
 /// `records/` (a run directory's or a dataset system's), atomically, keeping every other key.
 pub fn record_noise_floor(side: &Side, floor: serde_json::Value) -> Result<PathBuf, CompareError> {
     let path = pqperf_model::layout::RunLayout::new(&side.system_dir).campaign_json();
-    let text = pqperf_model::limits::read_text(&path, &path)
-        .map_err(|e| CompareError::Load(e.to_string()))?;
-    let mut v: serde_json::Value =
-        pyjson::from_str(&path, &text).map_err(|e| CompareError::Load(e.to_string()))?;
-    let Some(obj) = v.as_object_mut() else {
+    // The side was loaded from its campaign.json; a side without one is not given one here.
+    if !path.is_file() {
         return Err(CompareError::Load(format!(
-            "{}: not a JSON object",
+            "{}: no campaign.json to record the noise floor in",
             path.display()
         )));
-    };
-    let pq = obj
-        .entry("pqperf")
-        .or_insert_with(|| serde_json::Value::Object(Default::default()));
-    let Some(pq) = pq.as_object_mut() else {
-        return Err(CompareError::Load(format!(
-            "{}: pqperf is not an object",
-            path.display()
-        )));
-    };
-    pq.insert("noise_floor".into(), floor);
-    let out = pyjson::to_string(&v).map_err(|e| CompareError::Load(e.to_string()))?;
+    }
+    // Through its model type (every other key and the key order stay). No lock file: a
+    // dataset system folder holds only its evidence.
+    let mut c: pqperf_model::campaign::Campaign =
+        pyjson::read(&path, &path).map_err(|e| CompareError::Load(e.to_string()))?;
+    c.pqperf_mut().noise_floor = Some(floor);
+    let out = pyjson::to_string(&c).map_err(|e| CompareError::Load(e.to_string()))?;
     pqperf_model::fsutil::write_atomic(&path, out.as_bytes())
         .map_err(|e| CompareError::Load(format!("{}: {e}", path.display())))?;
     Ok(path)
