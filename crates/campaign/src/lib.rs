@@ -37,7 +37,7 @@ pub mod systems;
 
 pub use error::CampaignError;
 pub use observe::{Logger, Observer};
-pub use options::{CampaignOptions, OptionsData, default_cpu};
+pub use options::{CampaignOptions, ContainmentData, OptionsData, default_cpu};
 pub use phase::{
     Hook, Hooks, PagesRefresh, Phase, PhaseCtx, PhaseError, PhaseStatus, PublishCheck, PublishPages,
 };

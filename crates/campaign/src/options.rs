@@ -205,6 +205,43 @@ pub struct OptionsData {
     pub redo: bool,
     /// `--keep-stale`.
     pub keep_stale: bool,
+    /// The containment of candidate code (`--no-sandbox`, `--mem-limit`) the parallel
+    /// launcher ran under, which its children take from here; `None`: a child's own flags.
+    #[serde(default)]
+    pub containment: Option<ContainmentData>,
+}
+
+/// The process-wide containment policy (`pqperf_ffi::untrusted::Policy`) as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContainmentData {
+    /// Namespaces, Landlock and resource limits on.
+    pub sandbox: bool,
+    /// RLIMIT_AS bytes (`None`: unlimited).
+    pub address_space: Option<u64>,
+}
+
+impl ContainmentData {
+    /// The policy in force in this process.
+    pub fn in_force() -> ContainmentData {
+        let p = pqperf_ffi::untrusted::policy();
+        ContainmentData {
+            sandbox: p.sandbox,
+            address_space: p.limits.address_space,
+        }
+    }
+
+    /// Makes this the process-wide policy (before any candidate code runs); the other limits
+    /// keep their defaults, as on the command line.
+    pub fn apply(self) {
+        pqperf_ffi::untrusted::set_policy(pqperf_ffi::untrusted::Policy {
+            sandbox: self.sandbox,
+            limits: pqperf_ffi::sandbox::Limits {
+                address_space: self.address_space,
+                ..Default::default()
+            },
+        });
+    }
 }
 
 impl OptionsData {

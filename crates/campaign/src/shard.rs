@@ -12,6 +12,8 @@ use crate::Logger;
 /// phase of `phases`, one background chain per CPU, plus the deferred chain on `deferred_cpu`
 /// (if given). Returns 0 if every chain succeeded, 1 otherwise; each failed chain is named on
 /// stderr and in `campaign.log` with how its child ended and the last lines of its output.
+/// `extra` carries `--options FILE` ([`crate::OptionsData`], the containment of candidate
+/// code included): the children get no containment flags of their own.
 pub fn launch(
     exe: &Path,
     run: &Path,
@@ -39,13 +41,9 @@ pub fn launch(
                         .map(Stdio::from)
                         .map_err(|e| format!("{who}: cannot share {}: {e}", out.display()))
                 };
-                // The containment flags follow the subcommand (`campaign <phase> …`), which
-                // is where pqperf accepts them.
+                // The containment travels in the options file (`OptionsData::containment`).
                 let st = pqperf_ffi::emulation::self_command(&exe)
                     .args(&args)
-                    .args(pqperf_ffi::untrusted::policy_args(
-                        &pqperf_ffi::untrusted::policy(),
-                    ))
                     .stdin(Stdio::null())
                     .stdout(io()?)
                     .stderr(io()?)

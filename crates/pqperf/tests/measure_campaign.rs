@@ -506,9 +506,18 @@ fn two_shards_produce_exactly_the_records_of_an_unsharded_run() {
         .arg(&sharded)
         .args(["--cpus", &cpus.join(","), "--trial-target", "0.001"])
         .args(["--allow-unfixed-host", "--probe-attempts", "1", "--systems"])
-        .arg(tmp.path().join("systems.csv"));
+        .arg(tmp.path().join("systems.csv"))
+        // The launcher's containment reaches its children through the options file.
+        .arg("--no-sandbox");
     // The parallel launcher needs a registered system: register through the single run.
     ok(par);
+    for (run, want) in [(&single, "on"), (&sharded, "off")] {
+        let r = record(run, "sign-93", "a", "sign");
+        let got = r["pqperf"]["sandbox"]["sandbox"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(got.starts_with(want), "{}", r["pqperf"]["sandbox"]);
+    }
     let a = record_files(&single);
     let b = record_files(&sharded);
     assert_eq!(a.len(), 15);

@@ -228,6 +228,7 @@ impl CampaignCommon {
             probe_attempts: self.probe_attempts,
             redo: self.redo,
             keep_stale: self.keep_stale,
+            containment: None,
         }
     }
 }
@@ -306,6 +307,8 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         data.cpu_auto = false;
         data.shard = None;
         data.deferred_only = false;
+        // The containment too: the children apply it from the file, not from re-typed flags.
+        data.containment = Some(campaign::ContainmentData::in_force());
         let file = std::env::temp_dir().join(format!(
             "pqperf-parallel-{}-options.json",
             std::process::id()
@@ -347,7 +350,11 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             a.phase
         ));
     };
-    let mut opts = options_of(&a)?
+    let data = options_of(&a)?;
+    if let Some(c) = data.containment {
+        c.apply();
+    }
+    let mut opts = data
         .to_options(|k| std::env::var(k).ok())
         .map_err(|e| match e {
             campaign::CampaignError::Msg(m) => anyhow::Error::new(super::Refused(m)),
@@ -497,7 +504,15 @@ mod tests {
         assert!(o.redo && o.keep_stale && o.adaptive && o.allow_unfixed_host);
         assert_eq!(o.select.only_pattern(), Some("^ml-dsa-44/"));
         assert_eq!(o.select.defer_pattern(), Some("^sign-30/"));
-        // Every field is data: the JSON form reads back equal.
+        // Every field is data: the JSON form reads back equal, the containment too.
         assert_eq!(campaign::OptionsData::read(&file).unwrap(), data);
+        let mut contained = data.clone();
+        contained.containment = Some(campaign::ContainmentData {
+            sandbox: false,
+            address_space: Some(1 << 30),
+        });
+        contained.write(&file).unwrap();
+        let got = options_of(&child).unwrap();
+        assert_eq!(got.containment, contained.containment);
     }
 }
