@@ -147,7 +147,24 @@ fn printing_candidate_is_measured_normally() {
 #[test]
 fn flood_of_output_is_capped_in_the_parent() {
     let r = drive("sign-71", Duration::from_secs(120));
-    assert!(r.complete(), "{:?}", r.process.status);
+    // Measured, unless its trials slept writing to the pipe while the parent, on a busy
+    // machine, drained it more slowly than the candidate filled it: then the kernel check
+    // finds trials that were neither on the CPU nor waiting for it, and says only that.
+    if !r.complete() {
+        let kc = &r.process.extra["kernel_check"];
+        let problems: Vec<&str> = kc["problems"]
+            .as_array()
+            .map(|v| v.iter().filter_map(|p| p.as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(r.process.status, "inconsistent", "{:?}", r.process);
+        assert!(
+            !problems.is_empty()
+                && problems
+                    .iter()
+                    .all(|p| p.contains("on CPU or waiting for it")),
+            "{kc}"
+        );
+    }
     assert_eq!(output_bytes(&r, "stdout_bytes"), 125 << 20);
     assert_eq!(output_bytes(&r, "stderr_bytes"), 125 << 20);
     assert!(r.process.stderr.chars().count() <= 2000);
