@@ -309,8 +309,10 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         data.deferred_only = false;
         // The containment too: the children apply it from the file, not from re-typed flags.
         data.containment = Some(campaign::ContainmentData::in_force());
-        let file = std::env::temp_dir().join(format!(
-            "pqperf-parallel-{}-options.json",
+        // In the run directory, not a shared temporary folder: the file says whether the
+        // children sandbox candidate code, so only this user may place or replace it.
+        let file = pqperf_model::layout::RunLayout::new(&run).at(format!(
+            ".pqperf-parallel-{}-options.json",
             std::process::id()
         ));
         data.write(&file)?;
