@@ -633,94 +633,92 @@ fn measure_slot(
     pairs: &mut [Vec<AbPair>],
     say: &mut dyn FnMut(String),
 ) {
-    {
-        let u = &units[slot.unit];
-        let Ok(p) = &planned[slot.unit] else {
-            return;
+    let u = &units[slot.unit];
+    let Ok(p) = &planned[slot.unit] else {
+        return;
+    };
+    let one = |inst: &Instance, exe: &DriverExe| {
+        let s = pqperf_measure::UnitSettings {
+            run_dir: exe.cwd.clone(),
+            cpu,
+            samples: true,
+            stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+            driver: exe.clone(),
+            calibration_timeout: p.timeout,
+            planning: plan::planning(o.trial_target_s, 3600.0),
+            adaptive: false,
+            target_ci: None,
         };
-        let one = |inst: &Instance, exe: &DriverExe| {
-            let s = pqperf_measure::UnitSettings {
-                run_dir: exe.cwd.clone(),
-                cpu,
-                samples: true,
-                stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
-                driver: exe.clone(),
-                calibration_timeout: p.timeout,
-                planning: plan::planning(o.trial_target_s, 3600.0),
-                adaptive: false,
-                target_ci: None,
-            };
-            let args = driver_args(&s, inst, &u.op, u.bytes, 1, p.iters, p.warmups);
-            let mut run = runner::run_driver(exe, &args, p.timeout);
-            let disturbed = run.complete() && mark_disturbed(&mut run, None);
-            let inconsistent = run.process.status == INCONSISTENT;
-            (ab_process(&run, &u.op, tick_hz), disturbed, inconsistent)
+        let args = driver_args(&s, inst, &u.op, u.bytes, 1, p.iters, p.warmups);
+        let mut run = runner::run_driver(exe, &args, p.timeout);
+        let disturbed = run.complete() && mark_disturbed(&mut run, None);
+        let inconsistent = run.process.status == INCONSISTENT;
+        (ab_process(&run, &u.op, tick_hz), disturbed, inconsistent)
+    };
+    // A pair with a disturbed (or inconsistent) process is measured again as the
+    // campaign re-runs its processes; the least disturbed complete attempt is kept.
+    let mut kept: Option<(AbPair, f64)> = None;
+    let mut reruns = 0u64;
+    let mut inconsistent_before = false;
+    let declined = loop {
+        let ((a, da, ia), (b, db, ib)) = if slot.a_first {
+            let a = one(&u.a, exe_a);
+            (a, one(&u.b, exe_b))
+        } else {
+            let b = one(&u.b, exe_b);
+            (one(&u.a, exe_a), b)
         };
-        // A pair with a disturbed (or inconsistent) process is measured again as the
-        // campaign re-runs its processes; the least disturbed complete attempt is kept.
-        let mut kept: Option<(AbPair, f64)> = None;
-        let mut reruns = 0u64;
-        let mut inconsistent_before = false;
-        let declined = loop {
-            let ((a, da, ia), (b, db, ib)) = if slot.a_first {
-                let a = one(&u.a, exe_a);
-                (a, one(&u.b, exe_b))
-            } else {
-                let b = one(&u.b, exe_b);
-                (one(&u.a, exe_a), b)
-            };
-            recent.extend([da, db]);
-            let mut pr = pair(slot.pair as u64, slot.a_first, a, b);
-            pr.disturbed = da || db;
-            let score =
-                pr.a.env
-                    .runq_share
-                    .unwrap_or(0.0)
-                    .max(pr.b.env.runq_share.unwrap_or(0.0));
-            if better(kept.as_ref(), &pr, score) {
-                kept = Some((pr.clone(), score));
-            }
-            let n = HOST_DISTURBED_RUN as usize;
-            let facts = AttemptFacts {
-                complete: pr.log_ratio.is_some(),
-                disturbed: pr.disturbed,
-                inconsistent: ia || ib,
-                inconsistent_before,
-                reruns,
-                effect: None,
-                tolerance: 0.0,
-                spent_s: 0.0,
-                one_s: 0.0,
-                budget_s: f64::INFINITY,
-                host_always_disturbed: recent.len() >= n && recent.iter().rev().take(n).all(|d| *d),
-            };
-            match rerun(&facts) {
-                Rerun::Again => {
-                    inconsistent_before |= ia || ib;
-                    reruns += 1;
-                }
-                Rerun::Done => break None,
-                Rerun::Declined(why) => break Some(why.to_string()),
-            }
-        };
-        let mut pr = kept.expect("at least one attempt").0;
-        pr.reruns = reruns;
-        pr.rerun_declined = declined.filter(|_| pr.disturbed);
-        if reruns > 0 {
-            say(format!(
-                "ab: {} {} pair {}: re-run {reruns} time(s) ({} kept)",
-                u.a.entry.label,
-                u.opkey,
-                slot.pair + 1,
-                if pr.disturbed {
-                    "a disturbed attempt"
-                } else {
-                    "an undisturbed attempt"
-                }
-            ));
+        recent.extend([da, db]);
+        let mut pr = pair(slot.pair as u64, slot.a_first, a, b);
+        pr.disturbed = da || db;
+        let score =
+            pr.a.env
+                .runq_share
+                .unwrap_or(0.0)
+                .max(pr.b.env.runq_share.unwrap_or(0.0));
+        if better(kept.as_ref(), &pr, score) {
+            kept = Some((pr.clone(), score));
         }
-        pairs[slot.unit].push(pr);
+        let n = HOST_DISTURBED_RUN as usize;
+        let facts = AttemptFacts {
+            complete: pr.log_ratio.is_some(),
+            disturbed: pr.disturbed,
+            inconsistent: ia || ib,
+            inconsistent_before,
+            reruns,
+            effect: None,
+            tolerance: 0.0,
+            spent_s: 0.0,
+            one_s: 0.0,
+            budget_s: f64::INFINITY,
+            host_always_disturbed: recent.len() >= n && recent.iter().rev().take(n).all(|d| *d),
+        };
+        match rerun(&facts) {
+            Rerun::Again => {
+                inconsistent_before |= ia || ib;
+                reruns += 1;
+            }
+            Rerun::Done => break None,
+            Rerun::Declined(why) => break Some(why.to_string()),
+        }
+    };
+    let mut pr = kept.expect("at least one attempt").0;
+    pr.reruns = reruns;
+    pr.rerun_declined = declined.filter(|_| pr.disturbed);
+    if reruns > 0 {
+        say(format!(
+            "ab: {} {} pair {}: re-run {reruns} time(s) ({} kept)",
+            u.a.entry.label,
+            u.opkey,
+            slot.pair + 1,
+            if pr.disturbed {
+                "a disturbed attempt"
+            } else {
+                "an undisturbed attempt"
+            }
+        ));
     }
+    pairs[slot.unit].push(pr);
 }
 
 /// A run directory as the evidence names it: as given when relative, its last component
