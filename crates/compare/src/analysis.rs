@@ -9,7 +9,11 @@
 //! * **between processes**: the Welch t-interval (95 %) of the difference of the mean log
 //!   per-process estimates (each sampled trial's own estimate; one sampled trial per driver
 //!   process when the plan runs separate processes), centred on the ratio: the noise between
-//!   fresh processes, which the per-call bootstrap underrates with five trials;
+//!   fresh processes, which the per-call bootstrap underrates with five trials. With at least
+//!   [`rank::MIN_PER_SIDE`] processes a side (the `--target-ci` protocol runs many short
+//!   ones) it is the Mann–Whitney interval of the Hodges–Lehmann shift instead
+//!   ([`crate::rank`]), which a minority of processes in one of a shared host's slow phases
+//!   hardly moves, and it stands alone (each process's estimate carries its own calls' noise);
 //! * **between runs**: when a side's campaign.json records an A–A noise floor (median
 //!   |change| `m` of two campaigns of the same libraries), its spread `s = ln(1+m)/0.6745`
 //!   (the median |x| of a normal is 0.6745 σ) is added in quadrature to both half-widths
@@ -28,7 +32,7 @@
 //! * the environment gate ([`crate::verdict::environment_gate`]) with the canary ratio of the
 //!   two records (`pqperf.environment_evidence`, only when both used the same canary method);
 //! * the stability gate ([`crate::verdict::stability_gate`]): a side's own processes differ by
-//!   at least the change;
+//!   at least the change (largest ÷ smallest; with the rank interval, the middle half);
 //! * the fast-calls gate ([`crate::verdict::fast_calls_gate`]): the [`FAST_QUANTILE`] of the
 //!   calls does not show the change the estimates show.
 //!
@@ -46,6 +50,7 @@ use pqperf_model::robust::{Estimator, percentile_ci};
 
 pub use pqperf_model::ab::Verdict;
 
+use crate::rank;
 use crate::verdict::{environment_gate, fast_calls_gate, judge, stability_gate};
 use crate::{CompareError, Side};
 
@@ -97,7 +102,9 @@ pub struct Row {
     pub a_seconds: Option<f64>,
     /// Robust estimate of B (s per call).
     pub b_seconds: Option<f64>,
-    /// B/A of the robust estimates.
+    /// B/A: of the robust estimates, or when the between-process interval is the rank one
+    /// (`process_ci_method` `rank`) exp of the Hodges–Lehmann shift of the processes compared,
+    /// which a different share of slow processes on the two sides does not move.
     pub ratio: Option<f64>,
     /// Lower bound of the ratio interval.
     pub ratio_ci_low: Option<f64>,
@@ -117,6 +124,10 @@ pub struct Row {
     pub process_ci_low: Option<f64>,
     /// The between-process interval of the ratio (upper bound).
     pub process_ci_high: Option<f64>,
+    /// How the between-process interval was taken: `rank` (Hodges–Lehmann shift with the
+    /// Mann–Whitney interval, at least 8 processes a side) or `welch` (t-interval of the mean
+    /// log estimates).
+    pub process_ci_method: Option<String>,
     /// Sampled trials (per-process estimates) of A and B.
     pub processes: (usize, usize),
     /// The A–A noise floor (median |change|) that widened the interval, when recorded.
@@ -124,8 +135,9 @@ pub struct Row {
     /// B/A of the two records' canary figures (seconds): how the machine differed (only when
     /// both records used the same canary method).
     pub canary_ratio: Option<f64>,
-    /// Largest ÷ smallest per-process estimate of A and of B (how much the machine changed
-    /// within each run).
+    /// How much the machine changed within each run, A and B: largest ÷ smallest
+    /// per-process estimate, or with at least 8 processes the 75th ÷ 25th percentile of them
+    /// (the middle half, which a minority of processes in a slow phase does not set).
     pub process_spread: (Option<f64>, Option<f64>),
     /// B/A of the [`FAST_QUANTILE`] of each side's calls.
     pub fast_calls_ratio: Option<f64>,
@@ -353,10 +365,18 @@ fn canary_ratio(a: &Record, b: &Record) -> Option<f64> {
     }
 }
 
-/// Largest ÷ smallest of the per-process estimates (`ln` values); `None` with fewer than two.
+/// How much a side's per-process estimates (`ln` values) differ: largest ÷ smallest, or with
+/// at least [`rank::MIN_PER_SIDE`] of them (where the rank interval is used) the 75th ÷ 25th
+/// percentile; `None` with fewer than two.
 pub fn spread_of(logs: &[f64]) -> Option<f64> {
     if logs.len() < 2 {
         return None;
+    }
+    if logs.len() >= rank::MIN_PER_SIDE {
+        let mut v = logs.to_vec();
+        v.sort_by(f64::total_cmp);
+        let q = |p: f64| quantile_sorted(&v, p);
+        return Some((q(0.75)? - q(0.25)?).exp());
     }
     let hi = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let lo = logs.iter().copied().fold(f64::INFINITY, f64::min);
@@ -390,6 +410,40 @@ fn fast_calls_ratio(a: &Record, b: &Record) -> Option<f64> {
     Some((fast_calls_ticks(b)? / hz(b)?) / (fast_calls_ticks(a)? / hz(a)?))
 }
 
+/// The between-process interval of ln(B/A) (log space) and how it was taken.
+struct BetweenProcesses {
+    low: f64,
+    high: f64,
+    /// `"rank"` (Hodges–Lehmann shift, Mann–Whitney interval) or `"welch"`.
+    method: &'static str,
+}
+
+/// The between-process interval of the per-process log estimates `la`, `lb`: with at least
+/// [`rank::MIN_PER_SIDE`] processes a side the Mann–Whitney interval of the shift, which a
+/// minority of processes in one of a shared host's slow phases hardly moves; with fewer the
+/// Welch t-interval (95 %) around the difference of the means. `None` with fewer than two
+/// processes on a side.
+fn between_processes(la: &[f64], lb: &[f64], confidence: f64) -> Option<BetweenProcesses> {
+    if la.len().min(lb.len()) >= rank::MIN_PER_SIDE
+        && let Some((low, high, _)) = rank::interval(la, lb, confidence)
+    {
+        return Some(BetweenProcesses {
+            low,
+            high,
+            method: "rank",
+        });
+    }
+    let h = welch_half_width(la, lb)?;
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
+    // Centred on the processes' own difference.
+    let centre = mean(lb) - mean(la);
+    Some(BetweenProcesses {
+        low: centre - h,
+        high: centre + h,
+        method: "welch",
+    })
+}
+
 /// Everything one row's verdict is made of.
 struct Judged {
     ratio: f64,
@@ -397,6 +451,7 @@ struct Judged {
     hi: f64,
     call: (f64, f64),
     process: Option<(f64, f64)>,
+    process_method: Option<&'static str>,
     processes: (usize, usize),
     floor: Option<f64>,
     canary: Option<f64>,
@@ -407,19 +462,27 @@ struct Judged {
 }
 
 fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option<Judged> {
-    let (ratio, clo, chi) = ratio_ci(a, b, o.confidence)?;
+    let (pooled, clo, chi) = ratio_ci(a, b, o.confidence)?;
     let (la, lb) = (process_log_estimates(a), process_log_estimates(b));
+    let between = between_processes(&la, &lb, o.confidence);
+    // With the rank view the ratio is the processes' own shift (exp of the Hodges–Lehmann
+    // estimate of the compared processes), not the pooled estimates' ratio, which a
+    // different share of slow processes on the two sides moves.
+    let ratio = match &between {
+        Some(bp) if bp.method == "rank" => rank::hodges_lehmann(&la, &lb).map_or(pooled, f64::exp),
+        _ => pooled,
+    };
     let lr = ratio.ln();
-    let hw = welch_half_width(&la, &lb);
-    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
-    // The between-process interval is centred on the processes' own difference.
-    let centre = mean(&lb) - mean(&la);
-    // Hull of the per-call and between-process views, each side of the ratio.
-    let mut dlo = (lr - clo.ln()).max(0.0);
-    let mut dhi = (chi.ln() - lr).max(0.0);
-    if let Some(h) = hw {
-        dlo = dlo.max(lr - (centre - h));
-        dhi = dhi.max(centre + h - lr);
+    // Hull of the per-call and between-process views, each side of the ratio. The rank
+    // view stands alone: each process's estimate carries its own calls' noise, and the
+    // record's bootstrap (which resamples processes) swings with how many slow ones it draws.
+    let (mut dlo, mut dhi) = match &between {
+        Some(bp) if bp.method == "rank" => ((lr - bp.low).max(0.0), (bp.high - lr).max(0.0)),
+        _ => ((lr - clo.ln()).max(0.0), (chi.ln() - lr).max(0.0)),
+    };
+    if let Some(bp) = &between {
+        dlo = dlo.max(lr - bp.low);
+        dhi = dhi.max(bp.high - lr);
     }
     if let Some(m) = floor {
         let f = floor_half_width(m);
@@ -431,9 +494,9 @@ fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option
     let spread = (spread_of(&la), spread_of(&lb));
     let fast = fast_calls_ratio(a, b);
     let few = la.len().min(lb.len());
-    let (verdict, mut reason) = if hw.is_none() || few < MIN_PROCESSES {
+    let (verdict, mut reason) = if between.is_none() || few < MIN_PROCESSES {
         let side = if la.len() <= lb.len() { "A" } else { "B" };
-        let why = if hw.is_none() {
+        let why = if between.is_none() {
             "the noise between processes is unknown"
         } else {
             "too few to show whether the machine stayed the same"
@@ -469,7 +532,8 @@ fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option
         lo,
         hi,
         call: (clo, chi),
-        process: hw.map(|h| ((centre - h).exp(), (centre + h).exp())),
+        process: between.as_ref().map(|bp| (bp.low.exp(), bp.high.exp())),
+        process_method: between.map(|bp| bp.method),
         processes: (la.len(), lb.len()),
         floor,
         canary,
@@ -561,6 +625,9 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             call_ci_high: j.as_ref().map(|j| j.call.1),
             process_ci_low: j.as_ref().and_then(|j| j.process.map(|p| p.0)),
             process_ci_high: j.as_ref().and_then(|j| j.process.map(|p| p.1)),
+            process_ci_method: j
+                .as_ref()
+                .and_then(|j| j.process_method.map(str::to_string)),
             processes: j.as_ref().map_or((0, 0), |j| j.processes),
             noise_floor: j.as_ref().and_then(|j| j.floor),
             canary_ratio: j.as_ref().and_then(|j| j.canary),
@@ -980,6 +1047,83 @@ mod tests {
             "{r:?}"
         );
         assert!((r.fast_calls_ratio.unwrap() - 1.25).abs() < 0.02);
+    }
+
+    #[test]
+    fn many_processes_take_the_rank_interval_which_a_few_slow_ones_do_not_move() {
+        // Sixteen processes a side; B does 25 % more work. Two processes of each side ran
+        // wholly in a slow phase (2.5× and 4×, fast calls included).
+        let procs = |w: f64, slow: [usize; 2]| -> Vec<(f64, f64, f64)> {
+            (0..16)
+                .map(|i| {
+                    let f = if i == slow[0] {
+                        2.5
+                    } else if i == slow[1] {
+                        4.0
+                    } else {
+                        1.0 + (i % 5) as f64 * 0.003
+                    };
+                    (w * f, 0.0, 0.0)
+                })
+                .collect()
+        };
+        let a = side(vec![rec_modes(
+            &procs(20_000.0, [3, 11]),
+            Some((81_000.0, M)),
+            7,
+        )]);
+        let b = side(vec![rec_modes(
+            &procs(25_000.0, [6, 14]),
+            Some((81_300.0, M)),
+            8,
+        )]);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(r.process_ci_method.as_deref(), Some("rank"), "{r:?}");
+        assert_eq!(r.processes, (16, 16));
+        let (plo, phi) = (r.process_ci_low.unwrap(), r.process_ci_high.unwrap());
+        assert!(plo > 1.2 && phi < 1.3, "[{plo}, {phi}]");
+        // The middle half of each side agrees: the stability gate passes.
+        assert!(r.process_spread.0.unwrap() < 1.02, "{r:?}");
+        assert_eq!(
+            (r.verdict, r.reason.as_deref()),
+            (Verdict::Slower, None),
+            "{r:?}"
+        );
+        // With five processes a side and one of them slow, the same change is inconclusive
+        // (the t-interval and the largest ÷ smallest spread see the slow one).
+        let few = |w: f64, slow: usize, seed: u64| {
+            let p: Vec<(f64, f64, f64)> = (0..5)
+                .map(|i| (w * if i == slow { 2.5 } else { 1.0 }, 0.0, 0.0))
+                .collect();
+            side(vec![rec_modes(&p, Some((81_000.0, M)), seed)])
+        };
+        let r = compare(
+            &few(20_000.0, 1, 9),
+            &few(25_000.0, 3, 10),
+            &Options::default(),
+        )
+        .unwrap()
+        .rows[0]
+            .clone();
+        assert_eq!(r.process_ci_method.as_deref(), Some("welch"));
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        // A–A with sixteen processes a side and slow minorities: never faster or slower.
+        let r = compare(
+            &a,
+            &side(vec![rec_modes(
+                &procs(20_000.0, [0, 9]),
+                Some((81_000.0, M)),
+                11,
+            )]),
+            &Options::default(),
+        )
+        .unwrap()
+        .rows[0]
+            .clone();
+        assert!(
+            !matches!(r.verdict, Verdict::Slower | Verdict::Faster),
+            "{r:?}"
+        );
     }
 
     #[test]

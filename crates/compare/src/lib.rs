@@ -15,6 +15,8 @@
 //!   sides measured the same library files).
 //! * [`record_noise_floor`] writes an A–A spread into side B's campaign.json
 //!   (`pqperf.noise_floor`), which the method page states.
+//! * [`rank`]: the Hodges–Lehmann shift and Mann–Whitney interval of two sides' per-process
+//!   estimates (the between-process view when both sides ran many processes).
 //! * [`paired`]: the seeded schedule and the paired statistics of an interleaved A/B
 //!   measurement; [`interleave`] runs one (`pqperf ab`: two libraries measured alternately
 //!   in fresh pinned processes on one leased CPU, evidence `pqperf_model::ab::AbEvidence`).
@@ -26,6 +28,7 @@ pub mod analysis;
 pub mod interleave;
 pub mod load;
 pub mod paired;
+pub mod rank;
 pub mod render;
 pub mod verdict;
 

@@ -98,7 +98,8 @@ pub fn environment_gate(
 }
 
 /// The stability gate of two separately measured runs: `spread_a` / `spread_b` are the
-/// largest ÷ smallest per-process estimate of each side (the same library measured in fresh
+/// largest ÷ smallest per-process estimate of each side, or with many processes the 75th ÷
+/// 25th percentile (`crate::analysis::spread_of`; the same library measured in fresh
 /// processes of one run, so every difference among them is the machine's). When the machine
 /// changed that much within a run, a difference of that size between two runs taken at
 /// different times can be the machine's too: a faster/slower verdict whose change is not
@@ -120,10 +121,17 @@ pub fn stability_gate(
         return judged;
     };
     let ds = s.ln();
-    let machine = format!(
-        "side {side}'s own {n} processes of the same library differ by up to {:.1} % (the machine changed while that run measured)",
-        (s - 1.0) * 100.0
-    );
+    let machine = if n >= crate::rank::MIN_PER_SIDE {
+        format!(
+            "the middle half of side {side}'s own {n} processes of the same library spans {:.1} % (the machine changed while that run measured)",
+            (s - 1.0) * 100.0
+        )
+    } else {
+        format!(
+            "side {side}'s own {n} processes of the same library differ by up to {:.1} % (the machine changed while that run measured)",
+            (s - 1.0) * 100.0
+        )
+    };
     match judged.0 {
         Verdict::Faster | Verdict::Slower if ds >= ratio.ln().abs() => (
             Verdict::Inconclusive,

@@ -13,7 +13,12 @@
 //! `PQPERF_BENCH_K` (default 4) comparisons per cell, `PQPERF_BENCH_PAIRS` (default 10) pairs
 //! at the first look and `PQPERF_BENCH_MAX_PAIRS` (default 40, `pqperf ab`'s) at most per
 //! interleaved comparison, `PQPERF_BENCH_WORK` (default 20000) busy-loop rounds of `a`,
-//! `PQPERF_BENCH_METHODS` (`interleaved`, `separate` or both, the default) and
+//! `PQPERF_BENCH_METHODS` (`interleaved`, `separate` or both, the default),
+//! `PQPERF_BENCH_LOOP` (`store`, the default: the toy's store-and-reload busy loop, whose
+//! speed on a shared VM switches between processes; `register`: a multiply chain in a
+//! register, like most cryptographic code),
+//! `PQPERF_BENCH_SEPARATE` (`target-ci`, the default: separate runs with the campaigns'
+//! default protocol, many short processes; `reference`: five processes) and
 //! `PQPERF_BENCH_CONDITIONS` (a comma list of `quiet`, `pinned`, `heavy`; default all) narrow
 //! what runs, and `PQPERF_BENCH_KEEP=<dir>` keeps every run directory and comparison there
 //! (to read the evidence of a surprising verdict afterwards).
@@ -39,7 +44,13 @@ fn env_usize(k: &str, d: usize) -> usize {
 fn setup_run(run: &Path, libs: &[(&str, usize)]) {
     let toys: Vec<Lib> = libs
         .iter()
-        .map(|(l, w)| Lib::new("sign-90", l).args(&[format!("-DTOY_WORK={w}")]))
+        .map(|(l, w)| {
+            let mut args = vec![format!("-DTOY_WORK={w}")];
+            if std::env::var("PQPERF_BENCH_LOOP").as_deref() == Ok("register") {
+                args.push("-DTOY_WORK_REGISTER".into());
+            }
+            Lib::new("sign-90", l).args(&args)
+        })
         .collect();
     let mut bj = toy_run(run, "toy_sig.c", TOY_SIG, &toys);
     for (label, work) in libs {
@@ -136,6 +147,16 @@ fn interleaved(
         .to_string()
 }
 
+/// How a separate run is measured: the campaigns' default (`--target-ci 1`: many short
+/// trials, one fresh process each, within the budget the reference protocol would spend at
+/// a 1 s trial target) or the reference protocol (five processes, `--trial-target 0.01`).
+fn separate_protocol() -> Vec<&'static str> {
+    match std::env::var("PQPERF_BENCH_SEPARATE").as_deref() {
+        Ok("reference") => vec!["--trial-target", "0.01"],
+        _ => vec!["--target-ci", "1"],
+    }
+}
+
 /// A fresh copy of the template run directory holding only `label`, measured once.
 fn separate(tmp: &Path, template: &Path, label: &str, cpu: usize, n: &mut usize) -> PathBuf {
     *n += 1;
@@ -152,7 +173,8 @@ fn separate(tmp: &Path, template: &Path, label: &str, cpu: usize, n: &mut usize)
             .args(["campaign", phase, "--run-dir"])
             .arg(&run)
             .args(["--only", &format!("^sign-90/{label}$")])
-            .args(["--cpu", &cpu.to_string(), "--trial-target", "0.01"])
+            .args(["--cpu", &cpu.to_string()])
+            .args(separate_protocol())
             .args(["--allow-unfixed-host", "--probe-attempts", "1"])
             .args([
                 "--register",
@@ -181,12 +203,22 @@ fn compared(tmp: &Path, a: &Path, b: &Path, map: &str) -> String {
         b.join(format!("compare-{}.json", map.replace('=', "-"))),
         serde_json::to_string_pretty(&v).unwrap_or_default(),
     );
-    v["rows"]
+    let row = v["rows"]
         .as_array()
         .and_then(|r| r.iter().find(|r| r["op"] == "sign"))
-        .and_then(|r| r["verdict"].as_str())
-        .unwrap_or("?")
-        .to_string()
+        .cloned()
+        .unwrap_or(Value::Null);
+    let verdict = row["verdict"].as_str().unwrap_or("?").to_string();
+    eprintln!(
+        "  separate {map}: {verdict}, ratio {:.3} [{:.3}, {:.3}], processes {}, {} interval, spread {}",
+        row["ratio"].as_f64().unwrap_or(f64::NAN),
+        row["ratio_ci_low"].as_f64().unwrap_or(f64::NAN),
+        row["ratio_ci_high"].as_f64().unwrap_or(f64::NAN),
+        row["processes"],
+        row["process_ci_method"].as_str().unwrap_or("no"),
+        row["process_spread"]
+    );
+    verdict
 }
 
 fn tally(v: &[String]) -> String {
@@ -246,9 +278,11 @@ fn main() {
     let template = t.join("template");
     setup_run(&template, &[("a", work), ("b25", work * 125 / 100)]);
     println!(
-        "verdicts: K = {k} comparisons per cell, {} to {} pairs per interleaved comparison, TOY_WORK {work} (b10 +10 %, b25 +25 %), CPU {cpu}, load at start {:?}",
+        "verdicts: K = {k} comparisons per cell, {} to {} pairs per interleaved comparison, separate runs {}, TOY_WORK {work} ({} loop; b10 +10 %, b25 +25 %), CPU {cpu}, load at start {:?}",
         pairs.0,
         pairs.1,
+        separate_protocol().join(" "),
+        std::env::var("PQPERF_BENCH_LOOP").unwrap_or_else(|_| "store".into()),
         pqperf_ffi::procinfo::load_average()
     );
     let mut n = 0usize;

@@ -2,7 +2,8 @@
  * shim (ngcc_meta, ngcc_seed) built in. Not a secure signature: sk is random, pk = sk ^ 0x5a,
  * sn = a keyed mix of sk and m that verify recomputes from pk.
  * Compile-time modes: -DTOY_SEGV_IN_SIGN, -DTOY_HANG_IN_SIGN, -DTOY_REJECT_VERIFY,
- * -DTOY_WORK=n (busy loop of n rounds per call, to make calls slower), -DTOY_NOOP (every
+ * -DTOY_WORK=n (busy loop of n rounds per call, to make calls slower; a store-and-reload
+ * loop, or with -DTOY_WORK_REGISTER a multiply chain in a register), -DTOY_NOOP (every
  * operation returns at once: the driver-overhead benchmark). */
 #include <stdint.h>
 #include <string.h>
@@ -48,10 +49,22 @@ static unsigned char rnd(void) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return (unsigned char)(state >> 56);
 }
+#ifdef TOY_WORK_REGISTER
+/* A dependent multiply chain kept in a register (stored once): arithmetic-bound like most
+ * cryptographic code, without the store-and-reload of the default loop, whose speed on a
+ * shared VM switches between processes (store forwarding). */
+static volatile uint64_t toy_sink;
+static void work(void) {
+    uint64_t x = 1;
+    for (long i = 0; i < TOY_WORK; i++) x = (x * 0x2545F4914F6CDD1Dull) ^ (x >> 29) ^ (uint64_t)i;
+    toy_sink = x;
+}
+#else
 static void work(void) {
     volatile uint64_t x = 0;
     for (long i = 0; i < TOY_WORK; i++) x += (uint64_t)i * 2654435761u;
 }
+#endif
 
 unsigned long long sig_get_pk_len_bytes(void) { return 32; }
 unsigned long long sig_get_sk_len_bytes(void) { return 32; }
