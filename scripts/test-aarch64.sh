@@ -46,7 +46,26 @@ tb=$(date +%s)
 bin="$CARGO_TARGET_DIR/$target/release/pqperf"
 export PQPERF_EMULATOR=qemu-aarch64
 unset QEMU_LD_PREFIX
-pq() { qemu-aarch64 "$bin" "$@"; }
+# pq ARGS...: one emulated pqperf command, killed when it has not finished within
+# PQPERF_AARCH64_STEP_LIMIT seconds (default 420; the slowest step takes about a minute) and
+# then tried once more. qemu-user can hang a process that forks while other threads run
+# (seen once in CI: the build step never finished); the limit turns such a hang into a retry
+# that is said on stderr with the emulated processes still alive, instead of a CI run that
+# never ends. Builds and KATs run one instance at a time (--jobs 1) for fewer concurrent forks.
+exec 3>&2
+timeouts=0
+pq() {
+  local limit=${PQPERF_AARCH64_STEP_LIMIT:-420} try rc=0
+  for try in 1 2; do
+    timeout -k 10 "$limit" qemu-aarch64 "$bin" "$@"
+    rc=$?
+    [ "$rc" = 124 ] || [ "$rc" = 137 ] || return "$rc"
+    timeouts=$((timeouts + 1))
+    echo "aarch64: 'pqperf $1 $2' did not finish within $limit s under qemu-user (attempt $try of 2); processes left:" >&3
+    ps -eo pid,ppid,stat,etime,args 2>/dev/null | grep -E 'qemu-aarch64|cc1|aarch64-linux-gnu' | grep -v grep | cut -c1-200 >&3
+  done
+  return "$rc"
+}
 
 work="${PQPERF_AARCH64_WORK:-$CARGO_TARGET_DIR/test}"
 rm -rf "$work"
@@ -73,15 +92,15 @@ fi
 only="^($(echo "$schemes" | paste -sd'|'))/"
 step "$n_aarch64 aarch64 implementations imported; testing $(echo "$schemes" | wc -l) schemes: $only"
 step "build --cc aarch64-linux-gnu-gcc"
-pq build --run-dir "$run" --only "$only" --cc aarch64-linux-gnu-gcc >"$work/build.txt" 2>&1 || fail=1
+pq build --run-dir "$run" --only "$only" --cc aarch64-linux-gnu-gcc --jobs 1 >"$work/build.txt" 2>&1 || fail=1
 step "kat"
-pq kat --run-dir "$run" --only "$only" --jobs 2 >"$work/kat.txt" 2>&1 || fail=1
+pq kat --run-dir "$run" --only "$only" --jobs 1 >"$work/kat.txt" 2>&1 || fail=1
 
 # 2. The WOTS ICCS test candidate.
 step "WOTS ICCS test candidate"
 pq import iccs "$repo/testdata/candidates/wots-pxof" --id sign-90 --run-dir "$run" >>"$work/import.txt" 2>&1 || fail=1
-pq build --run-dir "$run" --only '^sign-90/' >>"$work/build.txt" 2>&1 || fail=1
-pq kat --run-dir "$run" --only '^sign-90/' >>"$work/kat.txt" 2>&1 || fail=1
+pq build --run-dir "$run" --only '^sign-90/' --jobs 1 >>"$work/build.txt" 2>&1 || fail=1
+pq kat --run-dir "$run" --only '^sign-90/' --jobs 1 >>"$work/kat.txt" 2>&1 || fail=1
 
 # KAT tally over build.json: the tested PQClean instances and WOTS.
 read -r pass total < <(python3 - "$run/build.json" "$only" <<'EOF'
@@ -146,6 +165,8 @@ else
   step "no golden datasets at $golden: joint view not checked"; campaign=failed
 fi
 [ "$campaign" = ok ] || tail -30 "$work/campaign.txt" >&2
+[ "$fail" = 0 ] || tail -n 20 "$work/build.txt" "$work/kat.txt" >&2
+[ "$timeouts" = 0 ] || step "$timeouts emulated attempt(s) timed out; each such step was tried once more"
 t1=$(date +%s)
 step "cross build $((tb - t0)) s, emulated tests $((t1 - tb)) s, total $((t1 - t0)) s; logs in $work"
 echo "aarch64: $pass/$total KAT PASS, campaign $campaign"
