@@ -14,10 +14,10 @@
 //!   ones) it is the Mann–Whitney interval of the Hodges–Lehmann shift instead
 //!   ([`crate::rank`]), which a minority of processes in one of a shared host's slow phases
 //!   hardly moves, and it stands alone (each process's estimate carries its own calls' noise);
-//! * **between runs**: when a side's campaign.json records an A–A noise floor (median
-//!   |change| `m` of two campaigns of the same libraries), its spread `s = ln(1+m)/0.6745`
-//!   (the median |x| of a normal is 0.6745 σ) is added in quadrature to both half-widths
-//!   (log space, 1.96 s).
+//! * **between runs**: the A–A noise floor a side's campaign.json records (median |change|
+//!   `m` of two campaigns of the same libraries), or [`DEFAULT_NOISE_FLOOR`] when neither
+//!   records one: its spread `s = ln(1+m)/0.6745` (the median |x| of a normal is 0.6745 σ) is
+//!   added in quadrature to both half-widths (log space, 1.96 s).
 //!
 //! The verdict interval is the hull of the per-call interval (around the ratio of the robust
 //! estimates) and the between-process interval (around the difference of the mean log
@@ -53,6 +53,17 @@ pub use pqperf_model::ab::Verdict;
 use crate::rank;
 use crate::verdict::{environment_gate, fast_calls_gate, judge, stability_gate};
 use crate::{CompareError, Side};
+
+/// The A–A noise floor (median |change| between two runs of the same libraries) assumed when
+/// neither run records one: two runs taken at different times differ by more than their own
+/// processes show, and nothing in them measures by how much. On a shared 2-vCPU VM, 30 A–A
+/// pairs of separately measured runs (the verdicts benchmark, register-bound candidate,
+/// quiet, one hog pinned to the benchmark CPU, three hogs) differed by a median 0.8 % but up
+/// to 5.0 %, with their processes agreeing within 2–4 %; the heavy tail is what a default
+/// must cover: 2 % widens an interval by ±5.8 % (log space, in quadrature), which kept every
+/// one of those pairs from a faster/slower verdict and left all 30 +25 % changes detected.
+/// A floor recorded with `pqperf compare --record-noise-floor` replaces it.
+pub const DEFAULT_NOISE_FLOOR: f64 = 0.02;
 
 /// Fewest sampled trials (fresh processes) a side needs for a verdict between two runs.
 pub const MIN_PROCESSES: usize = 3;
@@ -130,8 +141,11 @@ pub struct Row {
     pub process_ci_method: Option<String>,
     /// Sampled trials (per-process estimates) of A and B.
     pub processes: (usize, usize),
-    /// The A–A noise floor (median |change|) that widened the interval, when recorded.
+    /// The A–A noise floor (median |change|) that widened the interval: the recorded one, or
+    /// [`DEFAULT_NOISE_FLOOR`] when neither side records one (`noise_floor_assumed`).
     pub noise_floor: Option<f64>,
+    /// True when `noise_floor` is the assumed default, not a recorded floor.
+    pub noise_floor_assumed: bool,
     /// B/A of the two records' canary figures (seconds): how the machine differed (only when
     /// both records used the same canary method).
     pub canary_ratio: Option<f64>,
@@ -453,7 +467,7 @@ struct Judged {
     process: Option<(f64, f64)>,
     process_method: Option<&'static str>,
     processes: (usize, usize),
-    floor: Option<f64>,
+    floor: Floor,
     canary: Option<f64>,
     spread: (Option<f64>, Option<f64>),
     fast: Option<f64>,
@@ -461,7 +475,16 @@ struct Judged {
     reason: Option<String>,
 }
 
-fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option<Judged> {
+/// The between-run noise a comparison allows for.
+#[derive(Debug, Clone, Copy)]
+struct Floor {
+    /// Median |change| of A–A pairs of runs.
+    m: f64,
+    /// Not recorded for these runs: [`DEFAULT_NOISE_FLOOR`].
+    assumed: bool,
+}
+
+fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judged> {
     let (pooled, clo, chi) = ratio_ci(a, b, o.confidence)?;
     let (la, lb) = (process_log_estimates(a), process_log_estimates(b));
     let between = between_processes(&la, &lb, o.confidence);
@@ -484,11 +507,9 @@ fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option
         dlo = dlo.max(lr - bp.low);
         dhi = dhi.max(bp.high - lr);
     }
-    if let Some(m) = floor {
-        let f = floor_half_width(m);
-        dlo = (dlo * dlo + f * f).sqrt();
-        dhi = (dhi * dhi + f * f).sqrt();
-    }
+    let f = floor_half_width(floor.m);
+    dlo = (dlo * dlo + f * f).sqrt();
+    dhi = (dhi * dhi + f * f).sqrt();
     let (lo, hi) = ((lr - dlo).exp(), (lr + dhi).exp());
     let canary = canary_ratio(a, b);
     let spread = (spread_of(&la), spread_of(&lb));
@@ -519,13 +540,21 @@ fn judge_pair(a: &Record, b: &Record, floor: Option<f64>, o: &Options) -> Option
         );
         fast_calls_gate(j, ratio, fast, t)
     };
-    if let (Some(m), Some(r)) = (floor, reason.as_mut())
+    if let Some(r) = reason.as_mut()
         && verdict == Verdict::Inconclusive
+        && floor.m > 0.0
     {
-        r.push_str(&format!(
-            " (the interval includes the recorded A–A noise floor of ±{:.1} %)",
-            m * 100.0
-        ));
+        if floor.assumed {
+            r.push_str(&format!(
+                " (the interval includes an assumed between-run noise floor of ±{:.1} %: neither run records one; `pqperf compare A1 A2 --record-noise-floor` of two runs of the same libraries records this machine's)",
+                floor.m * 100.0
+            ));
+        } else {
+            r.push_str(&format!(
+                " (the interval includes the recorded A–A noise floor of ±{:.1} %)",
+                floor.m * 100.0
+            ));
+        }
     }
     Some(Judged {
         ratio,
@@ -603,9 +632,13 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
                 .as_ref()
                 .map(|x| x.estimate_seconds)
         };
-        let floor = match (a.noise_floor, b.noise_floor) {
+        let recorded = match (a.noise_floor, b.noise_floor) {
             (Some(x), Some(y)) => Some(x.max(y)),
             (x, y) => x.or(y),
+        };
+        let floor = Floor {
+            m: recorded.unwrap_or(DEFAULT_NOISE_FLOOR),
+            assumed: recorded.is_none(),
         };
         let j = judge_pair(ra, rb, floor, o);
         rows.push(Row {
@@ -629,7 +662,8 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
                 .as_ref()
                 .and_then(|j| j.process_method.map(str::to_string)),
             processes: j.as_ref().map_or((0, 0), |j| j.processes),
-            noise_floor: j.as_ref().and_then(|j| j.floor),
+            noise_floor: j.as_ref().map(|j| j.floor.m),
+            noise_floor_assumed: j.as_ref().is_some_and(|j| j.floor.assumed),
             canary_ratio: j.as_ref().and_then(|j| j.canary),
             process_spread: j.as_ref().map_or((None, None), |j| j.spread),
             fast_calls_ratio: j.as_ref().and_then(|j| j.fast),
@@ -723,12 +757,13 @@ mod tests {
         }
     }
 
+    /// A side whose machine recorded an A–A noise floor of 0 (the statistics alone).
     fn side(recs: Vec<Record>) -> Side {
         Side {
             shown: "x".into(),
             system_dir: "x".into(),
             records: recs,
-            noise_floor: None,
+            noise_floor: Some(0.0),
         }
     }
 
@@ -754,6 +789,45 @@ mod tests {
         assert_eq!(
             compare(&a1, &b1, &o).unwrap().rows[0].verdict,
             Verdict::Slower
+        );
+    }
+
+    #[test]
+    fn without_a_recorded_floor_a_default_between_run_noise_is_assumed() {
+        let unrecorded = |recs: Vec<Record>| Side {
+            noise_floor: None,
+            ..side(recs)
+        };
+        // +5 % between two runs that record no floor: within what two runs of the same
+        // libraries can differ by, so inconclusive, and the reason says how to record one.
+        let a = unrecorded(vec![rec("l", "keygen", 1.0, 1)]);
+        let b = unrecorded(vec![rec("l", "keygen", 1.05, 3)]);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        assert_eq!(
+            (r.noise_floor, r.noise_floor_assumed),
+            (Some(DEFAULT_NOISE_FLOOR), true)
+        );
+        let why = r.reason.unwrap();
+        assert!(
+            why.contains("assumed between-run noise floor of ±2.0 %")
+                && why.contains("--record-noise-floor"),
+            "{why}"
+        );
+        // +25 %: beyond it.
+        let b = unrecorded(vec![rec("l", "keygen", 1.25, 3)]);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!((r.verdict, r.noise_floor_assumed), (Verdict::Slower, true));
+        // A recorded floor of 0.5 % on one side replaces the default: +5 % is slower again.
+        let a = Side {
+            noise_floor: Some(0.005),
+            ..unrecorded(vec![rec("l", "keygen", 1.0, 1)])
+        };
+        let b = unrecorded(vec![rec("l", "keygen", 1.05, 3)]);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(
+            (r.verdict, r.noise_floor, r.noise_floor_assumed),
+            (Verdict::Slower, Some(0.005), false)
         );
     }
 
