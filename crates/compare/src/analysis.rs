@@ -489,7 +489,7 @@ fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judge
     let (la, lb) = (process_log_estimates(a), process_log_estimates(b));
     let between = between_processes(&la, &lb, o.confidence);
     // With the rank view the ratio is the processes' own shift (exp of the Hodges–Lehmann
-    // estimate of the compared processes), not the pooled estimates' ratio, which a
+    // estimate of the per-process estimates), not the pooled estimates' ratio, which a
     // different share of slow processes on the two sides moves.
     let ratio = match &between {
         Some(bp) if bp.method == "rank" => rank::hodges_lehmann(&la, &lb).map_or(pooled, f64::exp),
@@ -500,7 +500,7 @@ fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judge
     // view stands alone: each process's estimate carries its own calls' noise, and the
     // record's bootstrap (which resamples processes) swings with how many slow ones it draws.
     let (mut dlo, mut dhi) = match &between {
-        Some(bp) if bp.method == "rank" => ((lr - bp.low).max(0.0), (bp.high - lr).max(0.0)),
+        Some(bp) if bp.method == "rank" => (0.0, 0.0),
         _ => ((lr - clo.ln()).max(0.0), (chi.ln() - lr).max(0.0)),
     };
     if let Some(bp) = &between {
