@@ -114,7 +114,7 @@ pub struct Row {
     /// Robust estimate of B (s per call).
     pub b_seconds: Option<f64>,
     /// B/A: of the robust estimates, or when the between-process interval is the rank one
-    /// (`process_ci_method` `rank`) exp of the Hodges–Lehmann shift of the processes compared,
+    /// (`process_ci_method` `rank`) exp of the Hodges–Lehmann shift of the per-process estimates,
     /// which a different share of slow processes on the two sides does not move.
     pub ratio: Option<f64>,
     /// Lower bound of the ratio interval.
@@ -150,8 +150,9 @@ pub struct Row {
     /// both records used the same canary method).
     pub canary_ratio: Option<f64>,
     /// How much the machine changed within each run, A and B: largest ÷ smallest
-    /// per-process estimate, or with at least 8 processes the 75th ÷ 25th percentile of them
-    /// (the middle half, which a minority of processes in a slow phase does not set).
+    /// per-process estimate, or with the rank interval (`process_ci_method` `rank`) the 75th ÷
+    /// 25th percentile of them (the middle half, which a minority of processes in a slow phase
+    /// does not set).
     pub process_spread: (Option<f64>, Option<f64>),
     /// B/A of the [`FAST_QUANTILE`] of each side's calls.
     pub fast_calls_ratio: Option<f64>,
@@ -380,13 +381,13 @@ fn canary_ratio(a: &Record, b: &Record) -> Option<f64> {
 }
 
 /// How much a side's per-process estimates (`ln` values) differ: largest ÷ smallest, or with
-/// at least [`rank::MIN_PER_SIDE`] of them (where the rank interval is used) the 75th ÷ 25th
-/// percentile; `None` with fewer than two.
-pub fn spread_of(logs: &[f64]) -> Option<f64> {
+/// `middle_half` (the comparison takes the rank interval) the 75th ÷ 25th percentile;
+/// `None` with fewer than two.
+pub fn spread_of(logs: &[f64], middle_half: bool) -> Option<f64> {
     if logs.len() < 2 {
         return None;
     }
-    if logs.len() >= rank::MIN_PER_SIDE {
+    if middle_half {
         let mut v = logs.to_vec();
         v.sort_by(f64::total_cmp);
         let q = |p: f64| quantile_sorted(&v, p);
@@ -424,12 +425,15 @@ fn fast_calls_ratio(a: &Record, b: &Record) -> Option<f64> {
     Some((fast_calls_ticks(b)? / hz(b)?) / (fast_calls_ticks(a)? / hz(a)?))
 }
 
-/// The between-process interval of ln(B/A) (log space) and how it was taken.
+/// The between-process interval of ln(B/A) (log space), its centre and how it was taken.
 struct BetweenProcesses {
     low: f64,
     high: f64,
-    /// `"rank"` (Hodges–Lehmann shift, Mann–Whitney interval) or `"welch"`.
-    method: &'static str,
+    /// The processes' own difference: the Hodges–Lehmann shift (rank) or the difference of
+    /// the means (welch).
+    centre: f64,
+    /// The rank interval (Hodges–Lehmann shift, Mann–Whitney interval) rather than Welch's.
+    rank: bool,
 }
 
 /// The between-process interval of the per-process log estimates `la`, `lb`: with at least
@@ -439,22 +443,23 @@ struct BetweenProcesses {
 /// processes on a side.
 fn between_processes(la: &[f64], lb: &[f64], confidence: f64) -> Option<BetweenProcesses> {
     if la.len().min(lb.len()) >= rank::MIN_PER_SIDE
-        && let Some((low, high, _)) = rank::interval(la, lb, confidence)
+        && let Some(sh) = rank::interval(la, lb, confidence)
     {
         return Some(BetweenProcesses {
-            low,
-            high,
-            method: "rank",
+            low: sh.low,
+            high: sh.high,
+            centre: sh.estimate,
+            rank: true,
         });
     }
     let h = welch_half_width(la, lb)?;
     let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
-    // Centred on the processes' own difference.
     let centre = mean(lb) - mean(la);
     Some(BetweenProcesses {
         low: centre - h,
         high: centre + h,
-        method: "welch",
+        centre,
+        rank: false,
     })
 }
 
@@ -491,17 +496,19 @@ fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judge
     // With the rank view the ratio is the processes' own shift (exp of the Hodges–Lehmann
     // estimate of the per-process estimates), not the pooled estimates' ratio, which a
     // different share of slow processes on the two sides moves.
+    let rank_view = between.as_ref().is_some_and(|bp| bp.rank);
     let ratio = match &between {
-        Some(bp) if bp.method == "rank" => rank::hodges_lehmann(&la, &lb).map_or(pooled, f64::exp),
+        Some(bp) if bp.rank => bp.centre.exp(),
         _ => pooled,
     };
     let lr = ratio.ln();
     // Hull of the per-call and between-process views, each side of the ratio. The rank
     // view stands alone: each process's estimate carries its own calls' noise, and the
     // record's bootstrap (which resamples processes) swings with how many slow ones it draws.
-    let (mut dlo, mut dhi) = match &between {
-        Some(bp) if bp.method == "rank" => (0.0, 0.0),
-        _ => ((lr - clo.ln()).max(0.0), (chi.ln() - lr).max(0.0)),
+    let (mut dlo, mut dhi) = if rank_view {
+        (0.0, 0.0)
+    } else {
+        ((lr - clo.ln()).max(0.0), (chi.ln() - lr).max(0.0))
     };
     if let Some(bp) = &between {
         dlo = dlo.max(lr - bp.low);
@@ -512,7 +519,7 @@ fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judge
     dhi = (dhi * dhi + f * f).sqrt();
     let (lo, hi) = ((lr - dlo).exp(), (lr + dhi).exp());
     let canary = canary_ratio(a, b);
-    let spread = (spread_of(&la), spread_of(&lb));
+    let spread = (spread_of(&la, rank_view), spread_of(&lb, rank_view));
     let fast = fast_calls_ratio(a, b);
     let few = la.len().min(lb.len());
     let (verdict, mut reason) = if between.is_none() || few < MIN_PROCESSES {
@@ -536,6 +543,7 @@ fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judge
             j,
             ratio,
             [("A", la.len(), spread.0), ("B", lb.len(), spread.1)],
+            rank_view,
             t,
         );
         fast_calls_gate(j, ratio, fast, t)
@@ -562,7 +570,7 @@ fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judge
         hi,
         call: (clo, chi),
         process: between.as_ref().map(|bp| (bp.low.exp(), bp.high.exp())),
-        process_method: between.map(|bp| bp.method),
+        process_method: between.map(|bp| if bp.rank { "rank" } else { "welch" }),
         processes: (la.len(), lb.len()),
         floor,
         canary,

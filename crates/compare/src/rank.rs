@@ -10,6 +10,8 @@
 //!   not how: a minority of processes that ran in one of a shared host's slow phases moves
 //!   neither the shift nor, much, the interval, while it drags a mean and inflates a variance.
 
+use pqperf_model::pynum::quantile_sorted;
+
 /// Largest `m·n` for which the exact distribution of `U` is used.
 pub const EXACT_MAX_PRODUCT: usize = 2500;
 
@@ -27,19 +29,9 @@ pub fn differences(x: &[f64], y: &[f64]) -> Vec<f64> {
     d
 }
 
-/// Median of sorted values (`None` when empty).
-fn median_sorted(d: &[f64]) -> Option<f64> {
-    let n = d.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(d[n / 2]),
-        _ => Some((d[n / 2 - 1] + d[n / 2]) / 2.0),
-    }
-}
-
 /// The Hodges–Lehmann shift of `y` against `x` (`None` when a side is empty).
 pub fn hodges_lehmann(x: &[f64], y: &[f64]) -> Option<f64> {
-    median_sorted(&differences(x, y))
+    quantile_sorted(&differences(x, y), 0.5)
 }
 
 /// `P(U ≤ u)` for `u = 0, 1, …, m·n` of the Mann–Whitney statistic with sides of `m` and
@@ -157,13 +149,31 @@ fn normal_k(m: usize, n: usize, confidence: f64) -> Option<usize> {
     (k >= 1.0).then_some(k as usize)
 }
 
-/// The Mann–Whitney interval of the shift of `y` against `x` at `confidence`:
-/// `(low, high, coverage)`; `None` when a side is too small for that confidence.
-pub fn interval(x: &[f64], y: &[f64], confidence: f64) -> Option<(f64, f64, f64)> {
+/// The Hodges–Lehmann shift of two samples with its Mann–Whitney interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shift {
+    /// The median of the differences.
+    pub estimate: f64,
+    /// Lower end of the interval.
+    pub low: f64,
+    /// Upper end of the interval.
+    pub high: f64,
+    /// Its exact (or, above [`EXACT_MAX_PRODUCT`], nominal) coverage.
+    pub coverage: f64,
+}
+
+/// The shift of `y` against `x` and its Mann–Whitney interval at `confidence` (one sort of
+/// the differences); `None` when a side is too small for that confidence.
+pub fn interval(x: &[f64], y: &[f64], confidence: f64) -> Option<Shift> {
     let (k, coverage) = rank_k(x.len(), y.len(), confidence)?;
     let d = differences(x, y);
     let mn = d.len();
-    Some((d[k - 1], d[mn - k], coverage))
+    Some(Shift {
+        estimate: quantile_sorted(&d, 0.5)?,
+        low: d[k - 1],
+        high: d[mn - k],
+        coverage,
+    })
 }
 
 #[cfg(test)]
@@ -236,7 +246,9 @@ mod tests {
         y[0] += 0.9;
         let hl = hodges_lehmann(&x, &y).unwrap();
         assert!((hl - 0.22).abs() < 0.03, "{hl}");
-        let (lo, hi, _) = interval(&x, &y, 0.95).unwrap();
+        let sh = interval(&x, &y, 0.95).unwrap();
+        assert_eq!(sh.estimate, hl);
+        let (lo, hi) = (sh.low, sh.high);
         assert!(lo > 0.15 && hi < 0.3, "[{lo}, {hi}]");
     }
 
@@ -246,7 +258,8 @@ mod tests {
         let y: Vec<f64> = (0..9)
             .map(|i| (i as f64 * 0.91 + 1.0).sin() * 0.05)
             .collect();
-        let (lo, hi, _) = interval(&x, &y, 0.95).unwrap();
+        let sh = interval(&x, &y, 0.95).unwrap();
+        let (lo, hi) = (sh.low, sh.high);
         assert!(lo < 0.0 && hi > 0.0, "[{lo}, {hi}]");
     }
 }

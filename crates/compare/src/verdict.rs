@@ -98,16 +98,18 @@ pub fn environment_gate(
 }
 
 /// The stability gate of two separately measured runs: `spread_a` / `spread_b` are the
-/// largest ÷ smallest per-process estimate of each side, or with many processes the 75th ÷
-/// 25th percentile (`crate::analysis::spread_of`; the same library measured in fresh
-/// processes of one run, so every difference among them is the machine's). When the machine
-/// changed that much within a run, a difference of that size between two runs taken at
-/// different times can be the machine's too: a faster/slower verdict whose change is not
-/// larger, or a no-change verdict beside a spread beyond the band, becomes inconclusive.
+/// largest ÷ smallest per-process estimate of each side, or with `middle_half` (the rank
+/// interval) the 75th ÷ 25th percentile (`crate::analysis::spread_of`; the same library
+/// measured in fresh processes of one run, so every difference among them is the
+/// machine's). When the machine changed that much within a run, a difference of that size
+/// between two runs taken at different times can be the machine's too: a faster/slower
+/// verdict whose change is not larger, or a no-change verdict beside a spread beyond the
+/// band, becomes inconclusive. `middle_half` also words the reason.
 pub fn stability_gate(
     judged: (Verdict, Option<String>),
     ratio: f64,
     spreads: [(&str, usize, Option<f64>); 2],
+    middle_half: bool,
     t: f64,
 ) -> (Verdict, Option<String>) {
     let widest = spreads
@@ -121,7 +123,7 @@ pub fn stability_gate(
         return judged;
     };
     let ds = s.ln();
-    let machine = if n >= crate::rank::MIN_PER_SIDE {
+    let machine = if middle_half {
         format!(
             "the middle half of side {side}'s own {n} processes of the same library spans {:.1} % (the machine changed while that run measured)",
             (s - 1.0) * 100.0
@@ -253,6 +255,7 @@ mod tests {
             slower.clone(),
             1.25,
             [("A", 5, Some(1.30)), ("B", 5, Some(1.01))],
+            false,
             t,
         );
         assert_eq!(v, Verdict::Inconclusive);
@@ -261,16 +264,41 @@ mod tests {
             why.contains("side A's own 5 processes") && why.contains("30.0 %"),
             "{why}"
         );
+        // With the rank interval the spread is of the middle half, and the reason says so.
+        let (_, why) = stability_gate(
+            slower.clone(),
+            1.25,
+            [("A", 20, Some(1.30)), ("B", 20, Some(1.01))],
+            true,
+            t,
+        );
+        assert!(
+            why.unwrap()
+                .contains("the middle half of side A's own 20 processes"),
+            "middle half"
+        );
         // Both stable: the verdict stands; an unknown spread changes nothing.
         let ok = [("A", 5, Some(1.02)), ("B", 5, Some(1.05))];
-        assert_eq!(stability_gate(slower.clone(), 1.25, ok, t), slower);
+        assert_eq!(stability_gate(slower.clone(), 1.25, ok, false, t), slower);
         assert_eq!(
-            stability_gate(slower.clone(), 1.25, [("A", 1, None), ("B", 1, None)], t),
+            stability_gate(
+                slower.clone(),
+                1.25,
+                [("A", 1, None), ("B", 1, None)],
+                false,
+                t
+            ),
             slower
         );
         // The faster direction is judged the same way (B's spread, 1/0.8 = 1.25).
         let faster = judge(0.8, 0.75, 0.85, t);
-        let (v, why) = stability_gate(faster, 0.8, [("A", 5, Some(1.0)), ("B", 4, Some(1.25))], t);
+        let (v, why) = stability_gate(
+            faster,
+            0.8,
+            [("A", 5, Some(1.0)), ("B", 4, Some(1.25))],
+            false,
+            t,
+        );
         assert_eq!(v, Verdict::Inconclusive);
         assert!(why.unwrap().contains("side B's own 4"));
         // "No change" beside a spread beyond the band.
@@ -281,13 +309,20 @@ mod tests {
                 same.clone(),
                 1.0,
                 [("A", 5, Some(1.05)), ("B", 5, Some(1.0))],
+                false,
                 t
             )
             .0,
             Verdict::Inconclusive
         );
         assert_eq!(
-            stability_gate(same.clone(), 1.0, ok.map(|(s, n, _)| (s, n, Some(1.01))), t),
+            stability_gate(
+                same.clone(),
+                1.0,
+                ok.map(|(s, n, _)| (s, n, Some(1.01))),
+                false,
+                t
+            ),
             same
         );
     }
