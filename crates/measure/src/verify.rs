@@ -31,7 +31,7 @@
 //! A process that fails any of these is `inconsistent` (the caller re-runs it once); the
 //! figures and the problems are kept in its process entry (`kernel_check`). What this cannot
 //! catch (forgeries within the slack, a setup-only process that behaves differently) is in
-//! docs/ARCHITECTURE.md, "Threat model".
+//! docs/threat-model.md.
 
 use std::sync::OnceLock;
 
