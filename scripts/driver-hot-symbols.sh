@@ -6,7 +6,7 @@
 # Rust symbol names carry a hash of the crate's build settings, which differ between a
 # workspace build and `cargo build -p pqperf-driver` (what `pqperf` runs under `cargo run`),
 # so both builds are profiled and their names kept. Names that no longer exist are ignored by
-# the linker, but `cargo test -p pqperf-driver --test hot_symbols` fails on them (it compares
+# the linker, but `cargo test -p pqperf-driver --test it hot_symbols::` fails on them (it compares
 # the names without their build hashes against the driver it built): rerun this script after
 # driver changes and check the baseline RSS line of `cargo bench -p pqperf-campaign --bench driver`.
 # Needs valgrind (scripts/setup.sh installs it) and gcc.

@@ -1,0 +1,221 @@
+//! `run_phase` on hand-made run directories, with the fake timing driver
+//! (`testdata/fake_driver.c`, built by gcc) in place of the real one: the measure phase
+//! writes one record per planned operation and a second invocation skips them; a failing
+//! candidate is recorded and the phase goes on; the refusals (unknown system, a run directory
+//! of another system, planning changed under existing records, no registration) exit 2 and
+//! measure nothing.
+
+use std::path::{Path, PathBuf};
+
+use pqperf_campaign::{CampaignOptions, Hooks, Phase, run_phase};
+use pqperf_model::buildjson::BuildJson;
+use serde_json::Value;
+
+/// The CLI tests' hand-made run directories and fake driver (one definition).
+#[path = "../../../pqperf/tests/common/toy.rs"]
+mod toy;
+
+use toy::{entry, fake_driver, write_build_json};
+
+/// A run directory listing `labels` of candidate sign-96 in build.json with KAT PASS; the
+/// library files exist (the fake driver never opens them; its mode is in the name).
+fn hand_made_run(root: &Path, labels: &[&str]) -> PathBuf {
+    let run = root.join("run");
+    let mut bj = BuildJson::default();
+    for l in labels {
+        let rel = format!("lib/sign-96/lib{l}.so");
+        std::fs::create_dir_all(run.join("lib/sign-96")).unwrap();
+        std::fs::write(run.join(&rel), b"not a library").unwrap();
+        bj.instances.insert(
+            format!("sign-96/{l}"),
+            entry("sign-96", l, "PASS", Some(rel)),
+        );
+    }
+    write_build_json(&run, &bj);
+    run
+}
+
+fn options(root: &Path, run: &Path) -> CampaignOptions {
+    let mut o = CampaignOptions::new(run).unwrap();
+    o.driver.exe = fake_driver(root);
+    o.allow_unfixed_host = true;
+    o.probe_attempts = 1;
+    o.echo = false;
+    o.planning.trial_target_s = 0.001;
+    o.calibration_timeout = std::time::Duration::from_secs(5);
+    o.register = Some("test machine (host not fixed)".into());
+    o
+}
+
+fn records(run: &Path) -> Vec<String> {
+    let mut v: Vec<String> = pqperf_campaign::walk_files(&run.join("records"))
+        .into_iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn status(run: &Path, label: &str, op: &str) -> Value {
+    let p = run.join(format!("records/sign-96/{label}__{op}.json"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    v["status"].clone()
+}
+
+#[test]
+fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete", "crashed"]);
+    let o = options(d.path(), &run);
+    let hooks = Hooks::default();
+    // The crashed candidate (it crashes after its first trial) does not complete its
+    // measurement: exit 1 (something failed), the rest done.
+    assert_eq!(run_phase(Phase::Calibrate, &o, &hooks).unwrap().code, 0);
+    let out = run_phase(Phase::Measure, &o, &hooks).unwrap();
+    assert_eq!(out.code, 1);
+    assert_eq!((out.totals.records, out.totals.skipped), (6, 0));
+    // A registered machine never gets the id of a published reference system (x86_1, arm_1).
+    assert!(out.system_id.as_deref().is_some_and(|s| s.ends_with("_2")));
+    assert_eq!(records(&run).len(), 6, "{:?}", records(&run));
+    for op in ["keygen", "sign", "verify"] {
+        assert_eq!(status(&run, "complete", op), "complete", "{op}");
+        assert_eq!(status(&run, "crashed", op), "failed_or_partial", "{op}");
+    }
+    // Resumable by file existence: nothing measured again.
+    let again = run_phase(Phase::Measure, &o, &hooks).unwrap();
+    assert_eq!(again.code, 0);
+    assert_eq!((again.totals.records, again.totals.skipped), (0, 6));
+    // campaign.json keeps one host check per invocation and the system.
+    let camp: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    assert_eq!(camp["host_checks"].as_array().map(Vec::len), Some(3));
+    assert_eq!(camp["system_id"].as_str(), out.system_id.as_deref());
+    // What other commands recorded under `pqperf` (here an A–A noise floor of `pqperf
+    // compare --record-noise-floor`) survives a later phase, which rewrites its own keys.
+    let mut c = camp.clone();
+    c["pqperf"]["noise_floor"] = serde_json::json!({"median_abs_change": 0.07});
+    c["pqperf"]["tick_hz"] = serde_json::json!(1);
+    std::fs::write(run.join("campaign.json"), c.to_string()).unwrap();
+    assert_eq!(run_phase(Phase::Measure, &o, &hooks).unwrap().code, 0);
+    let camp: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    assert_eq!(camp["pqperf"]["noise_floor"]["median_abs_change"], 0.07);
+    assert_ne!(
+        camp["pqperf"]["tick_hz"], 1,
+        "this phase's own facts replace old ones"
+    );
+}
+
+#[test]
+fn refusals_exit_2_and_measure_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let hooks = Hooks::default();
+    let refused = |o: &CampaignOptions| {
+        let out = run_phase(Phase::Measure, o, &hooks).unwrap();
+        assert_eq!(out.code, 2);
+        assert!(records(&run).is_empty(), "{:?}", records(&run));
+    };
+    // A --system that systems.csv does not list (without --register, which would register
+    // this machine under that id).
+    let mut o = options(d.path(), &run);
+    o.system = Some("x86_99".into());
+    o.register = None;
+    refused(&o);
+    // This machine unregistered and no --register.
+    let mut o = options(d.path(), &run);
+    o.register = None;
+    refused(&o);
+    // The run directory belongs to another system.
+    let o = options(d.path(), &run);
+    assert_eq!(run_phase(Phase::Calibrate, &o, &hooks).unwrap().code, 0);
+    let camp = run.join("campaign.json");
+    let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&camp).unwrap()).unwrap();
+    let mine = c["system_id"].clone();
+    c["system_id"] = "x86_98".into();
+    std::fs::write(&camp, c.to_string()).unwrap();
+    refused(&o);
+    // Planning changed while records exist: refused before anything is measured again.
+    c["system_id"] = mine;
+    std::fs::write(&camp, c.to_string()).unwrap();
+    assert_eq!(run_phase(Phase::Measure, &o, &hooks).unwrap().code, 0);
+    let before = records(&run);
+    assert_eq!(before.len(), 3);
+    let mut other = options(d.path(), &run);
+    other.planning.trial_target_s = 0.002;
+    let out = run_phase(Phase::Measure, &other, &hooks).unwrap();
+    assert_eq!(out.code, 2);
+    assert_eq!(records(&run), before);
+}
+
+#[test]
+fn a_phase_this_program_does_not_provide_stops_with_2() {
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let o = options(d.path(), &run);
+    // `all` starts with build, which only the CLI provides (as a hook).
+    let out = run_phase(Phase::All, &o, &Hooks::default()).unwrap();
+    assert_eq!(out.code, 2);
+    assert!(records(&run).is_empty());
+}
+
+#[test]
+fn a_hook_ends_with_its_status_mapped_to_the_exit_code_or_an_error_that_keeps_its_source() {
+    use pqperf_campaign::{PhaseError, PhaseStatus};
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let mut o = options(d.path(), &run);
+    o.register = None;
+    let mut hooks = Hooks::default();
+    hooks.provide(Phase::Build, Box::new(|_| Ok(PhaseStatus::Refused)));
+    hooks.provide(Phase::Kat, Box::new(|_| Ok(PhaseStatus::Failed)));
+    hooks.provide(
+        Phase::Ct,
+        Box::new(|ctx| {
+            Err(PhaseError::Lock {
+                name: "ct",
+                source: std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    format!("{}: denied", ctx.opts.run_dir.display()),
+                ),
+            })
+        }),
+    );
+    assert_eq!(run_phase(Phase::Build, &o, &hooks).unwrap().code, 2);
+    assert_eq!(run_phase(Phase::Kat, &o, &hooks).unwrap().code, 1);
+    let e = run_phase(Phase::Ct, &o, &hooks).unwrap_err();
+    assert!(e.to_string().starts_with("ct lock: "), "{e}");
+    let io = std::error::Error::source(&e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .expect("the lock's io::Error is the source");
+    assert_eq!(io.kind(), std::io::ErrorKind::PermissionDenied);
+}
+
+/// A phase runs holding its run directory's lock (`PhaseCtx::run`, a `LockedRun`): another
+/// writer cannot take it while the phase runs, and can once the phase has ended.
+#[test]
+fn a_phase_runs_holding_the_run_directory_lock() {
+    use nix::fcntl::{Flock, FlockArg};
+    use pqperf_campaign::PhaseStatus;
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let o = options(d.path(), &run);
+    let try_lock = |p: &Path| {
+        let f = std::fs::File::open(p).unwrap();
+        Flock::lock(f, FlockArg::LockExclusiveNonblock).map_err(|(_, e)| e)
+    };
+    let mut hooks = Hooks::default();
+    let want = run.clone();
+    hooks.provide(
+        Phase::Build,
+        Box::new(move |ctx| {
+            assert_eq!(ctx.run.layout().root(), want.as_path());
+            let held = try_lock(&ctx.run.run_lock());
+            assert_eq!(held.err(), Some(nix::errno::Errno::EWOULDBLOCK));
+            Ok(PhaseStatus::Done)
+        }),
+    );
+    assert_eq!(run_phase(Phase::Build, &o, &hooks).unwrap().code, 0);
+    let lock = pqperf_model::layout::RunLayout::new(&run).run_lock();
+    assert!(try_lock(&lock).is_ok(), "released when the phase ended");
+}

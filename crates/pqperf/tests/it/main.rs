@@ -1,0 +1,27 @@
+//! The integration tests of `pqperf`: one test binary for the crate, one module per topic
+//! (`cargo test -p <crate> --test it <module>::`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod buildkat;
+mod cli_conventions;
+mod crash_safe;
+mod header_names;
+mod honest_pages;
+mod hostile;
+mod hostile_dataset;
+mod hostile_forgery;
+mod hostile_output;
+mod hostile_sandbox;
+mod iccs_bench_cli;
+mod iccs_provider_pages;
+mod measure_campaign;
+mod measure_mldsa;
+mod messy_imports;
+mod profile_cli;
+mod report_cli;
+mod retest;
+mod stale_evidence;
+mod validate_cli;
+mod verdicts;

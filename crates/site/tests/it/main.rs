@@ -1,0 +1,9 @@
+//! The integration tests of `site`: one test binary for the crate, one module per topic
+//! (`cargo test -p <crate> --test it <module>::`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod browser;
+mod emulated;
+mod escape;
