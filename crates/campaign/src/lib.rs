@@ -5,6 +5,7 @@
 //! |---|---|
 //! | [`options`] | [`CampaignOptions`] as plain data, reference defaults |
 //! | [`phase`] | [`Phase`] names, the phase contract ([`PhaseCtx`], [`PhaseStatus`], [`PhaseError`]), the [`Hooks`] registry stages plug phases into |
+//! | [`ab`] | `pqperf ab`: the interleaved A/B measurement (pairs of fresh driver processes on one leased CPU; the statistics are `pqperf-compare`'s) |
 //! | [`run`] | [`run_phase`]: CPU lease, host checks, system id, bookkeeping, dispatch |
 //! | [`lease`] | host-wide CPU leases (one `flock`ed file per CPU), `--cpu auto` |
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
@@ -19,6 +20,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod ab;
 pub mod baseline_cache;
 pub mod error;
 pub mod lease;

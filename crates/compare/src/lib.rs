@@ -18,14 +18,14 @@
 //! * [`rank`]: the Hodges–Lehmann shift and Mann–Whitney interval of two sides' per-process
 //!   estimates (the between-process view when both sides ran many processes).
 //! * [`paired`]: the seeded schedule and the paired statistics of an interleaved A/B
-//!   measurement; [`interleave`] runs one (`pqperf ab`: two libraries measured alternately
-//!   in fresh pinned processes on one leased CPU, evidence `pqperf_model::ab::AbEvidence`).
+//!   measurement (`pqperf ab`, which `pqperf_campaign::ab` runs on the measuring side).
+//!
+//! This crate reads records through `pqperf-model` only: it measures nothing.
 //! * [`render`] turns a [`Comparison`] into Markdown; JSON is its serde form.
 
 #![forbid(unsafe_code)]
 
 pub mod analysis;
-pub mod interleave;
 pub mod load;
 pub mod paired;
 pub mod rank;

@@ -1,11 +1,11 @@
 //! `pqperf ab A B`: the interleaved A/B measurement, thin wrapper over
-//! [`pqperf_compare::interleave`] (units, lease and pairs there; here the arguments, the
+//! [`pqperf_campaign::ab`] (units, lease and pairs there; here the arguments, the
 //! evidence file under B's run-directory lock, the report and the exit status).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use pqperf_compare::interleave::{self, AbOptions};
+use pqperf_campaign::ab::{self as interleave, AbOptions};
 
 const LONG_HELP: &str = "The recommended regression gate on a shared machine. A and B are run \
 directories with built, KAT-checked libraries (build.json). Each (candidate, instance, \

@@ -3,14 +3,14 @@
 //! (candidate, label) of two run directories, or two labels through `--map`, possibly of one
 //! run directory — are measured alternately, each pair one fresh pinned driver process of A
 //! and one of B right after each other on the same leased CPU, in the seeded order of
-//! [`crate::paired::schedule_looks`]. Whatever slows the machine for a while slows both
+//! [`pqperf_compare::paired::schedule_looks`]. Whatever slows the machine for a while slows both
 //! processes of a pair, so the ratio comes from the pairs: exp(median of ln(B/A)) with the
 //! sign-test interval, judged by [`crate::verdict`] (with the canary gate of the pairs).
 //!
-//! **Sequential looks** ([`crate::paired::looks`]): each unit is judged after `--pairs`
+//! **Sequential looks** ([`pqperf_compare::paired::looks`]): each unit is judged after `--pairs`
 //! pairs, then after twice as many, and so on up to `--max-pairs`; a unit whose verdict at a
 //! look is slower, faster or no change stops there, the others get more pairs. Every look's
-//! interval has the confidence [`crate::paired::look_confidence`] (the 5 % error split over
+//! interval has the confidence [`pqperf_compare::paired::look_confidence`] (the 5 % error split over
 //! the looks), so looking more than once does not raise the chance of a false call: a quiet
 //! machine is judged after the first pairs, a noisy one gets up to `--max-pairs` before
 //! "inconclusive". The sign-test interval of n pairs excludes its most extreme pairs (about
@@ -19,7 +19,7 @@
 //!
 //! The driver processes are the campaign's (`pqperf_measure::runner::run_driver`: contained,
 //! checked against the kernel's accounting, with the environment evidence of
-//! `pqperf_model::envevidence`); the CPU is leased host-wide (`pqperf_campaign::lease`) for
+//! `pqperf_model::envevidence`); the CPU is leased host-wide ([`crate::lease`]) for
 //! the whole measurement and pqperf keeps itself off it. Iterations are planned once per unit
 //! from one calibration call on each side (the larger time), with the reference rules
 //! (`pqperf_measure::plan::plan_op`) and the given trial target, the same for both sides.
@@ -29,8 +29,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use pqperf_campaign::lease::{self, CpuRequest};
-use pqperf_campaign::{CampaignOptions, measurable};
+use crate::lease::{self, CpuRequest};
+use crate::{CampaignOptions, measurable};
 use pqperf_measure::decide::{AttemptFacts, HOST_DISTURBED_RUN, Rerun, rerun};
 use pqperf_measure::instance::{Instance, base_ops, driver_args};
 use pqperf_measure::plan;
@@ -44,9 +44,9 @@ use pqperf_model::pynum::quantile_sorted;
 use pqperf_model::robust::Estimator;
 use pqperf_model::select::Selection;
 
-use crate::CompareError;
-use crate::paired::{Slot, look_confidence, looks, paired, schedule_looks};
-use crate::verdict::{environment_gate, judge};
+use pqperf_compare::CompareError;
+use pqperf_compare::paired::{Slot, look_confidence, looks, paired, schedule_looks};
+use pqperf_compare::verdict::{environment_gate, judge};
 
 /// Fewest pairs asked for: below 6 no distribution-free 95 % interval exists.
 pub const MIN_PAIRS: usize = 6;
@@ -66,7 +66,7 @@ pub struct AbOptions {
     pub ops: Vec<String>,
     /// Pairs per unit at the first look.
     pub pairs: usize,
-    /// Most pairs per unit (sequential design, [`crate::paired::looks`]): a unit whose
+    /// Most pairs per unit (sequential design, [`pqperf_compare::paired::looks`]): a unit whose
     /// verdict at a look is slower, faster or no change stops there; the others go on to the
     /// next look. Equal to `pairs`: one look, the fixed design.
     pub max_pairs: usize,
@@ -494,8 +494,8 @@ pub fn run(
     for p in &host_problems {
         say(format!("ab: HOST: {p}"));
     }
-    pqperf_campaign::keep_off_cpu(cpu);
-    let started_utc = pqperf_campaign::utc_now();
+    crate::keep_off_cpu(cpu);
+    let started_utc = crate::utc_now();
     let tick_hz = pqperf_ffi::counters::ticks_hz(20).unwrap_or(0) as f64;
     say(format!(
         "ab: {} unit(s) × {} pairs on CPU {cpu}, seed {}",
@@ -611,7 +611,7 @@ pub fn run(
         trial_target_s: o.trial_target_s,
         method: METHOD.to_string(),
         started_utc,
-        ended_utc: pqperf_campaign::utc_now(),
+        ended_utc: crate::utc_now(),
         host_problems: Some(host_problems),
         units: out,
     })
@@ -796,7 +796,7 @@ pub fn markdown(ev: &AbEvidence) -> String {
             (Some(l), Some(h), Some(c)) => format!("[{l:.4}, {h:.4}] ({:.1} %)", c * 100.0),
             _ => "–".into(),
         };
-        let ch = r.ratio.map_or("–".into(), crate::verdict::pct);
+        let ch = r.ratio.map_or("–".into(), pqperf_compare::verdict::pct);
         let can = r.canary_ratio.map_or("–".into(), |x| format!("{x:.4}"));
         let mark = if r.reason.is_some() {
             reasons.push(format!(
