@@ -2,7 +2,8 @@
 //!
 //! The orchestrator starts the lean executable `pqperf-driver …` (this crate's binary, found
 //! next to `pqperf`, see `pqperf_measure::runner::DriverExe`); the child pins itself, dlopens
-//! the library through `pqperf_ffi::dl`, seeds the DRNG with `00 01 … 2f`, prepares honest
+//! the library through `pqperf_ffi::dl`, seeds the DRNG (`--seed`, else the reference's
+//! `00 01 … 2f`; `pqperf_model::stream`), prepares honest
 //! inputs, runs the warm-ups and the trials, and writes the reference META/TRIAL/STATUS lines
 //! to its private result channel (tab-separated, flushed progressively; never stdout, which
 //! belongs to the candidate, see `pqperf_ffi::untrusted`). pqperf additions are
@@ -63,18 +64,13 @@ fn setup(m: impl Into<String>) -> Fail {
     Fail(3, m.into())
 }
 
-const SEED: [u8; 48] = {
-    let mut s = [0u8; 48];
-    let mut i = 0;
-    while i < 48 {
-        s[i] = i as u8;
-        i += 1;
-    }
-    s
-};
+/// The seed of this process: `--seed`, else the reference's fixed `00 01 … 2f`.
+fn seed_of(a: &DriverArgs) -> [u8; pqperf_model::stream::SEED_BYTES] {
+    a.seed.unwrap_or(pqperf_model::stream::REFERENCE_SEED)
+}
 
 fn message64() -> Vec<u8> {
-    (0..64u32).map(|i| ((i * 131 + 64) % 256) as u8).collect()
+    pqperf_model::stream::reference_message().to_vec()
 }
 
 fn slice(b: &mut GuardedBuf, n: u64) -> &mut [u8] {

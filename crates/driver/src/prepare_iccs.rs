@@ -15,7 +15,7 @@ pub(super) fn prepare_iccs(
     head.push(("instance".into(), meta.instance.clone()));
     head.push(("variant".into(), meta.variant.clone()));
     let drng = IccsDrng::new(lib).map_err(|e| usage(format!("missing symbol ngcc_seed: {e}")))?;
-    if drng.seed(&SEED) != 0 {
+    if drng.seed(&seed_of(a)) != 0 {
         return Err(setup("DRNG seeding failed"));
     }
     let sym = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));

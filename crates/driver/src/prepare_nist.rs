@@ -26,7 +26,7 @@ pub(super) fn prepare_nist(
     head.push(("instance".into(), instance.clone()));
     head.push(("variant".into(), "Reference_Implementation".into()));
     let rng = NistRng::new(lib).map_err(|e| usage(format!("missing symbol: {e}")))?;
-    if rng.seed(&SEED) != 0 {
+    if rng.seed(&seed_of(a)) != 0 {
         return Err(setup("DRBG seeding failed"));
     }
     let sym = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));

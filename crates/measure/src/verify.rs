@@ -326,6 +326,7 @@ mod tests {
             force_ticks: true,
             api: ApiSpec::Iccs,
             stack_region: crate::driver::DEFAULT_STACK_REGION,
+            seed: None,
         }
     }
 
