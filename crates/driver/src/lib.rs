@@ -29,6 +29,7 @@ use pqperf_ffi::{affinity, procinfo};
 
 mod args;
 pub mod canary;
+pub mod inputs;
 mod kex;
 mod mem;
 mod ops;
@@ -41,6 +42,7 @@ pub use args::{ApiSpec, DriverArgs};
 pub use mem::DEFAULT_STACK_REGION;
 pub use timing::{SAMPLE_CALLS, run};
 
+use inputs::{CtPool, Messages, SigPool};
 use kex::{Acc, Kex, Step};
 use mem::memory_pass;
 use ops::{Op, SigStats};
@@ -67,10 +69,6 @@ fn setup(m: impl Into<String>) -> Fail {
 /// The seed of this process: `--seed`, else the reference's fixed `00 01 … 2f`.
 fn seed_of(a: &DriverArgs) -> [u8; pqperf_model::stream::SEED_BYTES] {
     a.seed.unwrap_or(pqperf_model::stream::REFERENCE_SEED)
-}
-
-fn message64() -> Vec<u8> {
-    pqperf_model::stream::reference_message().to_vec()
 }
 
 fn slice(b: &mut GuardedBuf, n: u64) -> &mut [u8] {

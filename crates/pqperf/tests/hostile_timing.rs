@@ -1,0 +1,158 @@
+//! Hostile candidates that try to move their own timing figures (issue 36) rather than forge
+//! what the parent is told (`hostile_forgery.rs`). Each is one extra piece of C in a copy of a
+//! test candidate, with a marker on stderr proving its hostile statement ran (kept in the
+//! record's `processes[].stderr`), and each ends recorded as what it is with the honest
+//! candidate beside it complete and unchanged. No timing is asserted (busy-host safe): the
+//! tests assert on the markers and on the parent's decisions.
+//!
+//! - **memo** (`testdata/hostile/memo.h`): sign memoizes `(sk, message) → signature`, KEM dec
+//!   memoizes `(sk, ciphertext) → shared secret`. The driver signed one fixed message and
+//!   decapsulated one ciphertext in every call, so every call after the first was a memo hit;
+//!   it now gives every call an input the process has not seen (`pqperf_driver::inputs`), so
+//!   the memo is tried and never hits.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::toy::{Lib, TOY_SIG, toy_run, write_build_json};
+
+const MEMO: &str = include_str!("../../../testdata/hostile/memo.h");
+const TOY_KEM: &str = include_str!("../../../testdata/hostile/toy_kem.c");
+
+fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));
+    c.args(common::toy::campaign_args(run, phase))
+        .args(extra)
+        .env(pqperf_campaign::lease::LEASE_DIR_ENV, run.parent().unwrap());
+    c
+}
+
+fn ok(mut c: Command) -> String {
+    let out = c.output().expect("run pqperf");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "pqperf failed: {text}");
+    text
+}
+
+fn record(run: &Path, cand: &str, label: &str, op: &str) -> serde_json::Value {
+    let p = run.join(format!("records/{cand}/{label}__{op}.json"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// toy_sig.c whose sig_sign answers from the memo under `-DMEMO_SIGN`.
+fn memo_toy_sig() -> String {
+    let top = "    work();\n    mix(sk, m, ml, sn);\n    *snl = 64;\n    return 0;";
+    assert!(TOY_SIG.contains(top));
+    let memo = "#ifdef MEMO_SIGN\n    if (memo_lookup(sk, 32, m, ml, sn, snl)) return 0;\n#endif\n    work();\n    mix(sk, m, ml, sn);\n    *snl = 64;\n#ifdef MEMO_SIGN\n    memo_store(sk, 32, m, ml, sn, 64);\n#endif\n    return 0;";
+    format!(
+        "#ifdef MEMO_SIGN\n#include \"memo.h\"\n#endif\n{}",
+        TOY_SIG.replace(top, memo)
+    )
+}
+
+/// `(tries, hits)` of every `memo:` marker in the record's processes (all attempts kept).
+fn memo_markers(r: &serde_json::Value) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    for p in r["processes"].as_array().unwrap() {
+        for line in p["stderr"].as_str().unwrap_or("").lines() {
+            if let Some(rest) = line.strip_prefix("memo: tries=") {
+                let (t, h) = rest.split_once(" hits=").unwrap();
+                out.push((t.parse().unwrap(), h.parse().unwrap()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn memoized_sign_and_dec_never_hit_because_no_timed_input_repeats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("memo.h"), MEMO).unwrap();
+    let sig = toy_run(
+        &run,
+        "toy_sig_memo.c",
+        &memo_toy_sig(),
+        &[
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-95", "memo").defines(&["TOY_WORK=20000", "MEMO_SIGN"]),
+        ],
+    );
+    let kem = toy_run(
+        &run,
+        "toy_kem.c",
+        TOY_KEM,
+        &[
+            Lib::new("kem-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("kem-95", "memo").defines(&["TOY_WORK=20000", "MEMO_DEC"]),
+        ],
+    );
+    let mut bj = sig;
+    bj.instances.extend(kem.instances);
+    write_build_json(&run, &bj);
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "60",
+        "--stack-region",
+        "262144",
+    ];
+    let mut log = ok(campaign(&run, "calibrate", &opts));
+    log += &ok(campaign(&run, "measure", &opts));
+    for (cand, ops) in [
+        ("sign-95", &["keygen", "sign", "verify"][..]),
+        ("kem-95", &["keygen", "enc", "dec"][..]),
+    ] {
+        for label in ["honest", "memo"] {
+            for op in ops {
+                let r = record(&run, cand, label, op);
+                assert_eq!(r["status"], "complete", "{cand} {label} {op}: {r}\n{log}");
+                for p in r["processes"].as_array().unwrap() {
+                    assert_eq!(p["status"], "complete", "{cand} {label} {op}: {p}");
+                    assert_eq!(
+                        p["kernel_check"]["problems"],
+                        serde_json::json!([]),
+                        "{cand} {label} {op}"
+                    );
+                }
+            }
+        }
+    }
+    // The memo was tried in every timed process and never answered: its figures are those of
+    // the work. (Before: every call after the first was a hit.)
+    for (cand, op) in [("sign-95", "sign"), ("kem-95", "dec")] {
+        let r = record(&run, cand, "memo", op);
+        let m = memo_markers(&r);
+        eprintln!("{cand} memo {op}: (tries, hits) per process {m:?}");
+        let n = r["processes"].as_array().unwrap().len();
+        assert_eq!(m.len(), n, "{cand} {op}: a marker per process: {r}");
+        for (tries, hits) in m {
+            assert!(tries > 1, "{cand} {op}: the memo was tried ({tries})");
+            assert_eq!(hits, 0, "{cand} {op}: {tries} tries, {hits} hits");
+        }
+        // The honest library prints no marker.
+        assert!(memo_markers(&record(&run, cand, "honest", op)).is_empty());
+    }
+    // The verify and dec processes took their inputs from a pool covering every call.
+    for (cand, op) in [("sign-95", "verify"), ("kem-95", "dec")] {
+        let r = record(&run, cand, "honest", op);
+        let p = &r["processes"][0];
+        let pool: u64 = p["meta"]["input_pool"].as_str().unwrap().parse().unwrap();
+        let iters = r["plan"]["iterations_per_trial"].as_u64().unwrap();
+        assert!(pool > iters, "{cand} {op}: pool {pool} for {iters} calls");
+    }
+}
