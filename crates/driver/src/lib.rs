@@ -147,3 +147,38 @@ impl PreparedOp {
         self.prepared.op.call(&mut self.prepared.stats)
     }
 }
+
+/// Replays the calls of a timing process of `a` untimed, in the same order (preparation,
+/// warm-ups, the reference trials, the sampled trials), and returns the digest of the same
+/// outputs as its `PQPERF output_digest` line (`None`: an operation without one, a key
+/// exchange step). With the same seed a deterministic library gives the same digest; the
+/// parent runs this in another executable (`pqperf replay-child`), so a library that
+/// computes wrong outputs only inside `pqperf-driver` is caught
+/// (`pqperf_measure::outcheck`).
+pub fn replay(a: &DriverArgs) -> Result<Option<String>, (i32, String)> {
+    let mut p = PreparedOp::prepare(a)?;
+    if p.prepared.kex_step.is_some_and(|s| s != Step::Whole) {
+        return Ok(None);
+    }
+    let fail = |e: String| (3, format!("measured operation failed: {e}"));
+    let pr = &mut p.prepared;
+    for _ in 0..a.warmups {
+        pr.op.call(&mut pr.stats).map_err(fail)?;
+    }
+    let mut outputs = pqperf_model::stream::OutputDigest::new();
+    let Some(_) = pr.op.output(&pr.stats) else {
+        return Ok(None);
+    };
+    let sampled = if a.samples { a.trials } else { 0 };
+    let calls = std::iter::repeat_n(a.iters, a.trials as usize).chain(std::iter::repeat_n(
+        a.iters.min(SAMPLE_CALLS),
+        sampled as usize,
+    ));
+    for n in calls {
+        pr.op.call_n(n, &mut pr.stats).map_err(fail)?;
+        if let Some(x) = pr.op.output(&pr.stats) {
+            outputs.update(&x);
+        }
+    }
+    Ok(Some(outputs.finish()))
+}

@@ -262,6 +262,27 @@ impl Op {
         Ok(())
     }
 
+    /// What the last call produced (untimed: the digest of timed outputs, `PQPERF
+    /// output_digest`): keys, signature, ciphertext and shared secret, digest; for verify the
+    /// count of rejections so far; `None` for a key exchange.
+    pub(super) fn output(&self, st: &SigStats) -> Option<Vec<u8>> {
+        let cat = |bs: &[&GuardedBuf]| bs.iter().flat_map(|b| b.as_slice().to_vec()).collect();
+        Some(match self {
+            Op::SigKeygen(_, a, b)
+            | Op::KemKeygen(_, a, b)
+            | Op::NSignKeygen(_, a, b)
+            | Op::NKemKeygen(_, a, b) => cat(&[a, b]),
+            Op::SigSign { sn, .. } | Op::NSignSign(_, _, _, _, sn) => cat(&[sn]),
+            Op::SigVerify { .. } | Op::NSignVerify(..) => {
+                st.verify_rejections.to_le_bytes().to_vec()
+            }
+            Op::KemEnc { ct, ss, .. } | Op::NKemEnc(_, _, ct, ss) => cat(&[ct, ss]),
+            Op::KemDec { ss, .. } | Op::NKemDec(_, _, _, ss) => cat(&[ss]),
+            Op::Hash { digest, .. } => cat(&[digest]),
+            Op::Kex(_) => return None,
+        })
+    }
+
     pub(super) fn guards_intact(&self) -> bool {
         let all = |bs: &[&GuardedBuf]| bs.iter().all(|b| b.guards_intact());
         match self {

@@ -322,6 +322,10 @@ impl OpRun<'_> {
                     }),
                 );
             }
+            if index == 0 {
+                // The outputs of one process per operation checked against a replay.
+                crate::outcheck::check(&mut run, &self.ctx.opts.driver, args, self.ctx.timeout);
+            }
             t.timed_s += run.timed_s;
             t.process_s += run.wall_s;
             t.attempts += 1;

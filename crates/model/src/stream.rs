@@ -102,6 +102,34 @@ pub fn message_for_call(base: &[u8; 64], n: u64, m: &mut [u8]) {
     m[..8].copy_from_slice(&head.to_le_bytes());
 }
 
+/// The digest of a driver process's timed outputs (`PQPERF output_digest`): SHA-256 over the
+/// output of the last call of every trial, reference trials first, then the sampled trials
+/// (the driver's and a replay's are compared by the parent).
+#[derive(Clone, Default)]
+pub struct OutputDigest {
+    h: Sha256,
+    parts: u64,
+}
+
+impl OutputDigest {
+    /// An empty digest.
+    pub fn new() -> OutputDigest {
+        OutputDigest::default()
+    }
+
+    /// Adds one trial's output.
+    pub fn update(&mut self, output: &[u8]) {
+        self.h.update((output.len() as u64).to_le_bytes());
+        self.h.update(output);
+        self.parts += 1;
+    }
+
+    /// `<parts>:<hex>`.
+    pub fn finish(self) -> String {
+        format!("{}:{}", self.parts, hex::encode(self.h.finalize()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,10 @@
 //!   decapsulated one ciphertext in every call, so every call after the first was a memo hit;
 //!   it now gives every call an input the process has not seen (`pqperf_driver::inputs`), so
 //!   the memo is tried and never hits.
+//! - **exe-detect** (`testdata/hostile/exe_detect.h`): sign returns a constant signature at
+//!   once when its executable is `pqperf-driver`, and signs correctly elsewhere (the KAT
+//!   passes). The parent compares the digest of the timed outputs with a replay in the pqperf
+//!   executable (`pqperf_measure::outcheck`): inconsistent, re-run once, no figure.
 
 mod common;
 
@@ -20,6 +24,7 @@ use common::toy::{Lib, TOY_SIG, toy_run, write_build_json};
 
 const MEMO: &str = include_str!("../../../testdata/hostile/memo.h");
 const TOY_KEM: &str = include_str!("../../../testdata/hostile/toy_kem.c");
+const EXE_DETECT: &str = include_str!("../../../testdata/hostile/exe_detect.h");
 
 fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));
@@ -155,4 +160,104 @@ fn memoized_sign_and_dec_never_hit_because_no_timed_input_repeats() {
         let iters = r["plan"]["iterations_per_trial"].as_u64().unwrap();
         assert!(pool > iters, "{cand} {op}: pool {pool} for {iters} calls");
     }
+}
+
+/// toy_sig.c whose sig_sign takes the constant fast path under `-DEXE_DETECT`.
+fn detect_toy_sig() -> String {
+    let top = "    work();\n    mix(sk, m, ml, sn);";
+    assert!(TOY_SIG.contains(top));
+    format!(
+        "#ifdef EXE_DETECT\n#include \"exe_detect.h\"\n#endif\n{}",
+        TOY_SIG.replace(
+            top,
+            &format!(
+                "#ifdef EXE_DETECT\n    if (detect_fast_path(sn, 64, snl)) return 0;\n#endif\n{top}"
+            )
+        )
+    )
+}
+
+#[test]
+fn wrong_outputs_only_under_the_timing_driver_are_inconsistent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("exe_detect.h"), EXE_DETECT).unwrap();
+    toy_run(
+        &run,
+        "toy_sig_detect.c",
+        &detect_toy_sig(),
+        &[
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-95", "detect").defines(&["TOY_WORK=20000", "EXE_DETECT"]),
+        ],
+    );
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "60",
+        "--stack-region",
+        "262144",
+    ];
+    let mut log = ok(campaign(&run, "calibrate", &opts));
+    // The detecting unit does not complete: exit 1, the others done.
+    let out = campaign(&run, "measure", &opts).output().unwrap();
+    log += &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-95", "honest", op);
+        assert_eq!(r["status"], "complete", "honest {op}: {r}\n{log}");
+        let p = &r["processes"][0];
+        assert_eq!(p["output_check"]["verdict"], "match", "honest {op}: {p}");
+        assert_eq!(p["kernel_check"]["problems"], serde_json::json!([]));
+    }
+    let r = record(&run, "sign-95", "detect", "sign");
+    assert_eq!(r["status"], "failed_or_partial", "{r}");
+    let attempts: Vec<_> = r["pqperf"]["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["status"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(attempts, ["inconsistent", "inconsistent"], "{r}");
+    let p = &r["processes"][0];
+    assert_eq!(p["status"], "inconsistent");
+    assert_eq!(p["output_check"]["verdict"], "mismatch", "{p}");
+    assert!(
+        p["kernel_check"]["problems"]
+            .to_string()
+            .contains("outside the timing driver"),
+        "{p}"
+    );
+    // The marker: the fast path ran in the timed process.
+    let fast: u64 = p["stderr"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("exe-detect: fast="))
+        .unwrap_or_else(|| panic!("no marker: {p}"))
+        .parse()
+        .unwrap();
+    assert!(fast > 1, "{p}");
+    // Its keygen is unaffected; its verify checked signatures the library made inside the
+    // timing driver (constants: every call rejected), which the replay does not reject.
+    assert_eq!(
+        record(&run, "sign-95", "detect", "keygen")["status"],
+        "complete"
+    );
+    let r = record(&run, "sign-95", "detect", "verify");
+    assert_eq!(r["status"], "failed_or_partial", "{r}");
+    assert_eq!(
+        r["processes"][0]["output_check"]["verdict"], "mismatch",
+        "{r}"
+    );
 }
