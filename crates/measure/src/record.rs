@@ -983,6 +983,7 @@ mod tests {
             timed_s: 0.5,
             mem: None,
             env: Default::default(),
+            output_digest: None,
         }
     }
 

@@ -14,6 +14,11 @@
 //!   once when its executable is `pqperf-driver`, and signs correctly elsewhere (the KAT
 //!   passes). The parent compares the digest of the timed outputs with a replay in the pqperf
 //!   executable (`pqperf_measure::outcheck`): inconsistent, re-run once, no figure.
+//! - **rewrite** (`testdata/hostile/rewrite.h`): a constructor takes over the result channel
+//!   (dup3 of its own pipe onto the descriptor) and a thread rewrites the driver's lines.
+//!   Scaling only the per-call SAMPLES (the robust figure's input) by −80 % is caught
+//!   (`verify`: samples must add up to their trial). A consistent scaling of every timing line
+//!   is bounded only by the kernel check's slack; the test prints what the parent decided.
 
 mod common;
 
@@ -25,6 +30,7 @@ use common::toy::{Lib, TOY_SIG, toy_run, write_build_json};
 const MEMO: &str = include_str!("../../../testdata/hostile/memo.h");
 const TOY_KEM: &str = include_str!("../../../testdata/hostile/toy_kem.c");
 const EXE_DETECT: &str = include_str!("../../../testdata/hostile/exe_detect.h");
+const REWRITE: &str = include_str!("../../../testdata/hostile/rewrite.h");
 
 fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));
@@ -260,4 +266,90 @@ fn wrong_outputs_only_under_the_timing_driver_are_inconsistent() {
         r["processes"][0]["output_check"]["verdict"], "mismatch",
         "{r}"
     );
+}
+
+#[test]
+fn rewritten_samples_are_caught_and_a_consistent_rewrite_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("rewrite.h"), REWRITE).unwrap();
+    let source = format!("#ifdef REWRITE\n#include \"rewrite.h\"\n#endif\n{TOY_SIG}");
+    toy_run(
+        &run,
+        "toy_sig_rewrite.c",
+        &source,
+        &[
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-95", "samples")
+                .defines(&[
+                    "TOY_WORK=20000",
+                    "REWRITE",
+                    "REWRITE_SAMPLES",
+                    "REWRITE_PCT=20",
+                ])
+                .args(&["-lpthread"]),
+            Lib::new("sign-95", "all")
+                .defines(&["TOY_WORK=20000", "REWRITE", "REWRITE_PCT=50"])
+                .args(&["-lpthread"]),
+        ],
+    );
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "60",
+        "--stack-region",
+        "262144",
+    ];
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let out = campaign(&run, phase, &opts).output().unwrap();
+        log += &String::from_utf8_lossy(&out.stderr);
+    }
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-95", "honest", op);
+        assert_eq!(r["status"], "complete", "honest {op}: {r}\n{log}");
+    }
+    let marker = |p: &serde_json::Value| -> u64 {
+        p["stderr"]
+            .as_str()
+            .unwrap_or("")
+            .lines()
+            .find_map(|l| l.split_once(" scaled=").map(|(_, n)| n.parse().unwrap()))
+            .unwrap_or(0)
+    };
+    // SAMPLES alone at 20 % of the truth: every process inconsistent, no figure.
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-95", "samples", op);
+        assert_eq!(r["status"], "failed_or_partial", "samples {op}: {r}");
+        let p = &r["processes"][0];
+        assert_eq!(p["status"], "inconsistent", "{p}");
+        assert!(marker(p) > 0, "the rewrite ran: {p}");
+        assert!(
+            p["kernel_check"]["problems"].to_string().contains("add up"),
+            "{p}"
+        );
+    }
+    // Every timing line at 50 %: what the parent decided (bounded by the kernel check's
+    // slack; see docs/threat-model.md), printed, not asserted.
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-95", "all", op);
+        let p = &r["processes"][0];
+        eprintln!(
+            "rewrite all -50 % {op}: record {}, process {} (scaled lines {}), problems {}",
+            r["status"],
+            p["status"],
+            marker(p),
+            p["kernel_check"]["problems"]
+        );
+    }
 }
