@@ -13,6 +13,7 @@
  *   hung          one trial, then sleeps forever
  *   inconsistent  claims 10 s per trial and exits at once: far more than its CPU time (the
  *                 other modes spin for the CPU time they claim)
+ * It writes the seed it was given (`--seed HEX`, else "reference") as META fake_seed.
  * Independent of the mode (words anywhere in the file name):
  *   slower        every call takes 1250 ns instead of 1000 ns (a 25 % regression)
  *   busy          the canary (PQPERF canary line, a fixed workload the real driver times)
@@ -106,9 +107,13 @@ int main(int argc, char **argv) {
     unsigned trials = (unsigned)atoi(argv[4]);
     unsigned long iters = strtoul(argv[6], NULL, 10);
     int samples = 0;
-    for (int i = 8; i < argc; i++)
+    const char *seed = "reference";
+    for (int i = 8; i < argc; i++) {
         if (strcmp(argv[i], "--samples") == 0)
             samples = 1;
+        if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed = argv[i + 1];
+    }
     const char *mode = "complete";
     const char *modes[] = {"disturbed", "crashed", "hung", "inconsistent"};
     for (unsigned i = 0; i < sizeof modes / sizeof *modes; i++)
@@ -138,6 +143,8 @@ int main(int argc, char **argv) {
     line("PQPERF\tcounter\ttsc");
     line("PQPERF\tpeak_rss_reset\ttrue");
     line("META\twarmups\t%s", argv[7]);
+    /* The stream it was given (--seed HEX, else the reference's fixed seed). */
+    line("META\tfake_seed\t%s", seed);
     for (unsigned t = 1; t <= trials; t++) {
         unsigned long long ns = per_call * iters;
         if (strcmp(mode, "inconsistent") != 0)

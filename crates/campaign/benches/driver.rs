@@ -153,6 +153,7 @@ fn main() {
                 force_ticks: true,
                 api: ApiSpec::Iccs,
                 stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+                seed: None,
             };
             let r = runner::run_driver(e, &a, Duration::from_secs(60));
             assert!(r.complete(), "{:?}", r.process);
@@ -267,6 +268,7 @@ fn main() {
                     force_ticks: true,
                     api: ApiSpec::Iccs,
                     stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+                    seed: None,
                 };
                 let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
                 assert!(r.complete(), "{:?}", r.process);
@@ -305,6 +307,7 @@ fn main() {
                     force_ticks: true,
                     api: ApiSpec::Iccs,
                     stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+                    seed: None,
                 };
                 let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
                 assert!(r.complete(), "{:?}", r.process);

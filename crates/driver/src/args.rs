@@ -81,6 +81,9 @@ pub struct DriverArgs {
     /// Stack bytes painted by the memory pass (`--stack-region`, default
     /// [`crate::DEFAULT_STACK_REGION`]).
     pub stack_region: u64,
+    /// The DRNG seed of this process (`--seed HEX`, `pqperf_model::stream`); `None`: the
+    /// reference's fixed seed.
+    pub seed: Option<[u8; pqperf_model::stream::SEED_BYTES]>,
 }
 
 impl DriverArgs {
@@ -108,6 +111,10 @@ impl DriverArgs {
         if self.stack_region != crate::DEFAULT_STACK_REGION {
             v.push("--stack-region".into());
             v.push(self.stack_region.to_string());
+        }
+        if let Some(s) = &self.seed {
+            v.push("--seed".into());
+            v.push(pqperf_model::stream::seed_hex(s));
         }
         if let ApiSpec::Nist {
             kind,
@@ -156,6 +163,7 @@ impl DriverArgs {
             force_ticks: false,
             api: ApiSpec::Iccs,
             stack_region: crate::DEFAULT_STACK_REGION,
+            seed: None,
         };
         let mut nist = NistArgs::default();
         let mut it = argv.iter();
@@ -171,6 +179,9 @@ impl DriverArgs {
                 "--samples" => a.samples = true,
                 "--ticks" => a.force_ticks = true,
                 "--stack-region" => a.stack_region = number(&mut it, x)?,
+                "--seed" => {
+                    a.seed = Some(pqperf_model::stream::parse_seed_hex(&value(&mut it, x)?)?)
+                }
                 "--nist-kind" => nist.kind = Some(value(&mut it, x)?),
                 "--namespace" => nist.namespace = Some(value(&mut it, x)?),
                 "--pk-bytes" => nist.pk = Some(number(&mut it, x)?),
@@ -186,7 +197,7 @@ impl DriverArgs {
         a.api = nist.into_api()?;
         if pos.len() != 7 {
             return Err(format!(
-                "usage: pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--samples] [--ticks] [--stack-region BYTES] [--nist-kind K --namespace NS --pk-bytes N --sk-bytes N --out-bytes N --ss-bytes N [--ctx] --id ID --instance NAME] (got {} positional arguments)",
+                "usage: pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--samples] [--ticks] [--stack-region BYTES] [--seed HEX] [--nist-kind K --namespace NS --pk-bytes N --sk-bytes N --out-bytes N --ss-bytes N [--ctx] --id ID --instance NAME] (got {} positional arguments)",
                 pos.len()
             ));
         }
@@ -274,6 +285,7 @@ mod tests {
             force_ticks: false,
             api,
             stack_region: 65536,
+            seed: Some(pqperf_model::stream::process_seed(3)),
         }
     }
 
@@ -303,6 +315,12 @@ mod tests {
         assert_eq!((back.trials, back.iters, back.warmups), (5, 120, 3));
         assert_eq!(back.cpu, Some(1));
         assert_eq!(back.stack_region, 65536);
+        assert_eq!(back.seed, Some(pqperf_model::stream::process_seed(3)));
+        // Without a seed: none on the argv, the reference seed in the driver.
+        let mut plain = args(ApiSpec::Iccs);
+        plain.seed = None;
+        assert!(!plain.to_argv().iter().any(|a| a == "--seed"));
+        assert_eq!(DriverArgs::parse(&plain.to_argv()).unwrap().seed, None);
     }
 
     #[test]

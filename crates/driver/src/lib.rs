@@ -2,7 +2,8 @@
 //!
 //! The orchestrator starts the lean executable `pqperf-driver …` (this crate's binary, found
 //! next to `pqperf`, see `pqperf_measure::runner::DriverExe`); the child pins itself, dlopens
-//! the library through `pqperf_ffi::dl`, seeds the DRNG with `00 01 … 2f`, prepares honest
+//! the library through `pqperf_ffi::dl`, seeds the DRNG (`--seed`, else the reference's
+//! `00 01 … 2f`; `pqperf_model::stream`), prepares honest
 //! inputs, runs the warm-ups and the trials, and writes the reference META/TRIAL/STATUS lines
 //! to its private result channel (tab-separated, flushed progressively; never stdout, which
 //! belongs to the candidate, see `pqperf_ffi::untrusted`). pqperf additions are
@@ -28,6 +29,7 @@ use pqperf_ffi::{affinity, procinfo};
 
 mod args;
 pub mod canary;
+pub mod inputs;
 mod kex;
 mod mem;
 mod ops;
@@ -40,6 +42,7 @@ pub use args::{ApiSpec, DriverArgs};
 pub use mem::DEFAULT_STACK_REGION;
 pub use timing::{SAMPLE_CALLS, run};
 
+use inputs::{CtPool, Messages, SigPool};
 use kex::{Acc, Kex, Step};
 use mem::memory_pass;
 use ops::{Op, SigStats};
@@ -63,18 +66,9 @@ fn setup(m: impl Into<String>) -> Fail {
     Fail(3, m.into())
 }
 
-const SEED: [u8; 48] = {
-    let mut s = [0u8; 48];
-    let mut i = 0;
-    while i < 48 {
-        s[i] = i as u8;
-        i += 1;
-    }
-    s
-};
-
-fn message64() -> Vec<u8> {
-    (0..64u32).map(|i| ((i * 131 + 64) % 256) as u8).collect()
+/// The seed of this process: `--seed`, else the reference's fixed `00 01 … 2f`.
+fn seed_of(a: &DriverArgs) -> [u8; pqperf_model::stream::SEED_BYTES] {
+    a.seed.unwrap_or(pqperf_model::stream::REFERENCE_SEED)
 }
 
 fn slice(b: &mut GuardedBuf, n: u64) -> &mut [u8] {
@@ -152,4 +146,39 @@ impl PreparedOp {
     pub fn call(&mut self) -> Result<(), String> {
         self.prepared.op.call(&mut self.prepared.stats)
     }
+}
+
+/// Replays the calls of a timing process of `a` untimed, in the same order (preparation,
+/// warm-ups, the reference trials, the sampled trials), and returns the digest of the same
+/// outputs as its `PQPERF output_digest` line (`None`: an operation without one, a key
+/// exchange step). With the same seed a deterministic library gives the same digest; the
+/// parent runs this in another executable (`pqperf replay-child`), so a library that
+/// computes wrong outputs only inside `pqperf-driver` is caught
+/// (`pqperf_measure::outcheck`).
+pub fn replay(a: &DriverArgs) -> Result<Option<String>, (i32, String)> {
+    let mut p = PreparedOp::prepare(a)?;
+    if p.prepared.kex_step.is_some_and(|s| s != Step::Whole) {
+        return Ok(None);
+    }
+    let fail = |e: String| (3, format!("measured operation failed: {e}"));
+    let pr = &mut p.prepared;
+    for _ in 0..a.warmups {
+        pr.op.call(&mut pr.stats).map_err(fail)?;
+    }
+    let mut outputs = pqperf_model::stream::OutputDigest::new();
+    let Some(_) = pr.op.output(&pr.stats) else {
+        return Ok(None);
+    };
+    let sampled = if a.samples { a.trials } else { 0 };
+    let calls = std::iter::repeat_n(a.iters, a.trials as usize).chain(std::iter::repeat_n(
+        a.iters.min(SAMPLE_CALLS),
+        sampled as usize,
+    ));
+    for n in calls {
+        pr.op.call_n(n, &mut pr.stats).map_err(fail)?;
+        if let Some(x) = pr.op.output(&pr.stats) {
+            outputs.update(&x);
+        }
+    }
+    Ok(Some(outputs.finish()))
 }

@@ -20,15 +20,14 @@ pub(super) enum Op {
         sk: GuardedBuf,
         sk_len: u64,
         m: GuardedBuf,
+        msgs: Messages,
         sn: GuardedBuf,
     },
     SigVerify {
         api: SigApi,
         pk: GuardedBuf,
         pk_len: u64,
-        sn: GuardedBuf,
-        sn_len: u64,
-        m: GuardedBuf,
+        pool: SigPool,
     },
     KemKeygen(KemApi, GuardedBuf, GuardedBuf),
     KemEnc {
@@ -42,17 +41,16 @@ pub(super) enum Op {
         api: KemApi,
         sk: GuardedBuf,
         sk_len: u64,
-        ct: GuardedBuf,
-        ct_len: u64,
+        pool: CtPool,
         ss: GuardedBuf,
         ss_len: u64,
     },
     NSignKeygen(NistSign, GuardedBuf, GuardedBuf),
-    NSignSign(NistSign, GuardedBuf, Vec<u8>, GuardedBuf),
-    NSignVerify(NistSign, GuardedBuf, Vec<u8>, GuardedBuf, usize),
+    NSignSign(NistSign, GuardedBuf, Vec<u8>, Messages, GuardedBuf),
+    NSignVerify(NistSign, GuardedBuf, SigPool),
     NKemKeygen(NistKem, GuardedBuf, GuardedBuf),
     NKemEnc(NistKem, GuardedBuf, GuardedBuf, GuardedBuf),
-    NKemDec(NistKem, GuardedBuf, GuardedBuf, GuardedBuf),
+    NKemDec(NistKem, GuardedBuf, CtPool, GuardedBuf),
     Hash {
         api: HashApi,
         bits: u32,
@@ -123,8 +121,10 @@ impl Op {
                 sk,
                 sk_len,
                 m,
+                msgs,
                 sn,
             } => {
+                msgs.advance(m.as_mut_slice());
                 for _ in 0..64 {
                     let (rc, len) = api
                         .sign(slice(sk, *sk_len), m.as_mut_slice(), sn.as_mut_slice())
@@ -143,11 +143,10 @@ impl Op {
                 api,
                 pk,
                 pk_len,
-                sn,
-                sn_len,
-                m,
+                pool,
             } => {
-                let rc = api.verify(slice(pk, *pk_len), slice(sn, *sn_len), m.as_mut_slice());
+                let (sn, m) = pool.take();
+                let rc = api.verify(slice(pk, *pk_len), sn, m);
                 if rc != 0 {
                     st.verify_rejections += 1;
                 }
@@ -178,13 +177,12 @@ impl Op {
                 api,
                 sk,
                 sk_len,
-                ct,
-                ct_len,
+                pool,
                 ss,
                 ss_len,
             } => {
                 let (rc, l) = api
-                    .dec(slice(sk, *sk_len), slice(ct, *ct_len), ss.as_mut_slice())
+                    .dec(slice(sk, *sk_len), pool.take(), ss.as_mut_slice())
                     .map_err(e)?;
                 if rc != 0 || l > api.sizes.ss || l != *ss_len {
                     return Err(format!("kem_dec rc {rc}"));
@@ -198,7 +196,8 @@ impl Op {
                     return Err(format!("crypto_sign_keypair rc {rc}"));
                 }
             }
-            Op::NSignSign(api, sk, m, sig) => {
+            Op::NSignSign(api, sk, m, msgs, sig) => {
+                msgs.advance(m);
                 for _ in 0..64 {
                     let (rc, len) = api
                         .signature(sig.as_mut_slice(), m, sk.as_slice())
@@ -213,10 +212,9 @@ impl Op {
                 }
                 return Err("crypto_sign_signature failed 64 times".into());
             }
-            Op::NSignVerify(api, pk, m, sig, len) => {
-                let rc = api
-                    .verify(&sig.as_slice()[..*len], m, pk.as_slice())
-                    .map_err(e)?;
+            Op::NSignVerify(api, pk, pool) => {
+                let (sig, m) = pool.take();
+                let rc = api.verify(sig, m, pk.as_slice()).map_err(e)?;
                 if rc != 0 {
                     st.verify_rejections += 1;
                 }
@@ -237,9 +235,9 @@ impl Op {
                     return Err(format!("crypto_kem_enc rc {rc}"));
                 }
             }
-            Op::NKemDec(api, sk, ct, ss) => {
+            Op::NKemDec(api, sk, pool, ss) => {
                 let rc = api
-                    .dec(ss.as_mut_slice(), ct.as_slice(), sk.as_slice())
+                    .dec(ss.as_mut_slice(), pool.take(), sk.as_slice())
                     .map_err(e)?;
                 if rc != 0 {
                     return Err(format!("crypto_kem_dec rc {rc}"));
@@ -264,17 +262,40 @@ impl Op {
         Ok(())
     }
 
+    /// What the last call produced (untimed: the digest of timed outputs, `PQPERF
+    /// output_digest`): keys, signature, ciphertext and shared secret, digest; for verify the
+    /// count of rejections so far; `None` for a key exchange.
+    pub(super) fn output(&self, st: &SigStats) -> Option<Vec<u8>> {
+        let cat = |bs: &[&GuardedBuf]| bs.iter().flat_map(|b| b.as_slice().to_vec()).collect();
+        Some(match self {
+            Op::SigKeygen(_, a, b)
+            | Op::KemKeygen(_, a, b)
+            | Op::NSignKeygen(_, a, b)
+            | Op::NKemKeygen(_, a, b) => cat(&[a, b]),
+            Op::SigSign { sn, .. } | Op::NSignSign(_, _, _, _, sn) => cat(&[sn]),
+            Op::SigVerify { .. } | Op::NSignVerify(..) => {
+                st.verify_rejections.to_le_bytes().to_vec()
+            }
+            Op::KemEnc { ct, ss, .. } | Op::NKemEnc(_, _, ct, ss) => cat(&[ct, ss]),
+            Op::KemDec { ss, .. } | Op::NKemDec(_, _, _, ss) => cat(&[ss]),
+            Op::Hash { digest, .. } => cat(&[digest]),
+            Op::Kex(_) => return None,
+        })
+    }
+
     pub(super) fn guards_intact(&self) -> bool {
         let all = |bs: &[&GuardedBuf]| bs.iter().all(|b| b.guards_intact());
         match self {
             Op::SigKeygen(_, a, b) | Op::KemKeygen(_, a, b) => all(&[a, b]),
             Op::SigSign { sk, m, sn, .. } => all(&[sk, m, sn]),
-            Op::SigVerify { pk, sn, m, .. } => all(&[pk, sn, m]),
+            Op::SigVerify { pk, pool, .. } => all(&[pk]) && pool.guards_intact(),
             Op::KemEnc { pk, ss, ct, .. } => all(&[pk, ss, ct]),
-            Op::KemDec { sk, ct, ss, .. } => all(&[sk, ct, ss]),
+            Op::KemDec { sk, pool, ss, .. } => all(&[sk, ss]) && pool.guards_intact(),
             Op::NSignKeygen(_, a, b) | Op::NKemKeygen(_, a, b) => all(&[a, b]),
-            Op::NSignSign(_, a, _, b) | Op::NSignVerify(_, a, _, b, _) => all(&[a, b]),
-            Op::NKemEnc(_, a, b, c) | Op::NKemDec(_, a, b, c) => all(&[a, b, c]),
+            Op::NSignSign(_, a, _, _, b) => all(&[a, b]),
+            Op::NSignVerify(_, a, pool) => all(&[a]) && pool.guards_intact(),
+            Op::NKemEnc(_, a, b, c) => all(&[a, b, c]),
+            Op::NKemDec(_, a, pool, c) => all(&[a, c]) && pool.guards_intact(),
             Op::Hash { msg, digest, .. } => all(&[msg, digest]),
             Op::Kex(k) => k.guards_intact(),
         }

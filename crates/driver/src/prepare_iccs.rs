@@ -15,7 +15,7 @@ pub(super) fn prepare_iccs(
     head.push(("instance".into(), meta.instance.clone()));
     head.push(("variant".into(), meta.variant.clone()));
     let drng = IccsDrng::new(lib).map_err(|e| usage(format!("missing symbol ngcc_seed: {e}")))?;
-    if drng.seed(&SEED) != 0 {
+    if drng.seed(&seed_of(a)) != 0 {
         return Err(setup("DRNG seeding failed"));
     }
     let sym = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));
@@ -37,55 +37,41 @@ pub(super) fn prepare_iccs(
                 if o.rc != 0 || o.pk_len > s.pk || o.sk_len > s.sk {
                     return Err(setup("setup keygen failed"));
                 }
-                let mut m = GuardedBuf::from_slice(&message64());
-                let mut sn = gb(s.sn + 4096)?;
+                let msgs = Messages::new(&seed_of(a));
                 match op {
                     "sign" => (
                         Op::SigSign {
                             api,
                             sk,
                             sk_len: o.sk_len,
-                            m,
-                            sn,
+                            m: GuardedBuf::from_slice(&msgs.message(0)),
+                            msgs,
+                            sn: gb(s.sn + 4096)?,
                         },
                         sizes,
                     ),
                     "verify" => {
-                        let mut got = None;
-                        'outer: for t in 0..16 {
-                            if t > 0 {
-                                let last = m.len() - 1;
-                                let b = &mut m.as_mut_slice()[last];
-                                *b = b.wrapping_add(1);
-                                stats.message_tweaks += 1;
+                        let stride = (s.sn + 4096) as usize;
+                        let n = inputs::pool_size(a.iters, stride as u64 + 64);
+                        let pool = SigPool::build(n, stride, &msgs, |m, sn| {
+                            let (rc, len) = api
+                                .sign(slice(&mut sk, o.sk_len), m, sn)
+                                .map_err(|e| setup(e.to_string()))?;
+                            if rc == 0 && len <= s.sn + 4096 {
+                                stats.signature_length_excess =
+                                    stats.signature_length_excess.max(len.saturating_sub(s.sn));
+                                return Ok(Some(len));
                             }
-                            for _ in 0..16 {
-                                let (rc, len) = api
-                                    .sign(
-                                        slice(&mut sk, o.sk_len),
-                                        m.as_mut_slice(),
-                                        sn.as_mut_slice(),
-                                    )
-                                    .map_err(|e| setup(e.to_string()))?;
-                                if rc == 0 && len <= s.sn + 4096 {
-                                    stats.signature_length_excess =
-                                        stats.signature_length_excess.max(len.saturating_sub(s.sn));
-                                    got = Some(len);
-                                    break 'outer;
-                                }
-                            }
-                        }
-                        let Some(sn_len) = got else {
-                            return Err(setup("setup signing failed"));
-                        };
+                            Ok(None)
+                        })?;
+                        let mut sizes = sizes;
+                        sizes.push(("input_pool".into(), pool.len().to_string()));
                         (
                             Op::SigVerify {
                                 api,
                                 pk,
                                 pk_len: o.pk_len,
-                                sn,
-                                sn_len,
-                                m,
+                                pool,
                             },
                             sizes,
                         )
@@ -143,13 +129,27 @@ pub(super) fn prepare_iccs(
                         if rc != 0 || l != eo.ss_len || ss2.as_slice()[..n] != ss.as_slice()[..n] {
                             return Err(setup("honest decapsulation mismatch; refusing timing"));
                         }
+                        // Distinct ciphertexts for the timed calls, none of them the one
+                        // decapsulated above.
+                        let stride = s.ct as usize;
+                        let count = inputs::pool_size(a.iters, s.ct);
+                        let pool = CtPool::build(count, stride, |c| {
+                            let e = api
+                                .enc(slice(&mut pk, o.pk_len), ss.as_mut_slice(), c)
+                                .map_err(|e| setup(e.to_string()))?;
+                            if e.rc != 0 || e.ct_len != eo.ct_len || e.ss_len != eo.ss_len {
+                                return Err(setup("setup encapsulation failed"));
+                            }
+                            Ok(e.ct_len)
+                        })?;
+                        let mut sizes = sizes;
+                        sizes.push(("input_pool".into(), pool.n.to_string()));
                         (
                             Op::KemDec {
                                 api,
                                 sk,
                                 sk_len: o.sk_len,
-                                ct,
-                                ct_len: eo.ct_len,
+                                pool,
                                 ss: ss2,
                                 ss_len: eo.ss_len,
                             },

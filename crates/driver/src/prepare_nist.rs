@@ -26,7 +26,7 @@ pub(super) fn prepare_nist(
     head.push(("instance".into(), instance.clone()));
     head.push(("variant".into(), "Reference_Implementation".into()));
     let rng = NistRng::new(lib).map_err(|e| usage(format!("missing symbol: {e}")))?;
-    if rng.seed(&SEED) != 0 {
+    if rng.seed(&seed_of(a)) != 0 {
         return Err(setup("DRBG seeding failed"));
     }
     let sym = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));
@@ -41,7 +41,7 @@ pub(super) fn prepare_nist(
                 sig: *out as usize,
             };
             let api = NistSign::new(lib, namespace, sizes, *ctx).map_err(sym)?;
-            let m = message64();
+            let msgs = Messages::new(&seed_of(a));
             let meta = sizes_meta(*pk, *sk, 0, 0, *out, 0);
             if op == "keygen" {
                 (Op::NSignKeygen(api, pkb, skb), meta)
@@ -52,22 +52,23 @@ pub(super) fn prepare_nist(
                 if rc != 0 {
                     return Err(setup("setup keygen failed"));
                 }
-                let mut sig = gb(*out + 4096)?;
                 match op {
-                    "sign" => (Op::NSignSign(api, skb, m, sig), meta),
+                    "sign" => {
+                        let m = msgs.message(0).to_vec();
+                        (Op::NSignSign(api, skb, m, msgs, gb(*out + 4096)?), meta)
+                    }
                     "verify" => {
-                        let mut len = None;
-                        for _ in 0..16 {
+                        let stride = *out as usize + 4096;
+                        let n = inputs::pool_size(a.iters, stride as u64 + 64);
+                        let pool = SigPool::build(n, stride, &msgs, |m, sig| {
                             let (rc, l) = api
-                                .signature(sig.as_mut_slice(), &m, skb.as_slice())
+                                .signature(sig, m, skb.as_slice())
                                 .map_err(|e| setup(e.to_string()))?;
-                            if rc == 0 && l <= *out as usize + 4096 {
-                                len = Some(l);
-                                break;
-                            }
-                        }
-                        let len = len.ok_or_else(|| setup("setup signing failed"))?;
-                        (Op::NSignVerify(api, pkb, m, sig, len), meta)
+                            Ok((rc == 0 && l <= stride).then_some(l as u64))
+                        })?;
+                        let mut meta = meta;
+                        meta.push(("input_pool".into(), pool.len().to_string()));
+                        (Op::NSignVerify(api, pkb, pool), meta)
                     }
                     _ => return Err(usage(format!("unknown operation {op}"))),
                 }
@@ -108,7 +109,21 @@ pub(super) fn prepare_nist(
                         if rc != 0 || ss2.as_slice() != ssb.as_slice() {
                             return Err(setup("honest decapsulation mismatch; refusing timing"));
                         }
-                        (Op::NKemDec(api, skb, ct, ss2), meta)
+                        // Distinct ciphertexts for the timed calls, none of them the one
+                        // decapsulated above.
+                        let n = inputs::pool_size(a.iters, *out);
+                        let pool = CtPool::build(n, *out as usize, |c| {
+                            let rc = api
+                                .enc(c, ssb.as_mut_slice(), pkb.as_slice())
+                                .map_err(|e| setup(e.to_string()))?;
+                            if rc != 0 {
+                                return Err(setup("setup encapsulation failed"));
+                            }
+                            Ok(*out)
+                        })?;
+                        let mut meta = meta;
+                        meta.push(("input_pool".into(), pool.n.to_string()));
+                        (Op::NKemDec(api, skb, pool, ss2), meta)
                     }
                     _ => return Err(usage(format!("unknown operation {op}"))),
                 }

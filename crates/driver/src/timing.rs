@@ -157,6 +157,10 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         return Ok(0);
     }
     let canary_before = super::canary::measure();
+    // The outputs of the last call of every trial, read after the trial (untimed), digested
+    // for the parent's replay check (`pqperf_measure::outcheck`).
+    let mut outputs = pqperf_model::stream::OutputDigest::new();
+    let digest = step.is_none() && p.op.output(&p.stats).is_some();
     for t in 1..=a.trials {
         let s0 = SchedSnap::now();
         let (ns, count) = if let (Some(s), Op::Kex(k)) = (step, &mut p.op) {
@@ -183,6 +187,9 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
             return Err(setup("guard bytes overwritten (buffer overflow)"));
         }
         total += a.iters;
+        if let Some(x) = p.op.output(&p.stats).filter(|_| digest) {
+            outputs.update(&x);
+        }
         o.line(format_args!(
             "TRIAL\t{t}\t{}\t{}.{:09}\t{count}",
             a.iters,
@@ -210,6 +217,9 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
             if !p.op.guards_intact() {
                 return Err(setup("guard bytes overwritten (buffer overflow)"));
             }
+            if let Some(x) = p.op.output(&p.stats).filter(|_| digest) {
+                outputs.update(&x);
+            }
             o.line(sched_line(
                 "sample_sched",
                 t,
@@ -229,6 +239,9 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         }
     }
     o.line(super::canary::line(canary_before, super::canary::measure()));
+    if digest {
+        o.line(format_args!("PQPERF\toutput_digest\t{}", outputs.finish()));
+    }
     if matches!(
         p.op,
         Op::SigKeygen(..)

@@ -63,5 +63,6 @@ pub fn driver_args(
         force_ticks: false,
         api: inst.api.clone(),
         stack_region: opts.stack_region,
+        seed: None,
     }
 }

@@ -9,6 +9,7 @@ pub mod decide;
 pub mod error;
 pub mod host;
 pub mod instance;
+pub mod outcheck;
 pub mod output;
 pub mod plan;
 pub mod record;

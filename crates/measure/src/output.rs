@@ -93,6 +93,9 @@ pub struct Parsed {
     /// `pqperf_model::limits::MAX_SAMPLES_PER_TRIAL`, which the driver never writes): such a
     /// process is never complete.
     pub samples_refused: Option<String>,
+    /// `PQPERF output_digest`: the digest of the timed calls' outputs (a claim, compared with
+    /// a replay by `crate::outcheck`).
+    pub output_digest: Option<String>,
 }
 
 /// Parses driver stdout lines (tab-separated).
@@ -131,6 +134,7 @@ pub fn parse_output(lines: &[String]) -> Parsed {
                 p.sample_trials.push(v);
             }
             ["PQPERF", "counter", v] => p.counter = Some(v.to_string()),
+            ["PQPERF", "output_digest", v] => p.output_digest = Some(v.to_string()),
             ["PQPERF", "canary", v] => {
                 if let (Some(b), Some(a)) = (sched_field(v, "before"), sched_field(v, "after")) {
                     p.canary = Some((b, a));

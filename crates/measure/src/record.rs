@@ -311,6 +311,21 @@ impl OpRun<'_> {
         let mut runs: Vec<(Run, bool)> = Vec::new();
         loop {
             let mut run = runner::run_driver(&self.ctx.opts.driver, args, self.ctx.timeout);
+            if let Some(seed) = &args.seed {
+                // The process's own input stream (pqperf_model::stream), recomputable from
+                // the index.
+                run.process.extra.insert(
+                    "stream".into(),
+                    json!({
+                        "index": index,
+                        "seed": pqperf_model::stream::seed_hex(seed),
+                    }),
+                );
+            }
+            if index == 0 {
+                // The outputs of one process per operation checked against a replay.
+                crate::outcheck::check(&mut run, &self.ctx.opts.driver, args, self.ctx.timeout);
+            }
             t.timed_s += run.timed_s;
             t.process_s += run.wall_s;
             t.attempts += 1;
@@ -374,6 +389,12 @@ impl OpRun<'_> {
     fn one_s(&self, per: u64) -> f64 {
         (self.spent_s / (self.m.processes.len().max(1) as f64)) / per.max(1) as f64
     }
+}
+
+/// True when the operation runs under pqperf's own protocol (`--target-ci` with separate
+/// processes, recorded as `target_ci`), whose processes get their own input streams.
+fn own_streams(p: &PlannedOp, pl: &pqperf_model::Plan) -> bool {
+    p.confident.is_some() && pl.separate_processes
 }
 
 /// Where an operation's measurement stands.
@@ -498,9 +519,13 @@ impl<'a> OpMeasure<'a> {
         }
     }
 
-    fn args(&self, trials: u64) -> crate::driver::DriverArgs {
+    /// The driver arguments of process `index` with `trials` trials. pqperf's own protocol
+    /// (`--target-ci`, separate processes) gives every process its own input stream
+    /// (`pqperf_model::stream::process_seed(index)`); the reference protocol keeps the
+    /// reference's fixed seed in every process, for parity with the reference's figures.
+    fn args(&self, trials: u64, index: u64) -> crate::driver::DriverArgs {
         let pl = self.plan.as_ref().expect("a running operation has a plan");
-        driver_args(
+        let mut a = driver_args(
             self.opts,
             &self.p.inst,
             &self.p.op,
@@ -508,7 +533,11 @@ impl<'a> OpMeasure<'a> {
             trials as u32,
             pl.iterations_per_trial,
             pl.warmups,
-        )
+        );
+        if own_streams(self.p, pl) {
+            a.seed = Some(pqperf_model::stream::process_seed(index));
+        }
+        a
     }
 
     /// True when no process remains to run.
@@ -522,7 +551,7 @@ impl<'a> OpMeasure<'a> {
         match self.stage {
             Stage::Done => {}
             Stage::Planned(i) => {
-                let args = self.args(per);
+                let args = self.args(per, i);
                 let r = self.r.as_mut().expect("a running operation");
                 if !r.process(&args, i, totals) {
                     self.stage = Stage::Done;
@@ -537,8 +566,8 @@ impl<'a> OpMeasure<'a> {
                 }
             }
             Stage::Adding => {
-                let args = self.args(1);
                 let index = nproc + self.added;
+                let args = self.args(1, index);
                 let r = self.r.as_mut().expect("a running operation");
                 let complete = r.process(&args, index, totals);
                 self.added += 1;
@@ -954,6 +983,7 @@ mod tests {
             timed_s: 0.5,
             mem: None,
             env: Default::default(),
+            output_digest: None,
         }
     }
 

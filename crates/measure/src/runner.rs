@@ -110,6 +110,8 @@ pub struct Run {
     /// The machine's state during the process: the driver's canary figures, the steal and
     /// load the parent read around it, the trials' run-queue share.
     pub env: ProcessEnv,
+    /// The driver's `PQPERF output_digest` (a claim, `crate::outcheck`).
+    pub output_digest: Option<String>,
 }
 
 impl Run {
@@ -173,6 +175,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             timed_s: 0.0,
             mem: None,
             env: ProcessEnv::default(),
+            output_digest: None,
         };
     }
     let wall_s = out.wall_s;
@@ -291,6 +294,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     };
     Run {
         env,
+        output_digest: parsed.output_digest.clone(),
         process,
         samples: parsed.samples,
         sample_trials: parsed.sample_trials,

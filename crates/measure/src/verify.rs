@@ -21,6 +21,9 @@
 //!   driver stops after the preparation; measured only when needed, once per unit and
 //!   pqperf process) and the untimed calls (warm-ups, the memory pass) are costed at the
 //!   claimed per-call time;
+//! - **samples add up**: the per-call ticks of a sampled trial, summed, equal its claimed
+//!   interval within [`SAMPLE_SUM_REL`] + [`TICK_ABS_S`] (less its run-queue wait and
+//!   steal), so the robust estimate cannot be moved by its SAMPLES alone;
 //! - **ticks agree with seconds**: a fixed-rate counter (TSC, `cntvct_el0`) counts the
 //!   recorded tick rate × seconds (± [`TICK_REL`] and [`TICK_ABS_S`]); a cycle counter at most
 //!   [`MAX_CYCLES_PER_NS`] per nanosecond.
@@ -56,6 +59,10 @@ pub const TICK_REL: f64 = 0.05;
 pub const TICK_ABS_S: f64 = 50e-6;
 /// Highest plausible cycle-counter rate (cycles per nanosecond).
 pub const MAX_CYCLES_PER_NS: f64 = 10.0;
+/// Relative tolerance of a sampled trial's per-call ticks, summed, against its claimed
+/// interval (the same counter read between the same clock reads; the rest is the parent's
+/// measured tick rate and the clock reads around the loop, [`TICK_ABS_S`]).
+pub const SAMPLE_SUM_REL: f64 = 0.02;
 
 /// Slack of a CPU-time comparison: 50 ms + 25 % of `base` seconds + 10 ms per timed
 /// interval (schedstat figures advance at scheduler ticks, so each interval may be off by a
@@ -184,6 +191,26 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
                 s.calls,
                 v.len()
             ));
+        }
+    }
+    // Per-call samples add up to their sampled trial: SAMPLES alone (the robust figure's
+    // input) cannot be scaled. The ticks are read between the trial's two clock reads, so
+    // their sum is at most the interval and at least the interval less the time the trial
+    // waited for the CPU (a preemption between a clock read and the first tick read) or
+    // lost to the hypervisor.
+    if let Some(hz) = k.tick_hz.filter(|h| *h > 0.0) {
+        for (s, v) in sampled.iter().zip(&p.sample_trials) {
+            let sum = v.iter().fold(0u64, |a, x| a.saturating_add(*x)) as f64 / hz;
+            let waited = s.runq_ns.map_or(0.0, |q| q as f64 / 1e9) + k.steal_s;
+            let tol = SAMPLE_SUM_REL * s.seconds + TICK_ABS_S;
+            if sum > s.seconds + tol || sum < s.seconds - waited - tol {
+                bad.push(format!(
+                    "sampled trial {}: per-call samples add up to {sum:.6} s, the trial claims {:.6} s (tolerance {:.0} % + {TICK_ABS_S} s)",
+                    s.trial,
+                    s.seconds,
+                    SAMPLE_SUM_REL * 100.0
+                ));
+            }
         }
     }
     // Fits the lifetime.
@@ -326,6 +353,7 @@ mod tests {
             force_ticks: true,
             api: ApiSpec::Iccs,
             stack_region: crate::driver::DEFAULT_STACK_REGION,
+            seed: None,
         }
     }
 
@@ -437,6 +465,51 @@ mod tests {
         p.trials[0].cycles = Some((2e-3 * 2e9) as i64);
         let bad = run_check(&p, 0.01, 0.02, 0.0, 0.005);
         assert!(bad.iter().any(|b| b.contains("ticks")), "{bad:?}");
+    }
+
+    #[test]
+    fn samples_must_add_up_to_their_sampled_trial() {
+        let mut a = args();
+        a.samples = true;
+        let mut p = parsed(0.5, 0.5, 0.0);
+        for t in 1..=2 {
+            // 10 calls of 1 ms, ticks at 2 GHz.
+            let mut s = sched(t, 0.01, 0.0);
+            s.kind = "sampled".into();
+            p.sched.push(s);
+            p.sched_run_ns.push(Some(10_000_000));
+            p.sample_trials.push(vec![2_000_000; 10]);
+        }
+        let acc = ChildAccounting {
+            user_s: 1.27,
+            sys_s: 0.0,
+            run_ns: Some(1),
+            run_delay_ns: Some(0),
+        };
+        let run = |p: &Parsed| {
+            let mut f = || Ok(0.2);
+            let mut k = Kernel {
+                acc: &acc,
+                wall_s: 1.5,
+                tick_hz: Some(2e9),
+                setup_s: &mut f,
+                steal_s: 0.0,
+            };
+            check(&a, p, &mut k).0
+        };
+        assert!(run(&p).is_empty(), "{:?}", run(&p));
+        // SAMPLES alone scaled by -5 % (the robust figure's input): caught.
+        let mut forged = p.clone();
+        for v in forged.sample_trials.iter_mut() {
+            v.iter_mut().for_each(|x| *x = *x * 95 / 100);
+        }
+        let bad = run(&forged);
+        assert!(bad.iter().any(|b| b.contains("add up")), "{bad:?}");
+        // A preemption inside the trial (claimed as run-queue wait) leaves the samples short.
+        let mut waited = p.clone();
+        waited.sched[2].seconds = 0.015;
+        waited.sched[2].runq_ns = Some(5_000_000);
+        assert!(run(&waited).is_empty(), "{:?}", run(&waited));
     }
 
     #[test]

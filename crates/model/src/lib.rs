@@ -38,6 +38,7 @@
 //! | [`ab`] | comparison [`ab::Verdict`]s and the evidence of an interleaved A/B measurement (`pqperf ab`: [`ab::AbEvidence`]) |
 //! | [`envevidence`] | environment evidence of driver processes (canary, steal, run-queue share, load: [`envevidence::ProcessEnv`]) and its per-record summary |
 //! | [`layout`] | the run directory's tree, one accessor per file or folder ([`layout::RunLayout`]), and its one build.json reader |
+//! | [`stream`] | input streams of driver processes: the reference seed, the per-process seed of pqperf's protocol ([`stream::process_seed`]), the per-call messages |
 //! | [`provenance`] | what an ICCS import did (`<run>/imports/<id>.json`: command, submission digest, folder/instance/manifest identity), tree digests, catalog edits |
 //!
 //! # Round-trip guarantee
@@ -88,6 +89,7 @@ pub mod robust;
 pub mod select;
 pub mod sidecsv;
 pub mod stats;
+pub mod stream;
 pub mod vocab;
 
 pub use buildjson::{BuildEntry, BuildJson};

@@ -75,6 +75,10 @@ enum Command {
     /// Internal: one hash-profiling child process (pqperf re-executes itself).
     #[command(hide = true)]
     Hashprof(cmd::profile::HashprofArgs),
+    /// Internal: an untimed replay of a timing process, whose output digest the parent
+    /// compares with the timed one (`pqperf_measure::outcheck`).
+    #[command(hide = true)]
+    ReplayChild(cmd::profile::HashprofArgs),
 }
 
 impl Command {
@@ -105,13 +109,19 @@ fn main() -> std::process::ExitCode {
         cmd::ui::Level::Normal
     });
     // Children that run candidate code keep the C library's allocator: their RSS is evidence.
-    if !matches!(cli.command, Command::KatChild(_) | Command::Hashprof(_)) {
+    if !matches!(
+        cli.command,
+        Command::KatChild(_) | Command::Hashprof(_) | Command::ReplayChild(_)
+    ) {
         pqperf_alloc::use_mimalloc();
     }
     if let Some(c) = cli.command.containment() {
         c.apply();
     }
-    if !matches!(cli.command, Command::KatChild(_) | Command::Hashprof(_)) {
+    if !matches!(
+        cli.command,
+        Command::KatChild(_) | Command::Hashprof(_) | Command::ReplayChild(_)
+    ) {
         // An orchestrator: SIGINT/SIGTERM end every contained child before pqperf.
         pqperf_ffi::untrusted::end_children_on_termination();
     }
@@ -120,6 +130,10 @@ fn main() -> std::process::ExitCode {
         Command::Campaign(_) | Command::Demo(_) | Command::Ab(_)
     ) {
         cmd::ensure_lean_driver();
+        // The timed outputs are checked against replays in this executable.
+        if let Ok(exe) = std::env::current_exe() {
+            pqperf_measure::outcheck::set_replay_exe(exe);
+        }
     }
     let result = match cli.command {
         Command::Report(a) => cmd::report::run_report(a),
@@ -141,6 +155,9 @@ fn main() -> std::process::ExitCode {
         Command::Man(a) => cmd::meta::run_man(a, <Cli as clap::CommandFactory>::command()),
         Command::Ab(a) => cmd::ab::run(a),
         Command::Hashprof(a) => cmd::profile::run_hashprof(a),
+        Command::ReplayChild(a) => Ok(cmd::code(pqperf_measure::outcheck::replay_child_main(
+            &a.args,
+        ))),
     };
     match result {
         Ok(code) => code,

@@ -467,6 +467,7 @@ pub fn profile_instances_with(
                 force_ticks: false,
                 api: inst.api.clone(),
                 stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+                seed: None,
             };
             let child_run = run_child(
                 &opts.child,

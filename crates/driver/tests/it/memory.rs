@@ -85,6 +85,7 @@ fn run(lib: &Path, op: &str, region: u64, force_ticks: bool) -> Vec<String> {
         force_ticks,
         api: ApiSpec::Iccs,
         stack_region: region,
+        seed: None,
     };
     let out = untrusted::run(&ChildSpec {
         program: PathBuf::from(env!("CARGO_BIN_EXE_pqperf-driver")),

@@ -111,6 +111,7 @@ pub fn drive_wots_sign(
         force_ticks: true,
         api: ApiSpec::Iccs,
         stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+        seed: None,
     };
     assert!(run.join(&args.lib).is_file(), "{}", args.lib.display());
     let exe = DriverExe::current(run).expect("the lean driver pqperf-driver");

@@ -172,6 +172,7 @@ fn mldsa44_profile_matches_callgrind() {
             force_ticks: false,
             api: inst.api.clone(),
             stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
+            seed: None,
         };
         let mut argv = vec!["--plain".to_string()];
         argv.extend(args.to_argv());

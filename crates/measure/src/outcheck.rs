@@ -1,0 +1,167 @@
+//! The parent's check of the outputs of timed calls (issue 36): a library that returns wrong
+//! outputs only while it is timed (for example when its executable is `pqperf-driver`) is
+//! caught, and recorded as `inconsistent`, never as a number.
+//!
+//! The timed driver digests, untimed, the output of the last call of every trial
+//! (`PQPERF output_digest`, `pqperf_model::stream::OutputDigest`). The parent starts a
+//! *replay* of the same process, contained like every candidate child, in another executable
+//! (`pqperf replay-child <driver argv>`: the pqperf executable, as the KAT child, where the
+//! library's outputs are checked against its known answers): the same preparation, seed,
+//! inputs and calls, untimed, and the digest of the same outputs
+//! (`pqperf_driver::replay`). Equal digests: the timed outputs are those the library computes
+//! outside the measurement. Different: the replay runs again; when the two replays agree with
+//! each other and not with the timed process, the process is `inconsistent` (the caller
+//! re-runs it once); when they disagree with each other the library is not deterministic
+//! given its seed and the check is recorded as not possible (`output_check`), never as a
+//! verdict.
+//!
+//! The replay costs as much CPU as the process, so the parent checks one process per
+//! operation (the first, and the re-run of one that failed), and only where a replay
+//! executable was declared ([`set_replay_exe`]: `pqperf campaign`, `pqperf demo`) and the
+//! driver is pqperf's own `pqperf-driver` (not a test's fake driver). A library
+//! that tells the replay from the timing process by more than the executable (its argv, its
+//! run time) can still compute correctly in the replay: see docs/threat-model.md.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use pqperf_ffi::untrusted::{self, ChildSpec};
+use serde_json::json;
+
+use crate::driver::DriverArgs;
+use crate::runner::{DriverExe, Run};
+
+/// The hidden subcommand of the replay child.
+pub const REPLAY_CHILD: &str = "replay-child";
+
+static REPLAY_EXE: OnceLock<PathBuf> = OnceLock::new();
+
+/// Declares the executable that runs `<exe> replay-child <driver argv>` (pqperf itself).
+/// Without it no output check is made.
+pub fn set_replay_exe(exe: PathBuf) {
+    let _ = REPLAY_EXE.set(exe);
+}
+
+/// The replay child's main: parse the driver argv, take the result channel, replay, and write
+/// `REPLAY <digest>` (or `REPLAY none`). Returns the exit status.
+pub fn replay_child_main(argv: &[String]) -> i32 {
+    let a = match DriverArgs::parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("replay-child: {e}");
+            return 2;
+        }
+    };
+    let mut out = match untrusted::child_enter_fresh() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("replay-child: {e}");
+            return 2;
+        }
+    };
+    match crate::driver::replay(&a) {
+        Ok(d) => {
+            let _ = writeln!(out, "REPLAY\t{}", d.as_deref().unwrap_or("none"));
+            let _ = out.flush();
+            0
+        }
+        Err((code, msg)) => {
+            eprintln!("replay-child: {msg}");
+            code
+        }
+    }
+}
+
+use std::io::Write;
+
+/// One replay: its digest, or why there is none.
+fn replay_once(
+    exe: &PathBuf,
+    d: &DriverExe,
+    args: &DriverArgs,
+    timeout: Duration,
+) -> Result<String, String> {
+    let mut argv = vec![REPLAY_CHILD.to_string()];
+    argv.extend(args.to_argv());
+    let out = untrusted::run(&ChildSpec {
+        program: exe.clone(),
+        args: argv,
+        cwd: d.cwd.clone(),
+        timeout,
+        readable: vec![d.cwd.join(&args.lib)],
+        cpu: args.cpu,
+        ..Default::default()
+    });
+    if let Some(e) = &out.spawn_error {
+        return Err(format!("cannot start the replay: {e}"));
+    }
+    if out.timed_out {
+        return Err("the replay timed out".into());
+    }
+    let digest = out
+        .result_lines()
+        .iter()
+        .find_map(|l| l.strip_prefix("REPLAY\t").map(str::to_string));
+    match (digest, out.code()) {
+        (Some(d), Some(0)) => Ok(d),
+        (_, code) => Err(format!(
+            "the replay ended without a digest (exit {code:?}): {}",
+            out.stderr.tail_chars(300)
+        )),
+    }
+}
+
+/// Checks the outputs of a complete run against replays (module doc); marks it
+/// `inconsistent` when they differ. Records `output_check` in the process entry.
+pub fn check(run: &mut Run, d: &DriverExe, args: &DriverArgs, timeout: Duration) {
+    let Some(exe) = REPLAY_EXE.get() else {
+        return;
+    };
+    // Only pqperf's own driver writes the digest (not a fake driver of the tests).
+    if !run.complete() || d.exe.file_name() != Some(std::ffi::OsStr::new(crate::runner::DRIVER_BIN))
+    {
+        return;
+    }
+    let claimed = run.output_digest.clone();
+    let first = replay_once(exe, d, args, timeout);
+    let (verdict, problem) = match (&claimed, &first) {
+        (_, Err(e)) => (format!("not checked: {e}"), None),
+        (None, Ok(r)) if r == "none" => ("no outputs to check".to_string(), None),
+        (None, Ok(_)) => (
+            "mismatch".to_string(),
+            Some("no output digest reported although the replay produced one".to_string()),
+        ),
+        (Some(c), Ok(r)) if c == r => ("match".to_string(), None),
+        (Some(c), Ok(r)) => match replay_once(exe, d, args, timeout) {
+            Ok(r2) if &r2 == r => (
+                "mismatch".to_string(),
+                Some(format!(
+                    "output digest {c} of the timed calls differs from {r}, what the library computes for the same inputs outside the timing driver (replayed twice)"
+                )),
+            ),
+            Ok(_) => (
+                "not checked: the library's outputs differ between replays of the same seed (not deterministic)".to_string(),
+                None,
+            ),
+            Err(e) => (format!("not checked: {e}"), None),
+        },
+    };
+    run.process.extra.insert(
+        "output_check".into(),
+        json!({ "claimed": claimed, "replay": first.ok(), "verdict": verdict }),
+    );
+    if let Some(p) = problem {
+        run.process.status = crate::verify::INCONSISTENT.into();
+        let kc = run
+            .process
+            .extra
+            .entry("kernel_check".to_string())
+            .or_insert_with(|| json!({ "problems": [] }));
+        if let Some(v) = kc.get_mut("problems").and_then(|v| v.as_array_mut()) {
+            v.push(json!(p));
+        } else {
+            kc["problems"] = json!([p]);
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Input streams of timing-driver processes (issue 37, docs/statistics.md "Independent
+//! streams"): the 48-byte DRNG seed a driver process starts from and the per-call messages it
+//! signs.
+//!
+//! The reference seeds every process with [`REFERENCE_SEED`] (`00 01 … 2f`), so every process
+//! draws the same keys, the same randomness and (for variable-time operations) the same
+//! rejection counts. pqperf's own protocol (`--target-ci`) gives process `i` of an operation
+//! the seed [`process_seed`]`(i)`:
+//!
+//! ```text
+//! block(k) = SHA-256("pqperf stream v1" ‖ REFERENCE_SEED ‖ u64_le(i) ‖ u8(k))
+//! seed(i)  = block(0)[0..32] ‖ block(1)[0..16]
+//! ```
+//!
+//! so its processes are independent samples of the operation's variability and anyone can
+//! recompute a process's seed from its index. The seed is passed on the driver's argv
+//! (`--seed HEX`, [`seed_hex`] / [`parse_seed_hex`]) and recorded in the process entry
+//! (`stream`).
+//!
+//! Messages: a signing process signs a different 64-byte message in every call (issue 36,
+//! "no repeated inputs"): call `n` (counted from 0 over the whole process) signs
+//! [`base_message`] with `u64_le(n)` XORed into its first 8 bytes ([`message_for_call`]).
+
+use sha2::{Digest, Sha256};
+
+/// Seed bytes of a driver process's DRNG.
+pub const SEED_BYTES: usize = 48;
+
+/// The reference's fixed seed (`00 01 … 2f`), used by every process of the reference protocol.
+pub const REFERENCE_SEED: [u8; SEED_BYTES] = {
+    let mut s = [0u8; SEED_BYTES];
+    let mut i = 0;
+    while i < SEED_BYTES {
+        s[i] = i as u8;
+        i += 1;
+    }
+    s
+};
+
+/// Domain separation of the derivation (changing it changes every derived seed).
+pub const STREAM_DOMAIN: &[u8] = b"pqperf stream v1";
+
+/// The seed of process `index` of an operation under pqperf's own protocol (module doc).
+pub fn process_seed(index: u64) -> [u8; SEED_BYTES] {
+    let block = |k: u8| {
+        let mut h = Sha256::new();
+        h.update(STREAM_DOMAIN);
+        h.update(REFERENCE_SEED);
+        h.update(index.to_le_bytes());
+        h.update([k]);
+        h.finalize()
+    };
+    let mut s = [0u8; SEED_BYTES];
+    s[..32].copy_from_slice(&block(0));
+    s[32..].copy_from_slice(&block(1)[..16]);
+    s
+}
+
+/// Lower-case hex of a seed (96 characters).
+pub fn seed_hex(seed: &[u8; SEED_BYTES]) -> String {
+    hex::encode(seed)
+}
+
+/// Parses what [`seed_hex`] writes.
+pub fn parse_seed_hex(s: &str) -> Result<[u8; SEED_BYTES], String> {
+    let v = hex::decode(s).map_err(|e| format!("seed {s:?}: {e}"))?;
+    v.try_into()
+        .map_err(|v: Vec<u8>| format!("seed: {} bytes, {SEED_BYTES} expected", v.len()))
+}
+
+/// The 64-byte message the reference signs every call.
+pub fn reference_message() -> [u8; 64] {
+    let mut m = [0u8; 64];
+    for (i, b) in m.iter_mut().enumerate() {
+        *b = ((i as u32 * 131 + 64) % 256) as u8;
+    }
+    m
+}
+
+/// The base message of a process with `seed`: the reference message for the reference seed,
+/// else SHA-256(seed ‖ "message" ‖ k) for k = 0, 1.
+pub fn base_message(seed: &[u8; SEED_BYTES]) -> [u8; 64] {
+    if *seed == REFERENCE_SEED {
+        return reference_message();
+    }
+    let mut m = [0u8; 64];
+    for k in 0..2u8 {
+        let mut h = Sha256::new();
+        h.update(seed);
+        h.update(b"message");
+        h.update([k]);
+        m[32 * k as usize..32 * (k as usize + 1)].copy_from_slice(&h.finalize());
+    }
+    m
+}
+
+/// Writes the message of call `n` into `m` (64 bytes): the base with `u64_le(n)` XORed into
+/// its first 8 bytes. Cheap enough to stay inside a timed loop (one 8-byte store).
+#[inline(always)]
+pub fn message_for_call(base: &[u8; 64], n: u64, m: &mut [u8]) {
+    let head = u64::from_le_bytes(base[..8].try_into().expect("8 bytes")) ^ n;
+    m[..8].copy_from_slice(&head.to_le_bytes());
+}
+
+/// The digest of a driver process's timed outputs (`PQPERF output_digest`): SHA-256 over the
+/// output of the last call of every trial, reference trials first, then the sampled trials
+/// (the driver's and a replay's are compared by the parent).
+#[derive(Clone, Default)]
+pub struct OutputDigest {
+    h: Sha256,
+    parts: u64,
+}
+
+impl OutputDigest {
+    /// An empty digest.
+    pub fn new() -> OutputDigest {
+        OutputDigest::default()
+    }
+
+    /// Adds one trial's output.
+    pub fn update(&mut self, output: &[u8]) {
+        self.h.update((output.len() as u64).to_le_bytes());
+        self.h.update(output);
+        self.parts += 1;
+    }
+
+    /// `<parts>:<hex>`.
+    pub fn finish(self) -> String {
+        format!("{}:{}", self.parts, hex::encode(self.h.finalize()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn process_seeds_are_distinct_fixed_and_round_trip() {
+        let s0 = process_seed(0);
+        let s1 = process_seed(1);
+        assert_ne!(s0, s1);
+        assert_ne!(s0, REFERENCE_SEED);
+        assert_eq!(s0, process_seed(0), "deterministic");
+        // Pinned: a change of the derivation changes recorded evidence.
+        let mut h = Sha256::new();
+        h.update(b"pqperf stream v1");
+        h.update(REFERENCE_SEED);
+        h.update(7u64.to_le_bytes());
+        h.update([0u8]);
+        assert_eq!(process_seed(7)[..32], h.finalize()[..]);
+        let all: std::collections::HashSet<_> = (0..1000).map(process_seed).collect();
+        assert_eq!(all.len(), 1000);
+        let hx = seed_hex(&s1);
+        assert_eq!(hx.len(), 96);
+        assert_eq!(parse_seed_hex(&hx).unwrap(), s1);
+        assert!(parse_seed_hex("00ff").unwrap_err().contains("48"));
+        assert!(parse_seed_hex("zz").is_err());
+    }
+
+    #[test]
+    fn messages_differ_per_call_and_the_reference_keeps_its_base() {
+        assert_eq!(base_message(&REFERENCE_SEED), reference_message());
+        assert_ne!(base_message(&process_seed(0)), reference_message());
+        let base = reference_message();
+        let mut m = base;
+        message_for_call(&base, 0, &mut m);
+        assert_eq!(m, base, "call 0 signs the base message");
+        let mut seen = std::collections::HashSet::new();
+        for n in 0..10_000 {
+            message_for_call(&base, n, &mut m);
+            assert_eq!(m[8..], base[8..]);
+            assert!(seen.insert(m), "call {n} repeats a message");
+        }
+    }
+}

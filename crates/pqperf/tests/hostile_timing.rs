@@ -1,0 +1,355 @@
+//! Hostile candidates that try to move their own timing figures (issue 36) rather than forge
+//! what the parent is told (`hostile_forgery.rs`). Each is one extra piece of C in a copy of a
+//! test candidate, with a marker on stderr proving its hostile statement ran (kept in the
+//! record's `processes[].stderr`), and each ends recorded as what it is with the honest
+//! candidate beside it complete and unchanged. No timing is asserted (busy-host safe): the
+//! tests assert on the markers and on the parent's decisions.
+//!
+//! - **memo** (`testdata/hostile/memo.h`): sign memoizes `(sk, message) → signature`, KEM dec
+//!   memoizes `(sk, ciphertext) → shared secret`. The driver signed one fixed message and
+//!   decapsulated one ciphertext in every call, so every call after the first was a memo hit;
+//!   it now gives every call an input the process has not seen (`pqperf_driver::inputs`), so
+//!   the memo is tried and never hits.
+//! - **exe-detect** (`testdata/hostile/exe_detect.h`): sign returns a constant signature at
+//!   once when its executable is `pqperf-driver`, and signs correctly elsewhere (the KAT
+//!   passes). The parent compares the digest of the timed outputs with a replay in the pqperf
+//!   executable (`pqperf_measure::outcheck`): inconsistent, re-run once, no figure.
+//! - **rewrite** (`testdata/hostile/rewrite.h`): a constructor takes over the result channel
+//!   (dup3 of its own pipe onto the descriptor) and a thread rewrites the driver's lines.
+//!   Scaling only the per-call SAMPLES (the robust figure's input) by −80 % is caught
+//!   (`verify`: samples must add up to their trial). A consistent scaling of every timing line
+//!   is bounded only by the kernel check's slack; the test prints what the parent decided.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::toy::{Lib, TOY_SIG, toy_run, write_build_json};
+
+const MEMO: &str = include_str!("../../../testdata/hostile/memo.h");
+const TOY_KEM: &str = include_str!("../../../testdata/hostile/toy_kem.c");
+const EXE_DETECT: &str = include_str!("../../../testdata/hostile/exe_detect.h");
+const REWRITE: &str = include_str!("../../../testdata/hostile/rewrite.h");
+
+fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));
+    c.args(common::toy::campaign_args(run, phase))
+        .args(extra)
+        .env(pqperf_campaign::lease::LEASE_DIR_ENV, run.parent().unwrap());
+    c
+}
+
+fn ok(mut c: Command) -> String {
+    let out = c.output().expect("run pqperf");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "pqperf failed: {text}");
+    text
+}
+
+fn record(run: &Path, cand: &str, label: &str, op: &str) -> serde_json::Value {
+    let p = run.join(format!("records/{cand}/{label}__{op}.json"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// toy_sig.c whose sig_sign answers from the memo under `-DMEMO_SIGN`.
+fn memo_toy_sig() -> String {
+    let top = "    work();\n    mix(sk, m, ml, sn);\n    *snl = 64;\n    return 0;";
+    assert!(TOY_SIG.contains(top));
+    let memo = "#ifdef MEMO_SIGN\n    if (memo_lookup(sk, 32, m, ml, sn, snl)) return 0;\n#endif\n    work();\n    mix(sk, m, ml, sn);\n    *snl = 64;\n#ifdef MEMO_SIGN\n    memo_store(sk, 32, m, ml, sn, 64);\n#endif\n    return 0;";
+    format!(
+        "#ifdef MEMO_SIGN\n#include \"memo.h\"\n#endif\n{}",
+        TOY_SIG.replace(top, memo)
+    )
+}
+
+/// `(tries, hits)` of every `memo:` marker in the record's processes (all attempts kept).
+fn memo_markers(r: &serde_json::Value) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    for p in r["processes"].as_array().unwrap() {
+        for line in p["stderr"].as_str().unwrap_or("").lines() {
+            if let Some(rest) = line.strip_prefix("memo: tries=") {
+                let (t, h) = rest.split_once(" hits=").unwrap();
+                out.push((t.parse().unwrap(), h.parse().unwrap()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn memoized_sign_and_dec_never_hit_because_no_timed_input_repeats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("memo.h"), MEMO).unwrap();
+    let sig = toy_run(
+        &run,
+        "toy_sig_memo.c",
+        &memo_toy_sig(),
+        &[
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-95", "memo").defines(&["TOY_WORK=20000", "MEMO_SIGN"]),
+        ],
+    );
+    let kem = toy_run(
+        &run,
+        "toy_kem.c",
+        TOY_KEM,
+        &[
+            Lib::new("kem-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("kem-95", "memo").defines(&["TOY_WORK=20000", "MEMO_DEC"]),
+        ],
+    );
+    let mut bj = sig;
+    bj.instances.extend(kem.instances);
+    write_build_json(&run, &bj);
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "60",
+        "--stack-region",
+        "262144",
+    ];
+    let mut log = ok(campaign(&run, "calibrate", &opts));
+    log += &ok(campaign(&run, "measure", &opts));
+    for (cand, ops) in [
+        ("sign-95", &["keygen", "sign", "verify"][..]),
+        ("kem-95", &["keygen", "enc", "dec"][..]),
+    ] {
+        for label in ["honest", "memo"] {
+            for op in ops {
+                let r = record(&run, cand, label, op);
+                assert_eq!(r["status"], "complete", "{cand} {label} {op}: {r}\n{log}");
+                for p in r["processes"].as_array().unwrap() {
+                    assert_eq!(p["status"], "complete", "{cand} {label} {op}: {p}");
+                    assert_eq!(
+                        p["kernel_check"]["problems"],
+                        serde_json::json!([]),
+                        "{cand} {label} {op}"
+                    );
+                }
+            }
+        }
+    }
+    // The memo was tried in every timed process and never answered: its figures are those of
+    // the work. (Before: every call after the first was a hit.)
+    for (cand, op) in [("sign-95", "sign"), ("kem-95", "dec")] {
+        let r = record(&run, cand, "memo", op);
+        let m = memo_markers(&r);
+        eprintln!("{cand} memo {op}: (tries, hits) per process {m:?}");
+        let n = r["processes"].as_array().unwrap().len();
+        assert_eq!(m.len(), n, "{cand} {op}: a marker per process: {r}");
+        for (tries, hits) in m {
+            assert!(tries > 1, "{cand} {op}: the memo was tried ({tries})");
+            assert_eq!(hits, 0, "{cand} {op}: {tries} tries, {hits} hits");
+        }
+        // The honest library prints no marker.
+        assert!(memo_markers(&record(&run, cand, "honest", op)).is_empty());
+    }
+    // The verify and dec processes took their inputs from a pool covering every call.
+    for (cand, op) in [("sign-95", "verify"), ("kem-95", "dec")] {
+        let r = record(&run, cand, "honest", op);
+        let p = &r["processes"][0];
+        let pool: u64 = p["meta"]["input_pool"].as_str().unwrap().parse().unwrap();
+        let iters = r["plan"]["iterations_per_trial"].as_u64().unwrap();
+        assert!(pool > iters, "{cand} {op}: pool {pool} for {iters} calls");
+    }
+}
+
+/// toy_sig.c whose sig_sign takes the constant fast path under `-DEXE_DETECT`.
+fn detect_toy_sig() -> String {
+    let top = "    work();\n    mix(sk, m, ml, sn);";
+    assert!(TOY_SIG.contains(top));
+    format!(
+        "#ifdef EXE_DETECT\n#include \"exe_detect.h\"\n#endif\n{}",
+        TOY_SIG.replace(
+            top,
+            &format!(
+                "#ifdef EXE_DETECT\n    if (detect_fast_path(sn, 64, snl)) return 0;\n#endif\n{top}"
+            )
+        )
+    )
+}
+
+#[test]
+fn wrong_outputs_only_under_the_timing_driver_are_inconsistent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("exe_detect.h"), EXE_DETECT).unwrap();
+    toy_run(
+        &run,
+        "toy_sig_detect.c",
+        &detect_toy_sig(),
+        &[
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-95", "detect").defines(&["TOY_WORK=20000", "EXE_DETECT"]),
+        ],
+    );
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "60",
+        "--stack-region",
+        "262144",
+    ];
+    let mut log = ok(campaign(&run, "calibrate", &opts));
+    // The detecting unit does not complete: exit 1, the others done.
+    let out = campaign(&run, "measure", &opts).output().unwrap();
+    log += &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-95", "honest", op);
+        assert_eq!(r["status"], "complete", "honest {op}: {r}\n{log}");
+        let p = &r["processes"][0];
+        assert_eq!(p["output_check"]["verdict"], "match", "honest {op}: {p}");
+        assert_eq!(p["kernel_check"]["problems"], serde_json::json!([]));
+    }
+    let r = record(&run, "sign-95", "detect", "sign");
+    assert_eq!(r["status"], "failed_or_partial", "{r}");
+    let attempts: Vec<_> = r["pqperf"]["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["status"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(attempts, ["inconsistent", "inconsistent"], "{r}");
+    let p = &r["processes"][0];
+    assert_eq!(p["status"], "inconsistent");
+    assert_eq!(p["output_check"]["verdict"], "mismatch", "{p}");
+    assert!(
+        p["kernel_check"]["problems"]
+            .to_string()
+            .contains("outside the timing driver"),
+        "{p}"
+    );
+    // The marker: the fast path ran in the timed process.
+    let fast: u64 = p["stderr"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("exe-detect: fast="))
+        .unwrap_or_else(|| panic!("no marker: {p}"))
+        .parse()
+        .unwrap();
+    assert!(fast > 1, "{p}");
+    // Its keygen is unaffected; its verify checked signatures the library made inside the
+    // timing driver (constants: every call rejected), which the replay does not reject.
+    assert_eq!(
+        record(&run, "sign-95", "detect", "keygen")["status"],
+        "complete"
+    );
+    let r = record(&run, "sign-95", "detect", "verify");
+    assert_eq!(r["status"], "failed_or_partial", "{r}");
+    assert_eq!(
+        r["processes"][0]["output_check"]["verdict"], "mismatch",
+        "{r}"
+    );
+}
+
+#[test]
+fn rewritten_samples_are_caught_and_a_consistent_rewrite_is_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("rewrite.h"), REWRITE).unwrap();
+    let source = format!("#ifdef REWRITE\n#include \"rewrite.h\"\n#endif\n{TOY_SIG}");
+    toy_run(
+        &run,
+        "toy_sig_rewrite.c",
+        &source,
+        &[
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-95", "samples")
+                .defines(&[
+                    "TOY_WORK=20000",
+                    "REWRITE",
+                    "REWRITE_SAMPLES",
+                    "REWRITE_PCT=20",
+                ])
+                .args(&["-lpthread"]),
+            Lib::new("sign-95", "all")
+                .defines(&["TOY_WORK=20000", "REWRITE", "REWRITE_PCT=50"])
+                .args(&["-lpthread"]),
+        ],
+    );
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "60",
+        "--stack-region",
+        "262144",
+    ];
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let out = campaign(&run, phase, &opts).output().unwrap();
+        log += &String::from_utf8_lossy(&out.stderr);
+    }
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-95", "honest", op);
+        assert_eq!(r["status"], "complete", "honest {op}: {r}\n{log}");
+    }
+    let marker = |p: &serde_json::Value| -> u64 {
+        p["stderr"]
+            .as_str()
+            .unwrap_or("")
+            .lines()
+            .find_map(|l| l.split_once(" scaled=").map(|(_, n)| n.parse().unwrap()))
+            .unwrap_or(0)
+    };
+    // SAMPLES alone at 20 % of the truth: every process inconsistent, no figure.
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-95", "samples", op);
+        assert_eq!(r["status"], "failed_or_partial", "samples {op}: {r}");
+        let p = &r["processes"][0];
+        assert_eq!(p["status"], "inconsistent", "{p}");
+        assert!(marker(p) > 0, "the rewrite ran: {p}");
+        assert!(
+            p["kernel_check"]["problems"].to_string().contains("add up"),
+            "{p}"
+        );
+    }
+    // Every timing line at 50 %: what the parent decided (bounded by the kernel check's
+    // slack; see docs/threat-model.md), printed, not asserted.
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-95", "all", op);
+        let p = &r["processes"][0];
+        eprintln!(
+            "rewrite all -50 % {op}: record {}, process {} (scaled lines {}), problems {}",
+            r["status"],
+            p["status"],
+            marker(p),
+            p["kernel_check"]["problems"]
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! Independent input streams (issue 37): under pqperf's own protocol (`--target-ci`) every
+//! driver process of an operation gets its own DRNG seed, derived from the reference seed and
+//! the process index (`pqperf_model::stream::process_seed`), passed on its argv and recorded
+//! in its process entry; the reference protocol (`--trial-target`, no `--target-ci`) keeps the
+//! reference's fixed seed in every process. Campaign decisions only: the fake timing driver
+//! (`testdata/fake_driver.c`) echoes the seed it was given as `META fake_seed`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use common::toy::{Lib, TOY_SIG, toy_run};
+
+fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));
+    c.args(common::toy::campaign_args(run, phase))
+        .args(extra)
+        .env(pqperf_campaign::lease::LEASE_DIR_ENV, run.parent().unwrap());
+    c
+}
+
+fn ok(mut c: Command) -> String {
+    let out = c.output().expect("run pqperf");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "pqperf failed: {text}");
+    text
+}
+
+fn record(run: &Path, label: &str, op: &str) -> serde_json::Value {
+    let p = run.join(format!("records/sign-92/{label}__{op}.json"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The value after `--seed` on a process's argv.
+fn argv_seed(p: &serde_json::Value) -> Option<String> {
+    let cmd: Vec<&str> = p["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    cmd.iter()
+        .position(|a| *a == "--seed")
+        .map(|i| cmd[i + 1].to_string())
+}
+
+#[test]
+fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixed_seed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = common::fake_driver(tmp.path());
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    for (name, protocol) in [
+        ("reference", &["--trial-target", "0.002"][..]),
+        ("target-ci", &["--target-ci", "1"][..]),
+    ] {
+        let run = tmp.path().join(name);
+        toy_run(
+            &run,
+            "toy_sig.c",
+            TOY_SIG,
+            &[Lib::new("sign-92", "complete-a")],
+        );
+        let mut opts = vec!["--cpu", cpu.as_str()];
+        opts.extend_from_slice(protocol);
+        for phase in ["calibrate", "measure"] {
+            let mut c = campaign(&run, phase, &opts);
+            c.env("PQPERF_DRIVER", &fake);
+            ok(c);
+        }
+        for op in ["keygen", "sign", "verify"] {
+            let r = record(&run, "complete-a", op);
+            assert_eq!(r["status"], "complete", "{name} {op}: {r}");
+            let procs = r["processes"].as_array().unwrap();
+            assert!(procs.len() >= 2, "{name} {op}: {} processes", procs.len());
+            if name == "reference" {
+                assert_eq!(r["pqperf"]["protocol"], "reference", "{r}");
+                for p in procs {
+                    assert_eq!(argv_seed(p), None, "{name} {op}: {p}");
+                    assert!(p.get("stream").is_none(), "{p}");
+                    assert_eq!(p["meta"]["fake_seed"], "reference", "{p}");
+                }
+                continue;
+            }
+            assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
+            let mut seeds = BTreeSet::new();
+            for p in procs {
+                let i = p["stream"]["index"].as_u64().unwrap();
+                let seed = p["stream"]["seed"].as_str().unwrap();
+                // Recomputable from the index, on the argv, and what the driver was given.
+                assert_eq!(
+                    seed,
+                    pqperf_model::stream::seed_hex(&pqperf_model::stream::process_seed(i))
+                );
+                assert_eq!(argv_seed(p).as_deref(), Some(seed), "{p}");
+                assert_eq!(p["meta"]["fake_seed"], seed, "{p}");
+                seeds.insert(seed.to_string());
+            }
+            assert_eq!(
+                seeds.len(),
+                procs.len(),
+                "{op}: every process its own stream"
+            );
+        }
+    }
+}
