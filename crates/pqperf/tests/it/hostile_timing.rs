@@ -20,17 +20,17 @@
 //!   (`verify`: samples must add up to their trial). A consistent scaling of every timing line
 //!   is bounded only by the kernel check's slack; the test prints what the parent decided.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;
 
 use common::toy::{Lib, TOY_SIG, toy_run, write_build_json};
 
-const MEMO: &str = include_str!("../../../testdata/hostile/memo.h");
-const TOY_KEM: &str = include_str!("../../../testdata/hostile/toy_kem.c");
-const EXE_DETECT: &str = include_str!("../../../testdata/hostile/exe_detect.h");
-const REWRITE: &str = include_str!("../../../testdata/hostile/rewrite.h");
+const MEMO: &str = include_str!("../../../../testdata/hostile/memo.h");
+const TOY_KEM: &str = include_str!("../../../../testdata/hostile/toy_kem.c");
+const EXE_DETECT: &str = include_str!("../../../../testdata/hostile/exe_detect.h");
+const REWRITE: &str = include_str!("../../../../testdata/hostile/rewrite.h");
 
 fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));

@@ -5,7 +5,7 @@
 //! reference's fixed seed in every process. Campaign decisions only: the fake timing driver
 //! (`testdata/fake_driver.c`) echoes the seed it was given as `META fake_seed`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
