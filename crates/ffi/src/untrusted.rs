@@ -170,18 +170,152 @@ fn landlock_abi() -> i64 {
     })
 }
 
-/// The seccomp filter, when this host applies it (probed once).
-fn seccomp() -> Option<Arc<seccompiler::BpfProgram>> {
-    static SC: OnceLock<Option<Arc<seccompiler::BpfProgram>>> = OnceLock::new();
+/// The seccomp filters, when this host applies them (probed once).
+fn seccomp() -> Option<Arc<Vec<seccompiler::BpfProgram>>> {
+    static SC: OnceLock<Option<Arc<Vec<seccompiler::BpfProgram>>>> = OnceLock::new();
     SC.get_or_init(|| {
-        let prog = Arc::new(sandbox::seccomp_program().ok()?);
+        let progs = Arc::new(sandbox::seccomp_programs().ok()?);
         probe(&PreExec {
-            seccomp: Some(prog.clone()),
+            seccomp: Some(progs.clone()),
             ..Default::default()
         })
-        .then_some(prog)
+        .then_some(progs)
     })
     .clone()
+}
+
+/// What a probe child started like every candidate child (the policy's namespaces, the
+/// capabilities dropped) reports in its `/proc/self/status`: `Ok(())` when its effective,
+/// permitted, inheritable, bounding and ambient sets are all empty and `no_new_privs` is set,
+/// else what it had (probed once per sandbox setting).
+fn capabilities_probe(sandbox_on: bool) -> Result<(), String> {
+    static ON: OnceLock<Result<(), String>> = OnceLock::new();
+    static OFF: OnceLock<Result<(), String>> = OnceLock::new();
+    let cell = if sandbox_on { &ON } else { &OFF };
+    cell.get_or_init(|| {
+        let cat = ["/bin/cat", "/usr/bin/cat"]
+            .into_iter()
+            .find(|p| Path::new(p).is_file())
+            .ok_or("no cat to probe with")?;
+        let mut c = Command::new(cat);
+        c.arg("/proc/self/status")
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        sandbox::prepare(
+            &mut c,
+            &PreExec {
+                namespaces: if sandbox_on {
+                    namespaces()
+                } else {
+                    CloneFlags::empty()
+                },
+                private_mounts: sandbox_on,
+                parent_death: true,
+                drop_capabilities: true,
+                ..Default::default()
+            },
+        );
+        let out = c.output().map_err(|e| format!("probe child: {e}"))?;
+        let status = String::from_utf8_lossy(&out.stdout);
+        let field = |k: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(k))
+                .map(|v| v.trim().to_string())
+        };
+        let mut had = Vec::new();
+        for k in ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"] {
+            match field(k) {
+                Some(v) if v.chars().all(|c| c == '0') => {}
+                Some(v) => had.push(format!("{}{v}", k)),
+                None => had.push(format!("{k} unknown")),
+            }
+        }
+        if field("NoNewPrivs:").as_deref() != Some("1") {
+            had.push("no_new_privs not set".into());
+        }
+        if had.is_empty() {
+            Ok(())
+        } else {
+            Err(had.join(", "))
+        }
+    })
+    .clone()
+}
+
+/// Where pqperf's argv and environment lie, for the PID namespace's init to zero (read once;
+/// not under an emulator, whose `/proc/self/stat` describes the emulator's memory).
+fn hidden_ranges() -> Option<sandbox::ArgEnvRanges> {
+    static R: OnceLock<Option<sandbox::ArgEnvRanges>> = OnceLock::new();
+    *R.get_or_init(|| {
+        if crate::emulation::emulated().is_some() || !crate::emulation::emulator_prefix().is_empty()
+        {
+            return None;
+        }
+        sandbox::arg_env_ranges()
+    })
+}
+
+/// Variables of pqperf's environment a child receives unchanged: the emulator's (an emulated
+/// pqperf starts its own children through it, and the emulator needs its sysroot).
+const PASSED_ENV: &[&str] = &[
+    crate::emulation::EMULATOR_ENV,
+    crate::emulation::EMULATED_ENV,
+    "QEMU_LD_PREFIX",
+];
+
+/// The system part of every child's `PATH`.
+const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// A child's `PATH`: [`SYSTEM_PATH`], after the directory of a program that is not pqperf's
+/// own (a compiler installed elsewhere finds its assembler and linker beside it).
+fn child_path(program: &Path, own: bool) -> std::ffi::OsString {
+    let dir = (!own)
+        .then(|| std::fs::canonicalize(program).ok())
+        .flatten()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .filter(|d| !SYSTEM_PATH.split(':').any(|s| Path::new(s) == d));
+    match dir {
+        Some(d) => {
+            let mut p = d.into_os_string();
+            p.push(":");
+            p.push(SYSTEM_PATH);
+            p
+        }
+        None => SYSTEM_PATH.into(),
+    }
+}
+
+/// The whole environment of a child: a fixed `PATH` ([`child_path`]), `LC_ALL=C`, `HOME` and
+/// `TMPDIR` (its scratch directory), the result descriptor's number, [`PASSED_ENV`] where
+/// set, and the spec's own variables. Nothing else of pqperf's environment reaches a child.
+fn child_env(
+    scratch: &Path,
+    result_fd: i32,
+    spec: &ChildSpec,
+) -> Vec<(String, std::ffi::OsString)> {
+    let mut v: Vec<(String, std::ffi::OsString)> = vec![
+        (
+            "PATH".into(),
+            child_path(&spec.program, is_own_program(&spec.program)),
+        ),
+        ("LC_ALL".into(), "C".into()),
+        ("HOME".into(), scratch.as_os_str().to_owned()),
+        ("TMPDIR".into(), scratch.as_os_str().to_owned()),
+        (RESULT_FD_ENV.into(), result_fd.to_string().into()),
+    ];
+    for k in PASSED_ENV {
+        if let Some(x) = std::env::var_os(k) {
+            v.push((k.to_string(), x));
+        }
+    }
+    for (k, x) in &spec.env {
+        v.retain(|(name, _)| name != k);
+        v.push((k.clone(), x.into()));
+    }
+    v
 }
 
 /// What a child may read: [`SYSTEM_READ`], its program's directory (and pqperf's own), the
@@ -334,11 +468,31 @@ pub fn in_force_json(p: &Policy) -> Value {
 }
 
 fn in_force_inner(p: &Policy) -> Value {
+    let capabilities = match capabilities_probe(p.sandbox) {
+        Ok(()) => "none (probed: a child started like every candidate child has empty effective, permitted, inheritable, bounding and ambient sets and no_new_privs)".to_string(),
+        Err(had) => format!("not in force (a probe child had {had})"),
+    };
+    let mut passed: Vec<&str> = PASSED_ENV
+        .iter()
+        .copied()
+        .filter(|k| std::env::var_os(k).is_some())
+        .collect();
+    passed.sort_unstable();
+    let environment = format!(
+        "cleared: PATH (the system directories, after the program's own unless it is pqperf's), LC_ALL=C, HOME and TMPDIR (the scratch directory), the result channel's number (removed by the child before candidate code is loaded){}; nothing else of pqperf's environment",
+        if passed.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", passed.join(", "))
+        }
+    );
     let always = json!({
         "process_group": "own session, killed on exit and timeout",
         "result_channel": "private pipe",
         "descriptors": "only stdin, stdout, stderr and the result channel (every other descriptor closed on exec)",
         "parent_death": "SIGKILL when pqperf ends (PR_SET_PDEATHSIG); SIGINT/SIGTERM to pqperf kill every child group first",
+        "capabilities": capabilities,
+        "environment": environment,
     });
     if !p.sandbox {
         let mut v = always;
@@ -422,6 +576,35 @@ fn in_force_inner(p: &Policy) -> Value {
             why_not("seccomp")
         }),
     );
+    put(
+        "privileged_calls",
+        json!(if filter {
+            format!(
+                "refused with EPERM (seccomp): {}",
+                sandbox::REFUSED_CALLS.join(", ")
+            )
+        } else {
+            why_not("seccomp")
+        }),
+    );
+    put(
+        "device_nodes",
+        json!(if abi > 0 {
+            "none can be made, scratch included (Landlock without MAKE_CHAR/MAKE_BLOCK)".to_string()
+        } else {
+            why_not("Landlock")
+        }),
+    );
+    if pidns {
+        put(
+            "namespace_init",
+            json!(if hidden_ranges().is_some() {
+                "a fork of pqperf named init, its argv and environment zeroed, not dumpable, without capabilities"
+            } else {
+                "a fork of pqperf named init, not dumpable, without capabilities (its argv not zeroed: where it lies is unknown here)"
+            }),
+        );
+    }
     put(
         "leftover_processes",
         json!(if pidns {
@@ -613,18 +796,22 @@ fn reader<R: Read + Send + 'static>(
     });
 }
 
+/// Whether `program` is pqperf's own executable or one of its siblings.
+fn is_own_program(program: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).ok();
+    std::env::current_exe()
+        .ok()
+        .and_then(|e| canon(&e))
+        .zip(canon(program))
+        .is_some_and(|(a, b)| a == b || (a.parent().is_some() && a.parent() == b.parent()))
+}
+
 /// The command that starts `program`: pqperf's own executables (the running one and its
 /// siblings, such as the lean timing driver `pqperf-driver`) go through the emulator named in
 /// `PQPERF_EMULATOR` when one is set (an emulated pqperf on a host without binfmt_misc);
 /// other programs (valgrind) start directly.
 fn child_command(program: &Path) -> Command {
-    let canon = |p: &Path| std::fs::canonicalize(p).ok();
-    let own = std::env::current_exe()
-        .ok()
-        .and_then(|e| canon(&e))
-        .zip(canon(program))
-        .is_some_and(|(a, b)| a == b || (a.parent().is_some() && a.parent() == b.parent()));
-    if own {
+    if is_own_program(program) {
         crate::emulation::self_command(program)
     } else {
         Command::new(program)
@@ -657,10 +844,8 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .env(RESULT_FD_ENV, res_w.as_raw_fd().to_string())
-        .env("HOME", scratch.path())
-        .env("TMPDIR", scratch.path())
-        .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        .env_clear()
+        .envs(child_env(scratch.path(), res_w.as_raw_fd(), spec));
     let limits = spec.limits.unwrap_or(pol.limits);
     let cgroup = if pol.sandbox {
         PidsCgroup::create(limits.processes)
@@ -674,10 +859,12 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         parent_death: true,
         close_fds: true,
         cpu: spec.cpu,
+        drop_capabilities: true,
         ..Default::default()
     };
     if pol.sandbox {
         pre.namespaces = namespaces();
+        pre.hide_from_init = hidden_ranges();
         pre.limits = Some(limits);
         pre.seccomp = seccomp();
         if landlock_abi() > 0 {
