@@ -739,6 +739,9 @@ pub struct ChildOutcome {
     pub drain_timeout: bool,
     /// The kernel's accounting of the child (CPU time, schedstat), read when it was reaped.
     pub accounting: Option<crate::procinfo::ChildAccounting>,
+    /// The child's scratch folder could not be removed (what was left and why); every later
+    /// child is refused (see [`scratch_left_behind`]).
+    pub scratch_left: Option<String>,
 }
 
 impl ChildOutcome {
@@ -830,6 +833,9 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         spawn_error: Some(msg),
         ..Default::default()
     };
+    if let Some(left) = scratch_left_behind().first() {
+        return fail(format!("refusing to start another child: {left}"));
+    }
     let (res_r, res_w) = match std::io::pipe() {
         Ok(p) => p,
         Err(e) => return fail(format!("result pipe: {e}")),
@@ -961,7 +967,61 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         }
     }
     drop(cgroup);
+    out.scratch_left = remove_scratch(scratch, &LEFT_BEHIND);
     out
+}
+
+/// Scratch folders that could not be removed, one message each.
+static LEFT_BEHIND: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The scratch folders of earlier children this process could not remove (each message names
+/// the folder, what is left in it and the error). Once there is one, [`run`] starts no other
+/// child, and a campaign stops after the unit that left it: one candidate must not fill the
+/// disk for every candidate after it.
+pub fn scratch_left_behind() -> Vec<String> {
+    LEFT_BEHIND
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
+/// Files and bytes below `dir` (links not followed; at most 100 000 entries looked at).
+fn tree_size(dir: &Path) -> (u64, u64) {
+    let (mut files, mut bytes, mut seen) = (0u64, 0u64, 0usize);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            seen += 1;
+            if seen > 100_000 {
+                return (files, bytes);
+            }
+            let Ok(m) = e.metadata() else { continue };
+            if m.is_dir() {
+                stack.push(e.path());
+            } else {
+                files += 1;
+                bytes += m.len();
+            }
+        }
+    }
+    (files, bytes)
+}
+
+/// Removes a child's scratch folder; when that fails, says so (and records it in `sink`)
+/// instead of leaving it silently.
+fn remove_scratch(dir: tempfile::TempDir, sink: &std::sync::Mutex<Vec<String>>) -> Option<String> {
+    let path = dir.path().to_path_buf();
+    let err = dir.close().err()?;
+    let (files, bytes) = tree_size(&path);
+    let msg = format!(
+        "scratch folder {} of a child could not be removed ({files} files, {bytes} bytes left): {err}",
+        path.display()
+    );
+    eprintln!("pqperf: {msg}");
+    sink.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(msg.clone());
+    Some(msg)
 }
 
 /// Makes SIGINT, SIGTERM and SIGHUP to this process kill every live child group before the
@@ -992,4 +1052,45 @@ pub fn child_enter() -> Result<Box<dyn Write>, String> {
 /// candidate runs no confinement code of its own, and nothing needs to be executed again.
 pub fn child_enter_fresh() -> Result<Box<dyn Write>, String> {
     child_enter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scratch_folder_that_cannot_be_removed_is_reported_never_ignored() {
+        let sink = std::sync::Mutex::new(Vec::new());
+        let ok = tempfile::Builder::new()
+            .prefix("pqperf-child-")
+            .tempdir()
+            .unwrap();
+        std::fs::write(ok.path().join("f"), b"x").unwrap();
+        assert_eq!(remove_scratch(ok, &sink), None);
+        assert!(sink.lock().unwrap().is_empty());
+        // An immutable file (what a root candidate could make before capabilities were
+        // dropped); needs root and a filesystem with inode flags.
+        let bad = tempfile::Builder::new()
+            .prefix("pqperf-child-")
+            .tempdir()
+            .unwrap();
+        let f = bad.path().join("immutable");
+        std::fs::write(&f, vec![0u8; 4096]).unwrap();
+        let path = bad.path().to_path_buf();
+        let made = Command::new("chattr")
+            .arg("+i")
+            .arg(&f)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            eprintln!("skipped: chattr +i is not possible here");
+            return;
+        }
+        let msg = remove_scratch(bad, &sink).expect("reported");
+        let _ = Command::new("chattr").arg("-i").arg(&f).status();
+        let _ = std::fs::remove_dir_all(&path);
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("1 files, 4096 bytes left"), "{msg}");
+        assert_eq!(sink.lock().unwrap().as_slice(), [msg]);
+    }
 }
