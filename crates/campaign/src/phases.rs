@@ -38,6 +38,15 @@ struct Active<'a> {
     run: (f64, f64, f64),
 }
 
+/// Stops the phase once a child left a scratch folder that cannot be removed (an immutable
+/// file, say): the next candidate's children must not fill the disk further (issue 36).
+fn stop_if_scratch_left() -> Res<()> {
+    match pqperf_ffi::untrusted::scratch_left_behind().first() {
+        Some(m) => Err(CampaignError::msg(format!("stopping the campaign: {m}"))),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn phase_calibrate(
     opts: &CampaignOptions,
     log: &Logger,
@@ -75,7 +84,7 @@ pub(crate) fn phase_calibrate(
         if v.t1_s.is_none() {
             failed += 1;
         }
-        Ok(())
+        stop_if_scratch_left()
     };
     for (inst, (opkey, op, bytes)) in &todo {
         one(inst, opkey, op, *bytes)?;
@@ -174,6 +183,7 @@ pub(crate) fn phase_measure(
             a.run.0 += (totals.attempts - before.0) as f64;
             a.run.1 += totals.timed_s - before.1;
             a.run.2 += t.elapsed().as_secs_f64();
+            stop_if_scratch_left()?;
         }
         let (done, rest): (Vec<Active>, Vec<Active>) =
             active.into_iter().partition(|a| a.op.done());

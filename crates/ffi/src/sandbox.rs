@@ -72,8 +72,19 @@ pub struct PreExec {
     pub cpu: Option<usize>,
     /// A Landlock ruleset to enforce on the child (`landlock_restrict_self`).
     pub landlock: Option<Arc<OwnedFd>>,
-    /// A seccomp BPF program to install last.
-    pub seccomp: Option<Arc<seccompiler::BpfProgram>>,
+    /// Seccomp BPF programs to install last (each one stacked on the previous).
+    pub seccomp: Option<Arc<Vec<seccompiler::BpfProgram>>>,
+    /// Start the program without any capability: the bounding set emptied, the securebits
+    /// that deny root its capabilities on `exec` set and locked, the ambient set cleared and
+    /// the effective, permitted and inheritable sets zeroed, with `no_new_privs` (a root
+    /// pqperf's child is uid 0 without a single capability). The PID namespace's init drops
+    /// them too.
+    pub drop_capabilities: bool,
+    /// Where pqperf's argv and environment strings lie in its memory: the PID namespace's
+    /// init (a fork of pqperf that never executes anything) zeroes them, so that its
+    /// `/proc/1/cmdline` and `/proc/1/environ` show nothing of pqperf; it also names itself
+    /// `init` and becomes non-dumpable.
+    pub hide_from_init: Option<ArgEnvRanges>,
 }
 
 impl Default for PreExec {
@@ -89,6 +100,8 @@ impl Default for PreExec {
             cpu: None,
             landlock: None,
             seccomp: None,
+            drop_capabilities: false,
+            hide_from_init: None,
         }
     }
 }
@@ -105,8 +118,9 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
     // SAFETY: the closure runs in the forked child before exec, where only async-signal-safe
     // operations are allowed. It calls only raw system calls through nix/libc (setsid, write,
     // prctl, getppid, unshare, fork, waitpid, mount with static C strings, setrlimit,
-    // sched_setaffinity on a stack cpu_set_t, close_range, fcntl, landlock_restrict_self,
-    // seccomp) and allocates nothing: `p` (the ruleset descriptor and the BPF program
+    // sched_setaffinity on a stack cpu_set_t, close_range, fcntl, capset on stack structs,
+    // landlock_restrict_self, seccomp), writes zeros over pqperf's argv and environment
+    // strings in the init's own copy of that memory, and allocates nothing: `p` (the ruleset descriptor and the BPF program
     // included) was built and cloned before the fork and is only read. Errors are
     // `io::Error::last_os_error()` values, which do not allocate.
     unsafe {
@@ -138,7 +152,7 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
             if !p.namespaces.is_empty() {
                 nix::sched::unshare(p.namespaces)?;
                 if p.namespaces.contains(CloneFlags::CLONE_NEWPID) {
-                    become_pid_namespace_init(p.parent_death)?;
+                    become_pid_namespace_init(&p)?;
                 }
                 if p.private_mounts && p.namespaces.contains(CloneFlags::CLONE_NEWNS) {
                     nix::mount::mount(
@@ -192,8 +206,12 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
             {
                 return Err(std::io::Error::last_os_error());
             }
-            if p.landlock.is_some() || p.seccomp.is_some() {
-                // Required by both for an unprivileged process; harmless for root.
+            if p.drop_capabilities {
+                drop_capabilities()?;
+            }
+            if p.drop_capabilities || p.landlock.is_some() || p.seccomp.is_some() {
+                // Required by Landlock and seccomp for a process without CAP_SYS_ADMIN; and
+                // no setuid program or file capability can give the child privileges back.
                 if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
@@ -204,11 +222,13 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
                     return Err(std::io::Error::last_os_error());
                 }
             }
-            if let Some(bpf) = &p.seccomp {
-                seccompiler::apply_filter(bpf).map_err(|e| match e {
-                    seccompiler::Error::Seccomp(io) | seccompiler::Error::Prctl(io) => io,
-                    _ => std::io::Error::from_raw_os_error(libc::EINVAL),
-                })?;
+            if let Some(progs) = &p.seccomp {
+                for bpf in progs.iter() {
+                    seccompiler::apply_filter(bpf).map_err(|e| match e {
+                        seccompiler::Error::Seccomp(io) | seccompiler::Error::Prctl(io) => io,
+                        _ => std::io::Error::from_raw_os_error(libc::EINVAL),
+                    })?;
+                }
             }
             Ok(())
         });
@@ -223,11 +243,16 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
 /// pipe's write end, reaps every process of the namespace until the program's has ended, sends
 /// its raw wait status over the pipe and exits (which kills what is left of the namespace).
 /// The program is not the init, so signals it raises at itself (`raise`, `abort`) act as
-/// usual: a namespace's init ignores signals it has no handler for.
+/// usual: a namespace's init ignores signals it has no handler for. The init shows nothing of
+/// pqperf to the program: it zeroes pqperf's argv and environment strings in its memory
+/// (`p.hide_from_init`; its `/proc/1/cmdline` and `/proc/1/environ`), names itself `init`,
+/// becomes non-dumpable (no `ptrace`, `/proc/1/mem` or `/proc/1/environ` for the program) and
+/// drops its capabilities when the program does.
 ///
 /// # Safety
 /// Only between fork and exec of a single-threaded child (see [`prepare`]).
-unsafe fn become_pid_namespace_init(parent_death: bool) -> std::io::Result<()> {
+unsafe fn become_pid_namespace_init(p: &PreExec) -> std::io::Result<()> {
+    let parent_death = p.parent_death;
     // SAFETY: see the function's contract; fork in the single-threaded child is safe, and
     // every branch uses only async-signal-safe calls on stack memory.
     unsafe {
@@ -262,6 +287,12 @@ unsafe fn become_pid_namespace_init(parent_death: bool) -> std::io::Result<()> {
             if !death_signal() {
                 libc::_exit(INTERMEDIATE_FAILURE);
             }
+
+            // The program waits until the init has hidden pqperf (one byte on `ready`).
+            let mut ready = [0i32; 2];
+            if libc::pipe2(ready.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+                libc::_exit(INTERMEDIATE_FAILURE);
+            }
             let prog = libc::fork();
             if prog < 0 {
                 libc::_exit(INTERMEDIATE_FAILURE);
@@ -269,11 +300,43 @@ unsafe fn become_pid_namespace_init(parent_death: bool) -> std::io::Result<()> {
             if prog == 0 {
                 // The program's process: it goes on to exec, and dies with the init.
                 libc::close(wr);
+                libc::close(ready[1]);
                 if !death_signal() {
                     return Err(std::io::Error::last_os_error());
                 }
+                let mut b = 0u8;
+                let n = loop {
+                    let n = libc::read(ready[0], (&mut b as *mut u8).cast(), 1);
+                    if n >= 0 || *libc::__errno_location() != libc::EINTR {
+                        break n;
+                    }
+                };
+                libc::close(ready[0]);
+                if n != 1 {
+                    return Err(std::io::Error::from_raw_os_error(libc::ECHILD));
+                }
                 return Ok(());
             }
+            libc::close(ready[0]);
+            // Only the init from here (the program's process needs its capabilities until
+            // its own steps are done).
+            if let Some(h) = p.hide_from_init {
+                // This process's own copy of pqperf's stack: nothing reads it any more.
+                for (a, b) in [h.args, h.env] {
+                    std::ptr::write_bytes(a as *mut u8, 0, b - a);
+                }
+            }
+            libc::prctl(libc::PR_SET_NAME, c"init".as_ptr(), 0, 0, 0);
+            if libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 {
+                libc::kill(prog, libc::SIGKILL);
+                libc::_exit(INTERMEDIATE_FAILURE);
+            }
+            if p.drop_capabilities && drop_capabilities().is_err() {
+                libc::kill(prog, libc::SIGKILL);
+                libc::_exit(INTERMEDIATE_FAILURE);
+            }
+            libc::write(ready[1], b"1".as_ptr().cast(), 1);
+            libc::close(ready[1]);
             close_all_but(wr);
             let mut st = 0;
             loop {
@@ -322,6 +385,136 @@ unsafe fn become_pid_namespace_init(parent_death: bool) -> std::io::Result<()> {
             libc::_exit(128 + sig);
         }
         libc::_exit(INTERMEDIATE_FAILURE)
+    }
+}
+
+/// Where this process's argv and environment strings lie in its memory (`[start, end)`
+/// byte addresses, `/proc/self/stat` fields 48–51).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgEnvRanges {
+    /// `arg_start`, `arg_end`.
+    pub args: (usize, usize),
+    /// `env_start`, `env_end`.
+    pub env: (usize, usize),
+}
+
+/// This process's [`ArgEnvRanges`], only when both lie inside one writable mapping of
+/// `/proc/self/maps` (the stack), so that zeroing them cannot fault; `None` otherwise (a
+/// kernel or emulator that does not report them).
+pub fn arg_env_ranges() -> Option<ArgEnvRanges> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields from 3 on follow the command name's closing parenthesis.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let field = |n: usize| f.get(n - 3)?.parse::<usize>().ok();
+    let r = ArgEnvRanges {
+        args: (field(48)?, field(49)?),
+        env: (field(50)?, field(51)?),
+    };
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let writable = |(a, b): (usize, usize)| {
+        a > 0
+            && a < b
+            && maps.lines().any(|l| {
+                let mut w = l.split_whitespace();
+                let (Some(range), Some(perms)) = (w.next(), w.next()) else {
+                    return false;
+                };
+                let Some((lo, hi)) = range.split_once('-') else {
+                    return false;
+                };
+                let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                else {
+                    return false;
+                };
+                perms.starts_with("rw") && lo <= a && b <= hi
+            })
+    };
+    (writable(r.args) && writable(r.env)).then_some(r)
+}
+
+/// `__user_cap_header_struct`.
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+
+/// `__user_cap_data_struct`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Drops every capability of the calling process for good: each capability of the bounding
+/// set (`PR_CAPBSET_DROP`), the securebits that give root its capabilities on `exec` (set and
+/// locked: `SECBIT_NOROOT`, `SECBIT_NO_CAP_AMBIENT_RAISE`, `SECBIT_KEEP_CAPS` off), the ambient
+/// set, and the effective, permitted and inheritable sets (`capset` with zeros). Without
+/// `CAP_SETPCAP` (an unprivileged pqperf without a user namespace) the bounding set and the
+/// securebits cannot change: that is accepted only when the process is not root, whose `exec`
+/// grants nothing from them under `no_new_privs`.
+///
+/// # Safety
+/// Only between fork and exec (see [`prepare`]); raw system calls on stack data.
+unsafe fn drop_capabilities() -> std::io::Result<()> {
+    const SECBITS: libc::c_ulong = (1 << 0) // SECBIT_NOROOT
+        | (1 << 1) // SECBIT_NOROOT_LOCKED
+        | (1 << 5) // SECBIT_KEEP_CAPS_LOCKED
+        | (1 << 6) // SECBIT_NO_CAP_AMBIENT_RAISE
+        | (1 << 7); // SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED
+    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    // SAFETY: see the function's contract.
+    unsafe {
+        let root = libc::geteuid() == 0;
+        let errno = || *libc::__errno_location();
+        let tolerated = |e: i32| e == libc::EPERM && !root;
+        for cap in 0..64 as libc::c_ulong {
+            // 1: in the set, 0: not, -1 (EINVAL): past the kernel's last capability.
+            let r = libc::prctl(libc::PR_CAPBSET_READ, cap, 0, 0, 0);
+            if r < 0 {
+                break;
+            }
+            if r == 1 && libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
+                let e = errno();
+                if !tolerated(e) {
+                    return Err(std::io::Error::from_raw_os_error(e));
+                }
+            }
+        }
+        if libc::prctl(libc::PR_SET_SECUREBITS, SECBITS, 0, 0, 0) != 0 {
+            let e = errno();
+            if !tolerated(e) {
+                return Err(std::io::Error::from_raw_os_error(e));
+            }
+        }
+        if libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0,
+            0,
+            0,
+        ) != 0
+            && errno() != libc::EINVAL
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut hdr = CapHeader {
+            version: LINUX_CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let data = [CapData {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        }; 2];
+        if libc::syscall(libc::SYS_capset, &mut hdr as *mut CapHeader, data.as_ptr()) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
     }
 }
 
@@ -444,8 +637,16 @@ pub fn landlock_abi() -> i64 {
     v.max(0)
 }
 
+/// What a child may do below a folder it may write: everything Landlock governs except
+/// making character and block devices (`MAKE_CHAR`, `MAKE_BLOCK`), which stay denied
+/// everywhere: scratch is `nodev` for the child whatever its privileges.
+fn writable_access(abi: landlock::ABI) -> landlock::BitFlags<landlock::AccessFs> {
+    use landlock::{Access, AccessFs};
+    AccessFs::from_all(abi) & !(AccessFs::MakeChar | AccessFs::MakeBlock)
+}
+
 /// A Landlock ruleset for one child (built in the parent, enforced by [`prepare`]): read and
-/// execute only below `readable`, read and write only below `writable`, no TCP bind or
+/// execute only below `readable`, read and write (no device nodes) only below `writable`, no TCP bind or
 /// connect, no abstract unix sockets and no signals to processes outside the child's domain.
 /// `None` when the kernel has no Landlock.
 pub fn landlock_ruleset(
@@ -469,32 +670,76 @@ pub fn landlock_ruleset(
         .map_err(err)?
         .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))
         .map_err(err)?
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
+        .add_rules(path_beneath_rules(writable, writable_access(abi)))
         .map_err(err)?;
     Ok(created.into())
 }
 
-/// The system calls the seccomp filter forbids (the process is killed with `SIGSYS`):
+/// The system calls the first seccomp filter forbids by killing the process (`SIGSYS`):
 /// unix-domain sockets (a socket file of the host is reachable from any network namespace),
 /// changes of the CPU affinity and of the scheduling priority or policy, and `io_uring`
 /// (whose operations bypass the system-call filter).
-pub fn seccomp_program() -> Result<seccompiler::BpfProgram, String> {
+pub const KILLED_CALLS: &[&str] = &[
+    "socket(AF_UNIX)",
+    "sched_setaffinity",
+    "setpriority",
+    "sched_setscheduler",
+    "sched_setparam",
+    "sched_setattr",
+    "io_uring_setup",
+];
+
+/// The system calls the second filter refuses with `EPERM` (a benchmark needs none of them;
+/// the call fails as it would for an unprivileged process, so honest code that probes one
+/// goes on): clock and tick changes, the kernel keyrings (a key outlives the process), device
+/// nodes, the kernel log, inode flag changes (`chattr +i` would make scratch unremovable),
+/// mounts, swap, modules, kexec, reboot, process accounting and quotas.
+pub const REFUSED_CALLS: &[&str] = &[
+    "adjtimex",
+    "clock_adjtime",
+    "settimeofday",
+    "clock_settime",
+    "add_key",
+    "keyctl",
+    "request_key",
+    "mknod",
+    "mknodat",
+    "syslog",
+    "ioctl(FS_IOC_SETFLAGS)",
+    "ioctl(FS_IOC_FSSETXATTR)",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "swapon",
+    "swapoff",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "acct",
+    "quotactl",
+];
+
+/// The seccomp programs every contained child gets, in order: [`KILLED_CALLS`] (the process
+/// is killed with `SIGSYS`), then [`REFUSED_CALLS`] (`EPERM`). Stacked filters: the kernel
+/// applies the most severe action any of them returns.
+pub fn seccomp_programs() -> Result<Vec<seccompiler::BpfProgram>, String> {
     use seccompiler::{
         SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
         SeccompRule, TargetArch,
     };
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
-    let unix = SeccompRule::new(vec![
-        SeccompCondition::new(
-            0,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::Eq,
-            libc::AF_UNIX as u64,
-        )
-        .map_err(|e| e.to_string())?,
-    ])
-    .map_err(|e| e.to_string())?;
-    let always = [
+    let e = |e: seccompiler::BackendError| e.to_string();
+    let arg_is = |arg: u8, v: u64| -> Result<SeccompRule, String> {
+        SeccompRule::new(vec![
+            SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, v).map_err(e)?,
+        ])
+        .map_err(e)
+    };
+    let unix = arg_is(0, libc::AF_UNIX as u64)?;
+    let kill_always = [
         libc::SYS_sched_setaffinity,
         libc::SYS_setpriority,
         libc::SYS_sched_setscheduler,
@@ -502,7 +747,45 @@ pub fn seccomp_program() -> Result<seccompiler::BpfProgram, String> {
         libc::SYS_sched_setattr,
         libc::SYS_io_uring_setup,
     ];
-    let mut rules = std::collections::BTreeMap::new();
+    // `_IOW('f', 2, long)` and its 32-bit form, `_IOW('X', 32, struct fsxattr)`.
+    const FS_IOC_SETFLAGS: u64 = 0x4008_6602;
+    const FS_IOC32_SETFLAGS: u64 = 0x4004_6602;
+    const FS_IOC_FSSETXATTR: u64 = 0x401c_5820;
+    let ioctl = vec![
+        arg_is(1, FS_IOC_SETFLAGS)?,
+        arg_is(1, FS_IOC32_SETFLAGS)?,
+        arg_is(1, FS_IOC_FSSETXATTR)?,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    let arch_only: &[i64] = &[libc::SYS_mknod];
+    #[cfg(not(target_arch = "x86_64"))]
+    let arch_only: &[i64] = &[];
+    let eperm_always = [
+        libc::SYS_adjtimex,
+        libc::SYS_clock_adjtime,
+        libc::SYS_settimeofday,
+        libc::SYS_clock_settime,
+        libc::SYS_add_key,
+        libc::SYS_keyctl,
+        libc::SYS_request_key,
+        libc::SYS_mknodat,
+        libc::SYS_syslog,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_reboot,
+        libc::SYS_acct,
+        libc::SYS_quotactl,
+    ];
+    let mut kill = std::collections::BTreeMap::new();
+    let mut eperm = std::collections::BTreeMap::new();
     // x86-64 also accepts the x32 numbering of the same calls.
     let x32: &[i64] = if cfg!(target_arch = "x86_64") {
         &[0, 0x4000_0000]
@@ -510,19 +793,24 @@ pub fn seccomp_program() -> Result<seccompiler::BpfProgram, String> {
         &[0]
     };
     for bit in x32 {
-        rules.insert(libc::SYS_socket | bit, vec![unix.clone()]);
-        for nr in always {
-            rules.insert(nr | bit, vec![]);
+        kill.insert(libc::SYS_socket | bit, vec![unix.clone()]);
+        for nr in kill_always {
+            kill.insert(nr | bit, vec![]);
+        }
+        eperm.insert(libc::SYS_ioctl | bit, ioctl.clone());
+        for nr in eperm_always.iter().chain(arch_only) {
+            eperm.insert(nr | bit, vec![]);
         }
     }
-    let f = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::KillProcess,
-        arch,
-    )
-    .map_err(|e| e.to_string())?;
-    seccompiler::BpfProgram::try_from(f).map_err(|e| e.to_string())
+    let build = |rules, action| -> Result<seccompiler::BpfProgram, String> {
+        let f = SeccompFilter::new(rules, SeccompAction::Allow, action, arch.clone())
+            .map_err(|e| e.to_string())?;
+        seccompiler::BpfProgram::try_from(f).map_err(|e| e.to_string())
+    };
+    Ok(vec![
+        build(kill, SeccompAction::KillProcess)?,
+        build(eperm, SeccompAction::Errno(libc::EPERM as u32))?,
+    ])
 }
 
 /// Process groups of live children, killed by the termination handler.
@@ -580,4 +868,15 @@ pub fn install_termination_handler() {
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
     }
+}
+
+/// The host clock's tick in microseconds (`adjtimex` with no mode bits: a read-only query),
+/// `None` when the kernel refuses the query. A candidate must not be able to change it (the
+/// seccomp filter and the dropped capabilities refuse `adjtimex(ADJ_TICK)`).
+pub fn host_clock_tick() -> Option<i64> {
+    // SAFETY: timex is plain data; all-zero bytes are a valid value (modes = 0: query only).
+    let mut tx: libc::timex = unsafe { std::mem::zeroed() };
+    // SAFETY: adjtimex only writes into `tx`, which we own.
+    let r = unsafe { libc::adjtimex(&mut tx) };
+    (r >= 0).then_some(tx.tick as i64)
 }

@@ -170,18 +170,152 @@ fn landlock_abi() -> i64 {
     })
 }
 
-/// The seccomp filter, when this host applies it (probed once).
-fn seccomp() -> Option<Arc<seccompiler::BpfProgram>> {
-    static SC: OnceLock<Option<Arc<seccompiler::BpfProgram>>> = OnceLock::new();
+/// The seccomp filters, when this host applies them (probed once).
+fn seccomp() -> Option<Arc<Vec<seccompiler::BpfProgram>>> {
+    static SC: OnceLock<Option<Arc<Vec<seccompiler::BpfProgram>>>> = OnceLock::new();
     SC.get_or_init(|| {
-        let prog = Arc::new(sandbox::seccomp_program().ok()?);
+        let progs = Arc::new(sandbox::seccomp_programs().ok()?);
         probe(&PreExec {
-            seccomp: Some(prog.clone()),
+            seccomp: Some(progs.clone()),
             ..Default::default()
         })
-        .then_some(prog)
+        .then_some(progs)
     })
     .clone()
+}
+
+/// What a probe child started like every candidate child (the policy's namespaces, the
+/// capabilities dropped) reports in its `/proc/self/status`: `Ok(())` when its effective,
+/// permitted, inheritable, bounding and ambient sets are all empty and `no_new_privs` is set,
+/// else what it had (probed once per sandbox setting).
+fn capabilities_probe(sandbox_on: bool) -> Result<(), String> {
+    static ON: OnceLock<Result<(), String>> = OnceLock::new();
+    static OFF: OnceLock<Result<(), String>> = OnceLock::new();
+    let cell = if sandbox_on { &ON } else { &OFF };
+    cell.get_or_init(|| {
+        let cat = ["/bin/cat", "/usr/bin/cat"]
+            .into_iter()
+            .find(|p| Path::new(p).is_file())
+            .ok_or("no cat to probe with")?;
+        let mut c = Command::new(cat);
+        c.arg("/proc/self/status")
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        sandbox::prepare(
+            &mut c,
+            &PreExec {
+                namespaces: if sandbox_on {
+                    namespaces()
+                } else {
+                    CloneFlags::empty()
+                },
+                private_mounts: sandbox_on,
+                parent_death: true,
+                drop_capabilities: true,
+                ..Default::default()
+            },
+        );
+        let out = c.output().map_err(|e| format!("probe child: {e}"))?;
+        let status = String::from_utf8_lossy(&out.stdout);
+        let field = |k: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(k))
+                .map(|v| v.trim().to_string())
+        };
+        let mut had = Vec::new();
+        for k in ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"] {
+            match field(k) {
+                Some(v) if v.chars().all(|c| c == '0') => {}
+                Some(v) => had.push(format!("{}{v}", k)),
+                None => had.push(format!("{k} unknown")),
+            }
+        }
+        if field("NoNewPrivs:").as_deref() != Some("1") {
+            had.push("no_new_privs not set".into());
+        }
+        if had.is_empty() {
+            Ok(())
+        } else {
+            Err(had.join(", "))
+        }
+    })
+    .clone()
+}
+
+/// Where pqperf's argv and environment lie, for the PID namespace's init to zero (read once;
+/// not under an emulator, whose `/proc/self/stat` describes the emulator's memory).
+fn hidden_ranges() -> Option<sandbox::ArgEnvRanges> {
+    static R: OnceLock<Option<sandbox::ArgEnvRanges>> = OnceLock::new();
+    *R.get_or_init(|| {
+        if crate::emulation::emulated().is_some() || !crate::emulation::emulator_prefix().is_empty()
+        {
+            return None;
+        }
+        sandbox::arg_env_ranges()
+    })
+}
+
+/// Variables of pqperf's environment a child receives unchanged: the emulator's (an emulated
+/// pqperf starts its own children through it, and the emulator needs its sysroot).
+const PASSED_ENV: &[&str] = &[
+    crate::emulation::EMULATOR_ENV,
+    crate::emulation::EMULATED_ENV,
+    "QEMU_LD_PREFIX",
+];
+
+/// The system part of every child's `PATH`.
+const SYSTEM_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// A child's `PATH`: [`SYSTEM_PATH`], after the directory of a program that is not pqperf's
+/// own (a compiler installed elsewhere finds its assembler and linker beside it).
+fn child_path(program: &Path, own: bool) -> std::ffi::OsString {
+    let dir = (!own)
+        .then(|| std::fs::canonicalize(program).ok())
+        .flatten()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .filter(|d| !SYSTEM_PATH.split(':').any(|s| Path::new(s) == d));
+    match dir {
+        Some(d) => {
+            let mut p = d.into_os_string();
+            p.push(":");
+            p.push(SYSTEM_PATH);
+            p
+        }
+        None => SYSTEM_PATH.into(),
+    }
+}
+
+/// The whole environment of a child: a fixed `PATH` ([`child_path`]), `LC_ALL=C`, `HOME` and
+/// `TMPDIR` (its scratch directory), the result descriptor's number, [`PASSED_ENV`] where
+/// set, and the spec's own variables. Nothing else of pqperf's environment reaches a child.
+fn child_env(
+    scratch: &Path,
+    result_fd: i32,
+    spec: &ChildSpec,
+) -> Vec<(String, std::ffi::OsString)> {
+    let mut v: Vec<(String, std::ffi::OsString)> = vec![
+        (
+            "PATH".into(),
+            child_path(&spec.program, is_own_program(&spec.program)),
+        ),
+        ("LC_ALL".into(), "C".into()),
+        ("HOME".into(), scratch.as_os_str().to_owned()),
+        ("TMPDIR".into(), scratch.as_os_str().to_owned()),
+        (RESULT_FD_ENV.into(), result_fd.to_string().into()),
+    ];
+    for k in PASSED_ENV {
+        if let Some(x) = std::env::var_os(k) {
+            v.push((k.to_string(), x));
+        }
+    }
+    for (k, x) in &spec.env {
+        v.retain(|(name, _)| name != k);
+        v.push((k.clone(), x.into()));
+    }
+    v
 }
 
 /// What a child may read: [`SYSTEM_READ`], its program's directory (and pqperf's own), the
@@ -334,11 +468,31 @@ pub fn in_force_json(p: &Policy) -> Value {
 }
 
 fn in_force_inner(p: &Policy) -> Value {
+    let capabilities = match capabilities_probe(p.sandbox) {
+        Ok(()) => "none (probed: a child started like every candidate child has empty effective, permitted, inheritable, bounding and ambient sets and no_new_privs)".to_string(),
+        Err(had) => format!("not in force (a probe child had {had})"),
+    };
+    let mut passed: Vec<&str> = PASSED_ENV
+        .iter()
+        .copied()
+        .filter(|k| std::env::var_os(k).is_some())
+        .collect();
+    passed.sort_unstable();
+    let environment = format!(
+        "cleared: PATH (the system directories, after the program's own unless it is pqperf's), LC_ALL=C, HOME and TMPDIR (the scratch directory), the result channel's number (removed by the child before candidate code is loaded){}; nothing else of pqperf's environment",
+        if passed.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", passed.join(", "))
+        }
+    );
     let always = json!({
         "process_group": "own session, killed on exit and timeout",
         "result_channel": "private pipe",
         "descriptors": "only stdin, stdout, stderr and the result channel (every other descriptor closed on exec)",
         "parent_death": "SIGKILL when pqperf ends (PR_SET_PDEATHSIG); SIGINT/SIGTERM to pqperf kill every child group first",
+        "capabilities": capabilities,
+        "environment": environment,
     });
     if !p.sandbox {
         let mut v = always;
@@ -422,6 +576,35 @@ fn in_force_inner(p: &Policy) -> Value {
             why_not("seccomp")
         }),
     );
+    put(
+        "privileged_calls",
+        json!(if filter {
+            format!(
+                "refused with EPERM (seccomp): {}",
+                sandbox::REFUSED_CALLS.join(", ")
+            )
+        } else {
+            why_not("seccomp")
+        }),
+    );
+    put(
+        "device_nodes",
+        json!(if abi > 0 {
+            "none can be made, scratch included (Landlock without MAKE_CHAR/MAKE_BLOCK)".to_string()
+        } else {
+            why_not("Landlock")
+        }),
+    );
+    if pidns {
+        put(
+            "namespace_init",
+            json!(if hidden_ranges().is_some() {
+                "a fork of pqperf named init, its argv and environment zeroed, not dumpable, without capabilities"
+            } else {
+                "a fork of pqperf named init, not dumpable, without capabilities (its argv not zeroed: where it lies is unknown here)"
+            }),
+        );
+    }
     put(
         "leftover_processes",
         json!(if pidns {
@@ -556,6 +739,9 @@ pub struct ChildOutcome {
     pub drain_timeout: bool,
     /// The kernel's accounting of the child (CPU time, schedstat), read when it was reaped.
     pub accounting: Option<crate::procinfo::ChildAccounting>,
+    /// The child's scratch folder could not be removed (what was left and why); every later
+    /// child is refused (see [`scratch_left_behind`]).
+    pub scratch_left: Option<String>,
 }
 
 impl ChildOutcome {
@@ -613,18 +799,22 @@ fn reader<R: Read + Send + 'static>(
     });
 }
 
+/// Whether `program` is pqperf's own executable or one of its siblings.
+fn is_own_program(program: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).ok();
+    std::env::current_exe()
+        .ok()
+        .and_then(|e| canon(&e))
+        .zip(canon(program))
+        .is_some_and(|(a, b)| a == b || (a.parent().is_some() && a.parent() == b.parent()))
+}
+
 /// The command that starts `program`: pqperf's own executables (the running one and its
 /// siblings, such as the lean timing driver `pqperf-driver`) go through the emulator named in
 /// `PQPERF_EMULATOR` when one is set (an emulated pqperf on a host without binfmt_misc);
 /// other programs (valgrind) start directly.
 fn child_command(program: &Path) -> Command {
-    let canon = |p: &Path| std::fs::canonicalize(p).ok();
-    let own = std::env::current_exe()
-        .ok()
-        .and_then(|e| canon(&e))
-        .zip(canon(program))
-        .is_some_and(|(a, b)| a == b || (a.parent().is_some() && a.parent() == b.parent()));
-    if own {
+    if is_own_program(program) {
         crate::emulation::self_command(program)
     } else {
         Command::new(program)
@@ -643,6 +833,9 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         spawn_error: Some(msg),
         ..Default::default()
     };
+    if let Some(left) = scratch_left_behind().first() {
+        return fail(format!("refusing to start another child: {left}"));
+    }
     let (res_r, res_w) = match std::io::pipe() {
         Ok(p) => p,
         Err(e) => return fail(format!("result pipe: {e}")),
@@ -657,10 +850,8 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .env(RESULT_FD_ENV, res_w.as_raw_fd().to_string())
-        .env("HOME", scratch.path())
-        .env("TMPDIR", scratch.path())
-        .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        .env_clear()
+        .envs(child_env(scratch.path(), res_w.as_raw_fd(), spec));
     let limits = spec.limits.unwrap_or(pol.limits);
     let cgroup = if pol.sandbox {
         PidsCgroup::create(limits.processes)
@@ -674,10 +865,12 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         parent_death: true,
         close_fds: true,
         cpu: spec.cpu,
+        drop_capabilities: true,
         ..Default::default()
     };
     if pol.sandbox {
         pre.namespaces = namespaces();
+        pre.hide_from_init = hidden_ranges();
         pre.limits = Some(limits);
         pre.seccomp = seccomp();
         if landlock_abi() > 0 {
@@ -774,7 +967,61 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         }
     }
     drop(cgroup);
+    out.scratch_left = remove_scratch(scratch, &LEFT_BEHIND);
     out
+}
+
+/// Scratch folders that could not be removed, one message each.
+static LEFT_BEHIND: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The scratch folders of earlier children this process could not remove (each message names
+/// the folder, what is left in it and the error). Once there is one, [`run`] starts no other
+/// child, and a campaign stops after the unit that left it: one candidate must not fill the
+/// disk for every candidate after it.
+pub fn scratch_left_behind() -> Vec<String> {
+    LEFT_BEHIND
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
+/// Files and bytes below `dir` (links not followed; at most 100 000 entries looked at).
+fn tree_size(dir: &Path) -> (u64, u64) {
+    let (mut files, mut bytes, mut seen) = (0u64, 0u64, 0usize);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            seen += 1;
+            if seen > 100_000 {
+                return (files, bytes);
+            }
+            let Ok(m) = e.metadata() else { continue };
+            if m.is_dir() {
+                stack.push(e.path());
+            } else {
+                files += 1;
+                bytes += m.len();
+            }
+        }
+    }
+    (files, bytes)
+}
+
+/// Removes a child's scratch folder; when that fails, says so (and records it in `sink`)
+/// instead of leaving it silently.
+fn remove_scratch(dir: tempfile::TempDir, sink: &std::sync::Mutex<Vec<String>>) -> Option<String> {
+    let path = dir.path().to_path_buf();
+    let err = dir.close().err()?;
+    let (files, bytes) = tree_size(&path);
+    let msg = format!(
+        "scratch folder {} of a child could not be removed ({files} files, {bytes} bytes left): {err}",
+        path.display()
+    );
+    eprintln!("pqperf: {msg}");
+    sink.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(msg.clone());
+    Some(msg)
 }
 
 /// Makes SIGINT, SIGTERM and SIGHUP to this process kill every live child group before the
@@ -805,4 +1052,45 @@ pub fn child_enter() -> Result<Box<dyn Write>, String> {
 /// candidate runs no confinement code of its own, and nothing needs to be executed again.
 pub fn child_enter_fresh() -> Result<Box<dyn Write>, String> {
     child_enter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scratch_folder_that_cannot_be_removed_is_reported_never_ignored() {
+        let sink = std::sync::Mutex::new(Vec::new());
+        let ok = tempfile::Builder::new()
+            .prefix("pqperf-child-")
+            .tempdir()
+            .unwrap();
+        std::fs::write(ok.path().join("f"), b"x").unwrap();
+        assert_eq!(remove_scratch(ok, &sink), None);
+        assert!(sink.lock().unwrap().is_empty());
+        // An immutable file (what a root candidate could make before capabilities were
+        // dropped); needs root and a filesystem with inode flags.
+        let bad = tempfile::Builder::new()
+            .prefix("pqperf-child-")
+            .tempdir()
+            .unwrap();
+        let f = bad.path().join("immutable");
+        std::fs::write(&f, vec![0u8; 4096]).unwrap();
+        let path = bad.path().to_path_buf();
+        let made = Command::new("chattr")
+            .arg("+i")
+            .arg(&f)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !made {
+            eprintln!("skipped: chattr +i is not possible here");
+            return;
+        }
+        let msg = remove_scratch(bad, &sink).expect("reported");
+        let _ = Command::new("chattr").arg("-i").arg(&f).status();
+        let _ = std::fs::remove_dir_all(&path);
+        assert!(msg.contains(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("1 files, 4096 bytes left"), "{msg}");
+        assert_eq!(sink.lock().unwrap().as_slice(), [msg]);
+    }
 }

@@ -77,3 +77,118 @@ fn the_record_states_what_a_child_sees() {
         assert!(o.stdout.text().contains("socket "), "{}", o.stdout.text());
     }
 }
+
+/// The fields of `/proc/self/status` a shell started through `untrusted::run` reports (with
+/// the build stage's compiler limits: gcc's children are started the same way).
+fn status_of_a_child(cwd: &Path) -> String {
+    let o = untrusted::run(&ChildSpec {
+        program: "/bin/cat".into(),
+        args: vec!["/proc/self/status".into()],
+        cwd: cwd.to_path_buf(),
+        timeout: Duration::from_secs(60),
+        limits: Some(pqperf_ffi::sandbox::Limits {
+            address_space: Some(2 << 30),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    assert_eq!(o.code(), Some(0), "{}", o.stderr.text());
+    o.stdout.text()
+}
+
+#[test]
+fn a_child_has_no_capability_whoever_runs_pqperf() {
+    let rec = untrusted::in_force_json(&untrusted::policy());
+    let work = tempfile::tempdir().unwrap();
+    let status = status_of_a_child(work.path());
+    for k in ["CapInh:", "CapPrm:", "CapEff:", "CapBnd:", "CapAmb:"] {
+        let v = status
+            .lines()
+            .find_map(|l| l.strip_prefix(k))
+            .unwrap_or_else(|| panic!("no {k} in {status}"))
+            .trim();
+        assert!(v.chars().all(|c| c == '0'), "{k} {v}");
+    }
+    assert!(status.contains("NoNewPrivs:\t1"), "{status}");
+    assert!(
+        rec["capabilities"]
+            .as_str()
+            .unwrap()
+            .starts_with("none (probed"),
+        "{rec}"
+    );
+    // Without the sandbox too.
+    let off = untrusted::Policy {
+        sandbox: false,
+        ..Default::default()
+    };
+    let o = untrusted::run_with(
+        &ChildSpec {
+            program: "/bin/cat".into(),
+            args: vec!["/proc/self/status".into()],
+            cwd: work.path().to_path_buf(),
+            timeout: Duration::from_secs(60),
+            ..Default::default()
+        },
+        &off,
+    );
+    assert!(o.stdout.text().contains("CapEff:\t0000000000000000"));
+    assert!(o.stdout.text().contains("CapBnd:\t0000000000000000"));
+}
+
+#[test]
+fn a_child_sees_a_fixed_environment_and_nothing_of_pqperf_in_pid_1() {
+    let rec = untrusted::in_force_json(&untrusted::policy());
+    let work = tempfile::tempdir().unwrap();
+    // This test process is "pqperf" here: its environment has variables the child must not
+    // see (cargo's and the shell's), and its argv names this test.
+    let o = sh(
+        work.path(),
+        "env; echo ENDENV; tr '\\0' '|' </proc/1/cmdline; echo; cat /proc/1/environ; echo \"environ:$?\"; cat /proc/1/comm",
+    );
+    let out = o.stdout.text();
+    let (env, rest) = out.split_once("ENDENV\n").unwrap();
+    let mut names: Vec<&str> = env
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(k, _)| k))
+        .collect();
+    names.sort_unstable();
+    names.retain(|n| *n != "PWD" && *n != "SHLVL" && *n != "_"); // set by the shell itself
+    let mut allowed = vec!["HOME", "LC_ALL", "PATH", "PQPERF_RESULT_FD", "TMPDIR"];
+    for k in ["PQPERF_EMULATOR", "PQPERF_EMULATED", "QEMU_LD_PREFIX"] {
+        if std::env::var_os(k).is_some() {
+            allowed.push(k);
+        }
+    }
+    allowed.sort_unstable();
+    assert_eq!(names, allowed, "{env}");
+    assert!(env.contains("LC_ALL=C\n"), "{env}");
+    let pidns = rec["namespaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n == "pid");
+    if !pidns {
+        eprintln!("skipped: no PID namespace on this host");
+        return;
+    }
+    let mut lines = rest.lines();
+    let cmdline = lines.next().unwrap_or_default();
+    assert!(
+        cmdline.chars().all(|c| c == '|'),
+        "PID 1 shows an argv: {cmdline}"
+    );
+    assert!(
+        !rest.contains("CARGO") && !rest.contains("a_child_sees"),
+        "{rest}"
+    );
+    assert!(
+        rest.contains("environ:1"),
+        "/proc/1/environ was readable: {rest}"
+    );
+    assert!(rest.trim_end().ends_with("init"), "{rest}");
+    assert!(
+        rec["namespace_init"].as_str().unwrap().contains("zeroed"),
+        "{rec}"
+    );
+}
