@@ -13,6 +13,7 @@ mod hostile;
 mod hostile_dataset;
 mod hostile_forgery;
 mod hostile_output;
+mod hostile_privilege;
 mod hostile_sandbox;
 mod hostile_timing;
 mod iccs_bench_cli;

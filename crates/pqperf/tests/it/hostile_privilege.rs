@@ -17,7 +17,7 @@
 //! secret reaches the evidence, every record is complete and the honest candidate beside them
 //! is complete too.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
