@@ -741,8 +741,17 @@ mod tests {
         let want = (10 + 10 + 10 + 15 + 20 * 4 + 99) as f64 / 9.0;
         assert_eq!(Estimator::FencedMean.of(&mut v), Some(want));
         // Trials are combined by their 20 % trimmed mean: one slow trial of five is dropped.
-        let trials = vec![vec![100; 10], vec![101; 10], vec![99; 10], vec![100; 10], vec![300; 10]];
-        assert_eq!(Estimator::FencedMean.combine(&trials), Some(100.0 + 1.0 / 3.0));
+        let trials = vec![
+            vec![100; 10],
+            vec![101; 10],
+            vec![99; 10],
+            vec![100; 10],
+            vec![300; 10],
+        ];
+        assert_eq!(
+            Estimator::FencedMean.combine(&trials),
+            Some(100.0 + 1.0 / 3.0)
+        );
         let r = Robust::compute(&trials, "sign", 1e9).unwrap();
         assert_eq!(r.method, METHOD_TRIMMED_T);
         assert_eq!(r.trials, Some(5));
@@ -761,8 +770,8 @@ mod tests {
         assert_eq!(Estimator::choose("keygen", &wide), Estimator::FencedMean);
         assert_eq!(Estimator::choose("sign", &narrow), Estimator::FencedMean);
         // Earlier records keep their estimator.
-        let mut r = Robust::compute_with(&narrow, Estimator::TrimmedMean20, 1e9, 100, 1, 0.95)
-            .unwrap();
+        let mut r =
+            Robust::compute_with(&narrow, Estimator::TrimmedMean20, 1e9, 100, 1, 0.95).unwrap();
         assert_eq!(r.trials, None);
         assert_eq!(r.recompute().unwrap().unwrap(), r);
         r.estimator = "p50".into();

@@ -411,7 +411,8 @@ fn check_robust(rep: &mut Report, r: &Record, p: &dyn Fn(&str, String) -> Proble
                     ));
                 }
             }
-            if (rb.trials, rb.fenced_out, &rb.method) != (want.trials, want.fenced_out, &want.method)
+            if (rb.trials, rb.fenced_out, &rb.method)
+                != (want.trials, want.fenced_out, &want.method)
             {
                 rep.problems.push(p(
                     "pqperf.robust",
