@@ -221,6 +221,17 @@ pub(crate) fn phase_measure(
                 (None, Some(s)) => format!("{s:.6} s"),
                 _ => String::new(),
             };
+            // The robust estimate with its interval first (the dataset's headline figure),
+            // the reference mean after it.
+            let what = match rec.pqperf.as_ref().and_then(|x| x.robust.as_ref()) {
+                Some(rb) => format!(
+                    "{} ± {} % ({}; mean {what})",
+                    pqperf_model::fmt::fmt_time(Some(rb.estimate_seconds)),
+                    pqperf_model::fmt::fmt_f(rb.ci_half_width_rel * 100.0, 1),
+                    rb.estimator
+                ),
+                None => what,
+            };
             let why = if rec.status == "complete" {
                 String::new()
             } else {

@@ -15,9 +15,13 @@
 //!   ([`crate::rank`]), which a minority of processes in one of a shared host's slow phases
 //!   hardly moves, and it stands alone (each process's estimate carries its own calls' noise);
 //! * **between runs**: the A–A noise floor a side's campaign.json records (median |change|
-//!   `m` of two campaigns of the same libraries), or [`DEFAULT_NOISE_FLOOR`] when neither
-//!   records one: its spread `s = ln(1+m)/0.6745` (the median |x| of a normal is 0.6745 σ) is
-//!   added in quadrature to both half-widths (log space, 1.96 s).
+//!   `m` of two campaigns of the same libraries): its spread `s = ln(1+m)/0.6745` (the median
+//!   |x| of a normal is 0.6745 σ) is added in quadrature to both half-widths (log space,
+//!   1.96 s). When neither records one and both sides have at least [`rank::MIN_PER_SIDE`]
+//!   processes (independent streams, in the order they ran), the **measured drift**
+//!   replaces it ([`drift_of`]: how far the second half of a run's processes moved from the
+//!   first beyond what their own spread explains; `s` = √(a² + b²) of the two runs'
+//!   drifts); with fewer processes [`DEFAULT_NOISE_FLOOR`] is assumed.
 //!
 //! The verdict interval is the hull of the per-call interval (around the ratio of the robust
 //! estimates) and the between-process interval (around the difference of the mean log
@@ -64,6 +68,87 @@ use crate::{CompareError, Side};
 /// one of those pairs from a faster/slower verdict and left all 30 +25 % changes detected.
 /// A floor recorded with `pqperf compare --record-noise-floor` replaces it.
 pub const DEFAULT_NOISE_FLOOR: f64 = 0.02;
+
+/// How far a run's machine drifted while it measured, from its processes' log estimates in
+/// the order they ran (log space, one standard deviation): the medians of the first and the
+/// second half differ by `d`; their own spread (1.4826 × the median absolute deviation from
+/// each half's median, σ) gives `v = (1.2533 σ)² (1/n₁ + 1/n₂)`, the variance of a
+/// difference of two medians; the drift is the part of `d` beyond its 95 % noise band,
+/// `√max(0, d² − 1.96² v)` (a steady run gives 0 in 95 % of cases, a drift well beyond the
+/// processes' spread is counted almost fully). `None` with fewer than [`rank::MIN_PER_SIDE`]
+/// processes.
+pub fn drift_of(logs: &[f64]) -> Option<f64> {
+    let n = logs.len();
+    if n < rank::MIN_PER_SIDE {
+        return None;
+    }
+    let (h1, h2) = logs.split_at(n / 2);
+    let med = |x: &[f64]| {
+        let mut v = x.to_vec();
+        v.sort_by(f64::total_cmp);
+        quantile_sorted(&v, 0.5)
+    };
+    let (m1, m2) = (med(h1)?, med(h2)?);
+    let mut dev: Vec<f64> = h1
+        .iter()
+        .map(|x| (x - m1).abs())
+        .chain(h2.iter().map(|x| (x - m2).abs()))
+        .collect();
+    dev.sort_by(f64::total_cmp);
+    let sigma = 1.4826 * quantile_sorted(&dev, 0.5)?;
+    let v = (1.2533 * sigma).powi(2) * (1.0 / h1.len() as f64 + 1.0 / h2.len() as f64);
+    let d = m2 - m1;
+    Some((d * d - 1.96 * 1.96 * v).max(0.0).sqrt())
+}
+
+/// The median |change| `m` whose floor spread ([`floor_half_width`]) is `1.96 · √(a² + b²)`
+/// for the drifts `a`, `b` of the two runs (each run its own).
+pub fn floor_of_drift(a: f64, b: f64) -> f64 {
+    (0.6745 * a.hypot(b)).exp() - 1.0
+}
+
+/// The typical noise of one process's estimate from its own calls (log space, one standard
+/// error): for the mean estimator ([`Estimator::FencedMean`]) the median over sampled trials
+/// of sd ÷ mean ÷ √n of the calls it averages. Processes of a variable-time operation
+/// differ by this much from their streams alone (different rejection counts), which is not
+/// the machine changing. `None` for other estimators.
+pub fn call_noise(r: &Record) -> Option<f64> {
+    let rb = r.pqperf.as_ref()?.robust.as_ref()?;
+    if Estimator::parse(&rb.estimator)? != Estimator::FencedMean {
+        return None;
+    }
+    let mut se: Vec<f64> = rb
+        .sample_trials()
+        .ok()?
+        .into_iter()
+        .filter_map(|mut t| {
+            let f = pqperf_model::robust::fence(&mut t)?;
+            let kept: Vec<f64> = t.iter().filter(|&&x| x <= f).map(|&x| x as f64).collect();
+            let n = kept.len() as f64;
+            if n < 2.0 {
+                return None;
+            }
+            let m = kept.iter().sum::<f64>() / n;
+            let v = kept.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+            (m > 0.0).then(|| v.sqrt() / m / n.sqrt())
+        })
+        .collect();
+    se.sort_by(f64::total_cmp);
+    quantile_sorted(&se, 0.5)
+}
+
+/// The spread of a side beyond what its calls' own noise explains: `exp √max(0, ln(s)² −
+/// (k·se)²)` with `k` = 1.349 for the middle half (the inter-quartile range of a normal) or
+/// 3 for the largest ÷ smallest of a few.
+fn excess_spread(spread: Option<f64>, se: Option<f64>, middle_half: bool) -> Option<f64> {
+    let s = spread?;
+    let Some(se) = se else {
+        return Some(s);
+    };
+    let k = if middle_half { 1.349 } else { 3.0 };
+    let l = s.ln();
+    Some((l * l - (k * se).powi(2)).max(0.0).sqrt().exp())
+}
 
 /// Fewest sampled trials (fresh processes) a side needs for a verdict between two runs.
 pub const MIN_PROCESSES: usize = 3;
@@ -141,18 +226,23 @@ pub struct Row {
     pub process_ci_method: Option<String>,
     /// Sampled trials (per-process estimates) of A and B.
     pub processes: (usize, usize),
-    /// The A–A noise floor (median |change|) that widened the interval: the recorded one, or
-    /// [`DEFAULT_NOISE_FLOOR`] when neither side records one (`noise_floor_assumed`).
+    /// The A–A noise floor (median |change|) that widened the interval: the recorded one, the
+    /// drift measured within the runs (`noise_floor_measured`), or [`DEFAULT_NOISE_FLOOR`]
+    /// (`noise_floor_assumed`).
     pub noise_floor: Option<f64>,
     /// True when `noise_floor` is the assumed default, not a recorded floor.
     pub noise_floor_assumed: bool,
+    /// True when `noise_floor` was measured from the two runs' own processes ([`drift_of`]:
+    /// no floor recorded, at least [`rank::MIN_PER_SIDE`] processes a side).
+    pub noise_floor_measured: bool,
     /// B/A of the two records' canary figures (seconds): how the machine differed (only when
     /// both records used the same canary method).
     pub canary_ratio: Option<f64>,
     /// How much the machine changed within each run, A and B: largest ÷ smallest
     /// per-process estimate, or with the rank interval (`process_ci_method` `rank`) the 75th ÷
     /// 25th percentile of them (the middle half, which a minority of processes in a slow phase
-    /// does not set).
+    /// does not set), beyond what the processes' own calls explain (the mean estimator's
+    /// independent streams: [`call_noise`]).
     pub process_spread: (Option<f64>, Option<f64>),
     /// B/A of the [`FAST_QUANTILE`] of each side's calls.
     pub fast_calls_ratio: Option<f64>,
@@ -487,11 +577,30 @@ struct Floor {
     m: f64,
     /// Not recorded for these runs: [`DEFAULT_NOISE_FLOOR`].
     assumed: bool,
+    /// Not recorded: measured from the runs' own processes ([`drift_of`]).
+    measured: bool,
 }
 
-fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judged> {
+fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Option<Judged> {
     let (pooled, clo, chi) = ratio_ci(a, b, o.confidence)?;
     let (la, lb) = (process_log_estimates(a), process_log_estimates(b));
+    let floor = match (recorded, drift_of(&la), drift_of(&lb)) {
+        (Some(m), _, _) => Floor {
+            m,
+            assumed: false,
+            measured: false,
+        },
+        (None, Some(x), Some(y)) => Floor {
+            m: floor_of_drift(x, y),
+            assumed: false,
+            measured: true,
+        },
+        _ => Floor {
+            m: DEFAULT_NOISE_FLOOR,
+            assumed: true,
+            measured: false,
+        },
+    };
     let between = between_processes(&la, &lb, o.confidence);
     // With the rank view the ratio is the processes' own shift (exp of the Hodges–Lehmann
     // estimate of the per-process estimates), not the pooled estimates' ratio, which a
@@ -519,7 +628,12 @@ fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judge
     dhi = (dhi * dhi + f * f).sqrt();
     let (lo, hi) = ((lr - dlo).exp(), (lr + dhi).exp());
     let canary = canary_ratio(a, b);
-    let spread = (spread_of(&la, rank_view), spread_of(&lb, rank_view));
+    // What the gates weigh: the spread beyond the processes' own call noise (independent
+    // streams of a variable-time operation differ by their rejection counts).
+    let spread = (
+        excess_spread(spread_of(&la, rank_view), call_noise(a), rank_view),
+        excess_spread(spread_of(&lb, rank_view), call_noise(b), rank_view),
+    );
     let fast = fast_calls_ratio(a, b);
     let few = la.len().min(lb.len());
     let (verdict, mut reason) = if between.is_none() || few < MIN_PROCESSES {
@@ -552,7 +666,12 @@ fn judge_pair(a: &Record, b: &Record, floor: Floor, o: &Options) -> Option<Judge
         && verdict == Verdict::Inconclusive
         && floor.m > 0.0
     {
-        if floor.assumed {
+        if floor.measured {
+            r.push_str(&format!(
+                " (the interval includes the between-run drift measured within the two runs' own processes, a floor of ±{:.2} %)",
+                floor.m * 100.0
+            ));
+        } else if floor.assumed {
             r.push_str(&format!(
                 " (the interval includes an assumed between-run noise floor of ±{:.1} %: neither run records one; `pqperf compare A1 A2 --record-noise-floor` of two runs of the same libraries records this machine's)",
                 floor.m * 100.0
@@ -644,11 +763,7 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             (Some(x), Some(y)) => Some(x.max(y)),
             (x, y) => x.or(y),
         };
-        let floor = Floor {
-            m: recorded.unwrap_or(DEFAULT_NOISE_FLOOR),
-            assumed: recorded.is_none(),
-        };
-        let j = judge_pair(ra, rb, floor, o);
+        let j = judge_pair(ra, rb, recorded, o);
         rows.push(Row {
             candidate: ra.candidate.clone(),
             label_a: ra.label.clone(),
@@ -672,6 +787,7 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             processes: j.as_ref().map_or((0, 0), |j| j.processes),
             noise_floor: j.as_ref().map(|j| j.floor.m),
             noise_floor_assumed: j.as_ref().is_some_and(|j| j.floor.assumed),
+            noise_floor_measured: j.as_ref().is_some_and(|j| j.floor.measured),
             canary_ratio: j.as_ref().and_then(|j| j.canary),
             process_spread: j.as_ref().map_or((None, None), |j| j.spread),
             fast_calls_ratio: j.as_ref().and_then(|j| j.fast),
@@ -1260,6 +1376,91 @@ mod tests {
         .rows[0]
             .clone();
         assert_eq!(r.verdict, Verdict::Slower, "{r:?}");
+    }
+
+    /// A record of `n` independent processes (sampled trials of 400 calls) of `op`: process
+    /// `i` runs at `work · slow(i)` with its own ±1 % (uniform) offset, its calls ±2 %
+    /// around that. No floor is recorded on either side.
+    fn rec_streams(op: &str, n: usize, work: f64, slow: &dyn Fn(usize) -> f64, seed: u64) -> Side {
+        let mut rng = SplitMix64::new(seed);
+        let mut u = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let trials: Vec<Vec<u64>> = (0..n)
+            .map(|i| {
+                let f = work * slow(i) * (1.0 + 0.02 * (u() - 0.5));
+                (0..400)
+                    .map(|_| (f * (1.0 + 0.04 * (u() - 0.5))) as u64)
+                    .collect()
+            })
+            .collect();
+        let mut r = rec("l", op, 1.0, seed);
+        r.pqperf.as_mut().unwrap().robust = Robust::compute(&trials, op, 2.5e9);
+        Side {
+            noise_floor: None,
+            ..side(vec![r])
+        }
+    }
+
+    #[test]
+    fn independent_processes_measure_the_floor_and_conclude_both_ways() {
+        let quiet = |_: usize| 1.0;
+        // A–A, 16 independent processes a side with ±1 % between them: no change, the floor
+        // measured from the runs (not the assumed 2 %, which made A–A always inconclusive).
+        // A chance split of a run's processes into a faster and a slower half reads as drift
+        // now and then: at least 36 of 40, never faster or slower.
+        let mut no_change = 0;
+        for seed in 0..20 {
+            for op in ["keygen", "sign"] {
+                let a = rec_streams(op, 16, 100_000.0, &quiet, 2 * seed + 1);
+                let b = rec_streams(op, 16, 100_000.0, &quiet, 2 * seed + 2);
+                let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+                assert!(
+                    matches!(r.verdict, Verdict::NoChange | Verdict::Inconclusive),
+                    "seed {seed} {op}: {r:?}"
+                );
+                no_change += usize::from(r.verdict == Verdict::NoChange);
+                assert!(r.noise_floor_measured && !r.noise_floor_assumed, "{r:?}");
+                assert!(r.noise_floor.unwrap() < DEFAULT_NOISE_FLOOR, "{r:?}");
+            }
+        }
+        assert!(no_change >= 36, "no change in {no_change} of 40");
+        // +20 % measured beside one pinned hog: three of B's 16 processes ran 1.6× slower
+        // on top of the change.
+        let a = rec_streams("sign", 16, 100_000.0, &quiet, 101);
+        let hog = |i: usize| if i % 5 == 2 { 1.6 } else { 1.0 };
+        let b = rec_streams("sign", 16, 120_000.0, &hog, 102);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(
+            (r.verdict, r.reason.as_deref()),
+            (Verdict::Slower, None),
+            "{r:?}"
+        );
+        assert!((r.ratio.unwrap() - 1.2).abs() < 0.02, "{r:?}");
+        // Five processes a side, one of B's slow: still inconclusive, with the reason.
+        let a = rec_streams("sign", 5, 100_000.0, &quiet, 103);
+        let one = |i: usize| if i == 3 { 1.6 } else { 1.0 };
+        let b = rec_streams("sign", 5, 100_000.0, &one, 104);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        assert!(r.noise_floor_assumed && !r.noise_floor_measured, "{r:?}");
+        let why = r.reason.unwrap();
+        assert!(why.contains("assumed between-run noise floor"), "{why}");
+    }
+
+    #[test]
+    fn drift_within_a_run_is_measured() {
+        // Stationary: no drift beyond the processes' own spread.
+        let flat: Vec<f64> = (0..16).map(|i| 0.01 * ((i * 7 % 5) as f64 - 2.0)).collect();
+        assert_eq!(drift_of(&flat), Some(0.0));
+        // The second half 5 % slower: a drift of about 5 %.
+        let step: Vec<f64> = (0..16)
+            .map(|i| 0.001 * ((i * 7 % 5) as f64 - 2.0) + if i >= 8 { 0.05 } else { 0.0 })
+            .collect();
+        let d = drift_of(&step).unwrap();
+        assert!((d - 0.05).abs() < 0.01, "{d}");
+        assert!(drift_of(&step[..7]).is_none());
+        // The floor two such runs stand for spreads 1.96 · √2 · drift.
+        let m = floor_of_drift(d, d);
+        assert!((floor_half_width(m) - 1.96 * std::f64::consts::SQRT_2 * d).abs() < 1e-12);
     }
 
     #[test]

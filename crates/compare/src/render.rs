@@ -22,7 +22,7 @@ pub fn markdown(c: &Comparison) -> String {
         c.a, c.b
     ));
     o.push_str(&format!(
-        "Ratio B/A of the robust per-call estimates (with at least 8 processes a side: the Hodges–Lehmann shift of the per-process estimates); the interval is the widest of the per-call bootstrap ({:.0} %) and the between-process interval (with at least 8 processes a side, the Mann–Whitney interval of the per-process estimates alone), widened by the recorded A–A noise floor (an assumed ±{:.0} % when neither run records one); verdict faster/slower when it excludes 1.0 and the change is at least {:.1} %, no change when it lies inside ±{:.1} %, otherwise inconclusive (reasons below the table).\n\n",
+        "Ratio B/A of the robust per-call estimates (with at least 8 processes a side: the Hodges–Lehmann shift of the per-process estimates); the interval is the widest of the per-call bootstrap ({:.0} %) and the between-process interval (with at least 8 processes a side, the Mann–Whitney interval of the per-process estimates alone), widened by the recorded A–A noise floor (when neither run records one: the drift measured within the runs' own processes with at least 8 a side, else an assumed ±{:.0} %); verdict faster/slower when it excludes 1.0 and the change is at least {:.1} %, no change when it lies inside ±{:.1} %, otherwise inconclusive (reasons below the table).\n\n",
         c.confidence * 100.0,
         crate::analysis::DEFAULT_NOISE_FLOOR * 100.0,
         c.threshold * 100.0,

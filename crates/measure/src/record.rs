@@ -602,7 +602,7 @@ impl<'a> OpMeasure<'a> {
                 .then(|| {
                     robust::half_width_rel(
                         &r.m.sample_trials,
-                        robust::Estimator::for_op(&self.p.op),
+                        robust::Estimator::choose(&self.p.op, &r.m.sample_trials),
                         resamples,
                         robust::SEED,
                         robust::CONFIDENCE,

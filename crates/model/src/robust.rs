@@ -5,24 +5,44 @@
 //! * **Samples**: tick-counter deltas of single calls from the driver's *sampled* trials
 //!   (separate from the reference trials), one list per sampled trial.
 //! * **Estimator**: the median (type-7 `p50`) for fixed-work operations; for variable-work
-//!   operations — `sign`, where lattice Fiat–Shamir-with-aborts and hash-and-sign signers loop
-//!   until a rejection test passes, so the cost of a call is a sum of a random number of
-//!   rounds — the 20 % trimmed mean over calls (drop ⌊0.2·n⌋ smallest and largest, mean of the
-//!   rest), which follows the spread of rejection rounds and still ignores preempted calls:
-//!   with another task on the CPU, a call is hit by a time-slice switch with a probability of
-//!   about its duration over the slice (≈ 9 % for a 260 µs call and 3 ms slices), more than a
-//!   10 % trim absorbs once the rounds' own tail is counted.
+//!   operations the **fenced mean** (`mean_robust_v2`, [`Estimator::FencedMean`]): the mean
+//!   per-call cost a user pays, over the operation's own variability. Variable work is `sign`
+//!   (lattice Fiat–Shamir-with-aborts and hash-and-sign signers loop until a rejection test
+//!   passes, so the cost of a call is a sum of a random number of rounds) and any operation
+//!   whose calls' middle half is wide ([`Estimator::choose`]: the median over sampled trials of
+//!   q3 ÷ q1 is at least [`WIDE_IQR_RATIO`]). Per sampled trial (one driver process in the
+//!   `--target-ci` protocol), the calls above the **fence** `max(q3 + 8·(q3 − q1), 3·q3)`
+//!   are dropped (q1, q3 the order statistics at ⌊0.25·(n−1)⌋ and ⌈0.75·(n−1)⌉: integers, so
+//!   the fence is exact) and the rest averaged. For a geometric number of rejection rounds
+//!   (an exponential-like tail) fewer than 1 call in 10⁴ of the operation's own lies beyond
+//!   8 inter-quartile ranges above q3 (ML-DSA-44 `sign`: ≈ 7.6 × its mean), while a call that
+//!   lost the CPU for a 3 ms time slice (≈ 10 × a 300 µs call) is dropped; a preemption
+//!   shorter than the fence stays in the mean (it cannot be told from a long rejection run).
+//!   The trials'
+//!   means are then combined by the 20 % trimmed mean over trials (drop ⌊0.2·k⌋ of k at each
+//!   end), so a minority of processes that ran in one of the host's slow phases does not move
+//!   it, while a symmetric spread of process means (the rejection rounds) is not biased.
+//!   The 20 % trimmed mean over calls (`trimmed_mean_20`) of earlier records is still read
+//!   and recomputed.
 //! * **Bootstrap**: two levels, so both the spread between processes/trials and the spread
 //!   between calls reach the interval: each of `resamples` replicates draws as many sampled
 //!   trials as there are, with replacement, and from each drawn trial as many calls as it has,
 //!   with replacement; the estimator of the pooled draw is one replicate. The 95 % interval is
 //!   the 2.5 % and 97.5 % type-7 quantiles of the sorted replicates (percentile bootstrap).
 //!   Random numbers: SplitMix64 from the stored seed, index = ⌊r·n / 2⁶⁴⌋.
+//!   For the fenced mean a replicate draws trials and their calls the same way and combines
+//!   the drawn trials' fenced means. Its stored interval, with at least 2 trials and 95 %
+//!   confidence, is instead the **Tukey–McLaughlin t-interval** of the trimmed mean of the
+//!   trials' means (`trimmed-mean t`): estimate ± t₀.₉₇₅(h−1) · s_w ÷ ((1 − 0.4)·√k), s_w the
+//!   standard deviation of the winsorized trial means, h = k − 2⌊0.2·k⌋. The trials are
+//!   independent streams of the operation (each process its own input seed), so the
+//!   interval includes the spread between streams, not only the timing noise of one fixed
+//!   set of calls; it is exact arithmetic besides one square root (bit for bit everywhere).
 //! * Seconds are ticks ÷ `tick_hz` (the stored tick rate).
 
 use serde::{Deserialize, Serialize};
 
-use crate::pynum::{int_div, quantile_sorted};
+use crate::pynum::{int_div, py_sum, quantile_sorted};
 
 /// Default number of bootstrap replicates.
 pub const RESAMPLES: u64 = 1000;
@@ -32,31 +52,69 @@ pub const SEED: u64 = 0x7071_7065_7266_3138;
 pub const CONFIDENCE: f64 = 0.95;
 /// Trimmed share at each end for variable-work operations.
 pub const TRIM: f64 = 0.2;
+/// q3 ÷ q1 of the calls (median over sampled trials) from which an operation counts as
+/// variable work whatever its name.
+pub const WIDE_IQR_RATIO: f64 = 1.25;
+/// Inter-quartile ranges above q3 where the interference fence lies.
+pub const FENCE_IQRS: u64 = 8;
+/// The fence is at least this multiple of q3.
+pub const FENCE_MIN_Q3: u64 = 3;
+/// Calls a sampled trial needs before its spread can mark an operation as variable work.
+const WIDE_MIN_CALLS: usize = 20;
 
 /// Which central estimate an operation gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Estimator {
     /// Median of calls (fixed-work operations).
     P50,
-    /// 20 % trimmed mean of calls (variable-work operations).
+    /// 20 % trimmed mean of calls (variable-work operations of earlier records).
     TrimmedMean20,
+    /// Per sampled trial the mean of its calls below the fence, combined over trials by their
+    /// 20 % trimmed mean (variable-work operations, `mean_robust_v2`).
+    FencedMean,
 }
 
 impl Estimator {
-    /// The estimator of an operation (`sign` is variable work, everything else fixed).
+    /// The estimator of an operation by its name alone (`sign` is variable work, everything
+    /// else fixed); [`Estimator::choose`] also looks at the calls.
     pub fn for_op(op: &str) -> Estimator {
         if op == "sign" {
-            Estimator::TrimmedMean20
+            Estimator::FencedMean
         } else {
             Estimator::P50
         }
     }
 
-    /// Evidence name (`p50`, `trimmed_mean_20`).
+    /// The estimator of an operation with these sampled trials: [`Estimator::FencedMean`] for
+    /// `sign` and for any operation whose calls' middle half is wide (the median over trials
+    /// of at least 20 calls of q3 ÷ q1 is ≥ [`WIDE_IQR_RATIO`]); else the median. Interference
+    /// hits a minority of calls, so it does not widen the middle half; rejection sampling does.
+    pub fn choose(op: &str, trials: &[Vec<u64>]) -> Estimator {
+        if op == "sign" {
+            return Estimator::FencedMean;
+        }
+        let mut ratios: Vec<f64> = trials
+            .iter()
+            .filter(|t| t.len() >= WIDE_MIN_CALLS)
+            .filter_map(|t| {
+                let mut v = t.clone();
+                let (q1, q3) = quartiles(&mut v)?;
+                Some(q3 as f64 / q1.max(1) as f64)
+            })
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        match quantile_sorted(&ratios, 0.5) {
+            Some(r) if r >= WIDE_IQR_RATIO => Estimator::FencedMean,
+            _ => Estimator::P50,
+        }
+    }
+
+    /// Evidence name (`p50`, `trimmed_mean_20`, `mean_robust_v2`).
     pub fn name(self) -> &'static str {
         match self {
             Estimator::P50 => "p50",
             Estimator::TrimmedMean20 => "trimmed_mean_20",
+            Estimator::FencedMean => "mean_robust_v2",
         }
     }
 
@@ -65,7 +123,34 @@ impl Estimator {
         match s {
             "p50" => Some(Estimator::P50),
             "trimmed_mean_20" => Some(Estimator::TrimmedMean20),
+            "mean_robust_v2" => Some(Estimator::FencedMean),
             _ => None,
+        }
+    }
+
+    /// True for the estimators of variable-work operations (a mean over the operation's
+    /// own variability, not a location).
+    pub fn is_mean(self) -> bool {
+        self != Estimator::P50
+    }
+
+    /// The record's estimate over its sampled trials: [`Estimator::of`] of the pooled calls,
+    /// or for [`Estimator::FencedMean`] the 20 % trimmed mean of the trials' own estimates.
+    /// `None` without a call.
+    pub fn combine(self, trials: &[Vec<u64>]) -> Option<f64> {
+        match self {
+            Estimator::FencedMean => {
+                let mut means: Vec<f64> = trials
+                    .iter()
+                    .filter(|t| !t.is_empty())
+                    .filter_map(|t| self.of(&mut t.clone()))
+                    .collect();
+                trimmed_mean(&mut means)
+            }
+            _ => {
+                let mut all: Vec<u64> = trials.iter().flatten().copied().collect();
+                self.of(&mut all)
+            }
         }
     }
 
@@ -109,8 +194,107 @@ impl Estimator {
                 let sum: u128 = kept.iter().map(|&x| x as u128).sum();
                 Some(int_div(sum, kept.len() as u128))
             }
+            Estimator::FencedMean => {
+                let fence = fence(v)?;
+                let (mut sum, mut kept) = (0u128, 0u128);
+                for &x in v.iter() {
+                    if x <= fence {
+                        sum += x as u128;
+                        kept += 1;
+                    }
+                }
+                // q3 ≤ fence, so at least a quarter of the calls are kept.
+                Some(int_div(sum, kept.max(1)))
+            }
         }
     }
+}
+
+/// The order statistics q1 = v₍⌊0.25·(n−1)⌋₎ and q3 = v₍⌈0.75·(n−1)⌉₎ of `v` (reordered in
+/// place). `None` when empty.
+pub fn quartiles(v: &mut [u64]) -> Option<(u64, u64)> {
+    let n = v.len();
+    if n == 0 {
+        return None;
+    }
+    let i1 = (n - 1) / 4;
+    let i3 = (3 * (n - 1)).div_ceil(4);
+    let q3 = *v.select_nth_unstable(i3).1;
+    let q1 = *v[..=i3].select_nth_unstable(i1).1;
+    Some((q1, q3))
+}
+
+/// The interference fence of one sampled trial's calls, in ticks:
+/// `max(q3 + 8·(q3 − q1), 3·q3)` ([`quartiles`]), exact integer arithmetic (saturating).
+/// Calls above it are dropped by [`Estimator::FencedMean`]. `None` when empty.
+pub fn fence(v: &mut [u64]) -> Option<u64> {
+    let (q1, q3) = quartiles(v)?;
+    let spread = q3.saturating_add((q3 - q1).saturating_mul(FENCE_IQRS));
+    Some(spread.max(q3.saturating_mul(FENCE_MIN_Q3)))
+}
+
+/// Calls of `trial` above its [`fence`].
+pub fn fenced_out(trial: &[u64]) -> u64 {
+    let mut v = trial.to_vec();
+    match fence(&mut v) {
+        Some(f) => trial.iter().filter(|&&x| x > f).count() as u64,
+        None => 0,
+    }
+}
+
+/// Number of values dropped at each end by the 20 % trimmed mean of `n` values.
+fn trim_count(n: usize) -> usize {
+    (n as f64 * TRIM).floor() as usize
+}
+
+/// The 20 % trimmed mean of `x` (sorted in place): drop ⌊0.2·n⌋ at each end, mean of the
+/// rest (Neumaier sum). `None` when empty.
+pub fn trimmed_mean(x: &mut [f64]) -> Option<f64> {
+    if x.is_empty() {
+        return None;
+    }
+    x.sort_by(f64::total_cmp);
+    let g = trim_count(x.len());
+    let kept = &x[g..x.len() - g];
+    Some(py_sum(kept) / kept.len() as f64)
+}
+
+/// Two-sided 97.5 % quantile of Student's t with `df` degrees of freedom (table for 1–30,
+/// then 1.96 + 2.4/df, within 0.002 of the exact value); non-integer `df` round down.
+pub fn t975(df: f64) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    let d = df.floor().max(1.0);
+    if d <= 30.0 {
+        T[d as usize - 1]
+    } else {
+        1.96 + 2.4 / d
+    }
+}
+
+/// The Tukey–McLaughlin 95 % interval of the 20 % trimmed mean of `x` (k ≥ 2 values):
+/// `(estimate, low, high)`, half-width t₀.₉₇₅(h−1) · s_w ÷ ((1 − 2·0.2)·√k) with s_w the
+/// standard deviation of the winsorized values and h = k − 2⌊0.2·k⌋. `None` with fewer than
+/// two values.
+pub fn trimmed_mean_t(x: &[f64]) -> Option<(f64, f64, f64)> {
+    let k = x.len();
+    if k < 2 {
+        return None;
+    }
+    let mut v = x.to_vec();
+    let est = trimmed_mean(&mut v)?;
+    let g = trim_count(k);
+    let (lo_w, hi_w) = (v[g], v[k - 1 - g]);
+    let w: Vec<f64> = v.iter().map(|&y| y.clamp(lo_w, hi_w)).collect();
+    let mw = py_sum(&w) / k as f64;
+    let dev: Vec<f64> = w.iter().map(|&y| (y - mw) * (y - mw)).collect();
+    let sw = (py_sum(&dev) / (k - 1) as f64).sqrt();
+    let h = k - 2 * g;
+    let half = t975((h.max(2) - 1) as f64) * sw / ((1.0 - 2.0 * TRIM) * (k as f64).sqrt());
+    Some((est, est - half, est + half))
 }
 
 /// SplitMix64: small, seedable, reproducible everywhere.
@@ -153,6 +337,22 @@ pub fn replicates(trials: &[Vec<u64>], est: Estimator, resamples: u64, seed: u64
     let mut rng = SplitMix64::new(seed);
     let mut pool: Vec<u64> = Vec::new();
     let mut out = Vec::with_capacity(resamples as usize);
+    if est == Estimator::FencedMean {
+        let mut means: Vec<f64> = Vec::with_capacity(trials.len());
+        for _ in 0..resamples {
+            means.clear();
+            for _ in 0..trials.len() {
+                let t = trials[rng.index(trials.len())];
+                pool.clear();
+                for _ in 0..t.len() {
+                    pool.push(t[rng.index(t.len())]);
+                }
+                means.extend(est.of(&mut pool));
+            }
+            out.extend(trimmed_mean(&mut means));
+        }
+        return out;
+    }
     for _ in 0..resamples {
         pool.clear();
         for _ in 0..trials.len() {
@@ -185,21 +385,83 @@ pub fn half_width_rel(
     seed: u64,
     confidence: f64,
 ) -> Option<f64> {
-    let mut all: Vec<u64> = trials.iter().flatten().copied().collect();
-    let e = est.of(&mut all)?;
+    let iv = interval(trials, est, resamples, seed, confidence)?;
+    Some(iv.half_width_rel())
+}
+
+/// The estimate of `trials` with its interval and how the interval was taken.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    /// Estimate (ticks).
+    pub estimate: f64,
+    /// Lower bound (ticks).
+    pub low: f64,
+    /// Upper bound (ticks).
+    pub high: f64,
+    /// `two-level percentile` or `trimmed-mean t`.
+    pub method: &'static str,
+}
+
+impl Interval {
+    /// (high − low) / 2 / estimate (0 for a zero estimate).
+    pub fn half_width_rel(&self) -> f64 {
+        if self.estimate > 0.0 {
+            (self.high - self.low) / 2.0 / self.estimate
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Method name of the two-level percentile bootstrap.
+pub const METHOD_BOOTSTRAP: &str = "two-level percentile";
+/// Method name of the Tukey–McLaughlin interval over sampled trials.
+pub const METHOD_TRIMMED_T: &str = "trimmed-mean t";
+
+/// The estimate and interval of `trials` with `est`: for [`Estimator::FencedMean`] with at
+/// least two non-empty trials and 95 % confidence the [`trimmed_mean_t`] interval of the
+/// trials' fenced means, else the two-level percentile bootstrap. `None` without a call.
+pub fn interval(
+    trials: &[Vec<u64>],
+    est: Estimator,
+    resamples: u64,
+    seed: u64,
+    confidence: f64,
+) -> Option<Interval> {
+    let estimate = est.combine(trials)?;
+    if est == Estimator::FencedMean && confidence == 0.95 {
+        let means: Vec<f64> = trials
+            .iter()
+            .filter(|t| !t.is_empty())
+            .filter_map(|t| est.of(&mut t.clone()))
+            .collect();
+        if let Some((e, low, high)) = trimmed_mean_t(&means) {
+            return Some(Interval {
+                estimate: e,
+                low: low.max(0.0),
+                high,
+                method: METHOD_TRIMMED_T,
+            });
+        }
+    }
     let mut reps = replicates(trials, est, resamples, seed);
-    let (lo, hi) = percentile_ci(&mut reps, confidence)?;
-    Some(if e > 0.0 { (hi - lo) / 2.0 / e } else { 0.0 })
+    let (low, high) = percentile_ci(&mut reps, confidence)?;
+    Some(Interval {
+        estimate,
+        low,
+        high,
+        method: METHOD_BOOTSTRAP,
+    })
 }
 
 /// The robust estimate of a record, as stored under `pqperf.robust`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Robust {
-    /// `p50` or `trimmed_mean_20` ([`Estimator`]).
+    /// `p50`, `mean_robust_v2` or (earlier records) `trimmed_mean_20` ([`Estimator`]).
     pub estimator: String,
     /// Tick rate (Hz) that converts ticks into seconds.
     pub tick_hz: f64,
-    /// Bootstrap method (`two-level percentile`).
+    /// Interval method ([`METHOD_BOOTSTRAP`] or [`METHOD_TRIMMED_T`]).
     pub method: String,
     /// Bootstrap replicates.
     pub resamples: u64,
@@ -225,14 +487,21 @@ pub struct Robust {
     pub ci_half_width_rel: f64,
     /// Per-call tick deltas, one space-separated string per sampled trial (in order).
     pub samples: Vec<String>,
+    /// Sampled trials with calls (the units the fenced mean combines); `mean_robust_v2` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u64>,
+    /// Calls above their trial's interference fence, not averaged; `mean_robust_v2` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fenced_out: Option<u64>,
 }
 
 impl Robust {
-    /// Computes the estimate and its interval for `op` from per-trial samples.
+    /// Computes the estimate and its interval for `op` from per-trial samples (the estimator
+    /// of [`Estimator::choose`]).
     pub fn compute(trials: &[Vec<u64>], op: &str, tick_hz: f64) -> Option<Robust> {
         Self::compute_with(
             trials,
-            Estimator::for_op(op),
+            Estimator::choose(op, trials),
             tick_hz,
             RESAMPLES,
             SEED,
@@ -252,11 +521,10 @@ impl Robust {
         if tick_hz.is_nan() || tick_hz <= 0.0 {
             return None;
         }
-        let mut all: Vec<u64> = trials.iter().flatten().copied().collect();
-        let calls = all.len() as u64;
-        let e = est.of(&mut all)?;
-        let mut reps = replicates(trials, est, resamples, seed);
-        let (lo, hi) = percentile_ci(&mut reps, confidence)?;
+        let calls = trials.iter().map(|t| t.len() as u64).sum();
+        let iv = interval(trials, est, resamples, seed, confidence)?;
+        let (e, lo, hi) = (iv.estimate, iv.low, iv.high);
+        let v2 = est == Estimator::FencedMean;
         let samples = trials
             .iter()
             .map(|t| {
@@ -269,7 +537,7 @@ impl Robust {
         Some(Robust {
             estimator: est.name().to_string(),
             tick_hz,
-            method: "two-level percentile".to_string(),
+            method: iv.method.to_string(),
             resamples,
             seed,
             confidence,
@@ -280,8 +548,10 @@ impl Robust {
             estimate_seconds: e / tick_hz,
             ci_low_seconds: lo / tick_hz,
             ci_high_seconds: hi / tick_hz,
-            ci_half_width_rel: if e > 0.0 { (hi - lo) / 2.0 / e } else { 0.0 },
+            ci_half_width_rel: iv.half_width_rel(),
             samples,
+            trials: v2.then(|| trials.iter().filter(|t| !t.is_empty()).count() as u64),
+            fenced_out: v2.then(|| trials.iter().map(|t| fenced_out(t)).sum()),
         })
     }
 
@@ -357,17 +627,155 @@ mod tests {
                     kept.len() as u128,
                 ))
             }
+            Estimator::FencedMean => {
+                let (q1, q3) = (s[(n - 1) / 4], s[(3 * (n - 1)).div_ceil(4)]);
+                let f = (q3 + 8 * (q3 - q1)).max(3 * q3);
+                let kept: Vec<u64> = s.iter().copied().filter(|&x| x <= f).collect();
+                Some(int_div(
+                    kept.iter().map(|&x| x as u128).sum(),
+                    kept.len() as u128,
+                ))
+            }
         }
     }
 
     proptest::proptest! {
         #[test]
         fn selection_gives_the_sorted_definition(v in proptest::collection::vec(0u64..50, 0..60)) {
-            for est in [Estimator::P50, Estimator::TrimmedMean20] {
+            for est in [Estimator::P50, Estimator::TrimmedMean20, Estimator::FencedMean] {
                 let mut w = v.clone();
                 proptest::prop_assert_eq!(est.of(&mut w), sorted_definition(est, &v));
             }
         }
+    }
+
+    /// A synthetic variable-time operation: `base + rounds · round` ticks per call with a
+    /// geometric number of rejection rounds (success probability `p`), true mean
+    /// `base + round / p`; a call is hit by a preemption spike with probability `spike_p`
+    /// (12 × the mean: a 3 ms time slice beside a 250 µs call), and a process runs in a slow phase of the host (every call × 1.3) with
+    /// probability `slow_p`. Every process draws its own calls (independent streams).
+    fn synthetic(
+        rng: &mut SplitMix64,
+        procs: usize,
+        calls: usize,
+        (base, round, p): (u64, u64, f64),
+        spike_p: f64,
+        slow_p: f64,
+    ) -> Vec<Vec<u64>> {
+        let unit = |rng: &mut SplitMix64| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        (0..procs)
+            .map(|_| {
+                let slow = unit(rng) < slow_p;
+                (0..calls)
+                    .map(|_| {
+                        let mut rounds = 1;
+                        while unit(rng) >= p {
+                            rounds += 1;
+                        }
+                        let mut t = base + rounds * round;
+                        if unit(rng) < spike_p {
+                            t += 12 * (base + (round as f64 / p) as u64);
+                        }
+                        if slow { t * 13 / 10 } else { t }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn coverage(seed: u64, runs: usize, procs: usize, shape: (u64, u64, f64)) -> usize {
+        let truth = shape.0 as f64 + shape.1 as f64 / shape.2;
+        let mut rng = SplitMix64::new(seed);
+        (0..runs)
+            .filter(|_| {
+                let trials = synthetic(&mut rng, procs, 400, shape, 0.03, 0.05);
+                let r = Robust::compute(&trials, "sign", 1e9).unwrap();
+                assert_eq!(r.estimator, "mean_robust_v2");
+                r.ci_low_ticks <= truth && truth <= r.ci_high_ticks
+            })
+            .count()
+    }
+
+    #[test]
+    fn fenced_mean_covers_the_true_mean_of_a_variable_time_operation() {
+        // ML-DSA-44-like: 4.25 rounds on average, 16 processes (the --target-ci protocol),
+        // and 5 (the reference protocol: t with 2 degrees of freedom).
+        let shape = (5000, 6000, 1.0 / 4.25);
+        let n = coverage(1, 200, 16, shape);
+        assert!(n >= 180, "covered in {n} of 200 runs");
+        let n = coverage(2, 200, 5, shape);
+        assert!(n >= 180, "covered in {n} of 200 runs");
+        // The 20 % trimmed mean over calls (the earlier estimator) is far below the mean.
+        let mut rng = SplitMix64::new(3);
+        let trials = synthetic(&mut rng, 16, 400, shape, 0.0, 0.0);
+        let mut all: Vec<u64> = trials.concat();
+        let tm = Estimator::TrimmedMean20.of(&mut all).unwrap();
+        let truth = 5000.0 + 6000.0 * 4.25;
+        assert!(tm < 0.9 * truth, "{tm} vs {truth}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        #[test]
+        fn fenced_mean_coverage_holds_across_shapes(
+            seed in 0u64..1_000_000,
+            base in 100u64..20_000,
+            round in 100u64..20_000,
+            rounds in 1.0f64..6.0,
+        ) {
+            let n = coverage(seed, 40, 16, (base, round, 1.0 / rounds));
+            proptest::prop_assert!(n >= 36, "covered in {} of 40 runs", n);
+        }
+    }
+
+    #[test]
+    fn fence_drops_spikes_not_the_rounds() {
+        let mut v = vec![10, 10, 12, 15, 20, 20, 20, 79, 500];
+        assert_eq!(quartiles(&mut v.clone()), Some((12, 20)));
+        // q1 = 10, q3 = 20: fence 20 + 8 · 10 = 100.
+        v = vec![10, 10, 10, 15, 20, 20, 20, 20, 99, 500];
+        assert_eq!(fence(&mut v.clone()), Some(100));
+        assert_eq!(fenced_out(&v), 1);
+        // A narrow trial: at least 3 · q3.
+        assert_eq!(fence(&mut [100, 100, 101, 101]), Some(303));
+        let want = (10 + 10 + 10 + 15 + 20 * 4 + 99) as f64 / 9.0;
+        assert_eq!(Estimator::FencedMean.of(&mut v), Some(want));
+        // Trials are combined by their 20 % trimmed mean: one slow trial of five is dropped.
+        let trials = vec![
+            vec![100; 10],
+            vec![101; 10],
+            vec![99; 10],
+            vec![100; 10],
+            vec![300; 10],
+        ];
+        assert_eq!(
+            Estimator::FencedMean.combine(&trials),
+            Some(100.0 + 1.0 / 3.0)
+        );
+        let r = Robust::compute(&trials, "sign", 1e9).unwrap();
+        assert_eq!(r.method, METHOD_TRIMMED_T);
+        assert_eq!(r.trials, Some(5));
+        assert_eq!(r.fenced_out, Some(0));
+        assert_eq!(r.recompute().unwrap().unwrap(), r);
+        // One trial: the bootstrap over its calls.
+        let r = Robust::compute(&trials[..1], "sign", 1e9).unwrap();
+        assert_eq!(r.method, METHOD_BOOTSTRAP);
+    }
+
+    #[test]
+    fn wide_operations_get_the_mean() {
+        let narrow: Vec<Vec<u64>> = vec![(0..100).map(|i| 1000 + i % 7).collect(); 3];
+        assert_eq!(Estimator::choose("keygen", &narrow), Estimator::P50);
+        let wide: Vec<Vec<u64>> = vec![(0..100).map(|i| 1000 + 30 * i).collect(); 3];
+        assert_eq!(Estimator::choose("keygen", &wide), Estimator::FencedMean);
+        assert_eq!(Estimator::choose("sign", &narrow), Estimator::FencedMean);
+        // Earlier records keep their estimator.
+        let mut r =
+            Robust::compute_with(&narrow, Estimator::TrimmedMean20, 1e9, 100, 1, 0.95).unwrap();
+        assert_eq!(r.trials, None);
+        assert_eq!(r.recompute().unwrap().unwrap(), r);
+        r.estimator = "p50".into();
+        assert_ne!(r.recompute().unwrap().unwrap(), r);
     }
 
     #[test]
@@ -380,7 +788,7 @@ mod tests {
         v[8] = 900;
         assert_eq!(Estimator::TrimmedMean20.of(&mut v), Some(33.0 / 6.0));
         assert_eq!(Estimator::P50.of(&mut []), None);
-        assert_eq!(Estimator::for_op("sign"), Estimator::TrimmedMean20);
+        assert_eq!(Estimator::for_op("sign"), Estimator::FencedMean);
         assert_eq!(Estimator::for_op("verify"), Estimator::P50);
     }
 

@@ -40,6 +40,14 @@ pub struct SummaryRow {
     pub robust_ci_low_seconds: Option<f64>,
     /// Upper end of its interval (seconds).
     pub robust_ci_high_seconds: Option<f64>,
+    /// The robust estimator (`p50`, `mean_robust_v2`, `trimmed_mean_20`), when recorded.
+    pub robust_estimator: Option<String>,
+    /// Per-call median of the sampled calls (seconds), when recorded.
+    pub per_call_p50_seconds: Option<f64>,
+    /// Per-call 90th percentile (seconds).
+    pub per_call_p90_seconds: Option<f64>,
+    /// Per-call 99th percentile (seconds).
+    pub per_call_p99_seconds: Option<f64>,
     /// KAT verdict of the instance.
     pub kat: String,
     /// The record file, relative to the dataset root.
@@ -55,6 +63,11 @@ pub fn summary_rows(v: &SystemView) -> Vec<SummaryRow> {
         .iter()
         .map(|r| {
             let rb = r.rec.pqperf.as_ref().and_then(|p| p.robust.as_ref());
+            let q = r
+                .rec
+                .pqperf
+                .as_ref()
+                .and_then(|p| p.per_call_seconds.as_ref());
             let cand = r.rec.candidate.as_str();
             let rel = match r.evidence(&v.id) {
                 Evidence::Run { path, .. } => format!("{}/{path}", v.run_dir),
@@ -75,6 +88,10 @@ pub fn summary_rows(v: &SystemView) -> Vec<SummaryRow> {
                 robust_seconds: rb.map(|b| b.estimate_seconds),
                 robust_ci_low_seconds: rb.map(|b| b.ci_low_seconds),
                 robust_ci_high_seconds: rb.map(|b| b.ci_high_seconds),
+                robust_estimator: rb.map(|b| b.estimator.clone()),
+                per_call_p50_seconds: q.map(|q| q.p50),
+                per_call_p90_seconds: q.map(|q| q.p90),
+                per_call_p99_seconds: q.map(|q| q.p99),
                 kat: v.kat_status(cand, &r.rec.label).unwrap_or_default(),
                 evidence: rel,
             }
@@ -95,7 +112,7 @@ pub trait Exporter {
 pub struct CsvExporter;
 
 /// The column names of the CSV export (the [`SummaryRow`] fields).
-pub const CSV_COLUMNS: [&str; 16] = [
+pub const CSV_COLUMNS: [&str; 20] = [
     "system",
     "id",
     "algorithm",
@@ -112,6 +129,10 @@ pub const CSV_COLUMNS: [&str; 16] = [
     "robust_ci_high_seconds",
     "kat",
     "evidence",
+    "robust_estimator",
+    "per_call_p50_seconds",
+    "per_call_p90_seconds",
+    "per_call_p99_seconds",
 ];
 
 impl Exporter for CsvExporter {
@@ -137,6 +158,10 @@ impl Exporter for CsvExporter {
                     f(r.robust_ci_high_seconds),
                     r.kat.clone(),
                     r.evidence.clone(),
+                    r.robust_estimator.clone().unwrap_or_default(),
+                    f(r.per_call_p50_seconds),
+                    f(r.per_call_p90_seconds),
+                    f(r.per_call_p99_seconds),
                 ]
             })
             .collect();
@@ -175,9 +200,9 @@ impl MarkupExporter {
             "id",
             "instance",
             "operation",
+            "robust (95 % CI)",
             "mean",
             "time",
-            "robust (95 % CI)",
             "KAT",
         ]);
         t.status_column = Some(6);
@@ -212,9 +237,9 @@ impl MarkupExporter {
                 Cell::text(crate::common::code(&r.id)),
                 Cell::text(crate::common::code(&r.instance)),
                 Cell::text(r.operation.clone()),
+                Cell::value(robust, ev.clone()),
                 Cell::value(mean, ev.clone()),
-                Cell::value(fmt_time(r.mean_seconds), ev.clone()),
-                Cell::value(robust, ev),
+                Cell::value(fmt_time(r.mean_seconds), ev),
                 Cell::text(if r.kat.is_empty() { DASH } else { &r.kat }),
             ]);
         }
@@ -252,6 +277,10 @@ mod tests {
             robust_seconds: Some(2.4e-5),
             robust_ci_low_seconds: Some(2.3e-5),
             robust_ci_high_seconds: Some(2.6e-5),
+            robust_estimator: Some("p50".into()),
+            per_call_p50_seconds: Some(2.4e-5),
+            per_call_p90_seconds: Some(2.5e-5),
+            per_call_p99_seconds: Some(4e-5),
             kat: "PASS".into(),
             evidence: "performance/data/x86_1/records/ml-kem-512/clean__enc.json".into(),
         }
@@ -265,7 +294,7 @@ mod tests {
         assert_eq!(lines.next().unwrap(), CSV_COLUMNS.join(";"));
         assert_eq!(
             lines.next().unwrap(),
-            "x86_1;ml-kem-512;ML-KEM-512;clean;reference;enc;complete;ticks (TSC);61234;0.000025;500;0.000024;0.000023;0.000026;PASS;performance/data/x86_1/records/ml-kem-512/clean__enc.json"
+            "x86_1;ml-kem-512;ML-KEM-512;clean;reference;enc;complete;ticks (TSC);61234;0.000025;500;0.000024;0.000023;0.000026;PASS;performance/data/x86_1/records/ml-kem-512/clean__enc.json;p50;0.000024;0.000025;0.00004"
         );
         let json: serde_json::Value =
             serde_json::from_slice(&JsonExporter.serialize(&rows)).unwrap();
@@ -281,11 +310,11 @@ mod tests {
         );
         let md = String::from_utf8(MarkupExporter.serialize(&rows)).unwrap();
         assert!(
-            md.starts_with("| id | instance | operation | mean |"),
+            md.starts_with("| id | instance | operation | robust (95 % CI) | mean |"),
             "{md}"
         );
         assert!(
-            md.contains("| `ml-kem-512` | `clean` | enc | 61234 ticks |"),
+            md.contains("| `ml-kem-512` | `clean` | enc | 24 µs (23 µs – 26 µs) | 61234 ticks |"),
             "{md}"
         );
     }

@@ -537,7 +537,22 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
     if with.is_empty() {
         return Vec::new();
     }
-    let mut out = vec!["- Robust estimate (pqperf): after the reference trials, which read no clock per call, each process runs as many sampled trials of at most 400 calls that read the tick counter after every call. Per operation the robust estimate is the median call, or for `sign` (variable work: rejection sampling) the 20 % trimmed mean over calls; its 95 % interval is a seeded two-level percentile bootstrap (trials, then calls within them; 1000 replicates), recomputed by `pqperf validate`. Intervals wider than ±2 % are flagged on the candidate pages.".to_string()];
+    let estimators: std::collections::BTreeSet<&str> = with
+        .iter()
+        .filter_map(|p| p.robust.as_ref())
+        .map(|r| r.estimator.as_str())
+        .collect();
+    let mut out = vec!["- Robust estimate (pqperf): after the reference trials, which read no clock per call, each process runs as many sampled trials of at most 400 calls that read the tick counter after every call. This estimate with its 95 % interval is the headline figure of this dataset (summary, rankings, exports); the reference mean stays beside it. Every figure is recomputed by `pqperf validate` from the stored calls.".to_string()];
+    if estimators.contains("p50") {
+        out.push("- Fixed-work operations: the median call, with a seeded two-level percentile bootstrap interval (trials, then calls within them; 1000 replicates).".to_string());
+    }
+    if estimators.contains("mean_robust_v2") {
+        out.push("- Variable-work operations (`sign`, whose rejection sampling repeats a random number of rounds, and any operation whose middle half of calls spans 25 % or more): the mean cost per call a user pays, over the operation's own variability. Per sampled trial (one driver process, its own input stream) the calls above an interference fence — 8 inter-quartile ranges above the upper quartile, at least 3 × it — are dropped (a call that lost the CPU for a time slice; the rounds' own tail lies below it for all but about 1 call in 10 000) and the rest averaged; the trials' means are combined by their 20 % trimmed mean, so a minority of processes that ran in a slow phase of the host does not move it. The 95 % interval is the Tukey–McLaughlin t-interval of that trimmed mean over the trials, so it includes the spread between independent streams, not only the timing noise of one set of calls. A median or trimmed mean of calls would report a typical call, not what signing costs on average. The per-call p50/p90/p99 are shown beside it.".to_string());
+    }
+    if estimators.contains("trimmed_mean_20") {
+        out.push("- Some records (measured by an earlier pqperf) use for `sign` the 20 % trimmed mean over calls with the two-level bootstrap interval: a typical call rather than the mean a user pays.".to_string());
+    }
+    out.push("- Intervals wider than ±2 % are flagged on the candidate pages.".to_string());
     out.push("- Disturbance: around every trial the driver reads the thread's run-queue wait (`/proc/thread-self/schedstat`), involuntary context switches, page faults and migrations. A trial that waited on the run queue for more than 2 % of its wall time is disturbed; its process is run again, at most twice, and the least disturbed attempt is kept. Every attempt is listed in the record (`pqperf.attempts`).".to_string());
     out.extend(rerun_bullet(&with));
     let target_ci: Vec<_> = with

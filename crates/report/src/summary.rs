@@ -318,6 +318,15 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
             for op in cat.ops() {
                 let r = op_record(v, &cand, &label, op);
                 let ev = r.map(|r| r.evidence(&v.id));
+                // pqperf datasets: the robust estimate with its interval is the headline,
+                // the reference mean beside it.
+                if robust_cols {
+                    let text = r
+                        .filter(|r| r.complete())
+                        .map(|r| crate::candidate::perf::robust_cell(&r))
+                        .unwrap_or_else(|| DASH.into());
+                    cells.push(Cell::value(text, ev.clone()));
+                }
                 if cat == Category::Hash {
                     let len = Operation::parse(op).map_or(0, Operation::bytes);
                     cells.push(Cell::value(hash_cell(v, r, len, &base), ev.clone()));
@@ -328,13 +337,6 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
                         op_share(v, &cand, &label, op).map(|s| pct(Some(s)))
                     };
                     cells.push(Cell::value(pk_cell(r, share.as_deref()), ev.clone()));
-                }
-                if robust_cols {
-                    let text = r
-                        .filter(|r| r.complete())
-                        .map(|r| crate::candidate::perf::robust_cell(&r))
-                        .unwrap_or_else(|| DASH.into());
-                    cells.push(Cell::value(text, ev));
                 }
             }
             cells.extend(size_cells(v, &cand, &label, cat));
@@ -604,9 +606,11 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
             };
             let robust = robust_columns(v, cat);
             for op in cat.ops() {
-                header.push(format!("{op} {unit}{sym}"));
                 if robust {
                     header.push(format!("{op} robust ± CI"));
+                    header.push(format!("{op} reference mean {unit}{sym}"));
+                } else {
+                    header.push(format!("{op} {unit}{sym}"));
                 }
             }
             header.extend(size_headers(cat).iter().map(|s| s.to_string()));

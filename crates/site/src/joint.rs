@@ -64,6 +64,56 @@ fn seconds_of(r: Option<&Rec>) -> Option<f64> {
     r.filter(|r| r.complete).and_then(|r| r.mean_seconds)
 }
 
+/// pqperf's robust estimate of a complete record (seconds: estimate, low, high).
+fn robust_of(r: Option<&Rec>) -> Option<[f64; 3]> {
+    r.filter(|r| r.complete)
+        .and_then(|r| r.robust)
+        .filter(|[e, ..]| *e > 0.0)
+}
+
+/// The figures a ratio between two records uses, `(a, c)` with an interval each: the robust
+/// estimates with their intervals when both records carry one (in cycles at each record's
+/// own cycles per second when `cycles`), else the reference means without.
+type Figure = (f64, Option<(f64, f64)>);
+fn ratio_figures(a: Option<&Rec>, c: Option<&Rec>, cycles: bool) -> Option<(Figure, Figure)> {
+    let mean = |r: Option<&Rec>| {
+        if cycles { cycles_of(r) } else { seconds_of(r) }
+    };
+    let robust = |r: Option<&Rec>| -> Option<Figure> {
+        let [e, lo, hi] = robust_of(r)?;
+        let k = if cycles {
+            cycles_of(r)? / seconds_of(r).filter(|s| *s > 0.0)?
+        } else {
+            1.0
+        };
+        Some((e * k, Some((lo * k, hi * k))))
+    };
+    match (robust(a), robust(c)) {
+        (Some(x), Some(y)) => Some((x, y)),
+        _ => Some(((mean(a)?, None), (mean(c)?, None))),
+    }
+}
+
+/// `ratio_cell` of c ÷ a; with intervals on both sides also the interval of the ratio
+/// (`[c.low ÷ a.high – c.high ÷ a.low]`, which covers every ratio both intervals allow).
+fn ratio_with_interval(f: Option<(Figure, Figure)>, acc: Option<&mut Vec<f64>>) -> String {
+    let Some(((a, ai), (c, ci))) = f else {
+        return "–".to_string();
+    };
+    let mut out = ratio_of(Some(a), Some(c), acc);
+    if let (Some((alo, ahi)), Some((clo, chi))) = (ai, ci)
+        && alo > 0.0
+        && ahi > 0.0
+    {
+        out.push_str(&format!(
+            " [{}–{}]",
+            fmt::fmt_f(clo / ahi, 3),
+            fmt::fmt_f(chi / alo, 3)
+        ));
+    }
+    out
+}
+
 /// One overview row: candidate, rows, geometric-mean count ratios and time ratios per other
 /// system.
 type Overview = (String, usize, Option<Vec<f64>>, Option<Vec<f64>>);
@@ -189,6 +239,13 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             escape(&units_word(site)),
             escape(&first.id)
         );
+        if site.systems.iter().any(|s| {
+            s.records
+                .iter()
+                .any(|r| r.candidate == *cand && r.robust.is_some())
+        }) {
+            b.push_str("<p>Where both records carry pqperf's robust per-call estimate, the time column shows it first (with its 95 % interval) and the ratios use it, with the interval both estimates' intervals allow; otherwise the reference means.</p>\n");
+        }
         b.push_str(&systems_intro_linked(site, &path, known));
         let mut labels: Vec<String> = vec!["instance".into(), "operation".into()];
         for s in &site.systems {
@@ -222,8 +279,9 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
                     Some(r) if !r.complete => ("failed".to_string(), "failed".to_string()),
                     Some(r) => (
                         fmt::fmt_cycles(r.mean_cycles),
+                        // pqperf records: the robust estimate with its interval first.
                         match r.robust_text() {
-                            Some(rb) => format!("{} (robust {rb})", fmt::fmt_time(r.mean_seconds)),
+                            Some(rb) => format!("{rb} (mean {})", fmt::fmt_time(r.mean_seconds)),
                             None => fmt::fmt_time(r.mean_seconds),
                         },
                     ),
@@ -231,7 +289,8 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
                 };
                 cells.push(ev_link(&path, s, *r, &text, known));
                 cells.push(ev_link(&path, s, *r, &time, known));
-                bars.push(seconds_of(*r).map(|t| svg::Value {
+                let shown = robust_of(*r).map(|[e, ..]| e).or(seconds_of(*r));
+                bars.push(shown.map(|t| svg::Value {
                     value: t * 1e6,
                     href: r.and_then(|r| {
                         let p = format!("evidence/{}/{}", s.id, r.path);
@@ -243,17 +302,14 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             let all_reference = recs
                 .iter()
                 .all(|r| r.is_some_and(|r| r.variant == "reference"));
-            let (base, base_t) = (cycles_of(recs[0]), seconds_of(recs[0]));
             for (k, r) in recs.iter().skip(1).enumerate() {
                 let keep = all_reference;
-                cells.push(ratio_of(
-                    base,
-                    cycles_of(*r),
+                cells.push(ratio_with_interval(
+                    ratio_figures(recs[0], *r, true),
                     keep.then_some(&mut ratios[k]),
                 ));
-                cells.push(ratio_of(
-                    base_t,
-                    seconds_of(*r),
+                cells.push(ratio_with_interval(
+                    ratio_figures(recs[0], *r, false),
                     keep.then_some(&mut time_ratios[k]),
                 ));
             }
@@ -376,4 +432,38 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
         joint: None,
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(mean_s: f64, mean_c: f64, robust: Option<[f64; 3]>) -> Rec {
+        Rec {
+            complete: true,
+            mean_seconds: Some(mean_s),
+            mean_cycles: Some(mean_c),
+            robust,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn ratios_use_the_robust_estimates_with_their_interval() {
+        // Reference means say 2.5× slower; the robust estimates say 8 % faster.
+        let a = rec(1e-5, 20_000.0, Some([1.0e-5, 0.99e-5, 1.01e-5]));
+        let b = rec(2.5e-5, 50_000.0, Some([0.92e-5, 0.91e-5, 0.93e-5]));
+        let (x, y) = ratio_figures(Some(&a), Some(&b), false).unwrap();
+        assert_eq!((x.0, y.0), (1.0e-5, 0.92e-5));
+        let cell = ratio_with_interval(Some((x, y)), None);
+        assert!(cell.contains("[0.901–0.939]"), "{cell}");
+        // In cycles: each estimate at its record's own cycles per second.
+        let (x, y) = ratio_figures(Some(&a), Some(&b), true).unwrap();
+        assert!((x.0 - 20_000.0).abs() < 1e-6 && (y.0 - 18_400.0).abs() < 1e-6);
+        // One side without an estimate: the reference means, no interval.
+        let c = rec(2.5e-5, 50_000.0, None);
+        let f = ratio_figures(Some(&a), Some(&c), false).unwrap();
+        assert_eq!(f, ((1e-5, None), (2.5e-5, None)));
+        assert!(!ratio_with_interval(Some(f), None).contains('['));
+    }
 }

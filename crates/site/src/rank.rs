@@ -74,8 +74,12 @@ pub struct Cell {
     pub text: String,
     /// Site-root-relative path of the evidence file the value came from.
     pub evidence: String,
-    /// The record's robust estimate with its interval (pqperf datasets), shown beside it.
+    /// A second figure shown under the value: for pqperf records whose value is the robust
+    /// estimate, the reference mean.
     pub robust: Option<String>,
+    /// The value's 95 % interval (same unit), when the value is pqperf's robust estimate:
+    /// values whose intervals overlap rank as ties.
+    pub interval: Option<(f64, f64)>,
 }
 
 /// One ranked instance.
@@ -115,6 +119,35 @@ pub fn average_ranks(values: &[f64]) -> Vec<f64> {
     while i < idx.len() {
         let mut j = i;
         while j + 1 < idx.len() && values[idx[j + 1]] == values[idx[i]] {
+            j += 1;
+        }
+        let avg = (i + j) as f64 / 2.0 + 1.0;
+        for k in &idx[i..=j] {
+            ranks[*k] = avg;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Average ranks like [`average_ranks`], where values with intervals also tie when their
+/// intervals overlap: in value order, each value joins the tie group of the first value of
+/// the group while its interval overlaps that one's (both must have one), so a group never
+/// spans two values whose intervals are apart.
+pub fn interval_ranks(values: &[f64], intervals: &[Option<(f64, f64)>]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..values.len()).collect();
+    idx.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let overlap = |a: usize, b: usize| match (intervals.get(a), intervals.get(b)) {
+        (Some(Some((alo, ahi))), Some(Some((blo, bhi)))) => alo <= bhi && blo <= ahi,
+        _ => false,
+    };
+    let mut ranks = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len()
+            && (values[idx[j + 1]] == values[idx[i]] || overlap(idx[i], idx[j + 1]))
+        {
             j += 1;
         }
         let avg = (i + j) as f64 / 2.0 + 1.0;
@@ -187,8 +220,33 @@ fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -
     if !rec.complete {
         return None;
     }
-    let value = rec.mean_cycles?;
+    let mean = rec.mean_cycles?;
+    // pqperf records with a robust estimate: the estimate is the value (in cycles at the
+    // record's own cycles per second, so the column's unit stays), its interval decides ties,
+    // and the reference mean is shown under it.
+    let robust = rec
+        .robust
+        .zip(rec.mean_seconds)
+        .filter(|([e, _, _], s)| *e > 0.0 && *s > 0.0);
+    let (value, interval, beside) = match robust {
+        Some(([e, lo, hi], s)) => {
+            let k = mean / s;
+            (
+                e * k,
+                Some((lo * k, hi * k)),
+                Some(format!("reference mean {}", fmt::fmt_cycles(Some(mean)))),
+            )
+        }
+        None => (mean, None, rec.robust_text().map(|t| format!("robust {t}"))),
+    };
     let mut text = fmt::fmt_cycles(Some(value));
+    if let Some((lo, hi)) = interval {
+        text.push_str(&format!(
+            " [{}–{}]",
+            fmt::fmt_cycles(Some(lo)),
+            fmt::fmt_cycles(Some(hi))
+        ));
+    }
     if rec.opkey.starts_with("hash_") {
         let width = rec.sizes.get("digest_bytes").map(|b| b * 8);
         let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &rec.opkey));
@@ -214,7 +272,8 @@ fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -
         value,
         text,
         evidence: record_evidence(sys, rec),
-        robust: rec.robust_text(),
+        robust: beside,
+        interval,
     })
 }
 
@@ -282,6 +341,7 @@ fn bytes_cell(
         text,
         evidence,
         robust: None,
+        interval: None,
     })
 }
 
@@ -363,7 +423,8 @@ pub fn rank_category(
     let mut cycle_mean = vec![0.0; pool.len()];
     for &col in &cycle_cols {
         let vals: Vec<f64> = pool.iter().map(|e| e.cells[col].value).collect();
-        for (i, r) in average_ranks(&vals).into_iter().enumerate() {
+        let ivs: Vec<_> = pool.iter().map(|e| e.cells[col].interval).collect();
+        for (i, r) in interval_ranks(&vals, &ivs).into_iter().enumerate() {
             cycle_mean[i] += r / cycle_cols.len() as f64;
         }
     }
@@ -397,7 +458,8 @@ pub fn rank_category(
     let mut columns = Vec::new();
     for col in 0..n_metrics {
         let vals: Vec<f64> = entries.iter().map(|e| e.cells[col].value).collect();
-        for (i, r) in average_ranks(&vals).into_iter().enumerate() {
+        let ivs: Vec<_> = entries.iter().map(|e| e.cells[col].interval).collect();
+        for (i, r) in interval_ranks(&vals, &ivs).into_iter().enumerate() {
             entries[i].ranks[col] = r;
         }
     }
@@ -531,5 +593,20 @@ mod tests {
         );
         assert_eq!(average_ranks(&[2.0, 2.0, 2.0]), vec![2.0, 2.0, 2.0]);
         assert!(average_ranks(&[]).is_empty());
+    }
+
+    #[test]
+    fn overlapping_intervals_tie() {
+        let v = [10.0, 10.5, 12.0, 20.0];
+        let iv = [
+            Some((9.5, 10.6)),
+            Some((10.2, 10.8)),
+            Some((10.7, 12.5)),
+            None,
+        ];
+        // 10.5 overlaps 10 (tie); 12's interval is apart from 10's: its own rank.
+        assert_eq!(interval_ranks(&v, &iv), vec![1.5, 1.5, 3.0, 4.0]);
+        // Without intervals: the reference ranks.
+        assert_eq!(interval_ranks(&v, &[None; 4]), average_ranks(&v));
     }
 }

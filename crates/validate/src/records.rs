@@ -411,6 +411,17 @@ fn check_robust(rep: &mut Report, r: &Record, p: &dyn Fn(&str, String) -> Proble
                     ));
                 }
             }
+            if (rb.trials, rb.fenced_out, &rb.method)
+                != (want.trials, want.fenced_out, &want.method)
+            {
+                rep.problems.push(p(
+                    "pqperf.robust",
+                    format!(
+                        "recorded trials {:?}, fenced_out {:?}, method {:?} but the stored samples give {:?}, {:?}, {:?}",
+                        rb.trials, rb.fenced_out, rb.method, want.trials, want.fenced_out, want.method
+                    ),
+                ));
+            }
             if rb.calls != want.calls {
                 rep.problems.push(p(
                     "pqperf.robust.calls",

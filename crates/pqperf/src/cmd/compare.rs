@@ -9,10 +9,12 @@ use anyhow::Context;
 const LONG_HELP: &str = "A and B are run directories (records/) or datasets \
 (performance/data/<system>/records/; --system when there are several). For every (candidate, \
 instance, operation) on both sides: the ratio B/A of the robust per-call estimates \
-(pqperf.robust: p50, or the 20 % trimmed mean for sign) with an interval that knows the \
-between-run noise: the widest of the per-call bootstrap interval and the between-process \
-(Welch t, 95 %) interval of the per-trial estimates, widened by the A-A noise floor recorded \
-for either side (--record-noise-floor). Verdict: slower/faster when the interval excludes 1.0 \
+(pqperf.robust: p50, or for variable-time operations such as sign the fenced mean per call) \
+with an interval that knows the between-run noise: the widest of the per-call bootstrap \
+interval and the between-process interval of the per-trial estimates (Welch t, or with 8 or \
+more processes a side the Mann-Whitney interval of their shift), widened by the A-A noise \
+floor recorded for either side (--record-noise-floor), else by the drift measured within the \
+runs' own processes (8 or more a side), else by an assumed 2 %. Verdict: slower/faster when the interval excludes 1.0 \
 and |change| >= --threshold (default 2 %); no change when the whole interval lies inside the \
 +-threshold band; otherwise inconclusive, with the reason. Also inconclusive when the two \
 records' canary (a fixed workload every driver process times) says the machine itself \

@@ -1,7 +1,8 @@
 //! Section 3 of the candidate page: the performance table per instance and operation (mean
 //! cycles, time, ops/s, median trial, `n`), and — for pqperf records that carry a robust
-//! estimate (`pqperf.robust`) — one more column with the estimate ± its 95 % CI half-width,
-//! flagged when wider than ±2 %, and a sentence on what it is and on disturbed re-runs.
+//! estimate (`pqperf.robust`) — first the estimate ± its 95 % CI half-width, flagged when
+//! wider than ±2 %, and the per-call p50/p90/p99, then the reference columns, and a sentence
+//! on what it is and on disturbed re-runs.
 
 use crate::common::code;
 use crate::page::{Cell, Table};
@@ -66,6 +67,24 @@ pub(crate) fn robust_cell(r: &RecordRef) -> String {
     }
 }
 
+/// `60.1 µs / 95.0 µs / 130 µs`: the per-call p50, p90 and p99 of the sampled calls.
+pub(crate) fn per_call_cell(r: &RecordRef) -> String {
+    match r
+        .rec
+        .pqperf
+        .as_ref()
+        .and_then(|p| p.per_call_seconds.as_ref())
+    {
+        Some(q) => format!(
+            "{} / {} / {}",
+            fmt_time(Some(q.p50)),
+            fmt_time(Some(q.p90)),
+            fmt_time(Some(q.p99))
+        ),
+        None => DASH.into(),
+    }
+}
+
 /// The sentence under the table when the robust column is shown.
 pub(super) fn robust_note(v: &SystemView, cand: &str, labels: &[String]) -> Option<String> {
     if !any_robust(v, cand, labels) {
@@ -79,7 +98,7 @@ pub(super) fn robust_note(v: &SystemView, cand: &str, labels: &[String]) -> Opti
         }
     }
     Some(format!(
-        "The `robust ± CI` column is pqperf's robust per-call estimate from separate sampled trials (the reference columns come from trials without per-call reads): the median call, or for `sign` (variable work: rejection sampling) the 20 % trimmed mean over calls, with the half-width of a seeded 95 % bootstrap interval; ⚠ marks intervals wider than ±{} %. Driver runs: {}, of which {reruns} repeated a run with a disturbed trial (run-queue wait above 2 % of the trial).",
+        "The `robust ± CI` column is pqperf's robust per-call estimate from separate sampled trials (the reference columns come from trials without per-call reads): the median call for fixed work; for variable work (`sign`'s rejection sampling, or calls whose middle half spans 25 % or more) the mean per call a user pays, without the calls that lost the CPU, over independent processes, with a 95 % interval that includes the spread between them (earlier records: the 20 % trimmed mean over calls); the method page says how. ⚠ marks intervals wider than ±{} %. Driver runs: {}, of which {reruns} repeated a run with a disturbed trial (run-queue wait above 2 % of the trial).",
         fmt_f(WIDE_CI * 100.0, 0),
         processes as u64 + reruns
     ))
@@ -165,7 +184,9 @@ pub(super) fn performance_table(
         ]
     };
     if rb {
-        header.push("robust ± CI".into());
+        // pqperf's robust estimate is the headline: first, with the per-call distribution.
+        header.insert(2, "robust ± CI".into());
+        header.insert(3, "per call p50 / p90 / p99".into());
     }
     let mut t = Table::new(header);
     for label in labels {
@@ -180,7 +201,7 @@ pub(super) fn performance_table(
                     "inconsistent"
                 };
                 let mut row = vec![Cell::text(code(label)), Cell::text(opkey), val(what.into())];
-                row.extend((0..if rb { 5 } else { 4 }).map(|_| Cell::default()));
+                row.extend((0..if rb { 6 } else { 4 }).map(|_| Cell::default()));
                 t.row(row);
                 continue;
             }
@@ -213,7 +234,8 @@ pub(super) fn performance_table(
                 ]
             };
             if rb {
-                row.push(val(robust_cell(&r)));
+                row.insert(2, val(robust_cell(&r)));
+                row.insert(3, val(per_call_cell(&r)));
             }
             t.row(row);
         }
