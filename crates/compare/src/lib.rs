@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod counts;
 pub mod interleave;
 pub mod load;
 pub mod paired;
