@@ -355,7 +355,17 @@ struct Env {
     setarch: Option<PathBuf>,
 }
 
+/// One unit's evidence; a reason quoting valgrind's or the candidate's messages keeps no
+/// machine path.
 fn count_unit(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -> CountEvidence {
+    let mut ev = count_unit_inner(opts, env, inst, u);
+    if let Some(r) = &ev.reason {
+        ev.reason = Some(pqperf_model::paths::redact_machine_paths(r).0);
+    }
+    ev
+}
+
+fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -> CountEvidence {
     let e = &inst.entry;
     let extra = |k: &str| {
         e.extra
