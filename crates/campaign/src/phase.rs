@@ -30,7 +30,9 @@ pub enum Phase {
     Hashcost,
     /// Constant-time check hook (not part of `all`).
     Ct,
-    /// build, kat, baseline, calibrate, measure, profile, hashcost.
+    /// Instruction-count hook (callgrind; part of `all`, done without valgrind).
+    Count,
+    /// build, kat, baseline, calibrate, measure, profile, hashcost, count.
     All,
     /// Plan preview.
     Plan,
@@ -51,6 +53,7 @@ impl Phase {
             "profile" => Phase::Profile,
             "hashcost" => Phase::Hashcost,
             "ct" => Phase::Ct,
+            "count" => Phase::Count,
             "all" => Phase::All,
             "plan" => Phase::Plan,
             "publish" => Phase::Publish,
@@ -70,6 +73,7 @@ impl Phase {
             Phase::Profile => "profile",
             Phase::Hashcost => "hashcost",
             Phase::Ct => "ct",
+            Phase::Count => "count",
             Phase::All => "all",
             Phase::Plan => "plan",
             Phase::Publish => "publish",
@@ -178,7 +182,7 @@ pub type Hook = Box<dyn Fn(&PhaseCtx) -> Result<PhaseStatus, PhaseError> + Send 
 
 /// The phases other stages provide, keyed by phase name (filled by the CLI: build and KAT
 /// from `pqperf-build`/`pqperf-kat`, baseline/profile/hashcost from `pqperf-profile`, ct from
-/// `pqperf-ct`). Calibrate, measure and plan are the campaign's own and need no entry.
+/// `pqperf-ct`, count from `pqperf-count`). Calibrate, measure and plan are the campaign's own and need no entry.
 #[derive(Default)]
 pub struct Hooks {
     by_name: BTreeMap<&'static str, Hook>,

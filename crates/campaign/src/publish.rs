@@ -91,11 +91,14 @@ pub fn publish_with(
             files.push(f);
         }
     }
-    // Constant-time evidence (`ct/<id>/<label>.json`, pqperf-ct).
-    files.extend(walk_files(&layout.ct_dir()).into_iter().filter(|f| {
-        let name = f.file_name().unwrap().to_string_lossy();
-        is_link(f) || (name.ends_with(".json") && !name.starts_with('.'))
-    }));
+    // Constant-time evidence (`ct/<id>/<label>.json`, pqperf-ct) and instruction counts
+    // (`count/<id>/<label>__<op>.json`, pqperf-count).
+    for dir in [layout.ct_dir(), layout.count_dir()] {
+        files.extend(walk_files(&dir).into_iter().filter(|f| {
+            let name = f.file_name().unwrap().to_string_lossy();
+            is_link(f) || (name.ends_with(".json") && !name.starts_with('.'))
+        }));
+    }
     // KAT logs are `kat/<id>/<label>.log` and `katcheck/<name>.log`: nothing deeper (the KAT
     // child's output folder `kat/<id>/<label>/` is the candidate's to write).
     for (root, depth) in [(layout.kat_dir(), 2), (layout.katcheck_dir(), 1)] {

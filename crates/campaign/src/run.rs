@@ -211,7 +211,8 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             desc,
         )?);
     }
-    if system_id.is_none() && !matches!(phase, Phase::Build | Phase::Kat | Phase::Ct) {
+    if system_id.is_none() && !matches!(phase, Phase::Build | Phase::Kat | Phase::Ct | Phase::Count)
+    {
         eprintln!(
             "this machine ({} {}) is not registered in {}; register it with --register \"<description>\" or pass --system",
             u.nodename,
@@ -374,6 +375,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             Phase::Measure,
             Phase::Profile,
             Phase::Hashcost,
+            Phase::Count,
         ]
         .into_iter()
         // `baseline` is refused with a shard (it builds the run's ICCS helper instances,

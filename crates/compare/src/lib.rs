@@ -26,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod counts;
 pub mod load;
 pub mod paired;
 pub mod rank;

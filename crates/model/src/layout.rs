@@ -24,6 +24,7 @@
 //! ├── hashprof/{lib,build,kat}/…          profiling builds and their KAT
 //! ├── iccs-baseline/catalog.toml          the ICCS helper baseline's own catalog
 //! ├── ct/<id>/<label>.json                constant-time evidence (`ct::CtEvidence`)
+//! ├── count/<id>/<label>__<op>.json       instruction counts (`count::CountEvidence`)
 //! ├── ab/                                 `pqperf ab` evidence
 //! ├── campaign.json, campaign.log         campaign bookkeeping and log
 //! ├── shard-<k>.out, deferred.out         output of `campaign parallel`'s chains
@@ -288,6 +289,21 @@ impl RunLayout {
         self.root.join(Self::ct_rel(id, label))
     }
 
+    /// `count/`.
+    pub fn count_dir(&self) -> PathBuf {
+        self.root.join("count")
+    }
+
+    /// `count/<id>/<label>__<op>.json`, run-relative.
+    pub fn count_rel(id: &str, label: &str, op: &str) -> String {
+        format!("count/{id}/{label}__{op}.json")
+    }
+
+    /// `count/<id>/<label>__<op>.json`.
+    pub fn count(&self, id: &str, label: &str, op: &str) -> PathBuf {
+        self.root.join(Self::count_rel(id, label, op))
+    }
+
     /// `ab/`, the evidence of `pqperf ab`.
     pub fn ab_dir(&self) -> PathBuf {
         self.root.join("ab")
@@ -329,14 +345,16 @@ impl RunLayout {
     }
 
     /// The folders of per-instance evidence (`<folder>/<id>/<label>…`; `survey/` holds one
-    /// file per candidate): `records/`, `calibrate/`, `profile/`, `ct/`, `kat/`, `katcheck/`,
-    /// `survey/` — what `campaign merge` takes from the shard that measured an instance.
-    pub fn instance_evidence_dirs(&self) -> [PathBuf; 7] {
+    /// file per candidate): `records/`, `calibrate/`, `profile/`, `ct/`, `count/`, `kat/`,
+    /// `katcheck/`, `survey/` — what `campaign merge` takes from the shard that measured an
+    /// instance.
+    pub fn instance_evidence_dirs(&self) -> [PathBuf; 8] {
         [
             self.records_dir(),
             self.calibrate_dir(),
             self.profile_dir(),
             self.ct_dir(),
+            self.count_dir(),
             self.kat_dir(),
             self.katcheck_dir(),
             self.survey_dir(),
@@ -388,6 +406,10 @@ mod tests {
         assert_eq!(RunLayout::kat_log_rel("a", "b"), "kat/a/b.log");
         assert_eq!(RunLayout::library_rel("a", "b"), "lib/a/libb.so");
         assert_eq!(l.ct("a", "b"), Path::new("/r/ct/a/b.json"));
+        assert_eq!(
+            l.count("a", "b", "sign"),
+            Path::new("/r/count/a/b__sign.json")
+        );
         assert_eq!(l.survey("a"), Path::new("/r/survey/a.json"));
         assert_eq!(l.hashcost("a", "b"), Path::new("/r/hashcost/a/b.tsv"));
         assert_eq!(l.build_json(), Path::new("/r/build.json"));

@@ -29,6 +29,7 @@
 //! | [`ordered`] | the [`evidence_struct!`] macro: typed structs that keep key order, nulls and unknown fields |
 //! | [`catalog`] | the candidate catalog (TOML) |
 //! | [`select`] | instance selection ([`select::Selection`]): `--only`, explicit `<id>/<label>` keys, `--defer`/`--deferred-only`; one `selects(id, label)`, one error naming the bad pattern |
+//! | [`count`] | instruction-count evidence (`count/<id>/<label>__<op>.json`): [`count::CountEvidence`] |
 //! | [`ct`] | constant-time check evidence (`ct/<id>/<label>.json`): [`ct::CtEvidence`] |
 //! | [`fmt`] | number formatting of pages and site tables (Python `%g`/`%.Nf`/`str(float)`, cycles k/M/G, percentages, sizes, ranks) |
 //! | [`fsutil`] | atomic writes |
@@ -63,6 +64,7 @@ pub mod calibration;
 pub mod campaign;
 pub mod captured;
 pub mod catalog;
+pub mod count;
 pub mod ct;
 pub mod dataset;
 pub mod envevidence;

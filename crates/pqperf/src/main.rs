@@ -52,6 +52,9 @@ enum Command {
     /// Constant-time evidence: run each operation under valgrind memcheck with the secret
     /// inputs marked undefined; findings per source location, evidence in <run>/ct/.
     Ct(cmd::ct::CtArgs),
+    /// Deterministic instruction counts: run each operation under valgrind's callgrind,
+    /// counting only the operation; evidence in <run>/count/ (also `campaign count`).
+    Count(cmd::count::CountArgs),
     /// Report host problems and the environment snapshot for a benchmark CPU.
     Check(cmd::measure::CheckArgs),
     /// Run campaign phases in a run directory (check, build, kat, calibrate, measure, profile,
@@ -91,6 +94,7 @@ impl Command {
             Command::Build(a) => Some(&a.contain),
             Command::Kat(a) => Some(&a.contain),
             Command::Ct(a) => Some(&a.contain),
+            Command::Count(a) => Some(&a.contain),
             Command::Campaign(a) => Some(&a.contain),
             Command::Demo(a) => Some(&a.contain),
             Command::Ab(a) => Some(&a.contain),
@@ -127,7 +131,7 @@ fn main() -> std::process::ExitCode {
     }
     if matches!(
         cli.command,
-        Command::Campaign(_) | Command::Demo(_) | Command::Ab(_)
+        Command::Campaign(_) | Command::Demo(_) | Command::Ab(_) | Command::Count(_)
     ) {
         cmd::ensure_lean_driver();
         // The timed outputs are checked against replays in this executable.
@@ -144,6 +148,7 @@ fn main() -> std::process::ExitCode {
         Command::Kat(a) => cmd::build::run_kat(a),
         Command::KatChild(a) => cmd::build::run_kat_child(a),
         Command::Ct(a) => cmd::ct::run(a),
+        Command::Count(a) => cmd::count::run(a),
         Command::Check(a) => cmd::measure::run_check(a),
         Command::Campaign(a) => cmd::measure::run_campaign(a),
         Command::Demo(a) => cmd::demo::run_demo(a),

@@ -190,6 +190,8 @@ pub struct SystemView<'a> {
     pub run_dir: String,
     /// Constant-time evidence (`ct/<id>/<label>.json`) in path order.
     pub ct: &'a [pqperf_model::Loaded<pqperf_model::ct::CtEvidence>],
+    /// Instruction-count evidence (`count/<id>/<label>__<op>.json`) in path order.
+    pub count: &'a [pqperf_model::Loaded<pqperf_model::count::CountEvidence>],
     /// Positions in `records` / `profiles` per candidate and per instance, so that the page
     /// renderers' lookups do not scan every record of the system (119 candidates × ~20
     /// records each made those scans the largest cost of a full site).
@@ -552,6 +554,7 @@ impl<'a> SystemView<'a> {
             profiles,
             run_dir,
             ct: &data.ct,
+            count: &data.count,
             index,
         })
     }

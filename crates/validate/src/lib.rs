@@ -33,6 +33,8 @@
 //!   to the summary of the kept attempts (figures within relative 1e-9);
 //! * **profiles**: each `share` and `hash_share` recomputed from `calls` and `total`
 //!   (relative 1e-9);
+//! * **instruction counts** ([`counts`]): file name from its content, consistent in itself,
+//!   counting the library build.json names;
 //! * **evidence bounds** (`pqperf_model::limits`, in the loader): a file over the evidence size
 //!   bound is refused from its metadata, unread; a record with more stored samples per trial or
 //!   per record, or more bootstrap replicates, than the bounds is refused before any
@@ -55,6 +57,7 @@ use std::path::Path;
 
 use pqperf_model::dataset::Dataset;
 
+mod counts;
 mod envevidence;
 mod katlogs;
 mod pages;
@@ -167,6 +170,7 @@ pub fn validate_with(root: &Path, opts: &Options) -> Report {
         }
         rep.systems.push(sys.id.clone());
         system::check_system(&mut rep, &ds, sys, root);
+        counts::check_counts(&mut rep, sys);
         text::check_names(&mut rep, sys);
         if opts.pages {
             pages::check_pages(&mut rep, &ds, &sys.id, root);

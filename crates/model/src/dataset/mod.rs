@@ -72,6 +72,8 @@ pub struct SystemData {
     pub katcheck: Vec<Loaded<String>>,
     /// Constant-time check evidence (`ct/<id>/<label>.json`), in path order.
     pub ct: Vec<Loaded<crate::ct::CtEvidence>>,
+    /// Instruction-count evidence (`count/<id>/<label>__<op>.json`), in path order.
+    pub count: Vec<Loaded<crate::count::CountEvidence>>,
     /// Files that do not belong to the layout (relative to the dataset root).
     pub stray: Vec<PathBuf>,
 }
@@ -242,6 +244,9 @@ impl SystemData {
                     sys.load_tree(&name, &p, &shown, errors)
                 }
                 ("ct", true) => sys.load_ct(&p, &shown, errors),
+                ("count", true) => {
+                    sys.count = sys.load_json_folder("count", &p, &shown, errors);
+                }
                 ("katcheck", true) => {
                     for f in sorted_entries(&p) {
                         let fname = f.file_name().to_string_lossy().into_owned();
@@ -267,6 +272,19 @@ impl SystemData {
     }
 
     fn load_ct(&mut self, dir: &Path, shown: &Path, errors: &mut Vec<ModelError>) {
+        self.ct = self.load_json_folder("ct", dir, shown, errors);
+    }
+
+    /// `<kind>/<id>/<name>.json` files of one typed evidence kind (ct, count), in path order;
+    /// anything else in the folder is stray.
+    fn load_json_folder<T: serde::de::DeserializeOwned>(
+        &mut self,
+        kind: &str,
+        dir: &Path,
+        shown: &Path,
+        errors: &mut Vec<ModelError>,
+    ) -> Vec<Loaded<T>> {
+        let mut out = Vec::new();
         for cand in sorted_entries(dir) {
             let cname = cand.file_name().to_string_lossy().into_owned();
             let cshown = shown.join(&cname);
@@ -281,9 +299,9 @@ impl SystemData {
                     self.stray.push(fshown);
                     continue;
                 }
-                match crate::pyjson::read::<crate::ct::CtEvidence>(&f.path(), &fshown) {
-                    Ok(value) => self.ct.push(Loaded {
-                        path: PathBuf::from("ct").join(&cname).join(&fname),
+                match crate::pyjson::read::<T>(&f.path(), &fshown) {
+                    Ok(value) => out.push(Loaded {
+                        path: PathBuf::from(kind).join(&cname).join(&fname),
                         shown: fshown,
                         value,
                     }),
@@ -291,6 +309,21 @@ impl SystemData {
                 }
             }
         }
+        out
+    }
+
+    /// Instruction-count evidence of one operation.
+    pub fn count_of(
+        &self,
+        candidate: &str,
+        label: &str,
+        operation: &str,
+    ) -> Option<&Loaded<crate::count::CountEvidence>> {
+        self.count.iter().find(|c| {
+            c.value.candidate == candidate
+                && c.value.label == label
+                && c.value.operation == operation
+        })
     }
 
     /// Constant-time evidence of one instance.

@@ -33,7 +33,8 @@ Examples:
   pqperf compare runs/before runs/after
   pqperf compare runs/x runs/x --map ml-dsa-44=ml-dsa-44-avx2
   pqperf compare base/dataset new/dataset --system x86_1 --json --fail-on-regression
-  pqperf compare runs/aa-1 runs/aa-2 --record-noise-floor   # A-A: noise floor of runs/aa-2";
+  pqperf compare runs/aa-1 runs/aa-2 --record-noise-floor   # A-A: noise floor of runs/aa-2
+  pqperf compare runs/before runs/after --counter instructions --fail-on-regression";
 
 #[derive(clap::Args)]
 #[command(after_long_help = LONG_HELP)]
@@ -49,9 +50,14 @@ pub struct CompareArgs {
     /// mapped pairs are compared.
     #[arg(long = "map", value_name = "A_LABEL=B_LABEL")]
     map: Vec<String>,
-    /// Smallest relative change (percent) that counts as faster/slower.
-    #[arg(long, default_value_t = 2.0)]
-    threshold: f64,
+    /// Smallest relative change (percent) that counts as faster/slower (default 2; 0.5 with
+    /// --counter instructions).
+    #[arg(long)]
+    threshold: Option<f64>,
+    /// What to compare: `time` (the timing records) or `instructions` (the callgrind counts
+    /// of count/, deterministic).
+    #[arg(long, default_value = "time", value_parser = ["time", "instructions"])]
+    counter: String,
     /// JSON instead of Markdown.
     #[arg(long)]
     json: bool,
@@ -83,6 +89,10 @@ pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
 fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
     super::existing_dir(&a.a)?;
     super::existing_dir(&a.b)?;
+    if a.counter == "instructions" {
+        return run_counts(&a);
+    }
+    let threshold = a.threshold.unwrap_or(2.0);
     let mut map = Vec::new();
     for m in &a.map {
         let (x, y) = m
@@ -92,9 +102,8 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
         map.push((x.to_string(), y.to_string()));
     }
     anyhow::ensure!(
-        a.threshold >= 0.0 && a.threshold < 100.0,
-        "--threshold {}: expected a percentage in [0, 100)",
-        a.threshold
+        (0.0..100.0).contains(&threshold),
+        "--threshold {threshold}: expected a percentage in [0, 100)"
     );
     let sa = pqperf_compare::load(&a.a, a.system.as_deref())?;
     let sb = pqperf_compare::load(&a.b, a.system.as_deref())?;
@@ -107,7 +116,7 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let o = pqperf_compare::Options {
-        threshold: a.threshold / 100.0,
+        threshold: threshold / 100.0,
         map,
         force: a.force,
         ..Default::default()
@@ -155,6 +164,52 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
             .transpose()?;
         let p = pqperf_compare::record_noise_floor(&sb, floor)?;
         super::ui::note(format!("noise floor recorded in {}", p.display()));
+    }
+    Ok(if a.fail_on_regression && c.any_slower() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `--counter instructions`: the count evidence of both sides (`pqperf_compare::counts`).
+fn run_counts(a: &CompareArgs) -> anyhow::Result<ExitCode> {
+    use pqperf_compare::counts;
+    let threshold = a.threshold.map_or(counts::DEFAULT_THRESHOLD, |t| t / 100.0);
+    anyhow::ensure!(
+        (0.0..1.0).contains(&threshold),
+        "--threshold {}: expected a percentage in [0, 100)",
+        threshold * 100.0
+    );
+    let mut map = Vec::new();
+    for m in &a.map {
+        let (x, y) = m
+            .split_once('=')
+            .filter(|(x, y)| !x.is_empty() && !y.is_empty())
+            .with_context(|| format!("--map {m}: expected A_LABEL=B_LABEL"))?;
+        map.push((x.to_string(), y.to_string()));
+    }
+    let ca = counts::load_counts(&a.a, a.system.as_deref())?;
+    let cb = counts::load_counts(&a.b, a.system.as_deref())?;
+    for (side, name, p) in [(&ca, "A", &a.a), (&cb, "B", &a.b)] {
+        anyhow::ensure!(
+            !side.is_empty(),
+            "{name} ({}) holds no instruction counts (count/): run `pqperf campaign count` there",
+            p.display()
+        );
+    }
+    let c = counts::compare_counts(&ca, &cb, threshold, &map);
+    anyhow::ensure!(
+        c.comparable() > 0,
+        "no operation has comparable counts on both sides ({} row(s); only in A: {}; only in B: {})",
+        c.rows.len(),
+        c.only_a.len(),
+        c.only_b.len()
+    );
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&c)?);
+    } else {
+        print!("{}", counts::markdown(&c));
     }
     Ok(if a.fail_on_regression && c.any_slower() {
         ExitCode::from(1)

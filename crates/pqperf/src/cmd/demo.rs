@@ -168,6 +168,19 @@ pub fn run(
     let mut ct = o.clone();
     ct.select = demo_set;
     let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
+    // Instruction counts (callgrind) need no quiet CPU but run on every core: before the
+    // timing phases too. Without valgrind the phase says so and the demo goes on.
+    step(
+        "instruction counts (valgrind callgrind, only the operation counted, every core)",
+        t0,
+    );
+    let count = campaign::run_phase(Phase::Count, &ct, &hooks)?;
+    super::ui::note(format!(
+        "demo: [{:6.1} s] count phase ended (exit status {}, {:.1} s)",
+        t0.elapsed().as_secs_f64(),
+        count.code,
+        count.wall_s
+    ));
     step(
         "calibrate (one call per operation, fresh pinned process)",
         t0,

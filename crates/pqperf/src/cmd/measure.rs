@@ -258,8 +258,8 @@ fn options_of(a: &CampaignArgs) -> anyhow::Result<campaign::OptionsData> {
 /// `pqperf campaign <phase>`.
 #[derive(clap::Args)]
 pub struct CampaignArgs {
-    /// check, build, kat, baseline, calibrate, measure, profile, hashcost, ct (constant-time
-    /// check, not part of all), all, plan, publish, parallel (one shard per --cpus entry plus
+    /// check, build, kat, baseline, calibrate, measure, profile, hashcost, count (instruction
+    /// counts), ct (constant-time check, not part of all), all, plan, publish, parallel (one shard per --cpus entry plus
     /// --deferred-cpu), or merge (join the shard run dirs given with --from into --run-dir).
     phase: String,
     #[command(flatten)]
@@ -349,7 +349,7 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
     }
     let Some(phase) = Phase::parse(&a.phase) else {
         return super::refuse(format!(
-            "unknown phase {:?} (check, build, kat, baseline, calibrate, measure, profile, hashcost, ct, all, plan, publish, parallel, merge)",
+            "unknown phase {:?} (check, build, kat, baseline, calibrate, measure, profile, hashcost, count, ct, all, plan, publish, parallel, merge)",
             a.phase
         ));
     };

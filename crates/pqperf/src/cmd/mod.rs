@@ -3,6 +3,7 @@
 pub mod ab;
 pub mod build;
 pub mod compare;
+pub mod count;
 pub mod ct;
 pub mod demo;
 pub mod iccs;

@@ -1,5 +1,6 @@
 //! The one place that wires the stages' phases into the campaign: build and KAT
-//! (`cmd/build.rs`), baseline/profile/hashcost (`cmd/profile.rs`) and ct (`cmd/ct.rs`).
+//! (`cmd/build.rs`), baseline/profile/hashcost (`cmd/profile.rs`), ct (`cmd/ct.rs`) and count
+//! (`cmd/count.rs`).
 //! Used by `pqperf campaign` and `pqperf demo`; also the check `publish` runs (validate).
 
 use pqperf_campaign::{Hooks, PhaseError};
@@ -10,6 +11,7 @@ pub fn hooks() -> Hooks {
     super::build::add_hooks(&mut h);
     super::profile::add_hooks(&mut h);
     super::ct::add_hooks(&mut h);
+    super::count::add_hooks(&mut h);
     // `publish` keeps an old system tree that validate accepts unless the new one passes too
     // (regenerated pages are not compared: publishing makes the old pages stale by design).
     h.provide_publish_check(Box::new(|root, system| {

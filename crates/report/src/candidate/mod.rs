@@ -170,6 +170,10 @@ pub fn page(v: &SystemView, cand: &str, form: Form) -> Result<Page, ReportError>
         out.line(s);
         out.blank();
     }
+    if let Some(s) = perf::count_note(v, cand, &labels) {
+        out.line(s);
+        out.blank();
+    }
     if let Some(t) = &ticks {
         out.line(format!(
             "The `mean {}` column counts {} ticks at {}, not core cycles.",

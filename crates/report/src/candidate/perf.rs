@@ -150,6 +150,58 @@ pub(super) fn inconsistent_note(v: &SystemView, cand: &str, labels: &[String]) -
     })
 }
 
+/// The instruction-count evidence of one operation, when the dataset has some.
+fn count_of<'a>(
+    v: &SystemView<'a>,
+    cand: &str,
+    label: &str,
+    opkey: &str,
+) -> Option<&'a pqperf_model::Loaded<pqperf_model::count::CountEvidence>> {
+    v.count
+        .iter()
+        .find(|c| c.value.candidate == cand && c.value.label == label && c.value.operation == opkey)
+}
+
+/// Whether any instance of the candidate has instruction counts (the column is shown only
+/// then, so pages of datasets without counts are unchanged).
+fn any_counts(v: &SystemView, cand: &str, labels: &[String]) -> bool {
+    v.count
+        .iter()
+        .any(|c| c.value.candidate == cand && labels.contains(&c.value.label))
+}
+
+/// The `instructions/call` cell: the median over the counted calls (cycles' k/M/G form),
+/// or why there is none.
+fn count_cell(v: &SystemView, cand: &str, label: &str, opkey: &str) -> Cell {
+    match count_of(v, cand, label, opkey) {
+        None => Cell::text(DASH),
+        Some(c) => {
+            let ev = Some(crate::view::run_evidence(&v.id, &c.path));
+            let text = match (&c.value.status[..], c.value.instructions_per_call) {
+                ("counted", Some(s)) => fmt_cycles(Some(s.median)),
+                (st, _) => st.to_string(),
+            };
+            Cell::value(text, ev)
+        }
+    }
+}
+
+/// The sentence under the table when it has the `instructions/call` column.
+pub(super) fn count_note(v: &SystemView, cand: &str, labels: &[String]) -> Option<String> {
+    let calls = v
+        .count
+        .iter()
+        .filter(|c| c.value.candidate == cand && labels.contains(&c.value.label))
+        .find_map(|c| (c.value.status == "counted").then_some(c.value.calls))?;
+    Some(format!(
+        "`instructions/call` is the median number of instructions one call executes under \
+         valgrind's callgrind ({calls} calls with the driver's seeded inputs, only the \
+         operation's API function and its callees counted): deterministic, the same on any \
+         host under any load, and work done, not time (an AVX2 instruction does more than a \
+         scalar one). Evidence: `count/<id>/<label>__<op>.json`."
+    ))
+}
+
 pub(super) fn performance_table(
     v: &SystemView,
     cand: &str,
@@ -188,6 +240,10 @@ pub(super) fn performance_table(
         header.insert(2, "robust ± CI".into());
         header.insert(3, "per call p50 / p90 / p99".into());
     }
+    let counts = any_counts(v, cand, labels);
+    if counts {
+        header.push("instructions/call".into());
+    }
     let mut t = Table::new(header);
     for label in labels {
         for r in v.records_of(cand, label) {
@@ -201,7 +257,9 @@ pub(super) fn performance_table(
                     "inconsistent"
                 };
                 let mut row = vec![Cell::text(code(label)), Cell::text(opkey), val(what.into())];
-                row.extend((0..if rb { 6 } else { 4 }).map(|_| Cell::default()));
+                row.extend(
+                    (0..4 + if rb { 2 } else { 0 } + usize::from(counts)).map(|_| Cell::default()),
+                );
                 t.row(row);
                 continue;
             }
@@ -225,7 +283,7 @@ pub(super) fn performance_table(
             } else {
                 vec![
                     Cell::text(code(label)),
-                    Cell::text(opkey),
+                    Cell::text(opkey.clone()),
                     val(fmt_cycles(r.rec.mean_cycles)),
                     val(fmt_time(r.rec.mean_seconds)),
                     val(fmt_ops(r.rec.operations_per_second)),
@@ -236,6 +294,9 @@ pub(super) fn performance_table(
             if rb {
                 row.insert(2, val(robust_cell(&r)));
                 row.insert(3, val(per_call_cell(&r)));
+            }
+            if counts {
+                row.push(count_cell(v, cand, label, &opkey));
             }
             t.row(row);
         }

@@ -6,6 +6,7 @@ mod common;
 
 mod built_from;
 mod check;
+mod count_column;
 mod ct_section;
 mod emulated;
 mod golden_pages;

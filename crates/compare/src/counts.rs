@@ -1,0 +1,316 @@
+//! `pqperf compare A B --counter instructions`: the gate on instruction counts
+//! (`count/<id>/<label>__<op>.json`, see docs/counting.md). Counts are deterministic, so the
+//! ratio B/A of the mean instructions per call is exact: A–A is exactly 1 ("no change") on any
+//! host under any load, and a change of the work is "slower" or "faster" when it reaches the
+//! threshold ([`DEFAULT_THRESHOLD`]). Two counts compare only when they were made in the same
+//! testbed (valgrind, its options, compiler, flags, C library, machine), with the same seeds
+//! and the same number of calls; otherwise the row says "not comparable" and why.
+
+use std::path::Path;
+
+use pqperf_model::count::CountEvidence;
+use pqperf_model::dataset::Dataset;
+use serde::Serialize;
+
+use crate::CompareError;
+
+/// Default threshold: a change of at least 0.5 % of the instructions per call is slower or
+/// faster (smaller exact changes are reported with their ratio as "no change").
+pub const DEFAULT_THRESHOLD: f64 = 0.005;
+
+/// One operation on both sides.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CountRow {
+    /// `<id>/<label>` of side A.
+    pub instance: String,
+    /// `<id>/<label>` of side B (differs with `--map`).
+    pub instance_b: String,
+    /// Operation key.
+    pub operation: String,
+    /// Mean instructions per call of A.
+    pub a: Option<f64>,
+    /// Mean instructions per call of B.
+    pub b: Option<f64>,
+    /// B ÷ A.
+    pub ratio: Option<f64>,
+    /// `slower`, `faster`, `no change`, `not comparable`, `not counted`.
+    pub verdict: String,
+    /// Why (not comparable / not counted), or the exact change.
+    pub note: String,
+}
+
+/// The comparison of two sides' counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CountComparison {
+    /// The counter compared (`instructions`).
+    pub counter: String,
+    /// The threshold (fraction).
+    pub threshold: f64,
+    /// Rows, in A's order.
+    pub rows: Vec<CountRow>,
+    /// Operations counted only in A / only in B.
+    pub only_a: Vec<String>,
+    /// Operations counted only in B.
+    pub only_b: Vec<String>,
+}
+
+impl CountComparison {
+    /// Any row slower.
+    pub fn any_slower(&self) -> bool {
+        self.rows.iter().any(|r| r.verdict == "slower")
+    }
+
+    /// Rows with a ratio.
+    pub fn comparable(&self) -> usize {
+        self.rows.iter().filter(|r| r.ratio.is_some()).count()
+    }
+}
+
+/// The count evidence of a run directory or a dataset system.
+pub fn load_counts(path: &Path, system: Option<&str>) -> Result<Vec<CountEvidence>, CompareError> {
+    let ds = Dataset::load(path).map_err(|e| CompareError::Load(e.to_string()))?;
+    let sys = match (system, ds.systems.as_slice()) {
+        (Some(id), _) => ds
+            .system(id)
+            .ok_or_else(|| CompareError::Load(format!("{}: no system {id:?}", path.display())))?,
+        (None, [one]) => one,
+        (None, []) => {
+            return Err(CompareError::Load(format!(
+                "{}: neither a run directory nor a dataset with a system",
+                path.display()
+            )));
+        }
+        (None, _) => {
+            return Err(CompareError::Load(format!(
+                "{}: several systems; choose one with --system",
+                path.display()
+            )));
+        }
+    };
+    Ok(sys.count.iter().map(|c| c.value.clone()).collect())
+}
+
+/// Why two counts of one operation cannot be compared exactly (None: they can).
+fn incomparable(a: &CountEvidence, b: &CountEvidence) -> Option<String> {
+    let (ta, tb) = (&a.testbed, &b.testbed);
+    let fields = [
+        ("valgrind", ta.valgrind == tb.valgrind),
+        ("valgrind options", ta.flags.len() == tb.flags.len()),
+        ("ASLR", ta.aslr == tb.aslr),
+        ("compiler", ta.compiler == tb.compiler),
+        ("build flags", ta.build_flags == tb.build_flags),
+        ("C library", ta.libc == tb.libc),
+        ("machine", ta.machine == tb.machine),
+    ];
+    // The options name the counted symbol, which differs between two libraries' namespaces:
+    // compare them without it.
+    let strip = |f: &[String]| -> Vec<String> {
+        f.iter()
+            .filter(|x| !x.starts_with("--toggle-collect=") && !x.starts_with("--dump-after="))
+            .cloned()
+            .collect()
+    };
+    let mut diff: Vec<&str> = fields
+        .iter()
+        .filter(|(_, same)| !same)
+        .map(|(n, _)| *n)
+        .collect();
+    if strip(&ta.flags) != strip(&tb.flags) && !diff.contains(&"valgrind options") {
+        diff.push("valgrind options");
+    }
+    if a.seeds != b.seeds {
+        diff.push("seeds");
+    }
+    if a.calls != b.calls {
+        diff.push("calls counted");
+    }
+    (!diff.is_empty()).then(|| format!("testbed differs: {}", diff.join(", ")))
+}
+
+/// Compare the counts of `a` and `b` (`map`: A label → B label).
+pub fn compare_counts(
+    a: &[CountEvidence],
+    b: &[CountEvidence],
+    threshold: f64,
+    map: &[(String, String)],
+) -> CountComparison {
+    let key = |e: &CountEvidence| format!("{}/{} {}", e.candidate, e.label, e.operation);
+    let b_label = |l: &str| -> Option<String> {
+        if map.is_empty() {
+            Some(l.to_string())
+        } else {
+            map.iter().find(|(x, _)| x == l).map(|(_, y)| y.clone())
+        }
+    };
+    let mut rows = Vec::new();
+    let mut only_a = Vec::new();
+    let mut used_b = vec![false; b.len()];
+    for x in a {
+        let Some(bl) = b_label(&x.label) else {
+            continue;
+        };
+        let found = b.iter().enumerate().find(|(_, y)| {
+            y.candidate == x.candidate && y.label == bl && y.operation == x.operation
+        });
+        let Some((j, y)) = found else {
+            only_a.push(key(x));
+            continue;
+        };
+        used_b[j] = true;
+        let (ia, ib) = (x.instructions(), y.instructions());
+        let mut row = CountRow {
+            instance: format!("{}/{}", x.candidate, x.label),
+            instance_b: format!("{}/{}", y.candidate, y.label),
+            operation: x.operation.clone(),
+            a: ia,
+            b: ib,
+            ratio: None,
+            verdict: String::new(),
+            note: String::new(),
+        };
+        match (ia, ib) {
+            (Some(va), Some(vb)) => match incomparable(x, y) {
+                Some(why) => {
+                    row.verdict = "not comparable".into();
+                    row.note = why;
+                }
+                None => {
+                    let r = if va == vb { 1.0 } else { vb / va };
+                    row.ratio = Some(r);
+                    row.verdict = if va == vb {
+                        "no change".into()
+                    } else if r >= 1.0 + threshold {
+                        "slower".into()
+                    } else if r <= 1.0 - threshold {
+                        "faster".into()
+                    } else {
+                        "no change".into()
+                    };
+                    row.note = if va == vb {
+                        "identical counts".into()
+                    } else {
+                        format!("{:+} instructions per call", vb - va)
+                    };
+                }
+            },
+            _ => {
+                row.verdict = "not counted".into();
+                let why = |e: &CountEvidence| {
+                    format!("{} {}", e.status, e.reason.as_deref().unwrap_or_default())
+                };
+                row.note = if ia.is_none() {
+                    format!("A: {}", why(x))
+                } else {
+                    format!("B: {}", why(y))
+                };
+            }
+        }
+        rows.push(row);
+    }
+    let only_b = b
+        .iter()
+        .zip(&used_b)
+        .filter(|(y, used)| !**used && (map.is_empty() || map.iter().any(|(_, bl)| *bl == y.label)))
+        .map(|(y, _)| key(y))
+        .collect();
+    CountComparison {
+        counter: "instructions".into(),
+        threshold,
+        rows,
+        only_a,
+        only_b,
+    }
+}
+
+/// The comparison as Markdown.
+pub fn markdown(c: &CountComparison) -> String {
+    let mut s = format!(
+        "# Instruction counts B/A (callgrind, instructions per call; threshold {} %)\n\n\
+         Counts are deterministic: the ratio is exact and A–A is 1. They measure work done, \
+         not time (a vector instruction does more than a scalar one).\n\n\
+         | instance | operation | A | B | B/A | verdict | note |\n|---|---|---|---|---|---|---|\n",
+        pqperf_model::pyjson::py_float_repr(c.threshold * 100.0)
+    );
+    let num = |v: Option<f64>| v.map_or("–".to_string(), |x| format!("{x:.1}"));
+    for r in &c.rows {
+        let inst = if r.instance == r.instance_b {
+            r.instance.clone()
+        } else {
+            format!("{} → {}", r.instance, r.instance_b)
+        };
+        s.push_str(&format!(
+            "| {inst} | {} | {} | {} | {} | {} | {} |\n",
+            r.operation,
+            num(r.a),
+            num(r.b),
+            r.ratio.map_or("–".to_string(), |x| format!("{x:.6}")),
+            r.verdict,
+            r.note
+        ));
+    }
+    for (side, v) in [("A", &c.only_a), ("B", &c.only_b)] {
+        if !v.is_empty() {
+            s.push_str(&format!("\nOnly in {side}: {}\n", v.join(", ")));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pqperf_model::count::Spread;
+
+    fn ev(label: &str, instr: u64) -> CountEvidence {
+        let s = Spread::of(&[instr]).unwrap();
+        CountEvidence {
+            schema: 1,
+            candidate: "sign-90".into(),
+            label: label.into(),
+            operation: "sign".into(),
+            status: "counted".into(),
+            calls: 1,
+            calls_run: 2,
+            instructions_per_call: Some(s),
+            estimated_cycles_per_call: Some(s),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_a_is_exactly_no_change_and_a_change_has_its_exact_ratio() {
+        let a = vec![ev("X", 100_000)];
+        let c = compare_counts(&a, &a, DEFAULT_THRESHOLD, &[]);
+        assert_eq!(c.rows[0].ratio, Some(1.0));
+        assert_eq!(c.rows[0].verdict, "no change");
+        assert!(!c.any_slower());
+        let b = vec![ev("X", 101_000)];
+        let c = compare_counts(&a, &b, DEFAULT_THRESHOLD, &[]);
+        assert_eq!(c.rows[0].ratio, Some(1.01));
+        assert_eq!(c.rows[0].verdict, "slower");
+        assert!(c.any_slower());
+        let c = compare_counts(&b, &a, DEFAULT_THRESHOLD, &[]);
+        assert_eq!(c.rows[0].verdict, "faster");
+        // Below the threshold: the exact change is said, the verdict is no change.
+        let c = compare_counts(&a, &[ev("X", 100_100)], DEFAULT_THRESHOLD, &[]);
+        assert_eq!(
+            (c.rows[0].verdict.as_str(), c.rows[0].note.as_str()),
+            ("no change", "+100 instructions per call")
+        );
+        // Another testbed: not comparable.
+        let mut other = ev("X", 100_000);
+        other.testbed.compiler = "gcc 14".into();
+        let c = compare_counts(&a, &[other], DEFAULT_THRESHOLD, &[]);
+        assert_eq!(c.rows[0].verdict, "not comparable");
+        assert!(c.rows[0].note.contains("compiler"), "{:?}", c.rows[0]);
+        // --map pairs labels.
+        let c = compare_counts(
+            &a,
+            &[ev("Y", 100_000)],
+            DEFAULT_THRESHOLD,
+            &[("X".into(), "Y".into())],
+        );
+        assert_eq!(c.rows[0].verdict, "no change");
+        assert!(markdown(&c).contains("sign-90/X → sign-90/Y"));
+    }
+}

@@ -1,0 +1,601 @@
+//! Stage count: deterministic instruction counts per operation (see `docs/counting.md`).
+//!
+//! One valgrind process per (instance, operation): the lean timing driver `pqperf-driver`
+//! runs under `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=<API function>
+//! --dump-after=<API function>` with address-space randomisation off (`setarch -R`), a fixed
+//! minimal environment and fixed short paths, contained like every child that runs candidate
+//! code (`pqperf_ffi::untrusted`). Only the operation's API function and its callees are
+//! counted — not the driver's loop, its preparation or the process start — one profile part
+//! per call, with callgrind's cache simulation in a fixed geometry. The driver's seeded DRNG
+//! gives the same inputs in every run, so the figures are the same on any host under any load.
+//!
+//! [`callgrind`] reads the output, [`classify`] names the class of each function,
+//! [`analyse`] turns the parts into the figures of [`pqperf_model::count::CountEvidence`].
+
+#![forbid(unsafe_code)]
+
+pub mod analyse;
+pub mod callgrind;
+pub mod classify;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use pqperf_measure::driver::ApiSpec;
+use pqperf_measure::instance::Instance;
+use pqperf_model::count::{COUNT_SCHEMA, CountEvidence, ESTIMATED_CYCLES_FORMULA, Testbed};
+use pqperf_model::layout::RunLayout;
+use pqperf_model::vocab::Category;
+
+/// Calls counted per operation by default.
+pub const DEFAULT_CALLS: u64 = 10;
+
+/// The driver's DRNG seed on this version (`00 01 … 2f`, `pqperf-driver`'s `SEED`), hex.
+pub const DRIVER_SEED_HEX: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f";
+
+/// The fixed cache geometry (the one Iai, Gungraun and CodSpeed use).
+pub const CACHE_GEOMETRY: [&str; 3] = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"];
+
+/// Errors of the stage.
+#[derive(Debug, thiserror::Error)]
+pub enum CountError {
+    /// An input file or folder could not be used.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Something the stage needs is missing or wrong.
+    #[error("{0}")]
+    Input(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CountError + '_ {
+    move |source| CountError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What to count.
+#[derive(Debug, Clone)]
+pub struct CountOptions {
+    /// Run directory (library paths are relative to it; evidence goes to `count/`).
+    pub run_dir: PathBuf,
+    /// The instances (the measured ones: the campaign's selection).
+    pub instances: Vec<Instance>,
+    /// Calls counted per operation.
+    pub calls: u64,
+    /// valgrind processes at once (counting needs no quiet CPU).
+    pub jobs: usize,
+    /// Timeout of one valgrind process.
+    pub timeout: Duration,
+    /// The valgrind executable.
+    pub valgrind: String,
+    /// The lean driver executable.
+    pub driver: PathBuf,
+    /// Count again units whose evidence names the built library.
+    pub redo: bool,
+    /// One line per unit on stderr.
+    pub progress: bool,
+}
+
+impl CountOptions {
+    /// Defaults for `run_dir` and `instances`: [`DEFAULT_CALLS`] calls, one job per CPU,
+    /// 600 s per process, `valgrind` from `PATH`, the driver found as the measure stage
+    /// finds it.
+    pub fn new(run_dir: impl Into<PathBuf>, instances: Vec<Instance>) -> Result<Self, CountError> {
+        let driver = pqperf_measure::runner::DriverExe::locate()
+            .map_err(|e| CountError::Input(e.to_string()))?;
+        Ok(CountOptions {
+            run_dir: run_dir.into(),
+            instances,
+            calls: DEFAULT_CALLS,
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            timeout: Duration::from_secs(600),
+            valgrind: "valgrind".into(),
+            driver,
+            redo: false,
+            progress: false,
+        })
+    }
+}
+
+/// What a count run did.
+#[derive(Debug, Clone, Default)]
+pub struct CountSummary {
+    /// Evidence written (run-relative paths), in unit order.
+    pub written: Vec<String>,
+    /// The evidence of every unit counted now, in unit order.
+    pub evidence: Vec<CountEvidence>,
+    /// Units kept (their evidence names the built library).
+    pub kept: usize,
+    /// Wall seconds.
+    pub seconds: f64,
+}
+
+/// `valgrind --version` (`valgrind-3.19.0`), or `None` when valgrind cannot run: counting is
+/// then not possible, which the caller says (never an error of the campaign).
+pub fn valgrind_version(valgrind: &str) -> Option<String> {
+    std::process::Command::new(valgrind)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// One unit: an operation of an instance.
+#[derive(Debug, Clone)]
+struct Unit {
+    inst: usize,
+    opkey: String,
+    op: String,
+    bytes: u64,
+}
+
+/// The API function of `op` and how often the driver's preparation calls it; Err: why this
+/// operation has no single function to count.
+pub fn symbol_of(
+    api: &ApiSpec,
+    category: Option<Category>,
+    op: &str,
+) -> Result<(String, usize), String> {
+    let prep = usize::from(matches!(op, "enc" | "dec"));
+    let name = match api {
+        ApiSpec::Iccs => match (category, op) {
+            (Some(Category::Sign), "keygen") => "sig_keygen".to_string(),
+            (Some(Category::Sign), "sign") => "sig_sign".to_string(),
+            (Some(Category::Sign), "verify") => "sig_verify".to_string(),
+            (Some(Category::Kem), "keygen") => "kem_keygen".to_string(),
+            (Some(Category::Kem), "enc") => "kem_enc".to_string(),
+            (Some(Category::Kem), "dec") => "kem_dec".to_string(),
+            (Some(Category::Hash), "hash") => "CryptHash".to_string(),
+            (Some(Category::Kex), _) => {
+                return Err("key-exchange steps are not counted yet (an exchange spans several API functions)".into());
+            }
+            _ => return Err(format!("no API function known for operation {op}")),
+        },
+        ApiSpec::Nist {
+            kind,
+            namespace,
+            ctx,
+            ..
+        } => {
+            let c = if *ctx { "_ctx" } else { "" };
+            let f = match (kind.as_str(), op) {
+                ("sign", "keygen") => "crypto_sign_keypair".to_string(),
+                ("sign", "sign") => format!("crypto_sign_signature{c}"),
+                ("sign", "verify") => format!("crypto_sign_verify{c}"),
+                ("kem", "keygen") => "crypto_kem_keypair".to_string(),
+                ("kem", "enc") => "crypto_kem_enc".to_string(),
+                ("kem", "dec") => "crypto_kem_dec".to_string(),
+                _ => return Err(format!("no API function known for {kind} operation {op}")),
+            };
+            format!("{namespace}_{f}")
+        }
+    };
+    Ok((name, prep))
+}
+
+/// Why this library cannot be counted exactly (AVX-512 code, which valgrind cannot decode),
+/// from its recorded build flags and this host's CPU.
+pub fn avx512_refusal(build_flags: &str) -> Option<String> {
+    let f = build_flags.to_ascii_lowercase();
+    if f.contains("avx512") {
+        return Some("built with AVX-512 flags, which valgrind cannot decode: not counted".into());
+    }
+    let native = f.contains("-march=native") || f.contains("-mcpu=native");
+    let host_avx512 = std::fs::read_to_string("/proc/cpuinfo")
+        .map(|c| c.contains(" avx512f"))
+        .unwrap_or(false);
+    (native && host_avx512).then(|| {
+        "built with -march=native on an AVX-512 host: its code may use AVX-512, which valgrind cannot decode; not counted".into()
+    })
+}
+
+/// The C library (`glibc 2.36`), for the testbed key.
+fn libc_version() -> String {
+    std::process::Command::new("getconf")
+        .arg("GNU_LIBC_VERSION")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The exact valgrind options of a unit (counted function `symbol`).
+pub fn valgrind_flags(symbol: &str) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "--tool=callgrind",
+        "--collect-atstart=no",
+        "--combine-dumps=yes",
+        "--compress-pos=no",
+        "--cache-sim=yes",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.extend(CACHE_GEOMETRY.iter().map(|s| s.to_string()));
+    v.push(format!("--toggle-collect={symbol}"));
+    v.push(format!("--dump-after={symbol}"));
+    v
+}
+
+fn lookup(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(PathBuf::from(program));
+    }
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(program))
+            .find(|c| c.is_file())
+    })
+}
+
+/// Counts every operation of the selected instances, `jobs` valgrind processes at once, and
+/// writes `count/<id>/<label>__<op>.json` for each.
+pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
+    let t0 = Instant::now();
+    let tool = valgrind_version(&opts.valgrind).ok_or_else(|| {
+        CountError::Input(format!(
+            "valgrind ({}) cannot run: instruction counts need valgrind's callgrind",
+            opts.valgrind
+        ))
+    })?;
+    let layout = RunLayout::new(&opts.run_dir);
+    let mut units = Vec::new();
+    let mut kept = 0;
+    for (i, inst) in opts.instances.iter().enumerate() {
+        for (opkey, op, bytes) in pqperf_measure::instance::base_ops(inst.category) {
+            let path = layout.count(&inst.entry.candidate, &inst.entry.label, &opkey);
+            if !opts.redo && current(&path, inst.entry.library_sha256.as_deref()) {
+                kept += 1;
+                continue;
+            }
+            units.push(Unit {
+                inst: i,
+                opkey,
+                op,
+                bytes,
+            });
+        }
+    }
+    let env = Env {
+        tool,
+        libc: libc_version(),
+        machine: pqperf_ffi::procinfo::uname().machine,
+        valgrind: lookup(&opts.valgrind)
+            .ok_or_else(|| CountError::Input(format!("{} is not on PATH", opts.valgrind)))?,
+        setarch: lookup("setarch"),
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, CountEvidence)>> = Mutex::new(Vec::new());
+    let jobs = opts.jobs.clamp(1, units.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(u) = units.get(k) else { break };
+                    let ev = count_unit(opts, &env, &opts.instances[u.inst], u);
+                    if opts.progress {
+                        eprintln!(
+                            "count {}/{} {}: {}",
+                            ev.candidate,
+                            ev.label,
+                            ev.operation,
+                            line(&ev)
+                        );
+                    }
+                    results
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((k, ev));
+                }
+            });
+        }
+    });
+    let mut res = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    res.sort_by_key(|(k, _)| *k);
+    let mut out = CountSummary {
+        kept,
+        ..Default::default()
+    };
+    for (_, ev) in res {
+        let rel = RunLayout::count_rel(&ev.candidate, &ev.label, &ev.operation);
+        let path = opts.run_dir.join(&rel);
+        let text = pqperf_model::pyjson::to_string(&ev)
+            .map_err(|e| CountError::Input(format!("{rel}: {e}")))?;
+        pqperf_model::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
+        out.written.push(rel);
+        out.evidence.push(ev);
+    }
+    out.seconds = t0.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// Whether the evidence at `path` was made from the library `sha` (counted or refused).
+fn current(path: &Path, sha: Option<&str>) -> bool {
+    let Some(sha) = sha else { return false };
+    pqperf_model::pyjson::read::<CountEvidence>(path, path)
+        .is_ok_and(|e| e.library_sha256.as_deref() == Some(sha) && e.status != "failed")
+}
+
+/// The one-line result of a unit (`1 234 567 instructions per call (10 calls)`, or why not).
+pub fn line(ev: &CountEvidence) -> String {
+    match (&ev.status[..], ev.instructions_per_call) {
+        ("counted", Some(s)) => format!(
+            "{} instructions per call (median; min {}, max {}, {} calls), {} estimated cycles",
+            s.median,
+            s.min,
+            s.max,
+            ev.calls,
+            ev.estimated_cycles_per_call.map_or(0.0, |c| c.median)
+        ),
+        (st, _) => format!(
+            "{st}: {}",
+            ev.reason.as_deref().unwrap_or("no reason recorded")
+        ),
+    }
+}
+
+/// What every unit of a run shares.
+struct Env {
+    tool: String,
+    libc: String,
+    machine: String,
+    valgrind: PathBuf,
+    setarch: Option<PathBuf>,
+}
+
+/// One unit's evidence; a reason quoting valgrind's or the candidate's messages keeps no
+/// machine path.
+fn count_unit(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -> CountEvidence {
+    let mut ev = count_unit_inner(opts, env, inst, u);
+    if let Some(r) = &ev.reason {
+        ev.reason = Some(pqperf_model::paths::redact_machine_paths(r).0);
+    }
+    ev
+}
+
+fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -> CountEvidence {
+    let e = &inst.entry;
+    let extra = |k: &str| {
+        e.extra
+            .get(k)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut ev = CountEvidence {
+        schema: COUNT_SCHEMA,
+        candidate: e.candidate.clone(),
+        label: e.label.clone(),
+        operation: u.opkey.clone(),
+        status: "failed".into(),
+        library_sha256: e.library_sha256.clone(),
+        seeds: vec![DRIVER_SEED_HEX.to_string()],
+        estimated_cycles_formula: ESTIMATED_CYCLES_FORMULA.into(),
+        testbed: Testbed {
+            valgrind: env.tool.clone(),
+            flags: Vec::new(),
+            aslr: if env.setarch.is_some() {
+                "off (setarch -R)".into()
+            } else {
+                "on (setarch not found)".into()
+            },
+            compiler: extra("compiler"),
+            build_flags: extra("build_flags"),
+            libc: env.libc.clone(),
+            machine: env.machine.clone(),
+        },
+        utc: pqperf_measure::record::utc_now(),
+        ..Default::default()
+    };
+    let refuse = |mut ev: CountEvidence, why: String| {
+        ev.status = "refused".into();
+        ev.reason = Some(why);
+        ev
+    };
+    let (symbol, prep) = match symbol_of(&inst.api, inst.category, &u.op) {
+        Ok(s) => s,
+        Err(why) => return refuse(ev, why),
+    };
+    ev.symbol = symbol.clone();
+    ev.testbed.flags = valgrind_flags(&symbol);
+    if let Some(why) = avx512_refusal(&ev.testbed.build_flags) {
+        return refuse(ev, why);
+    }
+    let Some(lib_rel) = e.library.as_deref() else {
+        ev.reason = Some("build.json names no library".into());
+        return ev;
+    };
+    let lib = opts.run_dir.join(lib_rel);
+    // The library counted is the one build.json names: its bytes are hashed here.
+    match std::fs::read(&lib) {
+        Ok(b) => {
+            let sha = pqperf_model::katlog::sha256_hex(&b);
+            if e.library_sha256.as_deref().is_some_and(|s| s != sha) {
+                ev.reason = Some(format!(
+                    "{lib_rel} is not the library build.json names (sha256 {sha}): run build"
+                ));
+                return ev;
+            }
+            ev.library_sha256 = Some(sha);
+        }
+        Err(err) => {
+            ev.reason = Some(format!("{lib_rel}: {err}"));
+            return ev;
+        }
+    }
+    match run_valgrind(opts, env, inst, u, &lib, &symbol) {
+        Err(why) => ev.reason = Some(why),
+        Ok(r) => {
+            ev.command = r.command;
+            ev.seconds = r.seconds;
+            if let Some(why) = r.undecodable {
+                return refuse(ev, why);
+            }
+            if let Some(why) = r.failure {
+                ev.reason = Some(why);
+                return ev;
+            }
+            match callgrind::parse(&r.output)
+                .map_err(|e| e.to_string())
+                .and_then(|p| analyse::analyse(&p, &symbol, prep, opts.calls as usize))
+            {
+                Err(why) => ev.reason = Some(format!("callgrind output: {why}")),
+                Ok(c) => {
+                    ev.status = "counted".into();
+                    ev.calls = c.calls;
+                    ev.calls_run = c.calls_run;
+                    ev.instructions_per_call = Some(c.instructions_per_call);
+                    ev.estimated_cycles_per_call = Some(c.estimated_cycles_per_call);
+                    ev.per_call = Some(c.per_call);
+                    ev.functions = c.functions;
+                    ev.classes = c.classes;
+                }
+            }
+        }
+    }
+    ev
+}
+
+/// What one valgrind process left.
+struct RunResult {
+    command: Vec<String>,
+    seconds: f64,
+    output: String,
+    undecodable: Option<String>,
+    failure: Option<String>,
+}
+
+/// Runs the driver under callgrind, contained, in a fresh scratch folder holding only short
+/// links to the driver (`d`) and the library (`l.so`) and the output folder, so that argv,
+/// environment and working directory are the same bytes in every run on every host.
+fn run_valgrind(
+    opts: &CountOptions,
+    env: &Env,
+    inst: &Instance,
+    u: &Unit,
+    lib: &Path,
+    symbol: &str,
+) -> Result<RunResult, String> {
+    use pqperf_ffi::untrusted::{self, ChildSpec, RESULT_FD_ENV};
+    let work = tempfile::Builder::new()
+        .prefix("pqperf-count-")
+        .tempdir()
+        .map_err(|e| format!("scratch folder: {e}"))?;
+    let w = work.path();
+    let abs = |p: &Path| std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()));
+    let driver = abs(&opts.driver)?;
+    let library = abs(lib)?;
+    std::os::unix::fs::symlink(&driver, w.join("d")).map_err(|e| format!("link: {e}"))?;
+    std::os::unix::fs::symlink(&library, w.join("l.so")).map_err(|e| format!("link: {e}"))?;
+    for d in ["out", "tmp"] {
+        std::fs::create_dir(w.join(d)).map_err(|e| format!("scratch folder {d}: {e}"))?;
+    }
+    let args = pqperf_measure::driver::DriverArgs {
+        lib: PathBuf::from("./l.so"),
+        op: u.op.clone(),
+        bytes: u.bytes,
+        trials: 1,
+        iters: opts.calls,
+        warmups: 0,
+        cpu: None,
+        samples: false,
+        force_ticks: true,
+        api: inst.api.clone(),
+        // No stack painting: valgrind does not grow the stack below the stack pointer.
+        stack_region: 0,
+    };
+    let mut argv = vec!["./d".to_string()];
+    argv.extend(args.to_argv());
+    let flags = valgrind_flags(symbol);
+    // The result descriptor's number is known only in the child: the shell writes it with
+    // four digits (the environment keeps its size in every run), clears the environment (valgrind's own temporary files go to `tmp/`) and execs
+    // setarch → valgrind → the driver.
+    let mut sh = vec![
+        "-c".to_string(),
+        format!(
+            "fd=$(printf %04d \"${RESULT_FD_ENV}\") && exec /usr/bin/env -i {RESULT_FD_ENV}=$fd LC_ALL=C TMPDIR=tmp \"$@\""
+        ),
+        "sh".to_string(),
+    ];
+    if let Some(s) = &env.setarch {
+        sh.push(s.to_string_lossy().into_owned());
+        sh.push("-R".into());
+    }
+    sh.push(env.valgrind.to_string_lossy().into_owned());
+    sh.extend(flags.iter().cloned());
+    sh.push("--callgrind-out-file=out/callgrind.out".into());
+    sh.extend(argv.iter().cloned());
+    let spec = ChildSpec {
+        program: "/bin/sh".into(),
+        args: sh,
+        cwd: w.to_path_buf(),
+        timeout: opts.timeout,
+        writable: vec![w.join("out"), w.join("tmp")],
+        readable: vec![
+            driver.parent().map(Path::to_path_buf).unwrap_or_default(),
+            library,
+        ],
+        ..Default::default()
+    };
+    let t0 = Instant::now();
+    let o = untrusted::run(&spec);
+    let seconds = t0.elapsed().as_secs_f64();
+    let mut command = vec!["valgrind".to_string()];
+    command.extend(flags);
+    command.push("--callgrind-out-file=out/callgrind.out".into());
+    command.push(pqperf_measure::runner::DRIVER_BIN.into());
+    command.extend(args.to_argv());
+    let mut r = RunResult {
+        command,
+        seconds,
+        output: String::new(),
+        undecodable: None,
+        failure: None,
+    };
+    if let Some(e) = o.spawn_error {
+        r.failure = Some(format!("cannot start valgrind: {e}"));
+        return Ok(r);
+    }
+    let stderr = o.stderr.text();
+    if stderr.contains("unhandled instruction") || stderr.contains("Illegal opcode") {
+        r.undecodable =
+            Some("valgrind met an instruction it cannot decode (AVX-512?): not counted".into());
+        return Ok(r);
+    }
+    let lines = o.result_lines();
+    let complete = lines.iter().any(|l| l == "STATUS\tcomplete");
+    if o.timed_out {
+        r.failure = Some(format!("timeout after {} s", opts.timeout.as_secs()));
+        return Ok(r);
+    }
+    if o.code() != Some(0) || !complete {
+        let tail = o.stderr.tail_chars(400);
+        r.failure = Some(format!(
+            "the driver under valgrind ended with exit status {:?}{}: {}",
+            o.code(),
+            if complete {
+                ""
+            } else {
+                " without STATUS complete"
+            },
+            pqperf_model::captured::escape_captured(&tail)
+        ));
+        return Ok(r);
+    }
+    let out = w.join("out/callgrind.out");
+    let bytes = std::fs::read(&out).map_err(|e| format!("callgrind output: {e}"))?;
+    r.output = String::from_utf8_lossy(&bytes).into_owned();
+    Ok(r)
+}

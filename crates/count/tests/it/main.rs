@@ -1,0 +1,4 @@
+//! The integration tests of `count`: one test binary for the crate, one module per topic
+//! (`cargo test -p <crate> --test it <module>::`).
+
+mod toy;

@@ -1,0 +1,326 @@
+//! Instruction-count evidence (`count/<id>/<label>__<op>.json`, run directory and dataset
+//! system directory): one operation of one library counted under valgrind's callgrind, only
+//! inside the operation's API function, over a fixed number of calls with the driver's seeded
+//! inputs. Counts are deterministic: the same library, inputs and testbed give the same
+//! figures on any host and under any load (see `docs/counting.md`).
+//!
+//! Format (Python `json.dumps(indent=1)` + newline, keys in this order):
+//!
+//! ```text
+//! schema                     1
+//! candidate, label, operation
+//! status                     "counted" | "refused" | "failed"
+//! reason                     why not counted (null when counted)
+//! library_sha256             sha256 of the library counted (build.json's)
+//! symbol                     the API function whose calls were counted (`--toggle-collect`)
+//! calls                      calls counted (parts of the profile, one per call)
+//! calls_run                  calls of the function in the process (preparation and memory
+//!                            pass included; only `calls` of them are counted)
+//! seeds                      the driver's DRNG seed(s), hex
+//! instructions_per_call      {median, mean, min, max} of Ir over the counted calls
+//! estimated_cycles_per_call  {median, mean, min, max} of the estimate below
+//! per_call                   mean per call: data_reads, data_writes, l1_misses, ll_misses
+//!                            (and the raw callgrind events, `events`)
+//! estimated_cycles_formula   "callgrind-estimated-cycles-v1: …" (named and versioned)
+//! functions                  [ CountFunction … ] inclusive instructions per call, classified
+//! classes                    class → instructions per call attributed to it (outermost)
+//! testbed                    valgrind version, exact flags, cache geometry, compiler,
+//!                            C library; counts compare exactly only within one testbed
+//! command                    the driver command line (relative paths)
+//! seconds                    wall seconds of the valgrind process
+//! utc                        when it was counted
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// Newest `schema` of count evidence.
+pub const COUNT_SCHEMA: u64 = 1;
+
+/// The estimated-cycles formula, named and versioned (the Iai/Gungraun figure).
+pub const ESTIMATED_CYCLES_FORMULA: &str = "callgrind-estimated-cycles-v1: L1 hits + 5·LL hits + 35·RAM hits (RAM hits = ILmr+DLmr+DLmw; LL hits = I1mr+D1mr+D1mw − RAM hits; L1 hits = Ir+Dr+Dw − LL hits − RAM hits)";
+
+/// The function classes of the per-function table, in display order.
+pub const CLASSES: &[&str] = &[
+    "keccak/shake",
+    "sha-2",
+    "sm3",
+    "aes",
+    "iccs-helpers",
+    "drng",
+    "libc",
+    "candidate",
+];
+
+/// One operation's instruction count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct CountEvidence {
+    /// Format version ([`COUNT_SCHEMA`]).
+    pub schema: u64,
+    /// Catalog id.
+    pub candidate: String,
+    /// Instance label.
+    pub label: String,
+    /// Operation (record key: `keygen`, `sign`, `verify`, `enc`, `dec`, `hash_64`, …).
+    pub operation: String,
+    /// `counted`, `refused` (valgrind cannot count it exactly: AVX-512, an operation without
+    /// a single API function) or `failed` (the process did not finish).
+    pub status: String,
+    /// Why not counted (null when counted).
+    pub reason: Option<String>,
+    /// sha256 of the library counted.
+    pub library_sha256: Option<String>,
+    /// The API function whose calls were counted.
+    pub symbol: String,
+    /// Calls counted.
+    pub calls: u64,
+    /// Calls of `symbol` in the whole process (preparation and memory pass included).
+    pub calls_run: u64,
+    /// The driver's DRNG seed(s), hex.
+    pub seeds: Vec<String>,
+    /// Instructions (callgrind `Ir`) per call.
+    pub instructions_per_call: Option<Spread>,
+    /// Estimated cycles per call ([`ESTIMATED_CYCLES_FORMULA`]).
+    pub estimated_cycles_per_call: Option<Spread>,
+    /// Mean per call of the cache-simulation figures.
+    pub per_call: Option<PerCall>,
+    /// The formula of `estimated_cycles_per_call`.
+    pub estimated_cycles_formula: String,
+    /// Functions reached by the operation, by inclusive instructions per call (largest first).
+    pub functions: Vec<CountFunction>,
+    /// Class → instructions per call attributed to it: a call from a function of another
+    /// class into a function of this class counts with its inclusive cost (the outermost
+    /// classified frame wins); `candidate` is the rest. The values add up to
+    /// `instructions_per_call.mean`.
+    pub classes: serde_json::Map<String, serde_json::Value>,
+    /// What the counts depend on besides the library and the inputs.
+    pub testbed: Testbed,
+    /// The driver command line (relative paths).
+    pub command: Vec<String>,
+    /// Wall seconds of the valgrind process.
+    pub seconds: f64,
+    /// When it was counted (UTC).
+    pub utc: String,
+}
+
+/// Median, mean, minimum and maximum over the counted calls.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct Spread {
+    /// Median (the mean of the two middle values for an even count).
+    pub median: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Smallest.
+    pub min: u64,
+    /// Largest.
+    pub max: u64,
+}
+
+impl Spread {
+    /// The spread of `v` (None when empty).
+    pub fn of(v: &[u64]) -> Option<Spread> {
+        if v.is_empty() {
+            return None;
+        }
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        let n = s.len();
+        let median = if n % 2 == 1 {
+            s[n / 2] as f64
+        } else {
+            (s[n / 2 - 1] as f64 + s[n / 2] as f64) / 2.0
+        };
+        let sum: u128 = s.iter().map(|&x| x as u128).sum();
+        Some(Spread {
+            median,
+            mean: sum as f64 / n as f64,
+            min: s[0],
+            max: s[n - 1],
+        })
+    }
+}
+
+/// Cache-simulation figures, mean per call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct PerCall {
+    /// Data reads (`Dr`).
+    pub data_reads: f64,
+    /// Data writes (`Dw`).
+    pub data_writes: f64,
+    /// L1 misses (`I1mr + D1mr + D1mw`).
+    pub l1_misses: f64,
+    /// Last-level misses (`ILmr + DLmr + DLmw`).
+    pub ll_misses: f64,
+    /// Every callgrind event, mean per call, in callgrind's order.
+    pub events: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One function reached by the operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct CountFunction {
+    /// Function name (callgrind's).
+    pub function: String,
+    /// Its class (one of [`CLASSES`]).
+    pub class: String,
+    /// Inclusive instructions per operation call (self and callees).
+    pub inclusive_per_call: f64,
+    /// Own instructions per operation call.
+    pub self_per_call: f64,
+    /// Calls of it per operation call.
+    pub calls_per_call: f64,
+}
+
+/// What a count depends on besides the library and its inputs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Testbed {
+    /// `valgrind --version`.
+    pub valgrind: String,
+    /// The exact valgrind options.
+    pub flags: Vec<String>,
+    /// Address-space randomisation (`off (setarch -R)`).
+    pub aslr: String,
+    /// The compiler of the library (build.json `compiler`).
+    pub compiler: String,
+    /// The C flags of the library (build.json `build_flags`).
+    pub build_flags: String,
+    /// The C library (`glibc 2.36`).
+    pub libc: String,
+    /// Machine architecture.
+    pub machine: String,
+}
+
+impl Testbed {
+    /// The key under which counts compare exactly: every field.
+    pub fn key(&self) -> String {
+        format!(
+            "{} | {} | {} | {} | {} | {} | {}",
+            self.valgrind,
+            self.flags.join(" "),
+            self.aslr,
+            self.compiler,
+            self.build_flags,
+            self.libc,
+            self.machine
+        )
+    }
+}
+
+impl CountEvidence {
+    /// Instructions per call (the mean; None when not counted).
+    pub fn instructions(&self) -> Option<f64> {
+        (self.status == "counted")
+            .then_some(self.instructions_per_call.map(|s| s.mean))
+            .flatten()
+    }
+
+    /// Problems of an evidence file's own consistency (empty: consistent): the status and
+    /// its figures, the spread's order, the classes adding up to the mean.
+    pub fn problems(&self) -> Vec<String> {
+        let mut p = Vec::new();
+        if self.schema > COUNT_SCHEMA {
+            p.push(format!(
+                "schema {} is newer than {COUNT_SCHEMA}",
+                self.schema
+            ));
+        }
+        match self.status.as_str() {
+            "counted" => {
+                if self.reason.is_some() {
+                    p.push("status counted with a reason".into());
+                }
+                if self.calls == 0 {
+                    p.push("status counted with 0 calls".into());
+                }
+                if self.calls > self.calls_run {
+                    p.push(format!(
+                        "calls {} above calls_run {}",
+                        self.calls, self.calls_run
+                    ));
+                }
+                match &self.instructions_per_call {
+                    None => p.push("status counted without instructions_per_call".into()),
+                    Some(s) => {
+                        let (lo, hi) = (s.min as f64, s.max as f64);
+                        if !(lo <= s.median && s.median <= hi && lo <= s.mean && s.mean <= hi) {
+                            p.push(format!(
+                                "instructions_per_call not ordered: min {} median {} mean {} max {}",
+                                s.min, s.median, s.mean, s.max
+                            ));
+                        }
+                        let sum: f64 = self.classes.values().filter_map(|v| v.as_f64()).sum();
+                        if !self.classes.is_empty() && (sum - s.mean).abs() > 1e-6 * s.mean.max(1.0)
+                        {
+                            p.push(format!(
+                                "classes add up to {sum}, not to the mean {}",
+                                s.mean
+                            ));
+                        }
+                    }
+                }
+                if self.estimated_cycles_per_call.is_none() {
+                    p.push("status counted without estimated_cycles_per_call".into());
+                }
+                if self.library_sha256.is_none() {
+                    p.push("status counted without library_sha256".into());
+                }
+            }
+            "refused" | "failed" => {
+                if self.reason.is_none() {
+                    p.push(format!("status {} without a reason", self.status));
+                }
+            }
+            other => p.push(format!("unknown status {other:?}")),
+        }
+        for k in self.classes.keys() {
+            if !CLASSES.contains(&k.as_str()) {
+                p.push(format!("unknown class {k:?}"));
+            }
+        }
+        for f in &self.functions {
+            if !CLASSES.contains(&f.class.as_str()) {
+                p.push(format!(
+                    "function {}: unknown class {:?}",
+                    f.function, f.class
+                ));
+            }
+        }
+        if self.estimated_cycles_formula != ESTIMATED_CYCLES_FORMULA && self.status == "counted" {
+            p.push(format!(
+                "estimated_cycles_formula {:?} is not this version's",
+                self.estimated_cycles_formula
+            ));
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_and_consistency() {
+        let s = Spread::of(&[5, 1, 3, 3]).unwrap();
+        assert_eq!((s.min, s.max, s.median, s.mean), (1, 5, 3.0, 3.0));
+        assert!(Spread::of(&[]).is_none());
+        let mut ev = CountEvidence {
+            schema: 1,
+            status: "counted".into(),
+            calls: 4,
+            calls_run: 5,
+            instructions_per_call: Some(s),
+            estimated_cycles_per_call: Some(s),
+            library_sha256: Some("ab".into()),
+            estimated_cycles_formula: ESTIMATED_CYCLES_FORMULA.into(),
+            ..Default::default()
+        };
+        ev.classes.insert("candidate".into(), 2.0.into());
+        ev.classes.insert("sm3".into(), 1.0.into());
+        assert!(ev.problems().is_empty(), "{:?}", ev.problems());
+        assert_eq!(ev.instructions(), Some(3.0));
+        ev.classes.insert("sm3".into(), 2.0.into());
+        assert!(ev.problems()[0].contains("add up"), "{:?}", ev.problems());
+        let text = crate::pyjson::to_string(&ev).unwrap();
+        let back: CountEvidence = crate::pyjson::from_str("x".as_ref(), &text).unwrap();
+        assert_eq!(back, ev);
+    }
+}

@@ -1,0 +1,92 @@
+//! The `instructions/call` column of the performance table, on a golden copy with added
+//! count evidence (`performance/data/x86_1/count/<id>/<label>__<op>.json`): shown with its
+//! sentence only for a candidate with counts, in both forms; other
+//! candidates' pages are unchanged; validation accepts the count folder. (Golden pages stay
+//! byte-identical: tests/golden_pages.rs.)
+
+use pqperf_model::count::{CountEvidence, ESTIMATED_CYCLES_FORMULA, Spread};
+use pqperf_model::dataset::Dataset;
+use pqperf_report::{Form, candidate_page};
+
+use crate::common;
+use common::*;
+
+#[test]
+fn count_evidence_gives_the_column() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let ds = Dataset::load(&root).unwrap();
+    let before = candidate_page(&ds, "x86_1", "sign-08", Form::Harness).unwrap();
+    let other_before = candidate_page(&ds, "x86_1", "sign-02", Form::Harness).unwrap();
+    assert!(!before.contains("instructions/call"), "golden page changed");
+    let sha = ds
+        .system("x86_1")
+        .unwrap()
+        .build
+        .as_ref()
+        .unwrap()
+        .value
+        .entry("sign-08", "DARTS128")
+        .unwrap()
+        .library_sha256
+        .clone();
+    let s = Spread::of(&[434_542, 434_542]).unwrap();
+    let mut ev = CountEvidence {
+        schema: 1,
+        candidate: "sign-08".into(),
+        label: "DARTS128".into(),
+        operation: "sign".into(),
+        status: "counted".into(),
+        library_sha256: sha,
+        symbol: "sig_sign".into(),
+        calls: 2,
+        calls_run: 3,
+        instructions_per_call: Some(s),
+        estimated_cycles_per_call: Some(s),
+        estimated_cycles_formula: ESTIMATED_CYCLES_FORMULA.into(),
+        ..Default::default()
+    };
+    ev.classes.insert("candidate".into(), 434_542.0.into());
+    let p = root.join("performance/data/x86_1/count/sign-08/DARTS128__sign.json");
+    let text = pqperf_model::pyjson::to_string(&ev).unwrap();
+    pqperf_model::fsutil::write_atomic(&p, text.as_bytes()).unwrap();
+    let ds = Dataset::load(&root).unwrap();
+    assert_eq!(ds.system("x86_1").unwrap().count.len(), 1);
+    let page = candidate_page(&ds, "x86_1", "sign-08", Form::Harness).unwrap();
+    let header = page
+        .lines()
+        .find(|l| l.starts_with("| instance | operation |"))
+        .unwrap();
+    assert!(header.ends_with("| instructions/call |"), "{header}");
+    let sign = page
+        .lines()
+        .find(|l| l.starts_with("| `DARTS128` | sign |"))
+        .unwrap();
+    assert!(sign.ends_with("| 434.5 k |"), "{sign}");
+    let keygen = page
+        .lines()
+        .find(|l| l.starts_with("| `DARTS128` | keygen |"))
+        .unwrap();
+    assert!(keygen.ends_with("| – |"), "{keygen}");
+    let note = page
+        .lines()
+        .find(|l| l.starts_with("`instructions/call` is the median number of instructions"))
+        .unwrap();
+    assert!(note.contains("work done, not time"), "{note}");
+    let site = candidate_page(&ds, "x86_1", "sign-08", Form::Site).unwrap();
+    assert!(site.contains("| 434.5 k |"), "{site}");
+    // Another candidate without counts: its page is what it was.
+    assert_eq!(
+        candidate_page(&ds, "x86_1", "sign-02", Form::Harness).unwrap(),
+        other_before
+    );
+    let rep = pqperf_validate::validate(&root, Some("x86_1"));
+    assert!(
+        !rep.problems
+            .iter()
+            .any(|p| format!("{p:?}").contains("count")),
+        "{:?}",
+        rep.problems
+    );
+}
