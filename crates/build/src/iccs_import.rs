@@ -312,6 +312,23 @@ pub fn algorithm_of(instance: &str) -> String {
     }
 }
 
+/// ` (the sources test MSIG_MODE (1, 3): e.g. --define MSIG_MODE=1)`: the macros an
+/// instance folder's sources test to choose a parameter set, or nothing when none is found.
+pub fn selector_hint(dir: &Path) -> String {
+    let s = crate::macros::selectors(dir, 4);
+    let Some(first) = s.first() else {
+        return String::new();
+    };
+    let example = match first.values.first() {
+        Some(v) => format!("--define {}={v}", first.name),
+        None => format!("--define {}", first.name),
+    };
+    format!(
+        " (the sources test {}: e.g. {example})",
+        s.iter().map(|x| x.shown()).collect::<Vec<_>>().join(", ")
+    )
+}
+
 /// The label of an instance: the folder name when it is the instance name (any case) or
 /// the instance name followed by a suffix (`BiT-128-avx2`), else the instance name.
 fn label_for(folder: &str, instance: &str) -> String {
@@ -534,9 +551,12 @@ pub fn read_submission_full(
                     of_folder.as_ref().map_or("none".to_string(), |e| e.path.clone()),
                     of_instance.as_ref().map_or("none".to_string(), |e| e.path.clone()),
                     if other_set {
-                        "; the folder's entry is another parameter set: select it with --define or --sets"
+                        format!(
+                            "; the folder's entry is another parameter set: select it with --define or --sets{}",
+                            selector_hint(&sdir)
+                        )
                     } else {
-                        ""
+                        String::new()
                     }
                 )
             });
@@ -740,8 +760,33 @@ pub fn import_iccs(opts: &IccsImportOptions) -> Result<ImportSummary, BuildError
                     ));
                     *slot = i;
                 } else {
+                    // An earlier import of the same folder under another label (the set
+                    // the folder built without these defines) stays too: said, with how
+                    // to drop it, since it was not asked for now.
+                    let folder = identities
+                        .iter()
+                        .find(|x| x.label == i.label)
+                        .map(|x| x.folder.clone());
+                    let same_folder: Vec<&str> = merged
+                        .iter()
+                        .filter(|x| {
+                            folder.is_some()
+                                && record.instances.get(&x.label).map(|r| &r.folder)
+                                    == folder.as_ref()
+                        })
+                        .map(|x| x.label.as_str())
+                        .collect();
+                    let also = if same_folder.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "; {} came from the same folder {} in an earlier import and stays: it will be built, measured and published too unless you delete its [[candidate.instance]] entry from catalog.toml",
+                            same_folder.join(", "),
+                            folder.as_deref().unwrap_or("")
+                        )
+                    };
                     notes.push(format!(
-                        "{}/{}: added beside {}",
+                        "{}/{}: added beside {}{also}",
                         opts.id,
                         i.label,
                         merged

@@ -17,6 +17,7 @@ pub mod compile;
 pub mod current;
 pub mod flags;
 pub mod iccs_import;
+pub mod macros;
 pub mod pqclean;
 pub mod probe;
 pub mod provider;

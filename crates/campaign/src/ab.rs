@@ -82,6 +82,77 @@ pub struct AbOptions {
     pub driver: Option<PathBuf>,
     /// Clock-probe attempts of the host check (the campaign's `--probe-attempts`).
     pub probe_attempts: usize,
+    /// `--max-time`: a deadline from the start of the measurement (the CPU lease wait and
+    /// the calibration included). When it passes no further pair
+    /// is started; every unit not yet stopped is judged on the pairs it has, at the per-look
+    /// confidence (the deadline's look replaces the looks not reached, so the error over all
+    /// looks stays within the plan), and its reason says so.
+    pub max_time: Option<Duration>,
+}
+
+/// An inconclusive reason's hint as it applies after `used` pairs of at most `most`: when
+/// the unit used every pair `--max-pairs` allows, more pairs means a larger `--max-pairs`,
+/// not `--pairs`.
+pub fn hint_for_pairs_used(reason: &str, used: usize, most: usize) -> String {
+    if used >= most {
+        reason.replace(
+            "more pairs (pqperf ab --pairs)",
+            &format!("more pairs (all {most} that --max-pairs allows were used: raise pqperf ab --max-pairs)"),
+        )
+    } else {
+        reason.to_string()
+    }
+}
+
+/// The closing one-line verdict of `pqperf ab` for a CI log: the overall word (slower when
+/// any operation is slower; else inconclusive when any is inconclusive or unmeasured; else
+/// faster when any is faster; else no change), the counts, and the largest change.
+pub fn verdict_line(ev: &AbEvidence) -> String {
+    let count = |v: Verdict| ev.units.iter().filter(|u| u.result.verdict == v).count();
+    let (slower, faster, same, inc, none) = (
+        count(Verdict::Slower),
+        count(Verdict::Faster),
+        count(Verdict::NoChange),
+        count(Verdict::Inconclusive),
+        count(Verdict::NoEstimate),
+    );
+    let word = if slower > 0 {
+        "slower"
+    } else if inc + none > 0 {
+        "inconclusive"
+    } else if faster > 0 {
+        "faster"
+    } else {
+        "no change"
+    };
+    let mut parts = vec![
+        format!("{slower} slower"),
+        format!("{faster} faster"),
+        format!("{same} no change"),
+        format!("{inc} inconclusive"),
+    ];
+    if none > 0 {
+        parts.push(format!("{none} not measured"));
+    }
+    let worst = ev
+        .units
+        .iter()
+        .filter_map(|u| u.result.ratio.map(|r| (u, r)))
+        .max_by(|x, y| (x.1.ln().abs()).total_cmp(&y.1.ln().abs()));
+    let worst = match worst {
+        Some((u, r)) => format!(
+            "; largest change {} {} {:+.1} %",
+            u.label_b,
+            u.op,
+            (r - 1.0) * 100.0
+        ),
+        None => String::new(),
+    };
+    format!(
+        "ab: verdict {word}: {} of {} operation(s){worst}",
+        parts.join(", "),
+        ev.units.len()
+    )
 }
 
 /// Refuses a benchmark CPU that this process cannot measure on: not online, or not in its
@@ -456,6 +527,7 @@ pub fn run(
     units: &[UnitPlan],
     say: &mut dyn FnMut(String),
 ) -> Result<AbEvidence, CompareError> {
+    let started = std::time::Instant::now();
     if o.pairs < MIN_PAIRS {
         return Err(refused(format!(
             "--pairs {}: at least {MIN_PAIRS} pairs are needed for a distribution-free 95 % interval",
@@ -525,8 +597,20 @@ pub fn run(
     // The result of each unit that stopped at a look before the last.
     let mut stopped: Vec<Option<AbResult>> = vec![None; units.len()];
     let slots = schedule_looks(o.seed, units.len(), &looks);
+    let mut deadline_hit = false;
     for (k, slot) in slots.iter().enumerate() {
         let round_done = (k + 1) % units.len().max(1) == 0;
+        if let Some(limit) = o.max_time
+            && started.elapsed() >= limit
+        {
+            deadline_hit = true;
+            say(format!(
+                "ab: --max-time {} s reached after {} pair(s) of at most {most} per operation; no further pairs, the verdicts are from the pairs run",
+                limit.as_secs_f64(),
+                slot.pair
+            ));
+            break;
+        }
         if stopped[slot.unit].is_none() {
             measure_slot(
                 o,
@@ -577,7 +661,22 @@ pub fn run(
     }
     let mut out = Vec::new();
     for (((u, p), prs), early) in units.iter().zip(&planned).zip(pairs).zip(stopped) {
+        let stopped_early = early.is_some();
         let mut result = early.unwrap_or_else(|| summarize(&prs, o.threshold, confidence));
+        if let Some(r) = &result.reason {
+            result.reason = Some(hint_for_pairs_used(r, prs.len(), most));
+        }
+        if deadline_hit && !stopped_early && p.is_ok() {
+            let limit = o.max_time.map_or(0.0, |d| d.as_secs_f64());
+            let said = format!(
+                "judged at the --max-time deadline ({limit} s) on {} pair(s) of at most {most}",
+                prs.len()
+            );
+            result.reason = Some(match result.reason.take() {
+                Some(r) => format!("{said}; {r}"),
+                None => said,
+            });
+        }
         if let Err(e) = p {
             result.reason = Some(format!("not measured: {e}"));
         }
@@ -858,6 +957,15 @@ pub fn markdown(ev: &AbEvidence) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hint_names_max_pairs_when_every_pair_was_used() {
+        let r = "the change +3.0 % is beyond the ±2 % band but its interval [0.99, 1.07] includes 1.0: the noise is as large as the change; more pairs (pqperf ab --pairs) or a quieter machine would narrow it";
+        let at_max = super::hint_for_pairs_used(r, 40, 40);
+        assert!(at_max.contains("raise pqperf ab --max-pairs"), "{at_max}");
+        assert!(!at_max.contains("--pairs)"), "{at_max}");
+        assert_eq!(super::hint_for_pairs_used(r, 20, 40), r);
+    }
+
     use super::*;
     use pqperf_model::envevidence::ProcessEnv;
 

@@ -77,6 +77,10 @@ pub struct CampaignOptions {
     /// `--keep-stale`: keep evidence whose library is no longer the built one (said in the
     /// log and in campaign.json `pqperf.stale_kept`) instead of doing it again.
     pub keep_stale: bool,
+    /// The command line as the evidence shows it (the CLI's flags included, paths by their
+    /// file name), noted in campaign.json `pqperf.commands` so that the published "commands
+    /// run" can be repeated; `None`: `pqperf campaign <phase>`.
+    pub command: Option<String>,
 }
 
 impl CampaignOptions {
@@ -111,6 +115,7 @@ impl CampaignOptions {
             echo: true,
             redo: false,
             keep_stale: false,
+            command: None,
         })
     }
 

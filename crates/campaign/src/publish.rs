@@ -283,7 +283,9 @@ fn refresh_pages(opts: &CampaignOptions, root: &Path, id: &str, pages: Option<&P
         None => stale_all("pages not regenerated"),
         Some(Err(e)) => stale_all(&format!("regenerating the pages failed ({})", chain(&e))),
         Some(Ok(r)) => {
-            if r.regenerated.is_empty() {
+            if !opts.echo {
+                // `-q`: only the warning below.
+            } else if r.regenerated.is_empty() {
                 println!("publish: no page on disk changes with system {id}'s new evidence");
             } else {
                 println!(
@@ -301,10 +303,12 @@ fn refresh_pages(opts: &CampaignOptions, root: &Path, id: &str, pages: Option<&P
             }
         }
     }
-    eprintln!(
-        "publish: a site built from {} before (rankings, joint view) does not show this publication; build it again with `pqperf site`",
-        root.display()
-    );
+    if opts.echo {
+        eprintln!(
+            "publish: a site built from {} before (rankings, joint view) does not show this publication; build it again with `pqperf site`",
+            root.display()
+        );
+    }
 }
 
 /// `e` and its sources, `outer: inner` (a source whose text the line already ends with is

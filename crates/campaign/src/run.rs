@@ -301,7 +301,12 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         let mut pq = facts.clone();
         pq.version = Some(env!("CARGO_PKG_VERSION").to_string());
         pq.commands = earlier.commands.clone();
-        pq.note_command(&format!("pqperf campaign {}", phase.name()));
+        pq.note_command(
+            &opts
+                .command
+                .clone()
+                .unwrap_or_else(|| format!("pqperf campaign {}", phase.name())),
+        );
         let mut leases = earlier.cpu_leases.clone().unwrap_or_default();
         if let Some(l) = &lease {
             leases.push(LeaseWindow {

@@ -496,7 +496,10 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
         .written
         .push(write_evidence(&opts.run_dir, &helpers)?);
     if opts.progress {
-        eprintln!("ct iccs/helpers: {}", line(&helpers));
+        eprintln!(
+            "ct iccs/helpers: {} operation(s) checked",
+            helpers.operations.len()
+        );
     }
     summary.evidence.push(helpers);
     let results: Mutex<Vec<(usize, CtEvidence)>> = Mutex::new(Vec::new());
@@ -544,7 +547,13 @@ pub fn run(opts: &CtOptions) -> Result<CtSummary, CtError> {
                         } else {
                             " (before the same-family rule)"
                         };
-                        eprintln!("ct {}/{}: {}{later}", ev.candidate, ev.label, line(&ev));
+                        // The verdicts are printed once, with the summary (`CT …` lines).
+                        eprintln!(
+                            "ct {}/{}: {} operation(s) checked{later}",
+                            ev.candidate,
+                            ev.label,
+                            ev.operations.len()
+                        );
                     }
                     results.lock().unwrap().push((k, ev));
                 }
@@ -628,12 +637,18 @@ fn inherit_families(
     Ok(())
 }
 
-/// `keygen: no findings; sign: 2 findings (1 accepted)`.
+/// `keygen: no findings; sign: 2 findings (1 accepted); verify: no unaccepted findings (3
+/// accepted)`.
 pub fn line(ev: &CtEvidence) -> String {
     ev.operations
         .iter()
         .map(|o| {
-            if o.accepted > 0 {
+            if o.accepted > 0 && o.findings == 0 && o.status == "run" {
+                format!(
+                    "{}: no unaccepted findings ({} accepted)",
+                    o.operation, o.accepted
+                )
+            } else if o.accepted > 0 {
                 format!("{}: {} ({} accepted)", o.operation, o.verdict, o.accepted)
             } else {
                 format!("{}: {}", o.operation, o.verdict)

@@ -849,6 +849,13 @@ extern "C" fn on_termination(sig: libc::c_int) {
                 libc::killpg(g, libc::SIGKILL);
             }
         }
+        // Said, not silent (write(2) is async-signal-safe).
+        let msg: &[u8] = match sig {
+            libc::SIGINT => b"\npqperf: interrupted (SIGINT); its child processes were ended\n",
+            libc::SIGTERM => b"\npqperf: terminated (SIGTERM); its child processes were ended\n",
+            _ => b"\npqperf: hung up (SIGHUP); its child processes were ended\n",
+        };
+        libc::write(2, msg.as_ptr().cast(), msg.len());
         libc::signal(sig, libc::SIG_DFL);
         libc::raise(sig);
     }

@@ -439,13 +439,14 @@ pub fn run(opts: &KatOptions) -> Result<KatSummary, KatError> {
                         match bar {
                             Some(bar) => {
                                 if r.status != "PASS" {
-                                    bar.println(format!("kat {key}: {}", r.result_line));
+                                    bar.println(format!("kat {key}: {}", r.status));
                                 }
                                 bar.set_message(key.to_string());
                                 bar.inc(1);
                             }
                             None if opts.progress => {
-                                eprintln!("kat [{n}/{total}] {key}: {}", r.result_line)
+                                // The RESULT line itself is printed once, with the summary.
+                                eprintln!("kat [{n}/{total}] {key}: {}", r.status)
                             }
                             None => {}
                         }

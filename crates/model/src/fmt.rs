@@ -119,6 +119,31 @@ pub fn fmt_ops(x: Option<f64>) -> String {
     }
 }
 
+/// Operations per second as pqperf's own pages write them (never in reference form, whose
+/// pages keep [`fmt_ops`]): a whole number with a thin space between thousands from 1 000 on
+/// (`8 270`, `1 204 533`), three significant digits below (`457`, `12.3`, `0.0841`).
+pub fn fmt_ops_plain(x: Option<f64>) -> String {
+    match x {
+        None => DASH.into(),
+        Some(x) if !x.is_finite() => DASH.into(),
+        Some(x) if x >= 999.5 => {
+            let digits = format!("{:.0}", x);
+            let mut out = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i) % 3 == 0 {
+                    out.push('\u{2009}');
+                }
+                out.push(c);
+            }
+            out
+        }
+        Some(x) if x >= 99.95 => format!("{:.0}", x),
+        Some(x) if x >= 9.995 => format!("{:.1}", x),
+        Some(x) if x >= 0.9995 => format!("{:.2}", x),
+        Some(x) => fmt_g(x, 3),
+    }
+}
+
 /// Percent of a share: `–`; x ≥ 0.095 → 0 decimals; else 1 decimal; then `%`.
 pub fn pct(x: Option<f64>) -> String {
     match x {
@@ -223,6 +248,17 @@ pub fn rank(x: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ops_plain_has_no_exponent() {
+        use super::fmt_ops_plain;
+        assert_eq!(fmt_ops_plain(Some(8270.4)), "8\u{2009}270");
+        assert_eq!(fmt_ops_plain(Some(1_204_533.0)), "1\u{2009}204\u{2009}533");
+        assert_eq!(fmt_ops_plain(Some(457.2)), "457");
+        assert_eq!(fmt_ops_plain(Some(12.34)), "12.3");
+        assert_eq!(fmt_ops_plain(Some(1.5)), "1.50");
+        assert_eq!(fmt_ops_plain(None), super::DASH);
+    }
+
     use super::*;
 
     #[test]

@@ -43,7 +43,9 @@ pub fn describe(v: &Value) -> String {
     )
 }
 
-fn describe_provider(v: &Value) -> String {
+/// The provider alone (the static library or official files that supply what a library's
+/// own objects do not define), without the submission's own helpers.
+pub fn describe_provider(v: &Value) -> String {
     let short = |s: &str| s.chars().take(12).collect::<String>();
     let compiler = v["compiler"].as_str().unwrap_or("an unrecorded compiler");
     let flags = v["flags"].as_str().unwrap_or("").trim();

@@ -139,6 +139,7 @@ fn main() -> std::process::ExitCode {
             pqperf_measure::outcheck::set_replay_exe(exe);
         }
     }
+    quiet_on_closed_stdout();
     let result = match cli.command {
         Command::Report(a) => cmd::report::run_report(a),
         Command::Validate(a) => cmd::validate::run_validate(a),
@@ -175,4 +176,25 @@ fn main() -> std::process::ExitCode {
             }
         }
     }
+}
+
+/// A reader that leaves early (`pqperf completions zsh | head`) closes stdout: `println!` then
+/// panics with EPIPE. That is not an error of pqperf's: the process ends quietly, with the
+/// status a shell reports for a writer ended by SIGPIPE (141), and no panic message.
+fn quiet_on_closed_stdout() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        // `println!` says "failed printing to stdout: Broken pipe"; clap_complete's writer
+        // "failed to write completion file: … BrokenPipe …".
+        if msg.contains("Broken pipe") || msg.contains("BrokenPipe") {
+            std::process::exit(141);
+        }
+        previous(info);
+    }));
 }

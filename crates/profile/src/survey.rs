@@ -398,7 +398,9 @@ pub fn read_run_surveys(run: &Path) -> Vec<CandidateSurvey> {
 
 /// Merge the run's derived verdicts into `<dataset>/performance/symmetric_survey.csv` for the
 /// pages: curated rows (notes not starting with [`DERIVED_PREFIX`]) win and stay as they
-/// are; derived rows are added or refreshed. Returns the number of rows written.
+/// are; derived rows of the run's candidates are added or refreshed; derived rows of other
+/// candidates (another system published into the same root) are kept as they are. Returns
+/// the number of rows written.
 pub fn write_dataset_survey(run: &Path, dataset_root: &Path) -> Result<usize, ProfileError> {
     let path = dataset_root
         .join("performance")
@@ -408,12 +410,20 @@ pub fn write_dataset_survey(run: &Path, dataset_root: &Path) -> Result<usize, Pr
     } else {
         Vec::new()
     };
-    let curated: Vec<CuratedRow> = existing
+    let (curated, kept_derived): (Vec<CuratedRow>, Vec<CuratedRow>) = existing
         .into_iter()
-        .filter(|r| !r.notes.starts_with(DERIVED_PREFIX))
-        .collect();
+        .partition(|r| !r.notes.starts_with(DERIVED_PREFIX));
     let mut rows: Vec<CandidateSurvey> = Vec::new();
     let derived = read_run_surveys(run);
+    // Derived rows this run does not survey (another system's candidates) stay as written.
+    for r in kept_derived {
+        if !derived.iter().any(|d| d.id == r.id) && !curated.iter().any(|c| c.id == r.id) {
+            let mut s = combine(&r.id, Vec::new());
+            s.verdict = r.verdict;
+            s.notes = r.notes;
+            rows.push(s);
+        }
+    }
     for r in &curated {
         let base = derived
             .iter()

@@ -169,6 +169,29 @@ pub fn trials_and_min_calls(v: &SystemView) -> (u64, u64) {
         .unwrap_or((5, 100))
 }
 
+/// The number of trials as the pages state it: the plan's count (`five`) for reference
+/// datasets and when every pqperf record ran exactly that many; else the range the records
+/// hold (`5–72`), since pqperf's `--target-ci` adds trials per operation.
+pub fn trials_text(v: &SystemView) -> String {
+    let (planned, _) = trials_and_min_calls(v);
+    let counts: Vec<usize> = v
+        .records
+        .iter()
+        .map(|r| r.rec.trials.len())
+        .filter(|n| *n > 0)
+        .collect();
+    let (Some(lo), Some(hi)) = (counts.iter().min(), counts.iter().max()) else {
+        return count_word(planned);
+    };
+    if !by_pqperf(v) || (*lo as u64 == planned && *hi as u64 == planned) {
+        count_word(planned)
+    } else if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
 /// The host state as read from a record or campaign environment: turbo, governor and SMT,
 /// each `unknown` when it could not be read.
 pub fn host_properties(env: &Fields) -> String {

@@ -363,12 +363,26 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
     } else {
         (5, 60.0, 1.0, 100, 900.0)
     };
+    let recorded = crate::common::trials_text(v);
+    let target_ci_only = !v.records.is_empty()
+        && v.records.iter().all(|r| {
+            r.rec.pqperf.as_ref().and_then(|p| p.protocol.as_deref())
+                == Some(pqperf_model::record::PROTOCOL_TARGET_CI)
+        });
+    if target_ci_only {
+        // Every operation ran the `--target-ci` protocol: its bullet below says how; the
+        // reference plan's trial count and length were only its start.
+        out.line(format!(
+            "- Each operation is calibrated with one call, then measured in {recorded} trials (the `--target-ci` protocol below decided the count and the trial length per operation; each record holds both). Trials run in separate processes (fresh address-space layout); each runs a fixed number of calls, at least {min_total} calls in total per operation. No operation is cut short by a time limit."
+        ));
+    } else {
     out.line(format!(
         "- Each operation is calibrated with one call, then measured in {trials} trials. Trials normally run in separate processes (fresh address-space layout); if setup takes more than {} s, the trials share one process. Each trial runs a fixed number of calls, targeting {} s and at least {min_total} calls in total; if that would exceed {} minutes, fewer calls are used, but never fewer than one per trial. No operation is cut short by a time limit.",
         fmt_g(setup, 12),
         py_float_str(target),
         fmt_f(budget / 60.0, 0)
     ));
+    }
     if ticks.is_some() {
         out.line("- Reported ticks are the arithmetic mean over all timed calls (the guide's metric, with ticks in place of cycles); the median of the trial means is also recorded as a robustness check.");
     } else {
@@ -405,7 +419,10 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
     out.blank();
     let has_baseline = v.records.iter().any(|r| r.rec.candidate == "iccs");
     let tail = "This is a direct, self-contained relative measurement, not an estimate of substituting that hash into a public-key scheme. Several hash submissions are not yet constant-time (e.g. table-based S-boxes), so their current timings are not production figures; the summary flags known cases.";
-    if has_baseline {
+    if has_baseline && let Some(prov) = crate::provider::baseline_provider(v) {
+        // pqperf evidence names the provider the baseline was built over.
+        out.line(format!("The ICCS helpers `sm3hash`, `pseudohash` and `pseudoXOF` are also timed directly, as hash instances of {prov} (records under `iccs/`): one `CryptHash` entry point per helper and output width, built with the same reference flags and timed with the same driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model (`api/auxfunc.c` semantics on the RustCrypto `sm3` crate with a textbook HMAC), and `sm3hash` against the GB/T 32905 examples. The summary divides each hash candidate's {} by those of `pseudoXOF` with the same output width and message length. {tail}", if ticks.is_some() { "ticks" } else { "cycles" }));
+    } else if has_baseline {
         out.line(format!("The ICCS helpers `sm3hash`, `pseudohash` and `pseudoXOF` are also timed directly, as hash instances of `api/auxfunc.c` (`performance/iccs`, records under `iccs/`): same reference flags, driver, message lengths and planning as the hash candidates. Before timing, each is checked against an independent model on OpenSSL's SM3, and `sm3hash` against the GB/T 32905 examples. The summary divides each hash candidate's cycles by those of `pseudoXOF` with the same output width and message length. {tail}"));
     } else if let Some(t) = &ticks {
         out.line(format!("This dataset has no direct timings of the ICCS helpers. For 32-byte messages the summary divides each hash candidate's {} ticks by the median per-call cost of `pseudoXOF` calls with a 256-bit input and the same output width, taken from the hash profiles and converted to the same ticks. {tail}", t.name()));

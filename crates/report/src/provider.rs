@@ -31,10 +31,64 @@ pub fn providers(v: &SystemView, candidate: Option<&str>) -> Vec<Value> {
 }
 
 /// `The timings include <provider>.` (several providers joined), or `None` without any.
+/// Over the whole system (`candidate` `None`) the helper baseline (candidate `iccs`) is left
+/// out, and libraries that differ only in the submission's own helpers they link first are
+/// one provider: "different providers" is said only when the providers themselves differ.
 pub fn sentence(v: &SystemView, candidate: Option<&str>) -> Option<String> {
-    let ps = providers(v, candidate);
+    let ps: Vec<Value> = match candidate {
+        Some(_) => providers(v, candidate),
+        None => {
+            let mut seen: Vec<Value> = Vec::new();
+            for r in &v.records {
+                if r.rec.candidate == "iccs" {
+                    continue;
+                }
+                if let Some(p) = r
+                    .rec
+                    .pqperf
+                    .as_ref()
+                    .and_then(|x| x.extra.get("iccs_provider"))
+                    && !seen.contains(p)
+                {
+                    seen.push(p.clone());
+                }
+            }
+            seen
+        }
+    };
     if ps.is_empty() {
         return None;
+    }
+    let own = |p: &Value| {
+        p["submission_sources"]
+            .as_object()
+            .is_some_and(|m| !m.is_empty())
+    };
+    let mut bases: Vec<String> = Vec::new();
+    for p in &ps {
+        let b = pqperf_model::iccsprovider::describe_provider(p);
+        if !bases.contains(&b) {
+            bases.push(b);
+        }
+    }
+    if candidate.is_none() && ps.len() > 1 && ps.iter().any(own) {
+        // Per-library own helpers are named on the candidate pages.
+        let libs = libraries(v);
+        let with_own = libs.iter().filter(|(_, p)| own(p)).count();
+        let who = if with_own == libs.len() {
+            "every NGCC library linked its submission's own ICCS helpers first (compiled into the library; named on its candidate page)".to_string()
+        } else {
+            format!(
+                "{with_own} of {} NGCC libraries linked their submission's own ICCS helpers first (compiled into the library; named on their candidate pages)",
+                libs.len()
+            )
+        };
+        let then = if bases.len() > 1 {
+            format!("different providers supply the rest: {}", bases.join("; "))
+        } else {
+            format!("{} supplies what they do not define", bases[0])
+        };
+        return Some(format!("ICCS helpers: {who}; {then}."));
     }
     let d: Vec<String> = ps
         .iter()
@@ -42,13 +96,61 @@ pub fn sentence(v: &SystemView, candidate: Option<&str>) -> Option<String> {
         .collect();
     Some(format!(
         "ICCS helpers: the timings of the NGCC libraries include {}{}.",
-        if ps.len() > 1 {
+        if bases.len() > 1 {
             "different providers: "
         } else {
             ""
         },
         d.join("; ")
     ))
+}
+
+/// The provider of each timed NGCC library (`<id>/<label>`, the helper baseline left out),
+/// from its first record that names one.
+fn libraries(v: &SystemView) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = Vec::new();
+    for r in &v.records {
+        if r.rec.candidate == "iccs" {
+            continue;
+        }
+        let key = format!("{}/{}", r.rec.candidate, r.rec.label);
+        if out.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        if let Some(p) = r
+            .rec
+            .pqperf
+            .as_ref()
+            .and_then(|x| x.extra.get("iccs_provider"))
+        {
+            out.push((key, p.clone()));
+        }
+    }
+    out
+}
+
+/// What the helper baseline (candidate `iccs`) was built over, from its records'
+/// `pqperf.iccs_provider`: `pqperf's own ICCS helpers (…)` or `the official ICCS helpers
+/// (…)`; `None` when no baseline record names one (reference evidence).
+pub fn baseline_provider(v: &SystemView) -> Option<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for r in &v.records {
+        if r.rec.candidate != "iccs" {
+            continue;
+        }
+        if let Some(p) = r
+            .rec
+            .pqperf
+            .as_ref()
+            .and_then(|x| x.extra.get("iccs_provider"))
+        {
+            let d = pqperf_model::iccsprovider::describe_provider(p);
+            if !seen.contains(&d) {
+                seen.push(d);
+            }
+        }
+    }
+    (!seen.is_empty()).then(|| seen.join("; "))
 }
 
 /// The provider-cost sentence of the method page from campaign.json's

@@ -510,8 +510,8 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
         out.blank();
     }
     let pqperf = crate::common::by_pqperf(v);
-    let (trials, min_calls) = crate::common::trials_and_min_calls(v);
-    let trials = crate::common::count_word(trials);
+    let (_, min_calls) = crate::common::trials_and_min_calls(v);
+    let trials = crate::common::trials_text(v);
     let ticks = crate::counter::tick_counter(v);
     let unit = if ticks.is_some() { "ticks" } else { "cycles" };
     match &ticks {
@@ -552,7 +552,10 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
             ordered_block(&mut out, &mut ordered_inserted, pqperf);
             out.heading(2, "ICCS hash helpers");
             out.blank();
-            out.line("The ICCS placeholder functions from `api/auxfunc.c`, built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). `pseudohash` exists only with 512-, 768- and 1024-bit output; `pseudoXOF` is given at every digest width of a hash candidate.");
+            match crate::provider::baseline_provider(v) {
+                Some(prov) => out.line(format!("The ICCS placeholder functions of {prov}, timed as hash instances (one `CryptHash` entry point per helper and width, built with the reference flags) at the guide's S1–S8 message lengths (mean {unit} per call). `pseudohash` exists only with 512-, 768- and 1024-bit output; `pseudoXOF` is given at every digest width of a hash candidate.")),
+                None => out.line("The ICCS placeholder functions from `api/auxfunc.c`, built with the reference flags and timed as hash instances at the guide's S1–S8 message lengths (mean cycles per call). `pseudohash` exists only with 512-, 768- and 1024-bit output; `pseudoXOF` is given at every digest width of a hash candidate."),
+            }
             out.blank();
             let mut t = Table::new([
                 "ICCS helper".to_string(),

@@ -566,7 +566,10 @@ fn write_table(
                 let info = cell_info(&events);
                 let numeric = info.text.bytes().any(|b| b.is_ascii_digit());
                 let class = if Some(i) == t.status_column {
-                    if info.text.starts_with("PASS") || info.text == "no findings" {
+                    if info.text.starts_with("PASS")
+                        || info.text == "no findings"
+                        || info.text == "no unaccepted findings"
+                    {
                         Some("st ok")
                     } else if info.text == "–" || info.text.is_empty() {
                         Some("st")

@@ -8,7 +8,8 @@
 //!   records/profiles with a newer schema, files outside the layout (stray), `*.json` directly
 //!   in `performance/data/`;
 //! * security_targets.csv (when present): a row for every built non-`iccs` instance, no stale
-//!   rows;
+//!   rows; symmetric_survey.csv (when present): a row for every profiled candidate of every
+//!   system (a second system's publication never drops the first one's);
 //! * each system: registered in systems.csv (when present), campaign.json with `system_id` =
 //!   directory name, build.json present;
 //! * **absolute machine paths**: any string (JSON) or line (text) containing `/home/`,
@@ -163,6 +164,7 @@ pub fn validate_with(root: &Path, opts: &Options) -> Report {
     text::check_side_text(&mut rep, &ds);
     if system.is_none() {
         system::check_security_targets(&mut rep, &ds);
+        system::check_survey_rows(&mut rep, &ds);
     }
     for sys in &ds.systems {
         if system.is_some_and(|s| s != sys.id) {

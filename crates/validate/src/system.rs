@@ -50,6 +50,39 @@ pub(crate) fn check_security_targets(rep: &mut Report, ds: &Dataset) {
     }
 }
 
+/// symmetric_survey.csv (when present): every candidate a system publishes profiles of has a
+/// row. The file is shared by the systems of a dataset root; a row missing for a profiled
+/// candidate is one that another system's publication dropped (its pages then say "not
+/// surveyed").
+pub(crate) fn check_survey_rows(rep: &mut Report, ds: &Dataset) {
+    let Some(rows) = &ds.symmetric_survey else {
+        return;
+    };
+    let mut profiled: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
+        std::collections::BTreeMap::new();
+    for sys in &ds.systems {
+        for p in &sys.profiles {
+            profiled
+                .entry(p.value.candidate.as_str())
+                .or_default()
+                .insert(sys.id.as_str());
+        }
+    }
+    for (cand, systems) in profiled {
+        if !rows.iter().any(|r| r.id == cand) {
+            let systems: Vec<&str> = systems.into_iter().collect();
+            rep.problems.push(Problem::new(
+                "performance/symmetric_survey.csv",
+                "ID",
+                format!(
+                    "no row for {cand}, profiled on {} (a shared side file lost this candidate's row; publish that system again)",
+                    systems.join(", ")
+                ),
+            ));
+        }
+    }
+}
+
 pub(crate) fn check_system(rep: &mut Report, ds: &Dataset, sys: &SystemData, root: &Path) {
     let dir = &sys.dir;
     // A system folder keeps the run's evidence paths.

@@ -26,6 +26,10 @@ times) says the machine differed between the A and B processes at least as much 
 change. The evidence (every process, its estimate and environment, the seed) is written to \
 --out or <B>/ab/ab-<UTC>-<seed>.json.
 
+--max-time SECONDS sets a deadline: no pair is started after it, and each operation is \
+judged on the pairs it has (its reason says so). The last line on stderr is the verdict in \
+one line (`ab: verdict slower: 1 slower, 0 faster, …; exit 1`); -q prints only errors.
+
 Exit status: 0; 1 when an operation could not be measured, or with --fail-on-regression \
 when any operation is slower (never for inconclusive); 2 on refused input (missing run \
 directory or build.json, nothing pairs up, bad --map, fewer than 6 pairs, a --cpu that is \
@@ -88,6 +92,11 @@ pub struct AbArgs {
     /// Exit with status 1 when any operation is slower.
     #[arg(long)]
     fail_on_regression: bool,
+    /// A deadline in seconds for the whole measurement (CPU lease wait and calibration
+    /// included): when it passes no further pair is started and each operation is judged on
+    /// the pairs it has (said in its reason and on the console).
+    #[arg(long, value_name = "SECONDS")]
+    max_time: Option<f64>,
     /// How candidate code is contained.
     #[command(flatten)]
     pub contain: super::sandbox::Containment,
@@ -117,6 +126,13 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
             a.trial_target
         ));
     }
+    if let Some(t) = a.max_time
+        && !(t > 0.0 && t.is_finite())
+    {
+        return super::refuse(format!(
+            "--max-time {t}: expected a positive number of seconds"
+        ));
+    }
     let select = super::only(a.only.as_deref())?;
     let cpu = match a.cpu.as_deref() {
         None => pqperf_campaign::lease::CpuRequest::Fixed(pqperf_campaign::default_cpu()),
@@ -140,6 +156,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         cpu,
         driver: None,
         probe_attempts: a.probe_attempts,
+        max_time: a.max_time.map(std::time::Duration::from_secs_f64),
     };
     if let pqperf_campaign::lease::CpuRequest::Fixed(c) = o.cpu
         && let Err(e) = interleave::check_cpu(c)
@@ -158,7 +175,13 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
             interleave::MIN_PAIRS
         ));
     }
-    let ev = match interleave::run(&o, &units, &mut |m| eprintln!("{m}")) {
+    // `-q`: only what could not be measured (an error), no progress.
+    let mut say = |m: String| {
+        if !super::ui::quiet() || m.contains("not measured") {
+            eprintln!("{m}");
+        }
+    };
+    let ev = match interleave::run(&o, &units, &mut say) {
         Ok(ev) => ev,
         Err(pqperf_compare::CompareError::Refused(m)) => return super::refuse(m),
         Err(e) => return Err(e.into()),
@@ -180,7 +203,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
     } else {
         print!("{}", interleave::markdown(&ev));
     }
-    eprintln!("ab: evidence written to {}", path.display());
+    super::ui::note(format!("ab: evidence written to {}", path.display()));
     let unmeasured = ev
         .units
         .iter()
@@ -192,11 +215,16 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
             ev.units.len()
         );
     }
-    Ok(
-        if unmeasured > 0 || (a.fail_on_regression && ev.any_slower()) {
-            ExitCode::from(super::exit::FAILED)
-        } else {
-            ExitCode::SUCCESS
-        },
-    )
+    let failed = unmeasured > 0 || (a.fail_on_regression && ev.any_slower());
+    // The closing line a CI log shows last.
+    super::ui::note(format!(
+        "{}; exit {}",
+        interleave::verdict_line(&ev),
+        if failed { 1 } else { 0 }
+    ));
+    Ok(if failed {
+        ExitCode::from(super::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

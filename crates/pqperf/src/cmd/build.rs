@@ -84,9 +84,21 @@ fn shown_args(args: &[String]) -> String {
     let short = |a: &str| -> String {
         let (prefix, path) = match a.split_once(':') {
             Some((p, rest)) if p == "official" => (format!("{p}:"), rest),
-            _ => (String::new(), a),
+            _ => match a.split_once('=') {
+                Some((o, rest)) if o.starts_with("--") => (format!("{o}="), rest),
+                _ => (String::new(), a),
+            },
         };
         let p = std::path::Path::new(path);
+        // An absolute path is never shown (it names this machine), even when it does not
+        // exist yet (`--publish-to /…/new`).
+        if p.is_absolute() && !p.exists() {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.to_string());
+            return format!("{prefix}{name}");
+        }
         if (path.contains('/') || p.is_absolute()) && p.exists() {
             let name = p
                 .canonicalize()
@@ -151,11 +163,64 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         } => super::existing_input(tree)?,
         ImportWhat::Pqclean { tree: None, .. } => {}
     }
+    // What this import creates and must take back when it is refused or fails: the run
+    // directory itself, or the submission's extracted sources in an existing one.
+    let run_existed = run_dir.exists();
+    let sources = match &args.what {
+        ImportWhat::Iccs { id, .. } => Some(RunLayout::new(&run_dir).sources(id)),
+        ImportWhat::Pqclean { .. } => None,
+    }
+    .filter(|s| !s.exists());
     std::fs::create_dir_all(&run_dir).with_context(|| format!("creating {}", run_dir.display()))?;
-    let _lock = pqperf_campaign::lock_run_dir(&run_dir, false)?;
+    let lock = pqperf_campaign::lock_run_dir(&run_dir, false)?;
     let command = shown_command();
     let (version, commit) = tool_version();
-    let summary = match args.what {
+    let take_back = || {
+        if !run_existed {
+            let _ = std::fs::remove_dir_all(&run_dir);
+        } else if let Some(s) = &sources {
+            let _ = std::fs::remove_dir_all(s);
+        }
+    };
+    let imported = import_what(args.what, &command, &version, &commit);
+    let summary = match imported {
+        Ok(s) => s,
+        Err(e) => {
+            drop(lock);
+            take_back();
+            return match e {
+                pqperf_build::BuildError::Input(m) => super::refuse(format!(
+                    "import: {m}{}",
+                    if run_existed {
+                        ""
+                    } else {
+                        " (nothing was created)"
+                    }
+                )),
+                e => Err(e.into()),
+            };
+        }
+    };
+    for n in &summary.notes {
+        super::ui::note(format!("import: {n}"));
+    }
+    note(&run_dir, &command)?;
+    super::ui::status(format!(
+        "imported {} candidate(s), {} instance(s) into {}",
+        summary.candidates.len(),
+        summary.instances,
+        summary.catalog.display()
+    ));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn import_what(
+    what: ImportWhat,
+    command: &str,
+    version: &str,
+    commit: &str,
+) -> Result<pqperf_build::ImportSummary, pqperf_build::BuildError> {
+    Ok(match what {
         ImportWhat::Pqclean { tree, run } => {
             pqperf_build::import_pqclean(&pqperf_build::PqcleanImportOptions {
                 run_dir: run.run_dir,
@@ -184,21 +249,10 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
             sets,
             exclude,
             include,
-            command: command.clone(),
+            command: command.to_string(),
             tool: format!("pqperf {version} (commit {commit})"),
         })?,
-    };
-    for n in &summary.notes {
-        super::ui::note(format!("import: {n}"));
-    }
-    note(&run_dir, &command)?;
-    super::ui::status(format!(
-        "imported {} candidate(s), {} instance(s) into {}",
-        summary.candidates.len(),
-        summary.instances,
-        summary.catalog.display()
-    ));
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 #[derive(clap::Args)]
@@ -249,6 +303,9 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         cc: args.cc,
     };
     let cat = pqperf_build::catalog_path(&opts.run_dir, opts.catalog.as_deref());
+    if !cat.is_file() && opts.catalog.is_none() {
+        super::existing_run_dir(&opts.run_dir)?;
+    }
     if !cat.is_file() {
         return super::refuse(format!(
             "build: no catalog {}: import candidates first (`pqperf import pqclean|iccs … --run-dir {}`)",
@@ -289,9 +346,14 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         s.seconds,
         s.build_json.display()
     ));
-    super::ui::status(format!("ICCS provider: {}", s.iccs_provider.describe()));
+    for line in provider_lines(&s) {
+        super::ui::status(line);
+    }
     for f in &s.failed {
         println!("BUILDFAIL {f}");
+        for line in buildfail_lines(&run_dir, f) {
+            println!("  {line}");
+        }
     }
     note(&run_dir, &shown_command())?;
     if !s.failed.is_empty() {
@@ -353,6 +415,7 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
         opts.jobs,
         if opts.fallback { "on" } else { "off" }
     ));
+    super::existing_run_dir(&opts.run_dir)?;
     let bj = RunLayout::new(&opts.run_dir).build_json();
     if !bj.is_file() {
         return super::refuse(format!(
@@ -411,6 +474,11 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
             parts.join(", ")
         }
     );
+    for i in &s.instances {
+        for line in fallback_and_manifest_lines(&run_dir, i) {
+            println!("{line}");
+        }
+    }
     pqperf_campaign::note_command(&run_dir, "pqperf kat")?;
     let not_pass = s.instances.iter().filter(|i| i.status != "PASS").count();
     if not_pass > 0 {
@@ -559,4 +627,192 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             Ok(PhaseStatus::Done)
         }),
     );
+}
+
+/// The `ICCS provider: …` lines after a build, from what build.json records each built ICCS
+/// instance linked (its own helpers first when the submission has them): one line when all
+/// linked the same, else one per provider naming how many instances (up to three by key).
+/// With no ICCS instance built, the run's provider as before.
+fn provider_lines(s: &pqperf_build::BuildSummary) -> Vec<String> {
+    let bj = pqperf_model::pyjson::read::<pqperf_model::BuildJson>(
+        &s.build_json,
+        std::path::Path::new("build.json"),
+    )
+    .ok();
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for k in &s.built {
+        let Some(v) = bj
+            .as_ref()
+            .and_then(|b| b.instances.get(k))
+            .and_then(|e| e.extra.get("iccs_provider"))
+        else {
+            continue;
+        };
+        let d = pqperf_model::iccsprovider::describe(v);
+        match groups.iter_mut().find(|(g, _)| *g == d) {
+            Some((_, keys)) => keys.push(k.clone()),
+            None => groups.push((d, vec![k.clone()])),
+        }
+    }
+    match groups.len() {
+        0 => vec![format!("ICCS provider: {}", s.iccs_provider.describe())],
+        1 => vec![format!("ICCS provider: {}", groups[0].0)],
+        _ => groups
+            .into_iter()
+            .map(|(d, keys)| {
+                let shown: Vec<&str> = keys.iter().take(3).map(String::as_str).collect();
+                let more = if keys.len() > 3 {
+                    format!(", … ({} more)", keys.len() - 3)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "ICCS provider of {} instance(s) ({}{more}): {d}",
+                    keys.len(),
+                    shown.join(", ")
+                )
+            })
+            .collect(),
+    }
+}
+
+/// What a submitter needs to hear after the KAT of one instance: that it was rebuilt with
+/// the harness-default flags (the reference flags did not pass), and for NOKAT / MISMATCH the
+/// manifest lines that would check the vectors its code generated: `<sha256> <mode>
+/// <label>/<file>`, the digest computed here by the parent over the canonical form of each
+/// generated `KAT_*.txt` (never read from the child's log).
+fn fallback_and_manifest_lines(
+    run_dir: &std::path::Path,
+    i: &pqperf_kat::InstanceKat,
+) -> Vec<String> {
+    use pqperf_kat::compare::{auto_mode, canonical_sha256, mode_word};
+    let mut out = Vec::new();
+    if let Some(g) = &i.guide_result
+        && i.flags == pqperf_build::flags::FlagSet::HarnessDefault.name()
+    {
+        out.push(format!(
+            "kat {}: {g} with the reference flags; rebuilt with the harness-default flags and tested again: {} (build.json and its pages say so)",
+            i.key, i.status
+        ));
+    }
+    if !matches!(i.status.as_str(), "NOKAT" | "MISMATCH") {
+        return out;
+    }
+    let Some((id, label)) = i.key.split_once('/') else {
+        return out;
+    };
+    let rel = RunLayout::kat_out_rel(id, label);
+    let dir = run_dir.join(&rel);
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().unwrap_or_default().to_string_lossy();
+            n.starts_with("KAT_") && n.ends_with(".txt")
+        })
+        .collect();
+    files.sort();
+    let mut lines = Vec::new();
+    for f in &files {
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let Ok(text) = pqperf_model::limits::read_text(f, std::path::Path::new(&name)) else {
+            continue;
+        };
+        let mode = auto_mode(&text);
+        lines.push(format!(
+            "  {} {} {label}/{name}",
+            canonical_sha256(&text, mode, None),
+            mode_word(mode, None)
+        ));
+    }
+    if lines.is_empty() {
+        return out;
+    }
+    let what = if i.status == "NOKAT" {
+        "no kat.sha256 entry and no reference file checks these vectors"
+    } else {
+        "the generated vectors differ from the manifest (or reference file)"
+    };
+    out.push(format!(
+        "kat {}: {what}. If the files its code generated ({rel}/) are the submission's reference vectors, these are the kat.sha256 lines that check them (digest over the canonical form, not `sha256sum` of the file; docs/guide.md, \"KAT manifest\"); put them in kat.sha256 at the top of the submission, then import, build and kat again:",
+        i.key
+    ));
+    out.extend(lines);
+    out
+}
+
+/// Under a BUILDFAIL line: the first compiler error of the instance's last build attempt
+/// (escaped, cut to 300 characters), a hint when it is an undeclared identifier (a parameter
+/// set chosen by a macro the import did not define), and the log's path.
+fn buildfail_lines(run_dir: &std::path::Path, key: &str) -> Vec<String> {
+    let Some((id, _)) = key.split_once('/') else {
+        return Vec::new();
+    };
+    let log = RunLayout::new(run_dir).build_log(id);
+    let mut out = Vec::new();
+    let text = pqperf_model::limits::read_text(&log, std::path::Path::new("build.log"))
+        .unwrap_or_default();
+    // The log's sections start `# <id>/<label> (<variant>, flags <set>)`; the last one of
+    // this key is its last attempt.
+    let mut section: Vec<&str> = Vec::new();
+    let mut mine = false;
+    for l in text.lines() {
+        if l.starts_with(&format!("# {id}/")) && l.contains(", flags ") && l.ends_with(')') {
+            mine = l.starts_with(&format!("# {key} ("));
+            if mine {
+                section.clear();
+            }
+            continue;
+        }
+        if mine {
+            section.push(l);
+        }
+    }
+    let first_error = section
+        .iter()
+        .find(|l| l.contains(": error:") || l.contains(": fatal error:"))
+        .or_else(|| section.iter().find(|l| l.starts_with("# BUILDFAIL:")));
+    if let Some(l) = first_error {
+        let shown: String = pqperf_model::captured::escape_captured(l.trim())
+            .chars()
+            .take(300)
+            .collect();
+        out.push(format!("first error: {shown}"));
+        if l.contains("undeclared") || l.contains("unknown type name") {
+            let ident = l
+                .split(['\'', '‘', '’'])
+                .nth(1)
+                .filter(|w| {
+                    !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
+            let tested = instance_dir(run_dir, key)
+                .map(|d| pqperf_build::iccs_import::selector_hint(&d))
+                .unwrap_or_default();
+            out.push(format!(
+                "hint: an identifier{ident} the sources expect is not defined; a parameter set chosen by a macro needs `pqperf import iccs … --define NAME`{tested}"
+            ));
+        }
+    }
+    out.push(format!("log: {}", log.display()));
+    out
+}
+
+/// The source folder of catalog instance `key` (`<id>/<label>`) of the run's catalog.
+fn instance_dir(run_dir: &std::path::Path, key: &str) -> Option<std::path::PathBuf> {
+    let (id, label) = key.split_once('/')?;
+    let path = pqperf_build::catalog_path(run_dir, None);
+    let cat = pqperf_model::catalog::Catalog::load(&path).ok()?;
+    let cand = cat.candidate(id)?;
+    let inst = cand.instances.iter().find(|i| i.label == label)?;
+    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+    Some(cand.root_path(dir).join(&inst.source_dir))
 }

@@ -86,6 +86,7 @@ pub fn check(opts: &pqperf_ct::CtOptions) -> anyhow::Result<pqperf_ct::CtSummary
 
 pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
     let o = options(args)?;
+    super::existing_run_dir(&o.run_dir)?;
     let bj = RunLayout::new(&o.run_dir).build_json();
     if !bj.is_file() {
         return super::refuse(format!(

@@ -364,6 +364,10 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             e => e.into(),
         })?;
     super::existing_run_dir(&opts.run_dir)?;
+    // The command as given, flags included (a shard child's are the launcher's, not noted).
+    if a.options.is_none() {
+        opts.command = Some(super::build::shown_command());
+    }
     // `--quiet`: the log lines go to campaign.log only, and no progress is shown.
     opts.echo = !super::ui::quiet();
     if super::ui::verbose() {

@@ -24,7 +24,12 @@ pub fn run(args: SiteArgs) -> anyhow::Result<ExitCode> {
     let t = Instant::now();
     super::existing_dir(&args.dataset)?;
     let model = pqperf_site::load_dataset(&args.dataset)?;
-    let built = pqperf_site::build_from_loaded(&model, &args.systems, &args.out)?;
+    // A refused input (`--out` not empty and not a site, an unknown system) exits 2 and
+    // says what to do; nothing is written.
+    let built = match pqperf_site::build_from_loaded(&model, &args.systems, &args.out) {
+        Err(pqperf_site::SiteError::Input(m)) => return super::refuse(m),
+        r => r?,
+    };
     // The command ends here: the OS takes the evidence model back at exit faster than
     // freeing its objects one by one would (≈ 0.05 s of CPU for 119 candidates × 2 systems).
     std::mem::forget(model);

@@ -515,3 +515,55 @@ fn hash_kat_loop_matches_spec_start_and_independent_rounds() {
     }
     assert_eq!(field("Dst"), hex::encode_upper(h));
 }
+
+/// A submitter's first KAT (issue 40): a submission with no manifest and no reference files
+/// gives NOKAT and the exact kat.sha256 line (canonical digest) to add; with that line the
+/// same submission passes. A manifest written with `sha256sum` of the byte-identical file
+/// gives MISMATCH, and the console again names the canonical line.
+#[test]
+fn first_kat_prints_the_manifest_line_to_add() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sub = d.join("my-sig");
+    copy_dir(&repo().join("testdata/candidates/wots-pxof"), &sub);
+    std::fs::remove_file(sub.join("kat.sha256")).unwrap();
+    let reference = std::fs::read(sub.join("KAT/KAT_SIG_WOTS-PXOF-128.txt")).unwrap();
+    std::fs::remove_dir_all(sub.join("KAT")).unwrap();
+    let sub_s = sub.to_string_lossy().to_string();
+    let cycle = |run: &str| -> (i32, String) {
+        let r = d.join(run);
+        let r = r.to_str().unwrap();
+        run_args(&["import", "iccs", &sub_s, "--id", "sign-90", "--run-dir", r]);
+        run_args(&["build", "--run-dir", r]);
+        let o = common::output(None, &["kat", "--run-dir", r]);
+        (o.status.code().unwrap_or(-1), common::text(&o))
+    };
+    let line = "f681be541cec64ccc35368bf6a411266e3f0fce30b9b899adf060b677597cbe4 strict WOTS-PXOF-128/KAT_SIG_WOTS-PXOF-128.txt";
+    let (code, out) = cycle("run1");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("RESULT sign-90 WOTS-PXOF-128 NOKAT"), "{out}");
+    assert!(out.contains(&format!("  {line}\n")), "{out}");
+    assert!(out.contains("not `sha256sum` of the file"), "{out}");
+    // The digest of the file as `sha256sum` gives it: MISMATCH, and the canonical line again.
+    use sha2::Digest as _;
+    let plain = hex::encode(sha2::Sha256::digest(&reference));
+    std::fs::write(
+        sub.join("kat.sha256"),
+        format!("{plain} strict WOTS-PXOF-128/KAT_SIG_WOTS-PXOF-128.txt\n"),
+    )
+    .unwrap();
+    let (code, out) = cycle("run2");
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("MISMATCH"), "{out}");
+    assert!(out.contains(&format!("  {line}\n")), "{out}");
+    // The line as printed: PASS.
+    std::fs::write(sub.join("kat.sha256"), format!("{line}\n")).unwrap();
+    let (code, out) = cycle("run3");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("RESULT sign-90 WOTS-PXOF-128 PASS"), "{out}");
+    assert!(!out.contains("kat.sha256 lines"), "{out}");
+}
+
+fn run_args(args: &[&str]) -> String {
+    common::ok(None, args)
+}

@@ -427,3 +427,194 @@ fn quiet_and_verbose_change_what_build_and_kat_print() {
         "{err}"
     );
 }
+
+/// Refusals exit 2 and leave nothing behind (issue 40): a bad `--id`, an id of another
+/// category, a folder that is not a submission; a mistyped `--run-dir` is named as missing.
+#[test]
+fn refused_imports_leave_nothing_and_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let wots = common::repo().join("testdata/candidates/wots-pxof");
+    let wots = wots.to_str().unwrap();
+    let empty = d.path().join("not-a-submission");
+    std::fs::create_dir_all(empty.join("docs")).unwrap();
+    std::fs::write(empty.join("docs/readme.txt"), "hello\n").unwrap();
+    let run_dir = d.path().join("run");
+    let r = run_dir.to_str().unwrap();
+    for (sub, id, says) in [
+        (wots, "sign-x", "--id \"sign-x\""),
+        (wots, "kem-90", "kem"),
+        (empty.to_str().unwrap(), "sign-90", "not-a-submission"),
+    ] {
+        let (code, out, err) = run(&["import", "iccs", sub, "--id", id, "--run-dir", r]);
+        assert_eq!(code, 2, "{id}: {out}{err}");
+        assert!(err.contains(says), "{id}: {err}");
+        assert!(!run_dir.exists(), "{id}: a refused import left {r}");
+    }
+    // In an existing run directory the refused import leaves it as it was.
+    common::ok(
+        None,
+        &["import", "iccs", wots, "--id", "sign-90", "--run-dir", r],
+    );
+    let before: Vec<_> = walk(&run_dir);
+    let (code, _, err) = run(&["import", "iccs", wots, "--id", "kem-91", "--run-dir", r]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(walk(&run_dir), before);
+
+    // A mistyped run directory is named as missing, not "run pqperf build first".
+    let typo = d.path().join("rnu");
+    let t = typo.to_str().unwrap();
+    for cmd in ["kat", "build", "ct"] {
+        let (code, out, err) = run(&[cmd, "--run-dir", t]);
+        assert_eq!(code, 2, "{cmd}: {out}{err}");
+        assert!(
+            err.contains(&format!("run directory {t} does not exist")),
+            "{cmd}: {err}"
+        );
+        assert!(!err.contains("first"), "{cmd}: {err}");
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut v = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p.clone());
+            }
+            v.push(p);
+        }
+    }
+    v.sort();
+    v
+}
+
+/// `site --out` into a folder that is neither empty nor a site: refused (exit 2) with what
+/// to do, nothing written there.
+#[test]
+fn site_into_a_non_empty_folder_is_refused() {
+    let Some(ds) = pqperf_model::golden::golden_harness() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("mine");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "keep me\n").unwrap();
+    let (code, o, err) = run(&["site", ds.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 2, "{o}{err}");
+    assert!(err.contains("choose a new or empty one"), "{err}");
+    assert_eq!(walk(&out), vec![out.join("notes.txt")]);
+}
+
+/// A reader that closes the pipe early (`pqperf completions zsh | head`): no panic, no
+/// message, the status of a writer ended by SIGPIPE.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::process::{Command, Stdio};
+    let mut c = Command::new(common::exe())
+        .args(["completions", "zsh"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(c.stdout.take());
+    let o = c.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err, "");
+    assert_eq!(o.status.code(), Some(141));
+}
+
+/// BUILDFAIL says why on the console: the first compiler error and the log's path.
+#[test]
+fn buildfail_shows_the_first_error_and_the_log() {
+    let d = tempfile::tempdir().unwrap();
+    let run_dir = d.path().join("run");
+    let r = run_dir.to_str().unwrap();
+    let cand = common::repo().join("testdata/candidates/broken-sig");
+    common::ok(
+        None,
+        &[
+            "-q",
+            "import",
+            "iccs",
+            cand.to_str().unwrap(),
+            "--id",
+            "sign-94",
+            "--run-dir",
+            r,
+        ],
+    );
+    let (code, out, err) = run(&["build", "--run-dir", r]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("BUILDFAIL sign-94/BROKEN-SIG\n  first error: "),
+        "{out}"
+    );
+    assert!(out.contains(": error:"), "{out}");
+    assert!(
+        out.contains(&format!("  log: {r}/build/sign-94.log")),
+        "{out}"
+    );
+}
+
+/// `-q ab … --json` (the guide's CI gate) prints nothing on stderr; without `-q` the last
+/// line is the verdict in one line; `--max-time` stops adding pairs and says so.
+#[test]
+fn ab_is_quiet_has_a_deadline_and_ends_with_its_verdict() {
+    let d = tempfile::tempdir().unwrap();
+    let run = imported(d.path());
+    let r = run.to_str().unwrap();
+    common::ok(None, &["-q", "build", "--run-dir", r]);
+    common::ok(None, &["-q", "kat", "--run-dir", r]);
+    let ab = |pre: &[&str], extra: &[&str]| {
+        let mut args: Vec<&str> = pre.to_vec();
+        args.extend([
+            "ab",
+            r,
+            r,
+            "--op",
+            "keygen",
+            "--pairs",
+            "6",
+            "--max-pairs",
+            "6",
+            "--trial-target",
+            "0.002",
+            "--probe-attempts",
+            "1",
+            "--cpu",
+            "auto",
+            "--json",
+        ]);
+        args.extend(extra);
+        common::output(None, &args)
+    };
+    let o = ab(&["-q"], &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{err}");
+    assert_eq!(err, "", "-q ab printed on stderr");
+    let ev: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(ev["units"].as_array().unwrap().len(), 1);
+
+    let o = ab(&[], &["--max-time", "0.001"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("ab: --max-time 0.001 s reached after 0 pair(s)"),
+        "{err}"
+    );
+    let last = err.lines().last().unwrap_or("");
+    assert!(last.starts_with("ab: verdict inconclusive: "), "{err}");
+    assert!(
+        last.contains("1 not measured of 1 operation(s)") && last.ends_with("exit 1"),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let ev: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let reason = ev["units"][0]["result"]["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.starts_with("judged at the --max-time deadline"),
+        "{reason}"
+    );
+}

@@ -154,7 +154,9 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     assert!(
         // The command as given, every flag included (paths by their file name).
         camp.contains("\"pqperf import iccs wots-pxof --id sign-90\"")
-            && camp.contains("\"pqperf campaign all\""),
+            // with the flags that were needed to repeat it (issue 40).
+            && camp.contains("\"pqperf campaign all --allow-unfixed-host")
+            && camp.contains("--register 'honest-pages test machine'"),
         "{camp}"
     );
 
@@ -210,7 +212,8 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     let method = std::fs::read_to_string(ds.join(format!("performance/method_{sys}.md"))).unwrap();
     assert!(method.contains("governor unknown"), "{method}");
     assert!(
-        method.contains("Produced by pqperf ") && method.contains("`pqperf campaign all`"),
+        method.contains("Produced by pqperf ")
+            && method.contains("`pqperf campaign all --allow-unfixed-host"),
         "{method}"
     );
     // The planning of this dataset, not the reference's constants.

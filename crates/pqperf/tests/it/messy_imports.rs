@@ -36,7 +36,9 @@ fn a_folder_that_lies_several_sets_and_tool_programs() {
     // so in one line naming folder, evaluated name and manifest entries.
     let out = run(&["import", "iccs", s, "--id", "sign-80", "--run-dir", rd]);
     assert!(
-        out.contains("import: sign-80/MSIG-192: folder MSIG-128, ALGORITHM_INSTANCE MSIG-192 (gcc, no defines), manifest entry of the folder MSIG-128/KAT_SIG_MSIG-128.txt: they disagree; built MSIG-192 (its manifest entry: MSIG-192/KAT_SIG_MSIG-192.txt); the folder's entry is another parameter set"),
+        out.contains("import: sign-80/MSIG-192: folder MSIG-128, ALGORITHM_INSTANCE MSIG-192 (gcc, no defines), manifest entry of the folder MSIG-128/KAT_SIG_MSIG-128.txt: they disagree; built MSIG-192 (its manifest entry: MSIG-192/KAT_SIG_MSIG-192.txt); the folder's entry is another parameter set")
+            // The hint names the macro that selects the set (issue 40).
+            && out.contains("select it with --define or --sets (the sources test MSIG_MODE (1, 3): e.g. --define MSIG_MODE=1)"),
         "{out}"
     );
     let cat = || pqperf_model::catalog::Catalog::load(&run_dir.join("catalog.toml")).unwrap();
@@ -66,7 +68,7 @@ fn a_folder_that_lies_several_sets_and_tool_programs() {
         rd,
     ]);
     assert!(
-        out.contains("import: sign-80/MSIG-128: added beside MSIG-192"),
+        out.contains("import: sign-80/MSIG-128: added beside MSIG-192; MSIG-192 came from the same folder MSIG-128 in an earlier import and stays: it will be built, measured and published too"),
         "{out}"
     );
     // --sets imports several at once; the same set again replaces it and says so.

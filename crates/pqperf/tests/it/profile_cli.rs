@@ -121,4 +121,75 @@ fn profile_phase_publishes_validates_and_renders() {
             && text.contains("drng 2, pseudoXOF 1.07e+03"),
         "{text}"
     );
+
+    // A second system with another candidate published into the same dataset root: the
+    // first system's survey row and its pages stay as they were.
+    second_system_keeps_the_first(d, &sub, &page, &text);
+}
+
+/// Publishes a second system (another run, another candidate) into `run/dataset`: the shared
+/// `symmetric_survey.csv` keeps the first system's rows, the first system's page still shows
+/// its verdict, and `validate` catches a survey that lost them.
+fn second_system_keeps_the_first(d: &Path, sub: &str, page: &Path, page_text: &str) {
+    let r2 = "run2";
+    run(
+        d,
+        &["import", "iccs", sub, "--id", "sign-91", "--run-dir", r2],
+    );
+    run(d, &["build", "--run-dir", r2]);
+    run(d, &["kat", "--run-dir", r2]);
+    std::fs::write(
+        d.join("systems2.csv"),
+        "ID;Arch;Hostname;Description\nx86_9;x86_64;second-host;second test system\n",
+    )
+    .unwrap();
+    let common2 = [
+        "--run-dir",
+        r2,
+        "--allow-unfixed-host",
+        "--probe-attempts",
+        "1",
+        "--trial-target",
+        "0.01",
+        "--systems",
+        "systems2.csv",
+        "--system",
+        "x86_9",
+    ];
+    let mut args = vec!["campaign", "profile"];
+    args.extend(common2);
+    run(d, &args);
+    let ds = d.join("run/dataset");
+    let csv = ds.join("performance/symmetric_survey.csv");
+    let before = std::fs::read_to_string(&csv).unwrap();
+    let mut args = vec!["campaign", "publish", "--publish-to", "run/dataset"];
+    args.extend(common2);
+    run(d, &args);
+    let after = std::fs::read_to_string(&csv).unwrap();
+    assert!(after.lines().count() > before.lines().count(), "{before}\n---\n{after}");
+    for id in ["sign-90", "sign-91"] {
+        assert!(
+            after.contains(&format!("{id};ICCS-only;derived from the call graph")),
+            "{after}"
+        );
+    }
+    let now = std::fs::read_to_string(page).unwrap();
+    assert!(now.contains("verdict: **ICCS-only**"), "{now}");
+    assert!(page_text.contains("verdict: **ICCS-only**"));
+    let v = run(d, &["validate", "run/dataset"]);
+    assert!(v.contains(" 0 problem(s)"), "{v}");
+    // A survey that lost another system's rows (as publish did before) is a problem.
+    let lost: String = after
+        .lines()
+        .filter(|l| !l.starts_with("sign-90;"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&csv, lost).unwrap();
+    let o = common::output(Some(d), &["validate", "run/dataset", "--no-pages"]);
+    let t = common::text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("symmetric_survey.csv") && t.contains("sign-90"),
+        "{t}"
+    );
 }

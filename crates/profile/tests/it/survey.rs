@@ -190,10 +190,11 @@ fn dataset_survey_merges_curated_and_derived() {
     }
     std::fs::write(
         ds.join("performance/symmetric_survey.csv"),
-        "ID;Verdict;Notes\nsign-90;mixed;hand-checked\nkem-04;ICCS-only;curated only\n",
+        "ID;Verdict;Notes\nsign-90;mixed;hand-checked\nkem-04;ICCS-only;curated only\n\
+         sign-77;bypass;derived from the call graph: own Keccak\n",
     )
     .unwrap();
-    assert_eq!(survey::write_dataset_survey(&run, &ds).unwrap(), 3);
+    assert_eq!(survey::write_dataset_survey(&run, &ds).unwrap(), 4);
     let rows = survey::read_curated(&ds.join("performance/symmetric_survey.csv")).unwrap();
     let get = |id: &str| rows.iter().find(|r| r.id == id).unwrap().clone();
     assert_eq!(get("sign-90").verdict, Verdict::Mixed);
@@ -201,6 +202,9 @@ fn dataset_survey_merges_curated_and_derived() {
     assert_eq!(get("kem-04").notes, "curated only");
     assert_eq!(get("ml-dsa-44").verdict, Verdict::Bypass);
     assert!(get("ml-dsa-44").notes.starts_with(survey::DERIVED_PREFIX));
+    // Another system's derived row (a candidate this run does not survey) is kept.
+    assert_eq!(get("sign-77").verdict, Verdict::Bypass);
+    assert_eq!(get("sign-77").notes, "derived from the call graph: own Keccak");
     // Idempotent: derived rows are refreshed, not frozen into curated ones.
-    assert_eq!(survey::write_dataset_survey(&run, &ds).unwrap(), 3);
+    assert_eq!(survey::write_dataset_survey(&run, &ds).unwrap(), 4);
 }

@@ -210,6 +210,8 @@ pub(super) fn performance_table(
     ticks: Option<&crate::counter::TickCounter>,
 ) -> Table {
     let rb = any_robust(v, cand, labels);
+    // pqperf's pages write ops/s without an exponent; reference pages stay as they are.
+    let pqperf_form = crate::common::by_pqperf(v);
     let (mean, per_byte) = match ticks {
         Some(t) => (format!("mean {}", t.unit()), "ticks/byte".to_string()),
         None => ("mean cycles".to_string(), "cycles/byte".to_string()),
@@ -286,7 +288,11 @@ pub(super) fn performance_table(
                     Cell::text(opkey.clone()),
                     val(fmt_cycles(r.rec.mean_cycles)),
                     val(fmt_time(r.rec.mean_seconds)),
-                    val(fmt_ops(r.rec.operations_per_second)),
+                    val(if pqperf_form {
+                        pqperf_model::fmt::fmt_ops_plain(r.rec.operations_per_second)
+                    } else {
+                        fmt_ops(r.rec.operations_per_second)
+                    }),
                     val(fmt_time(r.rec.median_trial_seconds)),
                     val(n_cell(&r)),
                 ]

@@ -152,3 +152,22 @@ fn iccs_candidates_show_the_helper_check() {
         "The ICCS helpers this candidate links, checked the same way with undefined seed and message: `drng` no findings (`performance/data/x86_1/ct/iccs/helpers.json`).",
     );
 }
+
+/// Only accepted findings: the page says "no unaccepted findings" beside the count, never
+/// "no findings" (issue 40).
+#[test]
+fn accepted_findings_only_are_not_no_findings() {
+    let mut ev = evidence();
+    let sign = &mut ev.operations[1];
+    sign.groups.retain(|g| g.accepted.is_some());
+    sign.settle();
+    assert_eq!(sign.verdict, "no findings");
+    assert_eq!(
+        pqperf_report::ct::shown_verdict(sign),
+        "no unaccepted findings"
+    );
+    assert_eq!(
+        pqperf_report::ct::shown_verdict(&ev.operations[0]),
+        "no findings"
+    );
+}
