@@ -32,8 +32,10 @@ use pqperf_model::vocab::Category;
 /// Calls counted per operation by default.
 pub const DEFAULT_CALLS: u64 = 10;
 
-/// The driver's DRNG seed on this version (`00 01 … 2f`, `pqperf-driver`'s `SEED`), hex.
-pub const DRIVER_SEED_HEX: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f";
+/// The input stream a count process draws from (`pqperf_model::stream::process_seed`): the
+/// same on every run and both sides of a comparison, an independent stream like a timing
+/// process's rather than the reference's fixed seed.
+pub const COUNT_STREAM: u64 = 0;
 
 /// The fixed cache geometry (the one Iai, Gungraun and CodSpeed use).
 pub const CACHE_GEOMETRY: [&str; 3] = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"];
@@ -381,7 +383,9 @@ fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -
         operation: u.opkey.clone(),
         status: "failed".into(),
         library_sha256: e.library_sha256.clone(),
-        seeds: vec![DRIVER_SEED_HEX.to_string()],
+        seeds: vec![pqperf_model::stream::seed_hex(
+            &pqperf_model::stream::process_seed(COUNT_STREAM),
+        )],
         estimated_cycles_formula: ESTIMATED_CYCLES_FORMULA.into(),
         testbed: Testbed {
             valgrind: env.tool.clone(),
@@ -515,6 +519,7 @@ fn run_valgrind(
         api: inst.api.clone(),
         // No stack painting: valgrind does not grow the stack below the stack pointer.
         stack_region: 0,
+        seed: Some(pqperf_model::stream::process_seed(COUNT_STREAM)),
     };
     let mut argv = vec!["./d".to_string()];
     argv.extend(args.to_argv());
