@@ -803,7 +803,7 @@ pub fn seccomp_programs() -> Result<Vec<seccompiler::BpfProgram>, String> {
         }
     }
     let build = |rules, action| -> Result<seccompiler::BpfProgram, String> {
-        let f = SeccompFilter::new(rules, SeccompAction::Allow, action, arch.clone())
+        let f = SeccompFilter::new(rules, SeccompAction::Allow, action, arch)
             .map_err(|e| e.to_string())?;
         seccompiler::BpfProgram::try_from(f).map_err(|e| e.to_string())
     };

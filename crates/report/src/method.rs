@@ -255,6 +255,11 @@ fn containment(sb: &serde_json::Value) -> String {
         ("descriptors", "descriptors"),
         ("leftover_processes", "leftover processes"),
         ("parent_death", "when pqperf ends"),
+        ("capabilities", "capabilities"),
+        ("privileged_calls", "privileged system calls"),
+        ("device_nodes", "device nodes"),
+        ("environment", "environment"),
+        ("namespace_init", "PID 1 of the child's namespace"),
     ]
     .iter()
     .filter_map(|(k, name)| s(k).map(|v| format!("{name}: {v}")))
@@ -649,5 +654,14 @@ mod tests {
             "{t}"
         );
         assert!(!t.contains("signals"), "{t}");
+        assert!(!t.contains("capabilities"), "{t}");
+        // What issue 36 added is stated where it was recorded.
+        new["capabilities"] = serde_json::json!("none (probed)");
+        new["privileged_calls"] = serde_json::json!("refused with EPERM (seccomp): adjtimex");
+        let t = sandbox_sentence(&new);
+        assert!(
+            t.contains("capabilities: none (probed); privileged system calls: refused with EPERM"),
+            "{t}"
+        );
     }
 }
