@@ -108,13 +108,13 @@ pub fn floor_of_drift(a: f64, b: f64) -> f64 {
 }
 
 /// The typical noise of one process's estimate from its own calls (log space, one standard
-/// error): for the mean estimator ([`Estimator::FencedMean`]) the median over sampled trials
+/// error): when compared with the mean estimator ([`Estimator::FencedMean`]) the median over sampled trials
 /// of sd ÷ mean ÷ √n of the calls it averages. Processes of a variable-time operation
 /// differ by this much from their streams alone (different rejection counts), which is not
 /// the machine changing. `None` for other estimators.
-pub fn call_noise(r: &Record) -> Option<f64> {
+pub fn call_noise(r: &Record, est: Estimator) -> Option<f64> {
     let rb = r.pqperf.as_ref()?.robust.as_ref()?;
-    if Estimator::parse(&rb.estimator)? != Estimator::FencedMean {
+    if est != Estimator::FencedMean {
         return None;
     }
     let mut se: Vec<f64> = rb
@@ -371,23 +371,47 @@ fn check_sides(
     Ok(())
 }
 
-/// Ratio B/A with its per-call percentile interval, from the two records' robust estimates.
-fn ratio_ci(a: &Record, b: &Record, confidence: f64) -> Option<(f64, f64, f64)> {
+/// The estimator both sides are compared with: the records' own when they agree; when they
+/// differ (an operation whose calls' middle half was wide in one run only, or an earlier
+/// record's `trimmed_mean_20`), the fenced mean when either uses it (what a variable-time
+/// operation costs), else A's. Both sides are then recomputed from their stored samples.
+pub fn common_estimator(a: &Record, b: &Record) -> Option<Estimator> {
+    let est = |r: &Record| {
+        let rb = r.pqperf.as_ref()?.robust.as_ref()?;
+        Estimator::parse(&rb.estimator)
+    };
+    let (x, y) = (est(a)?, est(b)?);
+    Some(
+        if x == y || (x != Estimator::FencedMean && y != Estimator::FencedMean) {
+            x
+        } else {
+            Estimator::FencedMean
+        },
+    )
+}
+
+/// Ratio B/A with its per-call percentile interval, from the two records' robust estimates
+/// (with `est`).
+fn ratio_ci(a: &Record, b: &Record, est: Estimator, confidence: f64) -> Option<(f64, f64, f64)> {
     let ra = a.pqperf.as_ref()?.robust.as_ref()?;
     let rb = b.pqperf.as_ref()?.robust.as_ref()?;
-    let xa = ra.replicates_seconds(ra.seed).ok()?;
-    let xb = rb.replicates_seconds(rb.seed ^ B_SEED_XOR).ok()?;
+    let xa = ra.replicates_seconds_with(est, ra.seed).ok()?;
+    let xb = rb.replicates_seconds_with(est, rb.seed ^ B_SEED_XOR).ok()?;
     let mut r: Vec<f64> = xa
         .iter()
         .zip(&xb)
         .filter(|(x, _)| **x > 0.0)
         .map(|(x, y)| y / x)
         .collect();
-    if ra.estimate_seconds <= 0.0 {
+    let (ea, eb) = (
+        ra.estimate_seconds_with(est)?,
+        rb.estimate_seconds_with(est)?,
+    );
+    if ea <= 0.0 {
         return None;
     }
     let (lo, hi) = percentile_ci(&mut r, confidence)?;
-    Some((rb.estimate_seconds / ra.estimate_seconds, lo, hi))
+    Some((eb / ea, lo, hi))
 }
 
 /// ln of each sampled trial's own estimate (the record's estimator over that trial's calls).
@@ -396,6 +420,14 @@ pub fn process_log_estimates(r: &Record) -> Vec<f64> {
         return Vec::new();
     };
     let est = Estimator::parse(&rb.estimator).unwrap_or(Estimator::for_op(&r.operation));
+    process_log_estimates_with(r, est)
+}
+
+/// [`process_log_estimates`] with `est` instead of the record's estimator.
+pub fn process_log_estimates_with(r: &Record, est: Estimator) -> Vec<f64> {
+    let Some(rb) = r.pqperf.as_ref().and_then(|p| p.robust.as_ref()) else {
+        return Vec::new();
+    };
     rb.sample_trials()
         .unwrap_or_default()
         .into_iter()
@@ -582,8 +614,12 @@ struct Floor {
 }
 
 fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Option<Judged> {
-    let (pooled, clo, chi) = ratio_ci(a, b, o.confidence)?;
-    let (la, lb) = (process_log_estimates(a), process_log_estimates(b));
+    let est = common_estimator(a, b)?;
+    let (pooled, clo, chi) = ratio_ci(a, b, est, o.confidence)?;
+    let (la, lb) = (
+        process_log_estimates_with(a, est),
+        process_log_estimates_with(b, est),
+    );
     let floor = match (recorded, drift_of(&la), drift_of(&lb)) {
         (Some(m), _, _) => Floor {
             m,
@@ -631,8 +667,8 @@ fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Opt
     // What the gates weigh: the spread beyond the processes' own call noise (independent
     // streams of a variable-time operation differ by their rejection counts).
     let spread = (
-        excess_spread(spread_of(&la, rank_view), call_noise(a), rank_view),
-        excess_spread(spread_of(&lb, rank_view), call_noise(b), rank_view),
+        excess_spread(spread_of(&la, rank_view), call_noise(a, est), rank_view),
+        excess_spread(spread_of(&lb, rank_view), call_noise(b, est), rank_view),
     );
     let fast = fast_calls_ratio(a, b);
     let few = la.len().min(lb.len());
@@ -752,12 +788,13 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             (Some(x), Some(y)) if x > 0.0 => Some(y / x),
             _ => None,
         };
+        let common = common_estimator(ra, rb);
         let est = |r: &Record| {
-            r.pqperf
-                .as_ref()?
-                .robust
-                .as_ref()
-                .map(|x| x.estimate_seconds)
+            let x = r.pqperf.as_ref()?.robust.as_ref()?;
+            match common {
+                Some(e) => x.estimate_seconds_with(e),
+                None => Some(x.estimate_seconds),
+            }
         };
         let recorded = match (a.noise_floor, b.noise_floor) {
             (Some(x), Some(y)) => Some(x.max(y)),
@@ -1444,6 +1481,37 @@ mod tests {
         assert!(r.noise_floor_assumed && !r.noise_floor_measured, "{r:?}");
         let why = r.reason.unwrap();
         assert!(why.contains("assumed between-run noise floor"), "{why}");
+    }
+
+    #[test]
+    fn different_estimators_are_compared_with_one() {
+        // A keygen whose calls were narrow in run A (p50) and wide in run B (fenced mean):
+        // both sides with the fenced mean.
+        let a = rec("l", "keygen", 1.0, 1);
+        let mut b = rec("l", "keygen", 1.0, 2);
+        let rb = b.pqperf.as_mut().unwrap().robust.as_mut().unwrap();
+        let trials = rb.sample_trials().unwrap();
+        *rb = Robust::compute_with(&trials, Estimator::FencedMean, 2.5e9, 1000, 1, 0.95).unwrap();
+        assert_eq!(common_estimator(&a, &b), Some(Estimator::FencedMean));
+        let r = compare(&side(vec![a.clone()]), &side(vec![b]), &Options::default())
+            .unwrap()
+            .rows[0]
+            .clone();
+        let want = Estimator::FencedMean
+            .combine(
+                &a.pqperf
+                    .as_ref()
+                    .unwrap()
+                    .robust
+                    .as_ref()
+                    .unwrap()
+                    .sample_trials()
+                    .unwrap(),
+            )
+            .unwrap()
+            / 2.5e9;
+        assert_eq!(r.a_seconds, Some(want));
+        assert_eq!(r.verdict, Verdict::NoChange, "{r:?}");
     }
 
     #[test]

@@ -591,11 +591,26 @@ impl Robust {
     pub fn replicates_seconds(&self, seed: u64) -> Result<Vec<f64>, String> {
         let est = Estimator::parse(&self.estimator)
             .ok_or_else(|| format!("unknown estimator {:?}", self.estimator))?;
+        self.replicates_seconds_with(est, seed)
+    }
+
+    /// [`Robust::replicates_seconds`] with another estimator than the stored one (two
+    /// records compared with one estimator).
+    pub fn replicates_seconds_with(&self, est: Estimator, seed: u64) -> Result<Vec<f64>, String> {
         let trials = self.sample_trials()?;
         Ok(replicates(&trials, est, self.resamples, seed)
             .into_iter()
             .map(|x| x / self.tick_hz)
             .collect())
+    }
+
+    /// The estimate in seconds with `est`: the stored one when `est` is the record's own,
+    /// else recomputed from the stored samples.
+    pub fn estimate_seconds_with(&self, est: Estimator) -> Option<f64> {
+        if Estimator::parse(&self.estimator) == Some(est) {
+            return Some(self.estimate_seconds);
+        }
+        Some(est.combine(&self.sample_trials().ok()?)? / self.tick_hz)
     }
 }
 
@@ -715,7 +730,14 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        // A fixed seed: coverage is a rate (≈ 93–97 % measured with 500 runs a shape), so
+        // a random draw of shapes could fail by chance; 200 runs a shape keep that below
+        // 1 % even so.
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 6,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(37),
+            ..proptest::prelude::ProptestConfig::default()
+        })]
         #[test]
         fn fenced_mean_coverage_holds_across_shapes(
             seed in 0u64..1_000_000,
@@ -723,8 +745,8 @@ mod tests {
             round in 100u64..20_000,
             rounds in 1.0f64..6.0,
         ) {
-            let n = coverage(seed, 40, 16, (base, round, 1.0 / rounds));
-            proptest::prop_assert!(n >= 36, "covered in {} of 40 runs", n);
+            let n = coverage(seed, 200, 16, (base, round, 1.0 / rounds));
+            proptest::prop_assert!(n >= 180, "covered in {} of 200 runs", n);
         }
     }
 
