@@ -93,7 +93,7 @@ pub fn from_texts(texts: &[String], limit: usize) -> Vec<Selector> {
                             .is_some_and(|r| r.trim() == name);
                     // An include guard (no value) and every other definition are not
                     // selectors; a default value under its own `#ifndef` is.
-                    if !name.is_empty() && !(default && has_value) {
+                    if !name.is_empty() && (!default || !has_value) {
                         defined_elsewhere.insert(name.to_string());
                     }
                 }

@@ -381,7 +381,7 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
             "- Each operation is calibrated with one call, then measured in {recorded} trials (the `--target-ci` protocol below decided the count and the trial length per operation; each record holds both). Trials run in separate processes (fresh address-space layout); each runs a fixed number of calls, at least {min_total} calls in total per operation. No operation is cut short by a time limit."
         ));
     } else {
-    out.line(format!(
+        out.line(format!(
         "- Each operation is calibrated with one call, then measured in {trials} trials. Trials normally run in separate processes (fresh address-space layout); if setup takes more than {} s, the trials share one process. Each trial runs a fixed number of calls, targeting {} s and at least {min_total} calls in total; if that would exceed {} minutes, fewer calls are used, but never fewer than one per trial. No operation is cut short by a time limit.",
         fmt_g(setup, 12),
         py_float_str(target),

@@ -741,7 +741,7 @@ fn fallback_and_manifest_lines(
         "the generated vectors differ from the manifest (or reference file)"
     };
     out.push(format!(
-        "kat {}: {what}. If the files its code generated ({rel}/) are the submission's reference vectors, these are the kat.sha256 lines that check them (digest over the canonical form, not `sha256sum` of the file; docs/guide.md, \"KAT manifest\"); put them in kat.sha256 at the top of the submission, then import, build and kat again:",
+        "kat {}: {what}. If the files its code generated ({rel}/) are the submission's reference vectors, these are the kat.sha256 lines that check them (digest over the canonical form, not `sha256sum` of the file; docs/guide.md, \"Your first KAT\"); put them in kat.sha256 at the top of the submission, then import, build and kat again:",
         i.key
     ));
     out.extend(lines);

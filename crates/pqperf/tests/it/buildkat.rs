@@ -121,7 +121,11 @@ fn iccs_candidates_every_status_in_one_run() {
     assert!(out.contains("selects no instance"), "{out}");
     let typo = tmp.path().join("rnu");
     let out = common::exits(None, &["kat", "--run-dir", typo.to_str().unwrap()], 2);
-    assert!(out.contains("build.json does not exist"), "{out}");
+    // The folder is named as missing, not "run pqperf build first" (issue 40).
+    assert!(
+        out.contains(&format!("run directory {} does not exist", typo.display())),
+        "{out}"
+    );
     let out = common::exits(
         None,
         &["campaign", "measure", "--run-dir", typo.to_str().unwrap()],

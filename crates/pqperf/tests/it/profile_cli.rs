@@ -166,7 +166,10 @@ fn second_system_keeps_the_first(d: &Path, sub: &str, page: &Path, page_text: &s
     args.extend(common2);
     run(d, &args);
     let after = std::fs::read_to_string(&csv).unwrap();
-    assert!(after.lines().count() > before.lines().count(), "{before}\n---\n{after}");
+    assert!(
+        after.lines().count() > before.lines().count(),
+        "{before}\n---\n{after}"
+    );
     for id in ["sign-90", "sign-91"] {
         assert!(
             after.contains(&format!("{id};ICCS-only;derived from the call graph")),

@@ -204,7 +204,10 @@ fn dataset_survey_merges_curated_and_derived() {
     assert!(get("ml-dsa-44").notes.starts_with(survey::DERIVED_PREFIX));
     // Another system's derived row (a candidate this run does not survey) is kept.
     assert_eq!(get("sign-77").verdict, Verdict::Bypass);
-    assert_eq!(get("sign-77").notes, "derived from the call graph: own Keccak");
+    assert_eq!(
+        get("sign-77").notes,
+        "derived from the call graph: own Keccak"
+    );
     // Idempotent: derived rows are refreshed, not frozen into curated ones.
     assert_eq!(survey::write_dataset_survey(&run, &ds).unwrap(), 4);
 }

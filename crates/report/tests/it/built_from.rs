@@ -85,3 +85,65 @@ fn provenance_kat_origin_and_helpers_on_the_candidate_page() {
         "{page}"
     );
 }
+
+/// Issue 40: when every NGCC library linked its submission's own helpers (each its own
+/// files, one provider for the rest), the method and summary pages say so and never
+/// "different providers"; the helper baseline is described as the provider its records
+/// name (pqperf's Rust helpers), not as `api/auxfunc.c` built with the reference flags.
+#[test]
+fn own_helpers_everywhere_and_the_baseline_provider_are_stated() {
+    let Some((_tmp, root)) = golden_copy() else {
+        return;
+    };
+    let sys = root.join("performance/data/x86_1");
+    edit_json(&sys.join("campaign.json"), |c| {
+        c["pqperf"] =
+            json!({"version": "0.1.0", "commands": ["pqperf campaign all --allow-unfixed-host"]});
+    });
+    let recs = sys.join("records");
+    for cand in std::fs::read_dir(&recs).unwrap() {
+        let cand = cand.unwrap().path();
+        let id = cand.file_name().unwrap().to_string_lossy().into_owned();
+        for f in std::fs::read_dir(&cand).unwrap() {
+            edit_json(&f.unwrap().path(), |r| {
+                r["pqperf"] = json!({"version": "0.1.0", "iccs_provider": {"kind": "pqperf",
+                    "library_sha256": "4b6da607a8e9ffff", "compiler": "rustc 1.95.0",
+                    "submission_sources": {format!("R/{id}/auxfunc.c"): {"sha256": format!("{id}00112233445566"), "defines": ["pseudoXOF"]}}}});
+            });
+        }
+    }
+    // A helper-baseline record (candidate `iccs`) built over pqperf's provider.
+    let first = std::fs::read_dir(recs.join("sign-08"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::create_dir_all(recs.join("iccs")).unwrap();
+    let base = recs.join("iccs/pseudoXOF-256__hash_32.json");
+    std::fs::copy(&first, &base).unwrap();
+    edit_json(&base, |r| {
+        r["candidate"] = json!("iccs");
+        r["label"] = json!("pseudoXOF-256");
+        r["instance"] = json!("pseudoXOF-256");
+        r["operation"] = json!("hash_32");
+        r["pqperf"] = json!({"version": "0.1.0", "iccs_provider": {"kind": "pqperf",
+            "library_sha256": "4b6da607a8e9ffff", "compiler": "rustc 1.95.0"}});
+    });
+    let ds = Dataset::load(&root).unwrap();
+    let method = pqperf_report::method_page(&ds, "x86_1", Form::Harness).unwrap();
+    let summary = pqperf_report::summary_page(&ds, "x86_1", Form::Harness).unwrap();
+    for page in [&method, &summary] {
+        assert!(!page.contains("different providers"), "{page}");
+        assert!(
+            page.contains("- ICCS helpers: every NGCC library linked its submission's own ICCS helpers first (compiled into the library; named on its candidate page); pqperf's own ICCS helpers (libpqperf_iccs.a sha256 4b6da607a8e9…; rustc 1.95.0) supplies what they do not define."),
+            "{page}"
+        );
+    }
+    assert!(
+        method.contains("timed directly, as hash instances of pqperf's own ICCS helpers (libpqperf_iccs.a sha256 4b6da607a8e9…; rustc 1.95.0) (records under `iccs/`)")
+            && !method.contains("as hash instances of `api/auxfunc.c`")
+            && !method.contains("OpenSSL's SM3"),
+        "{method}"
+    );
+}
