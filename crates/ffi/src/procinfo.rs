@@ -369,6 +369,10 @@ pub struct ChildAccounting {
     pub run_ns: Option<u64>,
     /// Run-queue wait nanoseconds of the main thread (schedstat, second field).
     pub run_delay_ns: Option<u64>,
+    /// Largest resident set in KiB (`ru_maxrss`): the largest of the child's own (before
+    /// and after `exec`, so at least what the parent's RSS was when it forked) and of the
+    /// descendants it waited for.
+    pub maxrss_kib: Option<u64>,
 }
 
 impl ChildAccounting {
@@ -421,6 +425,7 @@ pub fn wait_accounted(pid: i32, block: bool) -> std::io::Result<Option<(i32, Chi
             sys_s: secs(ru.ru_stime),
             run_ns,
             run_delay_ns,
+            maxrss_kib: u64::try_from(ru.ru_maxrss).ok(),
         },
     )))
 }

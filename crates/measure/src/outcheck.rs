@@ -22,7 +22,8 @@
 //! that tells the replay from the timing process by more than the executable (its argv, its
 //! run time) can still compute correctly in the replay: see docs/threat-model.md.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -73,11 +74,9 @@ pub fn replay_child_main(argv: &[String]) -> i32 {
     }
 }
 
-use std::io::Write;
-
 /// One replay: its digest, or why there is none.
 fn replay_once(
-    exe: &PathBuf,
+    exe: &Path,
     d: &DriverExe,
     args: &DriverArgs,
     timeout: Duration,
@@ -85,7 +84,7 @@ fn replay_once(
     let mut argv = vec![REPLAY_CHILD.to_string()];
     argv.extend(args.to_argv());
     let out = untrusted::run(&ChildSpec {
-        program: exe.clone(),
+        program: exe.to_path_buf(),
         args: argv,
         cwd: d.cwd.clone(),
         timeout,

@@ -148,6 +148,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     command.extend(args.to_argv());
     let cpu_t0 = args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now);
     let load_1m = pqperf_ffi::procinfo::load_average()[0];
+    let parent_rss_bytes = pqperf_ffi::procinfo::rss_bytes();
     let out = spawn(exe, args, timeout);
     let steal_share = match (
         cpu_t0,
@@ -264,6 +265,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
                     tick_hz: crate::verify::tick_hz(),
                     setup_s: &mut setup,
                     steal_s: steal_share.map_or(0.0, |f| f * wall_s),
+                    parent_rss_bytes,
                 };
                 let (problems, evidence) = crate::verify::check(args, &parsed, &mut k);
                 process.extra.insert("kernel_check".into(), evidence);

@@ -22,8 +22,12 @@
 //!   pqperf process) and the untimed calls (warm-ups, the memory pass) are costed at the
 //!   claimed per-call time;
 //! - **samples add up**: the per-call ticks of a sampled trial, summed, equal its claimed
-//!   interval within [`SAMPLE_SUM_REL`] + [`TICK_ABS_S`] (less its run-queue wait and
-//!   steal), so the robust estimate cannot be moved by its SAMPLES alone;
+//!   interval within [`SAMPLE_SUM_REL`] + [`TICK_ABS_S`] (less the steal), so the robust
+//!   estimate cannot be moved by its SAMPLES alone;
+//! - **memory**: the claimed peak RSS is at most `ru_maxrss` (+ [`RSS_ABOVE_SLACK`]) and,
+//!   when `ru_maxrss` is clearly above the parent's RSS (so the driver made it), at least
+//!   `ru_maxrss` less what the memory pass touched after the peak was read, 5 % and
+//!   [`RSS_BELOW_SLACK`];
 //! - **ticks agree with seconds**: a fixed-rate counter (TSC, `cntvct_el0`) counts the
 //!   recorded tick rate × seconds (± [`TICK_REL`] and [`TICK_ABS_S`]); a cycle counter at most
 //!   [`MAX_CYCLES_PER_NS`] per nanosecond.
@@ -129,6 +133,51 @@ pub struct Kernel<'a> {
     /// task whose virtual CPU is stolen is neither on the CPU nor in the run queue, so a trial
     /// may last that much longer than its scheduler figures.
     pub steal_s: f64,
+    /// The parent's resident bytes when it started the process (the forked waiter's RSS,
+    /// which `ru_maxrss` includes); `None` when unknown.
+    pub parent_rss_bytes: Option<u64>,
+}
+
+/// Bytes a claimed peak RSS may exceed `ru_maxrss` (page rounding, the read order).
+pub const RSS_ABOVE_SLACK: u64 = 1 << 20;
+/// Bytes and share by which a claimed peak RSS may fall short of `ru_maxrss` once the
+/// driver's own peak dominates it: what the process touched after it read its peak (the
+/// memory pass: the painted stack region and the call's heap) plus this margin and 5 %.
+pub const RSS_BELOW_SLACK: u64 = 4 << 20;
+
+/// The memory claims against `ru_maxrss` (module doc): problems.
+fn check_memory(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Option<u64>) {
+    let mut bad = Vec::new();
+    let Some(max) = k.acc.maxrss_kib.map(|x| x * 1024) else {
+        return (bad, None);
+    };
+    let Some(peak) = p
+        .meta
+        .str("peak_rss_bytes")
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return (bad, Some(max));
+    };
+    if peak > max + RSS_ABOVE_SLACK {
+        bad.push(format!(
+            "claimed peak RSS {peak} bytes, above the kernel's ru_maxrss {max} bytes"
+        ));
+    }
+    // The lower bound holds only when the driver's peak made ru_maxrss (not the forked
+    // waiter's copy of the parent).
+    let parent = k.parent_rss_bytes.unwrap_or(u64::MAX);
+    let dominated = max
+        > parent
+            .saturating_add(parent / 10)
+            .saturating_add(RSS_BELOW_SLACK);
+    let after = args.stack_region + p.mem.as_ref().and_then(|m| m.heap_peak_bytes).unwrap_or(0);
+    let floor = max.saturating_sub(max / 20 + after + RSS_BELOW_SLACK);
+    if dominated && peak < floor {
+        bad.push(format!(
+            "claimed peak RSS {peak} bytes, the kernel's ru_maxrss is {max} bytes (the parent's RSS {parent} bytes)"
+        ));
+    }
+    (bad, Some(max))
 }
 
 /// Checks a complete driver process; returns the problems (empty: consistent) and the
@@ -194,14 +243,15 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
         }
     }
     // Per-call samples add up to their sampled trial: SAMPLES alone (the robust figure's
-    // input) cannot be scaled. The ticks are read between the trial's two clock reads, so
-    // their sum is at most the interval and at least the interval less the time the trial
-    // waited for the CPU (a preemption between a clock read and the first tick read) or
-    // lost to the hypervisor.
+    // input) cannot be scaled. The ticks are read between the trial's two clock reads, one
+    // after each call, so a preemption inside the trial is inside the samples too: their
+    // sum is the interval less the clock reads around the loop (a preemption exactly
+    // between a clock read and the next tick read, nanoseconds apart, makes a rare
+    // inconsistent process, which is re-run) and less what the hypervisor took.
     if let Some(hz) = k.tick_hz.filter(|h| *h > 0.0) {
         for (s, v) in sampled.iter().zip(&p.sample_trials) {
             let sum = v.iter().fold(0u64, |a, x| a.saturating_add(*x)) as f64 / hz;
-            let waited = s.runq_ns.map_or(0.0, |q| q as f64 / 1e9) + k.steal_s;
+            let waited = k.steal_s;
             let tol = SAMPLE_SUM_REL * s.seconds + TICK_ABS_S;
             if sum > s.seconds + tol || sum < s.seconds - waited - tol {
                 bad.push(format!(
@@ -213,6 +263,9 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
             }
         }
     }
+    // Memory claims within the kernel's ru_maxrss.
+    let (mem_bad, maxrss) = check_memory(args, p, k);
+    bad.extend(mem_bad);
     // Fits the lifetime.
     if c.timed_s > k.wall_s + WALL_SLACK_S {
         bad.push(format!(
@@ -319,6 +372,7 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
         "claimed_timed_s": round6(c.timed_s),
         "claimed_on_cpu_s": c.run_s.map(round6),
         "setup_cpu_s": setup.map(round6),
+        "maxrss_bytes": maxrss,
         "problems": bad,
     });
     (bad.clone(), evidence)
@@ -401,6 +455,7 @@ mod tests {
             sys_s: 0.0,
             run_ns: Some(1),
             run_delay_ns: Some((delay * 1e9) as u64),
+            maxrss_kib: None,
         };
         let mut f = || Ok(setup);
         let mut k = Kernel {
@@ -409,6 +464,7 @@ mod tests {
             tick_hz: Some(2e9),
             setup_s: &mut f,
             steal_s: 0.0,
+            parent_rss_bytes: None,
         };
         check(&args(), p, &mut k).0
     }
@@ -432,6 +488,7 @@ mod tests {
             sys_s: 0.0,
             run_ns: Some(1),
             run_delay_ns: Some(0),
+            maxrss_kib: None,
         };
         let check_with = |steal_s: f64| {
             let mut f = || Ok(0.05);
@@ -441,6 +498,7 @@ mod tests {
                 tick_hz: Some(2e9),
                 setup_s: &mut f,
                 steal_s,
+                parent_rss_bytes: None,
             };
             check(&args(), &p, &mut k)
         };
@@ -485,6 +543,7 @@ mod tests {
             sys_s: 0.0,
             run_ns: Some(1),
             run_delay_ns: Some(0),
+            maxrss_kib: None,
         };
         let run = |p: &Parsed| {
             let mut f = || Ok(0.2);
@@ -494,6 +553,7 @@ mod tests {
                 tick_hz: Some(2e9),
                 setup_s: &mut f,
                 steal_s: 0.0,
+                parent_rss_bytes: None,
             };
             check(&a, p, &mut k).0
         };
@@ -505,11 +565,53 @@ mod tests {
         }
         let bad = run(&forged);
         assert!(bad.iter().any(|b| b.contains("add up")), "{bad:?}");
-        // A preemption inside the trial (claimed as run-queue wait) leaves the samples short.
-        let mut waited = p.clone();
-        waited.sched[2].seconds = 0.015;
-        waited.sched[2].runq_ns = Some(5_000_000);
-        assert!(run(&waited).is_empty(), "{:?}", run(&waited));
+        // A preemption inside the trial is inside the samples too: claimed run-queue wait
+        // does not excuse samples that fall short of the interval.
+        let mut waited = forged.clone();
+        waited.sched[2].runq_ns = Some(9_000_000);
+        waited.sched[3].runq_ns = Some(9_000_000);
+        let bad = run(&waited);
+        assert!(bad.iter().any(|b| b.contains("add up")), "{bad:?}");
+    }
+
+    #[test]
+    fn peak_rss_claims_are_bounded_by_ru_maxrss() {
+        let mib = 1u64 << 20;
+        let run = |claimed: u64, maxrss_mib: u64, parent_mib: u64| {
+            let mut p = parsed(0.5, 0.5, 0.0);
+            p.meta
+                .insert("peak_rss_bytes".to_string(), claimed.to_string());
+            let acc = ChildAccounting {
+                user_s: 1.25,
+                run_ns: Some(1),
+                run_delay_ns: Some(0),
+                maxrss_kib: Some(maxrss_mib * 1024),
+                ..Default::default()
+            };
+            let mut f = || Ok(0.2);
+            let mut k = Kernel {
+                acc: &acc,
+                wall_s: 1.4,
+                tick_hz: Some(2e9),
+                setup_s: &mut f,
+                steal_s: 0.0,
+                parent_rss_bytes: Some(parent_mib * mib),
+            };
+            check(&args(), &p, &mut k).0
+        };
+        // Honest: the driver's 180 MiB peak made ru_maxrss; a small driver beside a 40 MiB
+        // parent (ru_maxrss is the parent's copy).
+        assert!(run(180 * mib, 181, 40).is_empty());
+        assert!(run(2 * mib, 41, 40).is_empty());
+        // Above the kernel's figure.
+        let bad = run(300 * mib, 181, 40);
+        assert!(
+            bad.iter().any(|b| b.contains("above the kernel")),
+            "{bad:?}"
+        );
+        // Far below a ru_maxrss the driver made (18 MiB claimed for 180 MiB).
+        let bad = run(18 * mib, 180, 40);
+        assert!(bad.iter().any(|b| b.contains("ru_maxrss is")), "{bad:?}");
     }
 
     #[test]
@@ -544,6 +646,7 @@ mod tests {
             tick_hz: None,
             setup_s: &mut f,
             steal_s: 0.0,
+            parent_rss_bytes: None,
         };
         let p = parsed(0.1, 0.1, 0.0);
         let (bad, ev) = check(&args(), &p, &mut k);

@@ -19,6 +19,7 @@
 //!   Scaling only the per-call SAMPLES (the robust figure's input) by −80 % is caught
 //!   (`verify`: samples must add up to their trial). A consistent scaling of every timing line
 //!   is bounded only by the kernel check's slack; the test prints what the parent decided.
+//!   A peak RSS of 2 MiB claimed by a library that touched 512 MiB is caught by `ru_maxrss`.
 
 use crate::common;
 
@@ -274,7 +275,15 @@ fn rewritten_samples_are_caught_and_a_consistent_rewrite_is_reported() {
     let run = tmp.path().join("run");
     std::fs::create_dir_all(&run).unwrap();
     std::fs::write(run.join("rewrite.h"), REWRITE).unwrap();
-    let source = format!("#ifdef REWRITE\n#include \"rewrite.h\"\n#endif\n{TOY_SIG}");
+    let anchor = "    work();\n    for (int i = 0; i < 32; i++) { sk[i] = rnd();";
+    assert!(TOY_SIG.contains(anchor));
+    let source = format!(
+        "#ifdef REWRITE\n#include \"rewrite.h\"\n#endif\n{}",
+        TOY_SIG.replace(
+            anchor,
+            &format!("#ifdef REWRITE_PEAK\n    rw_touch();\n#endif\n{anchor}")
+        )
+    );
     toy_run(
         &run,
         "toy_sig_rewrite.c",
@@ -291,6 +300,9 @@ fn rewritten_samples_are_caught_and_a_consistent_rewrite_is_reported() {
                 .args(&["-lpthread"]),
             Lib::new("sign-95", "all")
                 .defines(&["TOY_WORK=20000", "REWRITE", "REWRITE_PCT=50"])
+                .args(&["-lpthread"]),
+            Lib::new("sign-95", "peak")
+                .defines(&["TOY_WORK=20000", "REWRITE", "REWRITE_PEAK=512"])
                 .args(&["-lpthread"]),
         ],
     );
@@ -339,6 +351,18 @@ fn rewritten_samples_are_caught_and_a_consistent_rewrite_is_reported() {
             "{p}"
         );
     }
+    // 512 MiB touched in keygen, a peak RSS of 2 MiB claimed: above what the parent's own RSS
+    // explains, so ru_maxrss bounds the claim from below.
+    let r = record(&run, "sign-95", "peak", "keygen");
+    let p = &r["processes"][0];
+    assert_eq!(p["status"], "inconsistent", "{p}");
+    assert!(marker(p) > 0, "the rewrite ran: {p}");
+    assert!(
+        p["kernel_check"]["problems"]
+            .to_string()
+            .contains("ru_maxrss is"),
+        "{p}"
+    );
     // Every timing line at 50 %: what the parent decided (bounded by the kernel check's
     // slack; see docs/threat-model.md), printed, not asserted.
     for op in ["keygen", "sign", "verify"] {
