@@ -3,8 +3,9 @@
 //! ratio B/A of the mean instructions per call is exact: A–A is exactly 1 ("no change") on any
 //! host under any load, and a change of the work is "slower" or "faster" when it reaches the
 //! threshold ([`DEFAULT_THRESHOLD`]). Two counts compare only when they were made in the same
-//! testbed (valgrind, its options, compiler, flags, C library, machine), with the same seeds
-//! and the same number of calls; otherwise the row says "not comparable" and why.
+//! testbed (valgrind, its options, compiler, flags, C library, machine) and with the same
+//! seeds; the mean is taken over the calls both sides counted (call k has the same seeded
+//! input on both sides). Otherwise the row says "not comparable" and why.
 
 use std::path::Path;
 
@@ -121,7 +122,7 @@ fn incomparable(a: &CountEvidence, b: &CountEvidence) -> Option<String> {
     if a.seeds != b.seeds {
         diff.push("seeds");
     }
-    if a.calls != b.calls {
+    if a.calls != b.calls && (a.instructions.is_empty() || b.instructions.is_empty()) {
         diff.push("calls counted");
     }
     (!diff.is_empty()).then(|| format!("testbed differs: {}", diff.join(", ")))
@@ -157,7 +158,9 @@ pub fn compare_counts(
             continue;
         };
         used_b[j] = true;
-        let (ia, ib) = (x.instructions(), y.instructions());
+        // Over the calls both sides counted (the same seeded inputs, call by call).
+        let k = x.instructions.len().min(y.instructions.len());
+        let (ia, ib) = (x.instructions_over(k), y.instructions_over(k));
         let mut row = CountRow {
             instance: format!("{}/{}", x.candidate, x.label),
             instance_b: format!("{}/{}", y.candidate, y.label),

@@ -227,13 +227,11 @@ pub fn parse(text: &str) -> Result<Profile, ParseError> {
             }
         };
         match key {
-            "version" => {
-                if value.trim() != "1" {
-                    return Err(ParseError {
-                        line: n,
-                        what: format!("format version {} (1 expected)", value.trim()),
-                    });
-                }
+            "version" if value.trim() != "1" => {
+                return Err(ParseError {
+                    line: n,
+                    what: format!("format version {} (1 expected)", value.trim()),
+                });
             }
             "creator" => prof.creator = value.trim().to_string(),
             "part" => {

@@ -71,8 +71,10 @@ pub struct CountOptions {
     pub run_dir: PathBuf,
     /// The instances (the measured ones: the campaign's selection).
     pub instances: Vec<Instance>,
-    /// Calls counted per operation.
+    /// Calls counted per operation (with `auto_calls`: at most).
     pub calls: u64,
+    /// Choose the calls from a first count of one call ([`calls_for`]).
+    pub auto_calls: bool,
     /// valgrind processes at once (counting needs no quiet CPU).
     pub jobs: usize,
     /// Timeout of one valgrind process.
@@ -98,6 +100,7 @@ impl CountOptions {
             run_dir: run_dir.into(),
             instances,
             calls: DEFAULT_CALLS,
+            auto_calls: true,
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             timeout: Duration::from_secs(600),
             valgrind: "valgrind".into(),
@@ -439,37 +442,87 @@ fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -
             return ev;
         }
     }
-    match run_valgrind(opts, env, inst, u, &lib, &symbol) {
+    // With the automatic number of calls a first process counts one call; its (deterministic)
+    // count decides how many calls the budget allows, and a second process counts those.
+    let first = if opts.auto_calls { 1 } else { opts.calls };
+    let mut seconds = 0.0;
+    let mut c = match attempt(opts, env, inst, u, &lib, &symbol, prep, first, &mut ev) {
+        Some(c) => c,
+        None => return ev,
+    };
+    seconds += ev.seconds;
+    if opts.auto_calls {
+        let want = calls_for(c.instructions[0], opts.calls);
+        if want > 1 {
+            c = match attempt(opts, env, inst, u, &lib, &symbol, prep, want, &mut ev) {
+                Some(c) => c,
+                None => return ev,
+            };
+            seconds += ev.seconds;
+        }
+    }
+    ev.seconds = seconds;
+    ev.status = "counted".into();
+    ev.calls = c.calls;
+    ev.calls_run = c.calls_run;
+    ev.instructions_per_call = Some(c.instructions_per_call);
+    ev.estimated_cycles_per_call = Some(c.estimated_cycles_per_call);
+    ev.per_call = Some(c.per_call);
+    ev.functions = c.functions;
+    ev.classes = c.classes;
+    ev.instructions = c.instructions;
+    ev
+}
+
+/// Instructions the counted calls of one operation may add up to under the automatic rule
+/// (about 2–5 s of callgrind with the cache simulation on this class of machine).
+pub const INSTRUCTION_BUDGET: u64 = 100_000_000;
+
+/// Calls counted for an operation of `per_call` instructions: as many as fit in
+/// [`INSTRUCTION_BUDGET`], at least 1, at most `max`. A function of the count alone, so the
+/// same library gives the same number of calls on every host.
+pub fn calls_for(per_call: u64, max: u64) -> u64 {
+    (INSTRUCTION_BUDGET / per_call.max(1)).clamp(1, max.max(1))
+}
+
+/// One valgrind process counting `iters` calls; None when it did not give counts (`ev` then
+/// says why).
+#[allow(clippy::too_many_arguments)]
+fn attempt(
+    opts: &CountOptions,
+    env: &Env,
+    inst: &Instance,
+    u: &Unit,
+    lib: &Path,
+    symbol: &str,
+    prep: usize,
+    iters: u64,
+    ev: &mut CountEvidence,
+) -> Option<analyse::Counted> {
+    match run_valgrind(opts, env, inst, u, lib, symbol, iters) {
         Err(why) => ev.reason = Some(why),
         Ok(r) => {
             ev.command = r.command;
             ev.seconds = r.seconds;
             if let Some(why) = r.undecodable {
-                return refuse(ev, why);
+                ev.status = "refused".into();
+                ev.reason = Some(why);
+                return None;
             }
             if let Some(why) = r.failure {
                 ev.reason = Some(why);
-                return ev;
+                return None;
             }
             match callgrind::parse(&r.output)
                 .map_err(|e| e.to_string())
-                .and_then(|p| analyse::analyse(&p, &symbol, prep, opts.calls as usize))
+                .and_then(|p| analyse::analyse(&p, symbol, prep, iters as usize))
             {
                 Err(why) => ev.reason = Some(format!("callgrind output: {why}")),
-                Ok(c) => {
-                    ev.status = "counted".into();
-                    ev.calls = c.calls;
-                    ev.calls_run = c.calls_run;
-                    ev.instructions_per_call = Some(c.instructions_per_call);
-                    ev.estimated_cycles_per_call = Some(c.estimated_cycles_per_call);
-                    ev.per_call = Some(c.per_call);
-                    ev.functions = c.functions;
-                    ev.classes = c.classes;
-                }
+                Ok(c) => return Some(c),
             }
         }
     }
-    ev
+    None
 }
 
 /// What one valgrind process left.
@@ -491,6 +544,7 @@ fn run_valgrind(
     u: &Unit,
     lib: &Path,
     symbol: &str,
+    iters: u64,
 ) -> Result<RunResult, String> {
     use pqperf_ffi::untrusted::{self, ChildSpec, RESULT_FD_ENV};
     let work = tempfile::Builder::new()
@@ -511,7 +565,7 @@ fn run_valgrind(
         op: u.op.clone(),
         bytes: u.bytes,
         trials: 1,
-        iters: opts.calls,
+        iters,
         warmups: 0,
         cpu: None,
         samples: false,
@@ -603,4 +657,42 @@ fn run_valgrind(
     let bytes = std::fs::read(&out).map_err(|e| format!("callgrind output: {e}"))?;
     r.output = String::from_utf8_lossy(&bytes).into_owned();
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_follow_the_instruction_budget() {
+        assert_eq!(calls_for(18_274, DEFAULT_CALLS), 10);
+        assert_eq!(calls_for(11_417_750, DEFAULT_CALLS), 8);
+        assert_eq!(calls_for(919_728_721, DEFAULT_CALLS), 1);
+        assert_eq!(calls_for(0, 3), 3);
+        let nist = ApiSpec::Nist {
+            kind: "sign".into(),
+            namespace: "PQCLEAN_MLDSA44_CLEAN".into(),
+            pk: 1,
+            sk: 1,
+            out: 1,
+            ss: 0,
+            ctx: true,
+            id: "ml-dsa-44".into(),
+            instance: "ML-DSA-44".into(),
+        };
+        assert_eq!(
+            symbol_of(&nist, Some(Category::Sign), "sign").unwrap(),
+            (
+                "PQCLEAN_MLDSA44_CLEAN_crypto_sign_signature_ctx".to_string(),
+                0
+            )
+        );
+        assert_eq!(
+            symbol_of(&ApiSpec::Iccs, Some(Category::Kem), "dec").unwrap(),
+            ("kem_dec".to_string(), 1)
+        );
+        assert!(symbol_of(&ApiSpec::Iccs, Some(Category::Kex), "exchange").is_err());
+        assert!(avx512_refusal("-O3 -mavx512f").is_some());
+        assert!(avx512_refusal("-O3 -mavx2").is_none());
+    }
 }

@@ -18,6 +18,7 @@
 //!                            pass included; only `calls` of them are counted)
 //! seeds                      the driver's DRNG seed(s), hex
 //! instructions_per_call      {median, mean, min, max} of Ir over the counted calls
+//! instructions               Ir of each counted call, in order
 //! estimated_cycles_per_call  {median, mean, min, max} of the estimate below
 //! per_call                   mean per call: data_reads, data_writes, l1_misses, ll_misses
 //!                            (and the raw callgrind events, `events`)
@@ -79,6 +80,10 @@ pub struct CountEvidence {
     pub seeds: Vec<String>,
     /// Instructions (callgrind `Ir`) per call.
     pub instructions_per_call: Option<Spread>,
+    /// Instructions of each counted call, in call order (the k-th call has the k-th input of
+    /// the seeded stream: two counts compare call by call over their common calls).
+    #[serde(default)]
+    pub instructions: Vec<u64>,
     /// Estimated cycles per call ([`ESTIMATED_CYCLES_FORMULA`]).
     pub estimated_cycles_per_call: Option<Spread>,
     /// Mean per call of the cache-simulation figures.
@@ -205,6 +210,19 @@ impl Testbed {
 }
 
 impl CountEvidence {
+    /// Mean instructions per call over the first `k` counted calls (all with the per-call
+    /// list absent); None when not counted.
+    pub fn instructions_over(&self, k: usize) -> Option<f64> {
+        if self.status != "counted" {
+            return None;
+        }
+        if self.instructions.is_empty() || k == 0 {
+            return self.instructions();
+        }
+        let v = &self.instructions[..k.min(self.instructions.len())];
+        Some(v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64)
+    }
+
     /// Instructions per call (the mean; None when not counted).
     pub fn instructions(&self) -> Option<f64> {
         (self.status == "counted")
@@ -229,6 +247,13 @@ impl CountEvidence {
                 }
                 if self.calls == 0 {
                     p.push("status counted with 0 calls".into());
+                }
+                if !self.instructions.is_empty() && self.instructions.len() as u64 != self.calls {
+                    p.push(format!(
+                        "{} per-call counts for {} calls",
+                        self.instructions.len(),
+                        self.calls
+                    ));
                 }
                 if self.calls > self.calls_run {
                     p.push(format!(

@@ -416,7 +416,8 @@ mod tests {
         assert_eq!(l.run_lock(), Path::new("/r/.pqperf-run.lock"));
         let dirs = l.instance_evidence_dirs();
         assert_eq!(dirs[0], Path::new("/r/records"));
-        assert_eq!(dirs[6], Path::new("/r/survey"));
+        assert_eq!(dirs[4], Path::new("/r/count"));
+        assert_eq!(dirs[7], Path::new("/r/survey"));
         assert_eq!(l.at("ct/a/b.json"), l.ct("a", "b"));
     }
 

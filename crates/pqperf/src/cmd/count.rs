@@ -20,9 +20,10 @@ pub struct CountArgs {
     /// Only instances whose <id>/<label> matches this regex (searched).
     #[arg(long)]
     only: Option<String>,
-    /// Calls counted per operation (each call is one callgrind profile part).
-    #[arg(long, default_value_t = pqperf_count::DEFAULT_CALLS)]
-    calls: u64,
+    /// Calls counted per operation (each call is one callgrind profile part). Default: as
+    /// many as fit in 10^8 instructions, 1 to 10, from a first count of one call.
+    #[arg(long)]
+    calls: Option<u64>,
     /// valgrind processes at once (default: one per CPU; counts do not depend on load).
     #[arg(long)]
     jobs: Option<usize>,
@@ -88,7 +89,7 @@ fn summary_line(s: &pqperf_count::CountSummary, run_dir: &std::path::Path) -> St
 /// `pqperf count`.
 pub fn run(a: CountArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(a.timeout > 0.0, "--timeout must be positive");
-    anyhow::ensure!(a.calls >= 1, "--calls must be at least 1");
+    anyhow::ensure!(a.calls != Some(0), "--calls must be at least 1");
     let bj = RunLayout::new(&a.run_dir).build_json();
     if !bj.is_file() {
         return super::refuse(format!(
@@ -117,7 +118,10 @@ pub fn run(a: CountArgs) -> anyhow::Result<ExitCode> {
             bj.display()
         ));
     }
-    o.calls = a.calls;
+    if let Some(n) = a.calls {
+        o.calls = n;
+        o.auto_calls = false;
+    }
     o.timeout = std::time::Duration::from_secs_f64(a.timeout);
     if let Some(j) = a.jobs {
         o.jobs = j.max(1);

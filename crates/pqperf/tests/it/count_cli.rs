@@ -1,7 +1,8 @@
 //! `pqperf campaign count` and `pqperf compare --counter instructions` end to end on the
 //! count-toy-sig test candidate (real gcc, real valgrind): two separate runs of the same
 //! source compare exactly "no change" (exit 0), and the variant with one extra hash call per
-//! sign is "slower" with the exact ratio (exit 1 with --fail-on-regression).
+//! sign is "slower" with the exact ratio (exit 1 with --fail-on-regression); without valgrind
+//! the phase says so and ends done.
 
 use crate::common;
 
@@ -91,4 +92,25 @@ fn separate_runs_compare_exactly_and_one_extra_hash_call_is_slower() {
     let c: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(a.join("campaign.json")).unwrap()).unwrap();
     assert_eq!(c["pqperf"]["count"]["status"], "done");
+
+    // Without valgrind (not on PATH) the phase says so, records it and is not an error.
+    let o = std::process::Command::new(common::exe())
+        .args(["campaign", "count", "--run-dir", &s(&a2)])
+        .env("PATH", tmp.path())
+        .output()
+        .unwrap();
+    let t = common::text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("count: not run: valgrind is not installed"),
+        "{t}"
+    );
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a2.join("campaign.json")).unwrap()).unwrap();
+    assert_eq!(c["pqperf"]["count"]["status"], "not run");
+    // The counts made before stay.
+    assert_eq!(
+        std::fs::read_dir(a2.join("count/sign-90")).unwrap().count(),
+        3
+    );
 }
