@@ -702,8 +702,8 @@ pub const REFUSED_CALLS: &[&str] = &[
     "add_key",
     "keyctl",
     "request_key",
-    "mknod",
-    "mknodat",
+    "mknod(S_IFCHR, S_IFBLK)",
+    "mknodat(S_IFCHR, S_IFBLK)",
     "syslog",
     "ioctl(FS_IOC_SETFLAGS)",
     "ioctl(FS_IOC_FSSETXATTR)",
@@ -756,10 +756,26 @@ pub fn seccomp_programs() -> Result<Vec<seccompiler::BpfProgram>, String> {
         arg_is(1, FS_IOC32_SETFLAGS)?,
         arg_is(1, FS_IOC_FSSETXATTR)?,
     ];
-    #[cfg(target_arch = "x86_64")]
-    let arch_only: &[i64] = &[libc::SYS_mknod];
-    #[cfg(not(target_arch = "x86_64"))]
-    let arch_only: &[i64] = &[];
+    // Device nodes only (S_IFCHR, S_IFBLK in the mode): FIFOs and regular files stay allowed
+    // (valgrind makes its vgdb FIFOs with mknod).
+    let device_mode = |arg: u8| -> Result<Vec<SeccompRule>, String> {
+        let ifmt = libc::S_IFMT as u64;
+        [libc::S_IFCHR as u64, libc::S_IFBLK as u64]
+            .into_iter()
+            .map(|t| {
+                SeccompRule::new(vec![
+                    SeccompCondition::new(
+                        arg,
+                        SeccompCmpArgLen::Dword,
+                        SeccompCmpOp::MaskedEq(ifmt),
+                        t,
+                    )
+                    .map_err(e)?,
+                ])
+                .map_err(e)
+            })
+            .collect()
+    };
     let eperm_always = [
         libc::SYS_adjtimex,
         libc::SYS_clock_adjtime,
@@ -768,7 +784,6 @@ pub fn seccomp_programs() -> Result<Vec<seccompiler::BpfProgram>, String> {
         libc::SYS_add_key,
         libc::SYS_keyctl,
         libc::SYS_request_key,
-        libc::SYS_mknodat,
         libc::SYS_syslog,
         libc::SYS_mount,
         libc::SYS_umount2,
@@ -798,7 +813,10 @@ pub fn seccomp_programs() -> Result<Vec<seccompiler::BpfProgram>, String> {
             kill.insert(nr | bit, vec![]);
         }
         eperm.insert(libc::SYS_ioctl | bit, ioctl.clone());
-        for nr in eperm_always.iter().chain(arch_only) {
+        eperm.insert(libc::SYS_mknodat | bit, device_mode(2)?);
+        #[cfg(target_arch = "x86_64")]
+        eperm.insert(libc::SYS_mknod | bit, device_mode(1)?);
+        for nr in eperm_always {
             eperm.insert(nr | bit, vec![]);
         }
     }
