@@ -498,7 +498,7 @@ pub fn ranking_page(
     );
     let _ = write!(
         b,
-        "<li><strong>{unit_title}:</strong> <code>(hash %)</code> is time in ICCS placeholder hashes (instances using their own SHAKE/SHA-2/AES show none); <code>(??%)</code> means no ICCS-facing backend was measured. Hash <code>×</code> values compare with the matching <code>pseudoXOF</code>.</li>\n<li><strong>Bytes:</strong> KEX bandwidth includes exchanged public keys. <code>≈</code> marks a nominal variable-length signature.</li>\n<li><strong>Evidence:</strong> every value links to the record or size catalog it came from. Where pqperf recorded it, the value is its robust per-call estimate (in cycles at the record's own cycles per second) with its 95 % interval, and the order uses it: values whose intervals overlap share a rank; the reference mean is shown under it.</li>\n</ul>\n",
+        "<li><strong>{unit_title}:</strong> <code>(hash %)</code> is time in ICCS placeholder hashes (instances using their own SHAKE/SHA-2/AES show none); <code>(??%)</code> means no ICCS-facing backend was measured. Hash <code>×</code> values compare with the matching <code>pseudoXOF</code>.</li>\n<li><strong>Bytes:</strong> KEX bandwidth includes exchanged public keys. <code>≈</code> marks a nominal variable-length signature.</li>\n<li><strong>Evidence:</strong> every value links to the record or size catalog it came from. Where pqperf recorded it, the value is its robust per-call estimate (in the column's unit, converted at the record's own counter rate) with its 95 % interval, and the order uses it: values whose intervals overlap share a rank; the reference mean is shown under it.</li>\n</ul>\n",
         unit_title = if sys.counter_unit.is_some() {
             "Ticks"
         } else {
