@@ -478,7 +478,7 @@ fn calibrate(
         samples: false,
         stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
         driver: exe.clone(),
-        calibration_timeout: Duration::from_secs(3600),
+        calibration_timeout: Duration::from_secs_f64(crate::options::DEFAULT_CALIBRATION_TIMEOUT_S),
         planning: plan::planning(trial_target_s, 3600.0),
         adaptive: false,
         target_ci: None,

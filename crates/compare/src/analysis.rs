@@ -437,22 +437,9 @@ pub fn process_log_estimates_with(r: &Record, est: Estimator) -> Vec<f64> {
         .collect()
 }
 
-/// Two-sided 97.5 % quantile of Student's t with `df` degrees of freedom (table for 1–30,
-/// then 1.96 + 2.4/df, within 0.002 of the exact value).
-pub fn t975(df: f64) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    // Non-integer degrees of freedom (Welch) round down: the wider, safer interval.
-    let d = df.floor().max(1.0);
-    if d <= 30.0 {
-        T[d as usize - 1]
-    } else {
-        1.96 + 2.4 / d
-    }
-}
+/// Student's t quantile: one home, `pqperf_model::robust::t975` (non-integer Welch degrees
+/// of freedom round down: the wider, safer interval).
+pub use pqperf_model::robust::t975;
 
 fn mean_var(x: &[f64]) -> (f64, f64) {
     let n = x.len() as f64;
