@@ -248,6 +248,10 @@ pub struct Row {
     pub fast_calls_ratio: Option<f64>,
     /// Both sides measured the same library file (sha256).
     pub same_library: bool,
+    /// What the instruction counts of the same operation say (both sides counted:
+    /// [`crate::counts::attach`]): identical counts, or the work's exact ratio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work: Option<String>,
 }
 
 /// The spread of the ratios found (the A–A noise floor when every pair measured the same
@@ -816,6 +820,7 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             process_spread: j.as_ref().map_or((None, None), |j| j.spread),
             fast_calls_ratio: j.as_ref().and_then(|j| j.fast),
             same_library: ra.library_sha256.is_some() && ra.library_sha256 == rb.library_sha256,
+            work: None,
         });
     }
     let only_b = b

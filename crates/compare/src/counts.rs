@@ -225,6 +225,38 @@ pub fn compare_counts(
     }
 }
 
+/// What a count row says of the timing verdict of the same operation: identical instructions
+/// per call mean a timing change there is the code's layout or the host, not the work; a
+/// changed count means the work changed, by its exact ratio.
+pub fn work_note(r: &CountRow) -> Option<String> {
+    match (r.verdict.as_str(), r.ratio) {
+        ("not comparable" | "not counted", _) => {
+            Some(format!("counts {}: {}", r.verdict, r.note))
+        }
+        (_, Some(1.0)) => Some(
+            "instructions per call identical: a timing change here is the code's layout or the host, not the work"
+                .into(),
+        ),
+        (_, Some(x)) => Some(format!(
+            "the work changed: instructions per call ×{x:.4} ({})",
+            r.note
+        )),
+        _ => None,
+    }
+}
+
+/// Adds to every timing row of `c` what the counts of the same operation say ([`work_note`]).
+pub fn attach(c: &mut crate::Comparison, counts: &CountComparison) {
+    for r in &mut c.rows {
+        let inst = format!("{}/{}", r.candidate, r.label_a);
+        r.work = counts
+            .rows
+            .iter()
+            .find(|k| k.instance == inst && k.operation == r.op)
+            .and_then(work_note);
+    }
+}
+
 /// The comparison as Markdown.
 pub fn markdown(c: &CountComparison) -> String {
     let mut s = format!(
@@ -315,5 +347,38 @@ mod tests {
         );
         assert_eq!(c.rows[0].verdict, "no change");
         assert!(markdown(&c).contains("sign-90/X → sign-90/Y"));
+    }
+}
+
+#[cfg(test)]
+mod work_tests {
+    use super::*;
+
+    fn row(verdict: &str, ratio: Option<f64>) -> CountRow {
+        CountRow {
+            instance: "sign-90/T".into(),
+            instance_b: "sign-90/T".into(),
+            operation: "sign".into(),
+            a: Some(100.0),
+            b: ratio.map(|r| 100.0 * r),
+            ratio,
+            verdict: verdict.into(),
+            note: "+20 instructions per call".into(),
+        }
+    }
+
+    #[test]
+    fn identical_counts_say_layout_or_host_and_changed_counts_say_work() {
+        let same = work_note(&row("no change", Some(1.0))).unwrap();
+        assert!(same.contains("layout or the host"), "{same}");
+        let more = work_note(&row("slower", Some(1.2))).unwrap();
+        assert!(
+            more.starts_with("the work changed") && more.contains("×1.2000"),
+            "{more}"
+        );
+        let small = work_note(&row("no change", Some(1.001))).unwrap();
+        assert!(small.starts_with("the work changed"), "{small}");
+        let not = work_note(&row("not comparable", None)).unwrap();
+        assert!(not.starts_with("counts not comparable"), "{not}");
     }
 }

@@ -64,6 +64,19 @@ pub fn markdown(c: &Comparison) -> String {
     for (i, why) in reasons.iter().enumerate() {
         o.push_str(&format!("\n[{}] {why}\n", i + 1));
     }
+    let work: Vec<String> = c
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let w = r.work.as_ref()?;
+            Some(format!("- {} {} {}: {w}", r.candidate, r.label_a, r.op))
+        })
+        .collect();
+    if !work.is_empty() {
+        o.push_str("\nInstruction counts of the same operations (callgrind, both sides):\n\n");
+        o.push_str(&work.join("\n"));
+        o.push('\n');
+    }
     for (name, list) in [("A", &c.only_a), ("B", &c.only_b)] {
         if !list.is_empty() {
             o.push_str(&format!("\nOnly in {name}: {}\n", list.join(", ")));

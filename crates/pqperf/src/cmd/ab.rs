@@ -204,6 +204,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         print!("{}", interleave::markdown(&ev));
     }
     super::ui::note(format!("ab: evidence written to {}", path.display()));
+    work_notes(&a.a, &a.b, &ev);
     let unmeasured = ev
         .units
         .iter()
@@ -227,4 +228,33 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Where both run directories hold instruction counts (`pqperf campaign count`), says per
+/// operation whether a timing change is the work (the counts changed) or the code's layout or
+/// the host (identical counts).
+fn work_notes(a: &std::path::Path, b: &std::path::Path, ev: &pqperf_model::ab::AbEvidence) {
+    use pqperf_compare::counts;
+    let (Ok(ca), Ok(cb)) = (counts::load_counts(a, None), counts::load_counts(b, None)) else {
+        return;
+    };
+    if ca.is_empty() || cb.is_empty() {
+        return;
+    }
+    for u in &ev.units {
+        let map = [(u.label_a.clone(), u.label_b.clone())];
+        let cc = counts::compare_counts(&ca, &cb, counts::DEFAULT_THRESHOLD, &map);
+        let inst = format!("{}/{}", u.candidate, u.label_a);
+        if let Some(note) = cc
+            .rows
+            .iter()
+            .find(|k| k.instance == inst && k.operation == u.op)
+            .and_then(counts::work_note)
+        {
+            super::ui::note(format!(
+                "ab: {} {} {}: {note}",
+                u.candidate, u.label_a, u.op
+            ));
+        }
+    }
 }

@@ -121,7 +121,22 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
         force: a.force,
         ..Default::default()
     };
-    let c = pqperf_compare::compare(&sa, &sb, &o)?;
+    let mut c = pqperf_compare::compare(&sa, &sb, &o)?;
+    // Where both sides were counted, say whether a timing change is the work or the layout.
+    if let (Ok(ca), Ok(cb)) = (
+        pqperf_compare::counts::load_counts(&a.a, a.system.as_deref()),
+        pqperf_compare::counts::load_counts(&a.b, a.system.as_deref()),
+    ) && !ca.is_empty()
+        && !cb.is_empty()
+    {
+        let cc = pqperf_compare::counts::compare_counts(
+            &ca,
+            &cb,
+            pqperf_compare::counts::DEFAULT_THRESHOLD,
+            &o.map,
+        );
+        pqperf_compare::counts::attach(&mut c, &cc);
+    }
     // Nothing comparable is not "no regression" either.
     anyhow::ensure!(
         c.comparable() > 0,
