@@ -41,6 +41,29 @@ fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
     c
 }
 
+/// Campaign options of these tests: the last allowed CPU, 2 ms trials, a 60 s calibration
+/// limit and a small stack region.
+fn short_trials() -> Vec<String> {
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "60",
+        "--stack-region",
+        "262144",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
 fn ok(mut c: Command) -> String {
     let out = c.output().expect("run pqperf");
     let text =
@@ -107,22 +130,8 @@ fn memoized_sign_and_dec_never_hit_because_no_timed_input_repeats() {
     let mut bj = sig;
     bj.instances.extend(kem.instances);
     write_build_json(&run, &bj);
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
-    let opts = [
-        "--cpu",
-        &cpu,
-        "--trial-target",
-        "0.002",
-        "--calibration-timeout",
-        "60",
-        "--stack-region",
-        "262144",
-    ];
+    let opts = short_trials();
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
     let mut log = ok(campaign(&run, "calibrate", &opts));
     log += &ok(campaign(&run, "measure", &opts));
     for (cand, ops) in [
@@ -199,22 +208,8 @@ fn wrong_outputs_only_under_the_timing_driver_are_inconsistent() {
             Lib::new("sign-95", "detect").defines(&["TOY_WORK=20000", "EXE_DETECT"]),
         ],
     );
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
-    let opts = [
-        "--cpu",
-        &cpu,
-        "--trial-target",
-        "0.002",
-        "--calibration-timeout",
-        "60",
-        "--stack-region",
-        "262144",
-    ];
+    let opts = short_trials();
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
     let mut log = ok(campaign(&run, "calibrate", &opts));
     // The detecting unit does not complete: exit 1, the others done.
     let out = campaign(&run, "measure", &opts).output().unwrap();
@@ -306,22 +301,8 @@ fn rewritten_samples_are_caught_and_a_consistent_rewrite_is_reported() {
                 .args(&["-lpthread"]),
         ],
     );
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
-    let opts = [
-        "--cpu",
-        &cpu,
-        "--trial-target",
-        "0.002",
-        "--calibration-timeout",
-        "60",
-        "--stack-region",
-        "262144",
-    ];
+    let opts = short_trials();
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
     let mut log = String::new();
     for phase in ["calibrate", "measure"] {
         let out = campaign(&run, phase, &opts).output().unwrap();
