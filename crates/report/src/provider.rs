@@ -10,11 +10,11 @@ use serde_json::Value;
 
 use crate::view::SystemView;
 
-/// Distinct providers of the records (all, or those of one candidate), in record order.
-pub fn providers(v: &SystemView, candidate: Option<&str>) -> Vec<Value> {
+/// Distinct providers of the records whose candidate `keep` accepts, in record order.
+fn providers(v: &SystemView, keep: impl Fn(&str) -> bool) -> Vec<Value> {
     let mut seen: Vec<Value> = Vec::new();
     for r in &v.records {
-        if candidate.is_some_and(|c| r.rec.candidate != c) {
+        if !keep(&r.rec.candidate) {
             continue;
         }
         if let Some(p) = r
@@ -35,26 +35,9 @@ pub fn providers(v: &SystemView, candidate: Option<&str>) -> Vec<Value> {
 /// out, and libraries that differ only in the submission's own helpers they link first are
 /// one provider: "different providers" is said only when the providers themselves differ.
 pub fn sentence(v: &SystemView, candidate: Option<&str>) -> Option<String> {
-    let ps: Vec<Value> = match candidate {
-        Some(_) => providers(v, candidate),
-        None => {
-            let mut seen: Vec<Value> = Vec::new();
-            for r in &v.records {
-                if r.rec.candidate == "iccs" {
-                    continue;
-                }
-                if let Some(p) = r
-                    .rec
-                    .pqperf
-                    .as_ref()
-                    .and_then(|x| x.extra.get("iccs_provider"))
-                    && !seen.contains(p)
-                {
-                    seen.push(p.clone());
-                }
-            }
-            seen
-        }
+    let ps = match candidate {
+        Some(c) => providers(v, |x| x == c),
+        None => providers(v, |x| x != "iccs"),
     };
     if ps.is_empty() {
         return None;

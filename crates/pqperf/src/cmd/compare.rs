@@ -93,14 +93,7 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
         return run_counts(&a);
     }
     let threshold = a.threshold.unwrap_or(2.0);
-    let mut map = Vec::new();
-    for m in &a.map {
-        let (x, y) = m
-            .split_once('=')
-            .filter(|(x, y)| !x.is_empty() && !y.is_empty())
-            .with_context(|| format!("--map {m}: expected A_LABEL=B_LABEL"))?;
-        map.push((x.to_string(), y.to_string()));
-    }
+    let map = label_map(&a.map)?;
     anyhow::ensure!(
         (0.0..100.0).contains(&threshold),
         "--threshold {threshold}: expected a percentage in [0, 100)"
@@ -196,14 +189,7 @@ fn run_counts(a: &CompareArgs) -> anyhow::Result<ExitCode> {
         "--threshold {}: expected a percentage in [0, 100)",
         threshold * 100.0
     );
-    let mut map = Vec::new();
-    for m in &a.map {
-        let (x, y) = m
-            .split_once('=')
-            .filter(|(x, y)| !x.is_empty() && !y.is_empty())
-            .with_context(|| format!("--map {m}: expected A_LABEL=B_LABEL"))?;
-        map.push((x.to_string(), y.to_string()));
-    }
+    let map = label_map(&a.map)?;
     let ca = counts::load_counts(&a.a, a.system.as_deref())?;
     let cb = counts::load_counts(&a.b, a.system.as_deref())?;
     for (side, name, p) in [(&ca, "A", &a.a), (&cb, "B", &a.b)] {
@@ -231,4 +217,16 @@ fn run_counts(a: &CompareArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--map A_LABEL=B_LABEL` options as pairs.
+fn label_map(maps: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    maps.iter()
+        .map(|m| {
+            m.split_once('=')
+                .filter(|(x, y)| !x.is_empty() && !y.is_empty())
+                .map(|(x, y)| (x.to_string(), y.to_string()))
+                .with_context(|| format!("--map {m}: expected A_LABEL=B_LABEL"))
+        })
+        .collect()
 }
