@@ -565,6 +565,28 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
         .map(|r| r.estimator.as_str())
         .collect();
     let mut out = vec!["- Robust estimate (pqperf): after the reference trials, which read no clock per call, each process runs as many sampled trials of at most 400 calls that read the tick counter after every call. This estimate with its 95 % interval is the headline figure of this dataset (summary, rankings, exports); the reference mean stays beside it. Every figure is recomputed by `pqperf validate` from the stored calls.".to_string()];
+    // Input streams: pqperf's own protocol seeds each process apart (`stream` in the process
+    // entry); the reference protocol keeps the reference's fixed seed.
+    let (streamed, fixed) = v
+        .records
+        .iter()
+        .filter(|r| r.rec.pqperf.as_ref().is_some_and(|p| p.robust.is_some()))
+        .fold((0, 0), |(s, f), r| {
+            if r.rec
+                .processes
+                .iter()
+                .any(|p| p.extra.contains_key("stream"))
+            {
+                (s + 1, f)
+            } else {
+                (s, f + 1)
+            }
+        });
+    if streamed > 0 {
+        out.push(format!("- Input streams: in {streamed} record(s) every driver process drew its own inputs (DRNG seed = SHA-256 of \"pqperf stream v1\", the reference seed and the process index; recorded as `stream` in each process entry), so the processes are independent samples of the operation's variability{}.", if fixed > 0 { format!("; the other {fixed} record(s) kept the reference's fixed seed in every process (reference protocol, for parity with the reference's figures)") } else { String::new() }));
+    } else if fixed > 0 {
+        out.push("- Input streams: every driver process used the reference's fixed DRNG seed (the reference protocol, for parity with the reference's figures), so its processes repeat the same inputs and the interval measures timing noise of one set of calls.".to_string());
+    }
     if estimators.contains("p50") {
         out.push("- Fixed-work operations: the median call, with a seeded two-level percentile bootstrap interval (trials, then calls within them; 1000 replicates).".to_string());
     }

@@ -218,6 +218,8 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
     );
     // The planning of this dataset, not the reference's constants.
     assert!(method.contains("targeting 0.01 s"), "{method}");
+    // Which input streams the processes drew from, as the records say.
+    assert!(method.contains("- Input streams: "), "{method}");
     // The site: a visible notice on every page of the system.
     let html = files(&d.join("site").join(&sys), "html");
     assert!(html.len() >= 3, "{html:?}");
