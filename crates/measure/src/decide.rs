@@ -6,12 +6,13 @@
 //! **`--target-ci` protocol.** The trial length is chosen from the calibration: the process
 //! setup time it measured (`setup_s`), bounded to [[`MIN_TRIAL_S`], [`MAX_TRIAL_S`]], so a
 //! process spends about as long timing as starting. The reference planning rules apply to
-//! that target (5 trials, at least 100 calls, at most 20 000 calls per trial, the operation
-//! budget), each trial in a fresh pinned process. Trials are then added, one process each,
+//! that target (at least 100 calls, at most 20 000 calls per trial, the operation
+//! budget) with [`MIN_TARGET_CI_TRIALS`] trials instead of 5, each in a fresh pinned process. Trials are then added, one process each,
 //! until the robust interval's half-width is at most the target, the budget is spent or
 //! [`MAX_TARGET_CI_TRIALS`] trials were run. The budget is what the reference protocol would
-//! spend on the operation (its plan's estimate, at most the operation budget): the protocol
-//! never spends more on an operation than the reference.
+//! spend on the operation (its plan's estimate, at most the operation budget), or its own
+//! plan's when that is more: beyond its first [`MIN_TARGET_CI_TRIALS`] processes the
+//! protocol never spends more on an operation than the reference.
 //!
 //! **Re-runs.** A disturbed process is re-run only while that can still change the figures:
 //! not when its per-call figures (reference trials and sampled calls) agree with those kept
@@ -26,6 +27,13 @@ pub const MAX_TRIAL_S: f64 = 0.25;
 /// Trials of one operation at most under `--target-ci` (200 × 400 samples stay below the
 /// record bound `pqperf_model::limits::MAX_SAMPLES_PER_RECORD`).
 pub const MAX_TARGET_CI_TRIALS: u64 = 200;
+/// Trials (one fresh process each) the `--target-ci` plan runs before it looks at the
+/// interval (the reference runs 5): with at least this many processes a side `pqperf
+/// compare` measures the between-run drift from the runs' own processes (the compare
+/// crate's rank interval and `drift_of` need 8) instead of assuming a floor, so two runs can
+/// conclude "no change". A fixed-time operation usually reaches its target with them; the 3
+/// more than 5 are short processes (one trial of [`MIN_TRIAL_S`]–[`MAX_TRIAL_S`]).
+pub const MIN_TARGET_CI_TRIALS: u64 = 8;
 /// Re-runs of a disturbed driver process at most.
 pub const MAX_RETRIES: u64 = 2;
 /// Consecutive disturbed driver processes after which the host counts as always disturbed.
