@@ -55,7 +55,7 @@ use pqperf_model::robust::{Estimator, percentile_ci};
 pub use pqperf_model::ab::Verdict;
 
 use crate::rank;
-use crate::verdict::{environment_gate, fast_calls_gate, judge, stability_gate};
+use crate::verdict::{environment_gate, equivalence, fast_calls_gate, judge, stability_gate};
 use crate::{CompareError, Side};
 
 /// The A–A noise floor (median |change| between two runs of the same libraries) assumed when
@@ -76,8 +76,17 @@ pub const DEFAULT_NOISE_FLOOR: f64 = 0.02;
 /// difference of two medians; the drift is the part of `d` beyond its 95 % noise band,
 /// `√max(0, d² − 1.96² v)` (a steady run gives 0 in 95 % of cases, a drift well beyond the
 /// processes' spread is counted almost fully). `None` with fewer than [`rank::MIN_PER_SIDE`]
-/// processes.
+/// processes. [`drift_with_noise`] also knows the processes' own call noise.
 pub fn drift_of(logs: &[f64]) -> Option<f64> {
+    drift_with_noise(logs, None)
+}
+
+/// [`drift_of`] with σ at least `se`, the standard error of one process's estimate from its
+/// own calls ([`call_noise`]): independent streams of a variable-time operation differ by
+/// their rejection counts at least this much, and four processes a half estimate their
+/// spread too poorly to tell it from a drift (ML-DSA-44 `sign`, 8 processes of ≈ 350 calls
+/// a side on a busy VM: "drifts" of 4–12 % from the streams alone).
+pub fn drift_with_noise(logs: &[f64], se: Option<f64>) -> Option<f64> {
     let n = logs.len();
     if n < rank::MIN_PER_SIDE {
         return None;
@@ -95,7 +104,7 @@ pub fn drift_of(logs: &[f64]) -> Option<f64> {
         .chain(h2.iter().map(|x| (x - m2).abs()))
         .collect();
     dev.sort_by(f64::total_cmp);
-    let sigma = 1.4826 * quantile_sorted(&dev, 0.5)?;
+    let sigma = (1.4826 * quantile_sorted(&dev, 0.5)?).max(se.unwrap_or(0.0));
     let v = (1.2533 * sigma).powi(2) * (1.0 / h1.len() as f64 + 1.0 / h2.len() as f64);
     let d = m2 - m1;
     Some((d * d - 1.96 * 1.96 * v).max(0.0).sqrt())
@@ -137,15 +146,21 @@ pub fn call_noise(r: &Record, est: Estimator) -> Option<f64> {
     quantile_sorted(&se, 0.5)
 }
 
-/// The spread of a side beyond what its calls' own noise explains: `exp √max(0, ln(s)² −
-/// (k·se)²)` with `k` = 1.349 for the middle half (the inter-quartile range of a normal) or
-/// 3 for the largest ÷ smallest of a few.
-fn excess_spread(spread: Option<f64>, se: Option<f64>, middle_half: bool) -> Option<f64> {
+/// The spread of a side of `n` processes beyond what its calls' own noise explains: `exp
+/// √max(0, ln(s)² − (k·se)²)` with `k` = 1.349 + 1.96 · 1.573 ÷ √n for the middle half (the
+/// inter-quartile range of a normal, plus the 95 % sampling noise of an inter-quartile range
+/// of `n` values: with 96 streams of ML-DSA-44-like signing the middle half alone spans
+/// 1.35–1.67 standard errors) or 3 for the largest ÷ smallest of a few.
+fn excess_spread(spread: Option<f64>, se: Option<f64>, middle_half: bool, n: usize) -> Option<f64> {
     let s = spread?;
     let Some(se) = se else {
         return Some(s);
     };
-    let k = if middle_half { 1.349 } else { 3.0 };
+    let k = if middle_half {
+        1.349 + 1.96 * 1.573 / (n.max(1) as f64).sqrt()
+    } else {
+        3.0
+    };
     let l = s.ln();
     Some((l * l - (k * se).powi(2)).max(0.0).sqrt().exp())
 }
@@ -206,6 +221,11 @@ pub struct Row {
     pub ratio_ci_low: Option<f64>,
     /// Upper bound of the ratio interval.
     pub ratio_ci_high: Option<f64>,
+    /// Lower bound of the equivalence test's interval (at 2·confidence − 1, 90 %), which
+    /// a "no change" verdict needs inside the band ([`crate::verdict::equivalence`]).
+    pub equivalence_ci_low: Option<f64>,
+    /// Upper bound of the equivalence test's interval.
+    pub equivalence_ci_high: Option<f64>,
     /// B/A of the reference `median_trial_seconds` (no interval), for comparison.
     pub naive_ratio: Option<f64>,
     /// The verdict.
@@ -576,11 +596,42 @@ fn between_processes(la: &[f64], lb: &[f64], confidence: f64) -> Option<BetweenP
     })
 }
 
+/// Normal quantiles of the floor's spread: 95 % two-sided, and the equivalence test's 90 %.
+const Z_95: f64 = 1.959_964;
+const Z_EQUIVALENCE: f64 = 1.644_854;
+
+/// The verdict interval of ratio `exp(lr)`: the hull of the per-call interval `call` and
+/// the between-process one `between` (log space), each side of the ratio (the rank view
+/// stands alone: each process's estimate carries its own calls' noise, and the record's
+/// bootstrap, which resamples processes, swings with how many slow ones it draws), with the
+/// floor's half-width `f` added in quadrature.
+fn hull(
+    lr: f64,
+    rank_view: bool,
+    (clo, chi): (f64, f64),
+    between: Option<(f64, f64)>,
+    f: f64,
+) -> (f64, f64) {
+    let (mut dlo, mut dhi) = if rank_view {
+        (0.0, 0.0)
+    } else {
+        ((lr - clo.ln()).max(0.0), (chi.ln() - lr).max(0.0))
+    };
+    if let Some((low, high)) = between {
+        dlo = dlo.max(lr - low);
+        dhi = dhi.max(high - lr);
+    }
+    dlo = (dlo * dlo + f * f).sqrt();
+    dhi = (dhi * dhi + f * f).sqrt();
+    ((lr - dlo).exp(), (lr + dhi).exp())
+}
+
 /// Everything one row's verdict is made of.
 struct Judged {
     ratio: f64,
     lo: f64,
     hi: f64,
+    equivalence: (f64, f64),
     call: (f64, f64),
     process: Option<(f64, f64)>,
     process_method: Option<&'static str>,
@@ -611,7 +662,12 @@ fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Opt
         process_log_estimates_with(a, est),
         process_log_estimates_with(b, est),
     );
-    let floor = match (recorded, drift_of(&la), drift_of(&lb)) {
+    let (sea, seb) = (call_noise(a, est), call_noise(b, est));
+    let floor = match (
+        recorded,
+        drift_with_noise(&la, sea),
+        drift_with_noise(&lb, seb),
+    ) {
         (Some(m), _, _) => Floor {
             m,
             assumed: false,
@@ -638,28 +694,37 @@ fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Opt
         _ => pooled,
     };
     let lr = ratio.ln();
-    // Hull of the per-call and between-process views, each side of the ratio. The rank
-    // view stands alone: each process's estimate carries its own calls' noise, and the
-    // record's bootstrap (which resamples processes) swings with how many slow ones it draws.
-    let (mut dlo, mut dhi) = if rank_view {
-        (0.0, 0.0)
-    } else {
-        ((lr - clo.ln()).max(0.0), (chi.ln() - lr).max(0.0))
-    };
-    if let Some(bp) = &between {
-        dlo = dlo.max(lr - bp.low);
-        dhi = dhi.max(bp.high - lr);
-    }
     let f = floor_half_width(floor.m);
-    dlo = (dlo * dlo + f * f).sqrt();
-    dhi = (dhi * dhi + f * f).sqrt();
-    let (lo, hi) = ((lr - dlo).exp(), (lr + dhi).exp());
+    let (lo, hi) = hull(
+        lr,
+        rank_view,
+        (clo, chi),
+        between.as_ref().map(|bp| (bp.low, bp.high)),
+        f,
+    );
+    // The equivalence test's interval ("no change" needs it inside the band): the same
+    // views at 2·confidence − 1 (90 % for 95 %); the Welch view (fewer than 8 processes a
+    // side, where the floor is usually assumed anyway) keeps its 95 %.
+    let eq_conf = 2.0 * o.confidence - 1.0;
+    let (_, eclo, echi) = ratio_ci(a, b, est, eq_conf)?;
+    let ebetween = match &between {
+        Some(bp) if bp.rank => rank::interval(&la, &lb, eq_conf).map(|sh| (sh.low, sh.high)),
+        Some(bp) => Some((bp.low, bp.high)),
+        None => None,
+    };
+    let eq_iv = hull(
+        lr,
+        rank_view,
+        (eclo, echi),
+        ebetween,
+        f * Z_EQUIVALENCE / Z_95,
+    );
     let canary = canary_ratio(a, b);
     // What the gates weigh: the spread beyond the processes' own call noise (independent
     // streams of a variable-time operation differ by their rejection counts).
     let spread = (
-        excess_spread(spread_of(&la, rank_view), call_noise(a, est), rank_view),
-        excess_spread(spread_of(&lb, rank_view), call_noise(b, est), rank_view),
+        excess_spread(spread_of(&la, rank_view), sea, rank_view, la.len()),
+        excess_spread(spread_of(&lb, rank_view), seb, rank_view, lb.len()),
     );
     let fast = fast_calls_ratio(a, b);
     let few = la.len().min(lb.len());
@@ -679,6 +744,7 @@ fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Opt
     } else {
         let t = o.threshold;
         let j = judge(ratio, lo, hi, t);
+        let j = equivalence(j, ratio, eq_iv, t);
         let j = environment_gate(j, ratio, canary, t);
         let j = stability_gate(
             j,
@@ -714,6 +780,7 @@ fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Opt
         ratio,
         lo,
         hi,
+        equivalence: eq_iv,
         call: (clo, chi),
         process: between.as_ref().map(|bp| (bp.low.exp(), bp.high.exp())),
         process_method: between.map(|bp| if bp.rank { "rank" } else { "welch" }),
@@ -802,6 +869,8 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             ratio: j.as_ref().map(|j| j.ratio),
             ratio_ci_low: j.as_ref().map(|j| j.lo),
             ratio_ci_high: j.as_ref().map(|j| j.hi),
+            equivalence_ci_low: j.as_ref().map(|j| j.equivalence.0),
+            equivalence_ci_high: j.as_ref().map(|j| j.equivalence.1),
             naive_ratio,
             verdict: j.as_ref().map_or(Verdict::NoEstimate, |j| j.verdict),
             reason: j.as_ref().and_then(|j| j.reason.clone()),
@@ -1473,6 +1542,93 @@ mod tests {
         assert!(r.noise_floor_assumed && !r.noise_floor_measured, "{r:?}");
         let why = r.reason.unwrap();
         assert!(why.contains("assumed between-run noise floor"), "{why}");
+    }
+
+    /// A `sign` side of `procs` independent streams of a variable-time operation (a
+    /// geometric number of rejection rounds per call, 4.27 on average, like ML-DSA-44's
+    /// sign): `calls` calls a process of `work · slow(i) · (base + rounds · round)` ticks;
+    /// a call is preempted (+12 × the mean: a time slice) with probability `spike`.
+    fn variable_side(
+        procs: usize,
+        calls: usize,
+        work: f64,
+        slow: &dyn Fn(usize) -> f64,
+        spike: f64,
+        seed: u64,
+    ) -> Side {
+        let mut rng = SplitMix64::new(seed);
+        let mut u = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let (base, round, p) = (60_000.0, 60_000.0, 60.0 / 256.0);
+        let mean = base + round / p;
+        let trials: Vec<Vec<u64>> = (0..procs)
+            .map(|i| {
+                (0..calls)
+                    .map(|_| {
+                        let mut rounds = 1.0;
+                        while u() >= p {
+                            rounds += 1.0;
+                        }
+                        let mut t = work * slow(i) * (base + rounds * round);
+                        if u() < spike {
+                            t += 12.0 * mean;
+                        }
+                        t as u64
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut r = rec("l", "sign", 1.0, seed);
+        r.pqperf.as_mut().unwrap().robust = Robust::compute(&trials, "sign", 2.5e9);
+        Side {
+            noise_floor: None,
+            ..side(vec![r])
+        }
+    }
+
+    #[test]
+    fn separate_runs_of_a_variable_time_operation_conclude_both_ways() {
+        let quiet = |_: usize| 1.0;
+        // A–A: 96 independent streams of 400 calls a side (±1 % a side), the floor measured
+        // from them. Never faster or slower; "no change" (the equivalence test's 90 %
+        // interval inside ±2 %) in most.
+        let mut no_change = 0;
+        for seed in 0..4 {
+            let a = variable_side(96, 400, 1.0, &quiet, 0.0, 2 * seed + 1);
+            let b = variable_side(96, 400, 1.0, &quiet, 0.0, 2 * seed + 2);
+            let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+            assert!(
+                matches!(r.verdict, Verdict::NoChange | Verdict::Inconclusive),
+                "seed {seed}: {r:?}"
+            );
+            assert!(r.noise_floor_measured, "{r:?}");
+            // The equivalence interval lies inside the verdict's 95 % interval.
+            assert!(r.equivalence_ci_low >= r.ratio_ci_low, "{r:?}");
+            assert!(r.equivalence_ci_high <= r.ratio_ci_high, "{r:?}");
+            no_change += usize::from(r.verdict == Verdict::NoChange);
+        }
+        assert!(no_change >= 3, "no change in {no_change} of 4");
+        // +20 % measured beside one pinned hog: 3 % of B's calls preempted for a time slice
+        // and three of its 16 processes 1.6× slower throughout. Slower, every gate passed.
+        let a = variable_side(16, 400, 1.0, &quiet, 0.0, 101);
+        let hog = |i: usize| if i % 5 == 2 { 1.6 } else { 1.0 };
+        let b = variable_side(16, 400, 1.2, &hog, 0.03, 102);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(
+            (r.verdict, r.reason.as_deref()),
+            (Verdict::Slower, None),
+            "{r:?}"
+        );
+        assert!((r.ratio.unwrap() - 1.2).abs() < 0.05, "{r:?}");
+        // Noisy: B's machine drifted 8 % slower in the second half of its run. Inconclusive,
+        // and the reason says the interval includes the drift measured within the runs.
+        let drift = |i: usize| if i >= 24 { 1.08 } else { 1.0 };
+        let a = variable_side(48, 400, 1.0, &quiet, 0.0, 201);
+        let b = variable_side(48, 400, 1.0, &drift, 0.0, 202);
+        let r = compare(&a, &b, &Options::default()).unwrap().rows[0].clone();
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        assert!(r.noise_floor.unwrap() > 0.01, "{r:?}");
+        let why = r.reason.unwrap();
+        assert!(why.contains("drift measured within the two runs"), "{why}");
     }
 
     #[test]

@@ -56,6 +56,46 @@ pub fn judge(ratio: f64, lo: f64, hi: f64, t: f64) -> (Verdict, Option<String>) 
     (Verdict::Inconclusive, Some(why))
 }
 
+/// Confidence of the interval a "no change" verdict of two separately measured runs needs
+/// inside the band: the two one-sided tests of equivalence (Schuirmann's TOST) at 5 % each
+/// are one (1 − 2·0.05) = 90 % interval inside the band, so "no change" is said wrongly in at
+/// most 5 % of comparisons whose true change is at the band's edge — the same 5 % a
+/// faster/slower verdict (the 95 % interval beyond 1) allows.
+pub const EQUIVALENCE_CONFIDENCE: f64 = 0.90;
+
+/// The equivalence rule after [`judge`] of the 95 % interval: a verdict that is not faster
+/// or slower is **no change** when the [`EQUIVALENCE_CONFIDENCE`] interval `[lo, hi]` lies
+/// inside the band `[1/(1+t), 1+t]`, else inconclusive (the reason names that interval).
+pub fn equivalence(
+    judged: (Verdict, Option<String>),
+    ratio: f64,
+    (lo, hi): (f64, f64),
+    t: f64,
+) -> (Verdict, Option<String>) {
+    if matches!(
+        judged.0,
+        Verdict::Faster | Verdict::Slower | Verdict::NoChange
+    ) {
+        return judged;
+    }
+    if lo >= 1.0 / (1.0 + t) && hi <= 1.0 + t {
+        return (Verdict::NoChange, None);
+    }
+    let big = ratio.ln().abs() >= (1.0 + t).ln() * (1.0 - 1e-9);
+    if big {
+        return judged;
+    }
+    (
+        Verdict::Inconclusive,
+        Some(format!(
+            "the change {} is within the ±{:.1} % band but its {:.0} % interval [{lo:.4}, {hi:.4}] (the equivalence test's) reaches beyond it: a change of the threshold's size cannot be ruled out; more processes a side (a longer --target-ci budget), pqperf ab, or a quieter machine would narrow it",
+            pct(ratio),
+            t * 100.0,
+            EQUIVALENCE_CONFIDENCE * 100.0
+        )),
+    )
+}
+
 /// The environment gate: `env_ratio` is B/A of the canary (the machine's own speed). A
 /// faster/slower verdict whose change is not larger than the machine's difference, or a
 /// no-change verdict beside a machine difference beyond the band, becomes inconclusive.
@@ -195,6 +235,27 @@ pub fn fast_calls_gate(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn no_change_needs_the_equivalence_interval_inside_the_band() {
+        // 95 % [0.975, 1.025] reaches beyond ±2 %; the 90 % [0.982, 1.019] does not.
+        let j = judge(1.0, 0.975, 1.025, 0.02);
+        assert_eq!(j.0, Verdict::Inconclusive);
+        assert_eq!(
+            equivalence(j.clone(), 1.0, (0.982, 1.019), 0.02),
+            (Verdict::NoChange, None)
+        );
+        let (v, why) = equivalence(j, 1.0, (0.975, 1.021), 0.02);
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(why.unwrap().contains("90 % interval [0.9750, 1.0210]"));
+        // Faster and slower are the 95 % interval's; a change beyond the band whose interval
+        // includes 1 keeps its reason.
+        let s = judge(1.2, 1.1, 1.3, 0.02);
+        assert_eq!(equivalence(s.clone(), 1.2, (1.12, 1.28), 0.02), s);
+        let big = judge(1.05, 0.99, 1.11, 0.02);
+        assert_eq!(equivalence(big.clone(), 1.05, (1.0, 1.1), 0.02), big);
+    }
+
     use super::*;
 
     #[test]
