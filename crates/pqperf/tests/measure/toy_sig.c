@@ -3,7 +3,9 @@
  * sn = a keyed mix of sk and m that verify recomputes from pk.
  * Compile-time modes: -DTOY_SEGV_IN_SIGN, -DTOY_HANG_IN_SIGN, -DTOY_REJECT_VERIFY,
  * -DTOY_WORK=n (busy loop of n rounds per call, to make calls slower; a store-and-reload
- * loop, or with -DTOY_WORK_REGISTER a multiply chain in a register), -DTOY_NOOP (every
+ * loop, or with -DTOY_WORK_REGISTER a multiply chain in a register), -DTOY_ROUNDS (sign
+ * repeats the busy loop a geometric number of rounds drawn from the DRNG, 4.27 on average,
+ * like a rejection-sampling signer: a variable-time operation), -DTOY_NOOP (every
  * operation returns at once: the driver-overhead benchmark). */
 #include <stdint.h>
 #include <string.h>
@@ -103,6 +105,10 @@ int sig_sign(unsigned char *sk, unsigned long long skl, unsigned char *m, unsign
     for (volatile int forever = 1; forever;) {}
 #endif
     work();
+#ifdef TOY_ROUNDS
+    /* Another round while the DRNG's byte is below 196: P = 196/256, 1/(1 − P) = 4.27. */
+    while (rnd() < 196) work();
+#endif
     mix(sk, m, ml, sn);
     *snl = 64;
     return 0;
