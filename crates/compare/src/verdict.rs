@@ -88,7 +88,7 @@ pub fn equivalence(
     (
         Verdict::Inconclusive,
         Some(format!(
-            "the change {} is within the ±{:.1} % band but its {:.0} % interval [{lo:.4}, {hi:.4}] (the equivalence test's) reaches beyond it: a change of the threshold's size cannot be ruled out; more processes a side (a longer --target-ci budget), pqperf ab, or a quieter machine would narrow it",
+            "the change {} is within the ±{:.1} % band but its {:.0} % interval [{lo:.4}, {hi:.4}] (the equivalence test's) reaches beyond it: a change of the threshold's size cannot be ruled out; more processes a side, interleaved pairs (pqperf ab) or a quieter machine would narrow it",
             pct(ratio),
             t * 100.0,
             EQUIVALENCE_CONFIDENCE * 100.0
