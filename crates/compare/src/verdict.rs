@@ -85,13 +85,16 @@ pub fn equivalence(
     if big {
         return judged;
     }
+    // The smallest band this interval lies in: what the data do rule out.
+    let bound = (hi - 1.0).max(1.0 / lo.max(f64::MIN_POSITIVE) - 1.0);
     (
         Verdict::Inconclusive,
         Some(format!(
-            "the change {} is within the ±{:.1} % band but its {:.0} % interval [{lo:.4}, {hi:.4}] (the equivalence test's) reaches beyond it: a change of the threshold's size cannot be ruled out; more processes a side, interleaved pairs (pqperf ab) or a quieter machine would narrow it",
+            "the change {} is within the ±{:.1} % band but its {:.0} % interval [{lo:.4}, {hi:.4}] (the equivalence test's) reaches beyond it: a change of the threshold's size cannot be ruled out, only one beyond ±{:.1} %; more processes a side, interleaved pairs (pqperf ab) or a quieter machine would narrow it",
             pct(ratio),
             t * 100.0,
-            EQUIVALENCE_CONFIDENCE * 100.0
+            EQUIVALENCE_CONFIDENCE * 100.0,
+            (bound * 1000.0).ceil() / 10.0
         )),
     )
 }
@@ -247,7 +250,10 @@ mod tests {
         );
         let (v, why) = equivalence(j, 1.0, (0.975, 1.021), 0.02);
         assert_eq!(v, Verdict::Inconclusive);
-        assert!(why.unwrap().contains("90 % interval [0.9750, 1.0210]"));
+        let why = why.unwrap();
+        assert!(why.contains("90 % interval [0.9750, 1.0210]"), "{why}");
+        // 1/0.975 − 1 = 2.56 %: what the data rule out, rounded up.
+        assert!(why.contains("only one beyond ±2.6 %"), "{why}");
         // Faster and slower are the 95 % interval's; a change beyond the band whose interval
         // includes 1 keeps its reason.
         let s = judge(1.2, 1.1, 1.3, 0.02);
