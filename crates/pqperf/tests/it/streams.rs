@@ -91,6 +91,17 @@ fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixe
                 continue;
             }
             assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
+            // At least 8 processes (compare measures the between-run drift from 8 a side).
+            assert!(
+                procs.len() as u64 >= pqperf_measure::decide::MIN_TARGET_CI_TRIALS,
+                "{op}: {} processes",
+                procs.len()
+            );
+            assert_eq!(
+                r["pqperf"]["adaptive"]["planned_trials"].as_u64(),
+                Some(pqperf_measure::decide::MIN_TARGET_CI_TRIALS),
+                "{r}"
+            );
             let mut seeds = BTreeSet::new();
             for p in procs {
                 let i = p["stream"]["index"].as_u64().unwrap();
