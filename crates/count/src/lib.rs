@@ -87,6 +87,8 @@ pub struct CountOptions {
     pub redo: bool,
     /// One line per unit on stderr.
     pub progress: bool,
+    /// Only these operation keys (`keygen`, `sign`, `hash_32`, …); empty: every operation.
+    pub ops: Vec<String>,
 }
 
 impl CountOptions {
@@ -107,6 +109,7 @@ impl CountOptions {
             driver,
             redo: false,
             progress: false,
+            ops: Vec::new(),
         })
     }
 }
@@ -247,6 +250,27 @@ fn lookup(program: &str) -> Option<PathBuf> {
 /// Counts every operation of the selected instances, `jobs` valgrind processes at once, and
 /// writes `count/<id>/<label>__<op>.json` for each.
 pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
+    let mut out = count_units(opts, true)?;
+    for ev in &out.evidence {
+        let rel = RunLayout::count_rel(&ev.candidate, &ev.label, &ev.operation);
+        let path = opts.run_dir.join(&rel);
+        let text = pqperf_model::pyjson::to_string(ev)
+            .map_err(|e| CountError::Input(format!("{rel}: {e}")))?;
+        pqperf_model::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
+        out.written.push(rel);
+    }
+    Ok(out)
+}
+
+/// Counts every selected operation afresh (the evidence on disk neither kept nor written):
+/// the figures a gate compares (`pqperf ab --counter instructions`).
+pub fn count(opts: &CountOptions) -> Result<CountSummary, CountError> {
+    count_units(opts, false)
+}
+
+/// The units of `opts` counted; with `keep`, units whose evidence names the built library
+/// (unless `redo`) are kept rather than counted.
+fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountError> {
     let t0 = Instant::now();
     let tool = valgrind_version(&opts.valgrind).ok_or_else(|| {
         CountError::Input(format!(
@@ -259,8 +283,11 @@ pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
     let mut kept = 0;
     for (i, inst) in opts.instances.iter().enumerate() {
         for (opkey, op, bytes) in pqperf_measure::instance::base_ops(inst.category) {
+            if !opts.ops.is_empty() && !opts.ops.contains(&opkey) {
+                continue;
+            }
             let path = layout.count(&inst.entry.candidate, &inst.entry.label, &opkey);
-            if !opts.redo && current(&path, inst.entry.library_sha256.as_deref()) {
+            if keep && !opts.redo && current(&path, inst.entry.library_sha256.as_deref()) {
                 kept += 1;
                 continue;
             }
@@ -309,21 +336,12 @@ pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
     });
     let mut res = results.into_inner().unwrap_or_else(|e| e.into_inner());
     res.sort_by_key(|(k, _)| *k);
-    let mut out = CountSummary {
+    Ok(CountSummary {
         kept,
+        evidence: res.into_iter().map(|(_, ev)| ev).collect(),
+        seconds: t0.elapsed().as_secs_f64(),
         ..Default::default()
-    };
-    for (_, ev) in res {
-        let rel = RunLayout::count_rel(&ev.candidate, &ev.label, &ev.operation);
-        let path = opts.run_dir.join(&rel);
-        let text = pqperf_model::pyjson::to_string(&ev)
-            .map_err(|e| CountError::Input(format!("{rel}: {e}")))?;
-        pqperf_model::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
-        out.written.push(rel);
-        out.evidence.push(ev);
-    }
-    out.seconds = t0.elapsed().as_secs_f64();
-    Ok(out)
+    })
 }
 
 /// Whether the evidence at `path` was made from the library `sha` (counted or refused).
