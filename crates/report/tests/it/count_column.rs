@@ -112,6 +112,23 @@ fn count_evidence_gives_the_column() {
         rep.problems
     );
 
+    // The exports carry the count beside the timing, with its file.
+    let rows = pqperf_report::summary_export(&ds, "x86_1").unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r.instance == "DARTS128" && r.operation == "sign")
+        .unwrap();
+    assert_eq!(row.instructions_per_call, Some(434_542.0));
+    assert_eq!(
+        row.count_evidence.as_deref(),
+        Some("performance/data/x86_1/count/sign-08/DARTS128__sign.json")
+    );
+    assert!(
+        rows.iter()
+            .filter(|r| r.operation != "sign" || r.instance != "DARTS128")
+            .all(|r| r.instructions_per_call.is_none())
+    );
+
     // A count far above what the timed figure allows: the timing is impossible, the page
     // says so and validation finds it.
     let big = Spread::of(&[400_000_000_000]).unwrap();
