@@ -362,12 +362,10 @@ fn positions(means: &[f64]) -> Vec<String> {
 
 /// A table block rendered by the site's one table writer, in the ranking's wrapper.
 fn table_html(t: Table, page: &str, known: &HashSet<String>) -> String {
-    let doc = Page {
-        blocks: vec![Block::Table(t)],
-    };
-    let href = |e: &Evidence| Some(crate::evidence::href(e));
-    let r = html::render_page(&doc, page, known, &href, None, false);
-    format!("<div class=\"ranking-table\">{}</div>\n", r.html)
+    format!(
+        "<div class=\"ranking-table\">{}</div>\n",
+        html::table_html(t, page, known)
+    )
 }
 
 /// The ranking of one category as a table: one row per candidate in overall order (ties in
