@@ -955,6 +955,116 @@ pub fn markdown(ev: &AbEvidence) -> String {
     o
 }
 
+/// What `pqperf ab --counter instructions` found: both sides counted afresh under callgrind
+/// (the same seeded inputs), and their exact comparison.
+#[derive(Debug, Clone)]
+pub struct CountGate {
+    /// The comparison B/A per operation ([`pqperf_compare::counts`]).
+    pub comparison: pqperf_compare::counts::CountComparison,
+    /// Side A's count evidence, as counted now.
+    pub a: Vec<pqperf_model::count::CountEvidence>,
+    /// Side B's count evidence.
+    pub b: Vec<pqperf_model::count::CountEvidence>,
+    /// Wall seconds of both sides' counting.
+    pub seconds: f64,
+}
+
+/// `pqperf ab --counter instructions`: counts the operations of `units` on both sides, the
+/// same instance of one side once, `jobs` valgrind processes at once (default: one per CPU;
+/// counting needs no quiet CPU and takes no lease), and compares the instructions per call
+/// exactly at `o.threshold`. Nothing is written into the run directories. Refused (exit 2)
+/// without valgrind.
+pub fn count_gate(
+    o: &AbOptions,
+    units: &[UnitPlan],
+    jobs: Option<usize>,
+    say: &mut dyn FnMut(String),
+) -> Result<CountGate, CompareError> {
+    let Some(tool) = pqperf_count::valgrind_version("valgrind") else {
+        return Err(refused(
+            "ab --counter instructions: valgrind is not installed (instruction counts need valgrind's callgrind; scripts/setup.sh installs it)",
+        ));
+    };
+    let t0 = std::time::Instant::now();
+    let mut ops: Vec<String> = units.iter().map(|u| u.opkey.clone()).collect();
+    ops.sort();
+    ops.dedup();
+    let side = |run: &Path, pick: &dyn Fn(&UnitPlan) -> &Instance| {
+        let mut insts: Vec<Instance> = Vec::new();
+        for u in units {
+            let i = pick(u);
+            if !insts.iter().any(|x| x.key() == i.key()) {
+                insts.push(i.clone());
+            }
+        }
+        let mut c = pqperf_count::CountOptions::new(run, insts)
+            .map_err(|e| CompareError::Load(e.to_string()))?;
+        c.ops = ops.clone();
+        if let Some(d) = &o.driver {
+            c.driver = d.clone();
+        }
+        if let Some(j) = jobs {
+            c.jobs = j.max(1);
+        }
+        pqperf_count::count(&c).map_err(|e| CompareError::Load(e.to_string()))
+    };
+    say(format!(
+        "ab: counting {} operation(s) on each side under callgrind ({tool})",
+        units.len()
+    ));
+    let a = side(&o.a_run, &|u| &u.a)?;
+    let b = side(&o.b_run, &|u| &u.b)?;
+    for ev in a.evidence.iter().chain(&b.evidence) {
+        say(format!(
+            "ab: {}/{} {}: {}",
+            ev.candidate,
+            ev.label,
+            ev.operation,
+            pqperf_count::line(ev)
+        ));
+    }
+    let comparison =
+        pqperf_compare::counts::compare_counts(&a.evidence, &b.evidence, o.threshold, &o.map);
+    Ok(CountGate {
+        comparison,
+        a: a.evidence,
+        b: b.evidence,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// The closing one-line verdict of `pqperf ab --counter instructions` (the words of
+/// [`verdict_line`]): slower when any operation is slower; else inconclusive when any could
+/// not be compared (not counted, not comparable); else faster when any is faster; else no
+/// change; with the largest exact change.
+pub fn count_verdict_line(c: &pqperf_compare::counts::CountComparison) -> String {
+    let n = |v: &str| c.rows.iter().filter(|r| r.verdict == v).count();
+    let (slower, faster, same) = (n("slower"), n("faster"), n("no change"));
+    let other = c.rows.len() - slower - faster - same;
+    let word = if slower > 0 {
+        "slower"
+    } else if other > 0 {
+        "inconclusive"
+    } else if faster > 0 {
+        "faster"
+    } else {
+        "no change"
+    };
+    let worst = c
+        .rows
+        .iter()
+        .filter_map(|r| r.ratio.map(|x| (r, x)))
+        .filter(|(_, x)| *x != 1.0)
+        .max_by(|x, y| x.1.ln().abs().total_cmp(&y.1.ln().abs()))
+        .map_or(String::new(), |(r, x)| {
+            format!("; largest change {} {} ×{x:.6}", r.instance_b, r.operation)
+        });
+    format!(
+        "ab: verdict {word} (instructions): {slower} slower, {faster} faster, {same} no change, {other} not compared, of {} operation(s){worst}",
+        c.rows.len()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -25,8 +25,11 @@ use std::time::{Duration, Instant};
 
 use pqperf_measure::driver::ApiSpec;
 use pqperf_measure::instance::Instance;
-use pqperf_model::count::{COUNT_SCHEMA, CountEvidence, ESTIMATED_CYCLES_FORMULA, Testbed};
+use pqperf_model::count::{
+    COUNT_SCHEMA, CountEvidence, ESTIMATED_CYCLES_FORMULA, Testbed, TimingCheck,
+};
 use pqperf_model::layout::RunLayout;
+use pqperf_model::record::Record;
 use pqperf_model::vocab::Category;
 
 /// Calls counted per operation by default.
@@ -87,6 +90,8 @@ pub struct CountOptions {
     pub redo: bool,
     /// One line per unit on stderr.
     pub progress: bool,
+    /// Only these operation keys (`keygen`, `sign`, `hash_32`, …); empty: every operation.
+    pub ops: Vec<String>,
 }
 
 impl CountOptions {
@@ -107,6 +112,7 @@ impl CountOptions {
             driver,
             redo: false,
             progress: false,
+            ops: Vec::new(),
         })
     }
 }
@@ -120,6 +126,8 @@ pub struct CountSummary {
     pub evidence: Vec<CountEvidence>,
     /// Units kept (their evidence names the built library).
     pub kept: usize,
+    /// Kept evidence whose timing cross-check was brought up to date with the records.
+    pub rechecked: Vec<String>,
     /// Wall seconds.
     pub seconds: f64,
 }
@@ -247,6 +255,85 @@ fn lookup(program: &str) -> Option<PathBuf> {
 /// Counts every operation of the selected instances, `jobs` valgrind processes at once, and
 /// writes `count/<id>/<label>__<op>.json` for each.
 pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
+    let mut out = count_units(opts, true)?;
+    for ev in &mut out.evidence {
+        ev.timing_check = timing_check_of(&opts.run_dir, ev);
+    }
+    for ev in &out.evidence {
+        let rel = RunLayout::count_rel(&ev.candidate, &ev.label, &ev.operation);
+        let path = opts.run_dir.join(&rel);
+        let text = pqperf_model::pyjson::to_string(ev)
+            .map_err(|e| CountError::Input(format!("{rel}: {e}")))?;
+        pqperf_model::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
+        out.written.push(rel);
+    }
+    // The counts kept get the cross-check of the records as they are now.
+    let counted: Vec<String> = out.written.clone();
+    for rel in refresh_timing_checks(&opts.run_dir, &opts.instances, &opts.ops)? {
+        if !counted.contains(&rel) {
+            out.rechecked.push(rel);
+        }
+    }
+    Ok(out)
+}
+
+/// The cross-check of `ev` against the timing record of the same library and operation in
+/// `run_dir` ([`pqperf_model::count::timing_check`]); None without a readable record.
+pub fn timing_check_of(run_dir: &Path, ev: &CountEvidence) -> Option<TimingCheck> {
+    let rel_path = RunLayout::new("").record(&ev.candidate, &ev.label, &ev.operation);
+    let rel = rel_path.to_string_lossy().into_owned();
+    let path = run_dir.join(&rel_path);
+    if !path.is_file() {
+        return None;
+    }
+    let r: Record = pqperf_model::pyjson::read(&path, Path::new(&rel)).ok()?;
+    pqperf_model::count::timing_check(ev, &r, &rel)
+}
+
+/// Brings the timing cross-check of every count file of `instances` (operations `ops`, empty:
+/// all) up to date with the records now in `run_dir`, rewriting the files whose check
+/// changed (no valgrind needed); returns their run-relative paths.
+pub fn refresh_timing_checks(
+    run_dir: &Path,
+    instances: &[Instance],
+    ops: &[String],
+) -> Result<Vec<String>, CountError> {
+    let mut out = Vec::new();
+    for inst in instances {
+        for (opkey, _, _) in pqperf_measure::instance::base_ops(inst.category) {
+            if !ops.is_empty() && !ops.contains(&opkey) {
+                continue;
+            }
+            let rel = RunLayout::count_rel(&inst.entry.candidate, &inst.entry.label, &opkey);
+            let path = run_dir.join(&rel);
+            if !path.is_file() {
+                continue;
+            }
+            let mut ev: CountEvidence = pqperf_model::pyjson::read(&path, Path::new(&rel))
+                .map_err(|e| CountError::Input(format!("{rel}: {e}")))?;
+            let check = timing_check_of(run_dir, &ev);
+            if check == ev.timing_check {
+                continue;
+            }
+            ev.timing_check = check;
+            let text = pqperf_model::pyjson::to_string(&ev)
+                .map_err(|e| CountError::Input(format!("{rel}: {e}")))?;
+            pqperf_model::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
+            out.push(rel);
+        }
+    }
+    Ok(out)
+}
+
+/// Counts every selected operation afresh (the evidence on disk neither kept nor written):
+/// the figures a gate compares (`pqperf ab --counter instructions`).
+pub fn count(opts: &CountOptions) -> Result<CountSummary, CountError> {
+    count_units(opts, false)
+}
+
+/// The units of `opts` counted; with `keep`, units whose evidence names the built library
+/// (unless `redo`) are kept rather than counted.
+fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountError> {
     let t0 = Instant::now();
     let tool = valgrind_version(&opts.valgrind).ok_or_else(|| {
         CountError::Input(format!(
@@ -259,8 +346,11 @@ pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
     let mut kept = 0;
     for (i, inst) in opts.instances.iter().enumerate() {
         for (opkey, op, bytes) in pqperf_measure::instance::base_ops(inst.category) {
+            if !opts.ops.is_empty() && !opts.ops.contains(&opkey) {
+                continue;
+            }
             let path = layout.count(&inst.entry.candidate, &inst.entry.label, &opkey);
-            if !opts.redo && current(&path, inst.entry.library_sha256.as_deref()) {
+            if keep && !opts.redo && current(&path, inst.entry.library_sha256.as_deref()) {
                 kept += 1;
                 continue;
             }
@@ -309,21 +399,12 @@ pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
     });
     let mut res = results.into_inner().unwrap_or_else(|e| e.into_inner());
     res.sort_by_key(|(k, _)| *k);
-    let mut out = CountSummary {
+    Ok(CountSummary {
         kept,
+        evidence: res.into_iter().map(|(_, ev)| ev).collect(),
+        seconds: t0.elapsed().as_secs_f64(),
         ..Default::default()
-    };
-    for (_, ev) in res {
-        let rel = RunLayout::count_rel(&ev.candidate, &ev.label, &ev.operation);
-        let path = opts.run_dir.join(&rel);
-        let text = pqperf_model::pyjson::to_string(&ev)
-            .map_err(|e| CountError::Input(format!("{rel}: {e}")))?;
-        pqperf_model::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
-        out.written.push(rel);
-        out.evidence.push(ev);
-    }
-    out.seconds = t0.elapsed().as_secs_f64();
-    Ok(out)
+    })
 }
 
 /// Whether the evidence at `path` was made from the library `sha` (counted or refused).

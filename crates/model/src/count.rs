@@ -30,6 +30,9 @@
 //! command                    the driver command line (relative paths)
 //! seconds                    wall seconds of the valgrind process
 //! utc                        when it was counted
+//! timing_check               (present when a timing record of the same library exists)
+//!                            the timed per-call figures against the lower bound the count
+//!                            allows ([`TimingCheck`], rule [`TIMING_CHECK_RULE`])
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -105,6 +108,117 @@ pub struct CountEvidence {
     pub seconds: f64,
     /// When it was counted (UTC).
     pub utc: String,
+    /// The cross-check of the timing record of the same library and operation (absent when
+    /// there is none): written by the count stage, recomputed by `validate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing_check: Option<TimingCheck>,
+}
+
+/// The most instructions per cycle any core retires, as the cross-check assumes it: twice the
+/// widest retire width of the cores of 2026 (8), so that macro-fused pairs (two instructions,
+/// one slot) are inside it. Generous on purpose: the check only catches the impossible.
+pub const MAX_IPC: f64 = 16.0;
+
+/// The maximum clock (Hz) the cross-check assumes when the record names none of the host's
+/// (`cpufreq_max_khz`, `core_clock_max_hz`): above every shipped core's boost clock (6.2 GHz).
+pub const ASSUMED_MAX_CLOCK_HZ: f64 = 7.0e9;
+
+/// The cross-check's rule, named and versioned.
+pub const TIMING_CHECK_RULE: &str = "timing-lower-bound-v1: a call cannot take less than the fewest instructions of one counted call ÷ 16 instructions per cycle ÷ the host's maximum clock (the largest of the record's cpufreq_max_khz and core_clock_max_hz, else 7 GHz); a timed per-call figure of the record (mean_seconds, median_trial_seconds, min_trial_seconds, pqperf.robust.estimate_seconds) below it is impossible";
+
+/// A timing record checked against the count of the same library and operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct TimingCheck {
+    /// `possible`, or `impossible`: a timed figure below the lower bound.
+    pub verdict: String,
+    /// The record checked (run-relative path).
+    pub record: String,
+    /// The record's smallest timed per-call figure (seconds).
+    pub timed_seconds: f64,
+    /// Which figure of the record that is (`mean_seconds`, `min_trial_seconds`, …).
+    pub timed_figure: String,
+    /// The fewest instructions of one counted call.
+    pub instructions: u64,
+    /// [`MAX_IPC`].
+    pub max_ipc: f64,
+    /// The host's maximum clock (Hz).
+    pub max_clock_hz: f64,
+    /// Where that clock comes from (`cpufreq_max_khz`, `core_clock_max_hz`, `assumed`).
+    pub max_clock_source: String,
+    /// instructions ÷ max_ipc ÷ max_clock_hz (seconds).
+    pub lower_bound_seconds: f64,
+}
+
+impl TimingCheck {
+    /// Whether the timed figure is impossible.
+    pub fn impossible(&self) -> bool {
+        self.verdict == "impossible"
+    }
+}
+
+/// The cross-check of `record` (at run-relative `record_rel`) against `count`: None when
+/// the count has no figures, the two name different libraries or operations, or the record
+/// has no timed per-call figure.
+pub fn timing_check(
+    count: &CountEvidence,
+    record: &crate::record::Record,
+    record_rel: &str,
+) -> Option<TimingCheck> {
+    let instructions = count
+        .instructions_per_call
+        .filter(|_| count.status == "counted")?
+        .min;
+    if count.library_sha256.is_none()
+        || record.library_sha256 != count.library_sha256
+        || record.candidate != count.candidate
+        || record.label != count.label
+        || record.operation != count.operation
+    {
+        return None;
+    }
+    let robust = record
+        .pqperf
+        .as_ref()
+        .and_then(|p| p.robust.as_ref())
+        .map(|r| r.estimate_seconds);
+    let (timed_figure, timed_seconds) = [
+        ("mean_seconds", record.mean_seconds),
+        ("median_trial_seconds", record.median_trial_seconds),
+        ("min_trial_seconds", record.min_trial_seconds),
+        ("pqperf.robust.estimate_seconds", robust),
+    ]
+    .into_iter()
+    .filter_map(|(n, v)| v.filter(|x| x.is_finite() && *x > 0.0).map(|x| (n, x)))
+    .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let env = &record.environment;
+    let (max_clock_source, max_clock_hz) = [
+        (
+            "cpufreq_max_khz",
+            env.f64("cpufreq_max_khz").map(|k| k * 1e3),
+        ),
+        ("core_clock_max_hz", env.f64("core_clock_max_hz")),
+    ]
+    .into_iter()
+    .filter_map(|(n, v)| v.filter(|x| x.is_finite() && *x > 0.0).map(|x| (n, x)))
+    .max_by(|a, b| a.1.total_cmp(&b.1))
+    .unwrap_or(("assumed", ASSUMED_MAX_CLOCK_HZ));
+    let lower_bound_seconds = instructions as f64 / MAX_IPC / max_clock_hz;
+    Some(TimingCheck {
+        verdict: if timed_seconds < lower_bound_seconds {
+            "impossible"
+        } else {
+            "possible"
+        }
+        .into(),
+        record: record_rel.to_string(),
+        timed_seconds,
+        timed_figure: timed_figure.into(),
+        instructions,
+        max_ipc: MAX_IPC,
+        max_clock_hz,
+        max_clock_source: max_clock_source.into(),
+        lower_bound_seconds,
+    })
 }
 
 /// Median, mean, minimum and maximum over the counted calls.
@@ -347,5 +461,62 @@ mod tests {
         let text = crate::pyjson::to_string(&ev).unwrap();
         let back: CountEvidence = crate::pyjson::from_str("x".as_ref(), &text).unwrap();
         assert_eq!(back, ev);
+    }
+
+    #[test]
+    fn a_timing_below_what_the_count_allows_is_impossible() {
+        let count = CountEvidence {
+            candidate: "sign-90".into(),
+            label: "X".into(),
+            operation: "sign".into(),
+            status: "counted".into(),
+            library_sha256: Some("aa".into()),
+            instructions_per_call: Spread::of(&[16_000_000, 17_000_000]),
+            ..Default::default()
+        };
+        let mut r = crate::record::Record {
+            candidate: "sign-90".into(),
+            label: "X".into(),
+            operation: "sign".into(),
+            library_sha256: Some("aa".into()),
+            mean_seconds: Some(4e-3),
+            min_trial_seconds: Some(3.9e-3),
+            ..Default::default()
+        };
+        r.environment.insert("cpufreq_max_khz", "2000000");
+        r.environment
+            .insert("core_clock_max_hz", serde_json::Value::Null);
+        let rel = "records/sign-90/X__sign.json";
+        // 16 M instructions ÷ 16 per cycle ÷ 2 GHz = 0.5 ms: 3.9 ms is possible.
+        let t = timing_check(&count, &r, rel).unwrap();
+        assert_eq!(t.lower_bound_seconds, 5e-4);
+        assert_eq!(
+            (t.verdict.as_str(), t.timed_figure.as_str(), t.timed_seconds),
+            ("possible", "min_trial_seconds", 3.9e-3)
+        );
+        assert_eq!(
+            (t.max_clock_source.as_str(), t.instructions),
+            ("cpufreq_max_khz", 16_000_000)
+        );
+        // A forged 0.4 ms trial is below it.
+        r.min_trial_seconds = Some(4e-4);
+        let t = timing_check(&count, &r, rel).unwrap();
+        assert!(t.impossible(), "{t:?}");
+        assert_eq!(t.timed_seconds, 4e-4);
+        // Without a clock of the host the generous 7 GHz is assumed: 16e6/16/7e9 s.
+        r.environment = Default::default();
+        let t = timing_check(&count, &r, rel).unwrap();
+        assert_eq!(t.max_clock_source, "assumed");
+        assert_eq!(t.lower_bound_seconds, 16e6 / 16.0 / 7e9);
+        assert!(!t.impossible());
+        // Another library, or no count: no check.
+        r.library_sha256 = Some("bb".into());
+        assert!(timing_check(&count, &r, rel).is_none());
+        r.library_sha256 = Some("aa".into());
+        let refused = CountEvidence {
+            status: "refused".into(),
+            ..count.clone()
+        };
+        assert!(timing_check(&refused, &r, rel).is_none());
     }
 }

@@ -1,5 +1,6 @@
 //! The summary as data files: one row per timing record of a system (instance, operation,
-//! counter, mean, time, robust estimate and its interval, evidence path), gathered once by
+//! counter, mean, time, robust estimate and its interval, evidence path, instructions per
+//! call where counted), gathered once by
 //! [`summary_rows`] and serialised by an [`Exporter`]: [`CsvExporter`], [`JsonExporter`], or
 //! [`MarkupExporter`], which builds one [`Table`] of the rows and renders it as Markdown.
 
@@ -52,6 +53,11 @@ pub struct SummaryRow {
     pub kat: String,
     /// The record file, relative to the dataset root.
     pub evidence: String,
+    /// Instructions one call executes (median over the counted calls, callgrind), when the
+    /// dataset has a count of the same library: work done, not time.
+    pub instructions_per_call: Option<f64>,
+    /// The count file, relative to the dataset root, when counted.
+    pub count_evidence: Option<String>,
 }
 
 /// The rows of system `v`: every timing record (the ICCS helpers included), in the view's
@@ -69,6 +75,15 @@ pub fn summary_rows(v: &SystemView) -> Vec<SummaryRow> {
                 .as_ref()
                 .and_then(|p| p.per_call_seconds.as_ref());
             let cand = r.rec.candidate.as_str();
+            // The count of the same library and operation (never another build's).
+            let count = v.count.iter().find(|c| {
+                c.value.candidate == cand
+                    && c.value.label == r.rec.label
+                    && c.value.operation == r.opkey()
+                    && c.value.status == "counted"
+                    && c.value.library_sha256.is_some()
+                    && c.value.library_sha256 == r.rec.library_sha256
+            });
             let rel = match r.evidence(&v.id) {
                 Evidence::Run { path, .. } => format!("{}/{path}", v.run_dir),
                 Evidence::Side(name) => format!("performance/{name}"),
@@ -94,6 +109,11 @@ pub fn summary_rows(v: &SystemView) -> Vec<SummaryRow> {
                 per_call_p99_seconds: q.map(|q| q.p99),
                 kat: v.kat_status(cand, &r.rec.label).unwrap_or_default(),
                 evidence: rel,
+                instructions_per_call: count
+                    .and_then(|c| c.value.instructions_per_call)
+                    .map(|s| s.median),
+                count_evidence: count
+                    .map(|c| format!("{}/{}", v.run_dir, c.path.to_string_lossy())),
             }
         })
         .collect()
@@ -112,7 +132,7 @@ pub trait Exporter {
 pub struct CsvExporter;
 
 /// The column names of the CSV export (the [`SummaryRow`] fields).
-pub const CSV_COLUMNS: [&str; 20] = [
+pub const CSV_COLUMNS: [&str; 22] = [
     "system",
     "id",
     "algorithm",
@@ -133,6 +153,8 @@ pub const CSV_COLUMNS: [&str; 20] = [
     "per_call_p50_seconds",
     "per_call_p90_seconds",
     "per_call_p99_seconds",
+    "instructions_per_call",
+    "count_evidence",
 ];
 
 impl Exporter for CsvExporter {
@@ -162,6 +184,8 @@ impl Exporter for CsvExporter {
                     f(r.per_call_p50_seconds),
                     f(r.per_call_p90_seconds),
                     f(r.per_call_p99_seconds),
+                    f(r.instructions_per_call),
+                    r.count_evidence.clone().unwrap_or_default(),
                 ]
             })
             .collect();
@@ -283,6 +307,8 @@ mod tests {
             per_call_p99_seconds: Some(4e-5),
             kat: "PASS".into(),
             evidence: "performance/data/x86_1/records/ml-kem-512/clean__enc.json".into(),
+            instructions_per_call: Some(18274.0),
+            count_evidence: Some("performance/data/x86_1/count/ml-kem-512/clean__enc.json".into()),
         }
     }
 
@@ -294,12 +320,13 @@ mod tests {
         assert_eq!(lines.next().unwrap(), CSV_COLUMNS.join(";"));
         assert_eq!(
             lines.next().unwrap(),
-            "x86_1;ml-kem-512;ML-KEM-512;clean;reference;enc;complete;ticks (TSC);61234;0.000025;500;0.000024;0.000023;0.000026;PASS;performance/data/x86_1/records/ml-kem-512/clean__enc.json;p50;0.000024;0.000025;0.00004"
+            "x86_1;ml-kem-512;ML-KEM-512;clean;reference;enc;complete;ticks (TSC);61234;0.000025;500;0.000024;0.000023;0.000026;PASS;performance/data/x86_1/records/ml-kem-512/clean__enc.json;p50;0.000024;0.000025;0.00004;18274;performance/data/x86_1/count/ml-kem-512/clean__enc.json"
         );
         let json: serde_json::Value =
             serde_json::from_slice(&JsonExporter.serialize(&rows)).unwrap();
         assert_eq!(json[0]["robust_ci_high_seconds"], 2.6e-5);
         assert_eq!(json[0]["operation"], "enc");
+        assert_eq!(json[0]["instructions_per_call"], 18274.0);
         let t = MarkupExporter::table(&rows);
         assert_eq!(
             t.rows[0][3].evidence,

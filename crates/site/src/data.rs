@@ -125,6 +125,17 @@ pub struct SystemFacts {
     pub build: BTreeMap<(String, String), BuildFact>,
     /// Lookup index over `records`, built on first use (do not push records after a lookup).
     pub index: std::sync::OnceLock<RecIndex>,
+    /// Instruction counts (`count/`), keyed by (candidate, label, opkey): counted ones only.
+    pub counts: HashMap<(String, String, String), CountFact>,
+}
+
+/// One operation's instruction count.
+#[derive(Clone, Debug, Default)]
+pub struct CountFact {
+    /// Median instructions per call over the counted calls.
+    pub median: f64,
+    /// Path relative to the system's data directory (`count/<id>/<label>__<op>.json`).
+    pub path: String,
 }
 
 /// Record positions by (candidate, label, opkey) and by (candidate, label).

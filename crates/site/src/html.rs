@@ -485,6 +485,16 @@ pub fn render_page(
     r.out
 }
 
+/// One table block of a generated page (rankings, joint view) rendered by the one table
+/// writer at site path `page`: each value linked to its evidence file when the site holds it.
+pub fn table_html(t: Table, page: &str, known: &HashSet<String>) -> String {
+    let doc = Page {
+        blocks: vec![Block::Table(t)],
+    };
+    let href = |e: &Evidence| Some(crate::evidence::href(e));
+    render_page(&doc, page, known, &href, None, false).html
+}
+
 /// Rows of a table, folded by `group_column` when the table is long: (group key, rows).
 fn row_groups(t: &Table) -> Vec<(Option<String>, Vec<&Vec<Cell>>)> {
     const FOLD_ABOVE: usize = 12;

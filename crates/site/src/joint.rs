@@ -2,7 +2,10 @@
 //! the mean count (cycles or ticks) and mean time on each system, their ratios to the first
 //! system, each system's clock once, and a chart of the times (`joint/<cand>.html`), plus an
 //! overview of all candidates (`joint/index.html`) with the geometric-mean count and time
-//! ratios over the instances and operations measured on every system.
+//! ratios over the instances and operations measured on every system. Both tables are
+//! `page::Table`s written by the site's one table writer (`html::table_html`); each figure
+//! names its record as evidence, and a ratio of two robust estimates carries the interval both
+//! estimates' intervals allow.
 
 use std::collections::HashSet;
 use std::fmt::Write;
@@ -12,7 +15,9 @@ use crate::data::{Rec, SiteData, SystemFacts};
 use crate::html::{escape, relative};
 use crate::svg;
 use pqperf_model::fmt;
+use pqperf_model::md::escape_text;
 use pqperf_model::order::natural_cmp;
+use pqperf_report::page::{Cell, Evidence, Table};
 
 /// Candidates shown in the joint view: those present on at least two systems.
 fn joint_candidates(site: &SiteData) -> Vec<String> {
@@ -143,27 +148,16 @@ fn ratio_cell(r: f64) -> String {
     format!("<span class=\"{class}\">{}</span>", fmt::ratio(r))
 }
 
-fn ev_link(
-    page: &str,
-    sys: &SystemFacts,
-    rec: Option<&Rec>,
-    text: &str,
-    known: &HashSet<String>,
-) -> String {
-    match rec {
-        Some(r) => {
-            let p = format!("evidence/{}/{}", sys.id, r.path);
-            if known.contains(&p) {
-                return format!(
-                    "<a class=\"ev\" href=\"{}\">{}</a>",
-                    escape(&relative(page, &p)),
-                    escape(text)
-                );
-            }
-            escape(text)
-        }
-        None => escape(text),
-    }
+/// A record's figure as a table cell naming the record as its evidence (the table writer
+/// links it when the site holds the file).
+fn ev_cell(sys: &SystemFacts, rec: Option<&Rec>, text: &str) -> Cell {
+    Cell::value(
+        escape_text(text),
+        rec.map(|r| Evidence::Run {
+            system: sys.id.clone(),
+            path: r.path.clone(),
+        }),
+    )
 }
 
 /// A ratio cell `c / a` (`–` without both); the ratio is kept in `acc` when given.
@@ -256,18 +250,16 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             labels.push(format!("{} ÷ {} ({})", s.id, first.id, s.unit()));
             labels.push(format!("{} ÷ {} (time)", s.id, first.id));
         }
-        b.push_str("<div class=\"table-wrap\"><table class=\"cards\">\n<thead>\n<tr>\n");
-        for l in &labels {
-            let _ = writeln!(b, "<th>{}</th>", escape(l));
-        }
-        b.push_str("</tr>\n</thead>\n<tbody>\n");
+        let mut table = Table::new(labels.iter().map(|l| escape_text(l)));
         let mut ratios: Vec<Vec<f64>> = vec![Vec::new(); others.len()];
         let mut time_ratios: Vec<Vec<f64>> = vec![Vec::new(); others.len()];
         let rs = rows(site, cand);
         let mut chart_groups: Vec<(String, Vec<Option<svg::Value>>)> = Vec::new();
         for (label, opkey) in &rs {
-            let mut cells: Vec<String> =
-                vec![format!("<code>{}</code>", escape(label)), escape(opkey)];
+            let mut cells: Vec<Cell> = vec![
+                Cell::text(pqperf_model::md::code_span(label)),
+                Cell::text(escape_text(opkey)),
+            ];
             let recs: Vec<Option<&Rec>> = site
                 .systems
                 .iter()
@@ -287,8 +279,8 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
                     ),
                     None => ("–".to_string(), "–".to_string()),
                 };
-                cells.push(ev_link(&path, s, *r, &text, known));
-                cells.push(ev_link(&path, s, *r, &time, known));
+                cells.push(ev_cell(s, *r, &text));
+                cells.push(ev_cell(s, *r, &time));
                 let shown = robust_of(*r).map(|[e, ..]| e).or(seconds_of(*r));
                 bars.push(shown.map(|t| svg::Value {
                     value: t * 1e6,
@@ -304,23 +296,18 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
                 .all(|r| r.is_some_and(|r| r.variant == "reference"));
             for (k, r) in recs.iter().skip(1).enumerate() {
                 let keep = all_reference;
-                cells.push(ratio_with_interval(
+                cells.push(Cell::text(ratio_with_interval(
                     ratio_figures(recs[0], *r, true),
                     keep.then_some(&mut ratios[k]),
-                ));
-                cells.push(ratio_with_interval(
+                )));
+                cells.push(Cell::text(ratio_with_interval(
                     ratio_figures(recs[0], *r, false),
                     keep.then_some(&mut time_ratios[k]),
-                ));
+                )));
             }
-            b.push_str("<tr>\n");
-            for (i, (l, c)) in labels.iter().zip(&cells).enumerate() {
-                let class = if i >= 2 { " class=\"num\"" } else { "" };
-                let _ = writeln!(b, "<td{class} data-label=\"{}\">{c}</td>", escape(l));
-            }
-            b.push_str("</tr>\n");
+            table.row(cells);
         }
-        b.push_str("</tbody>\n</table></div>\n");
+        b.push_str(&crate::html::table_html(table, &path, known));
         let series: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
         if let Some(chart) = svg::bars_log(
             &format!("{cand} {name}: mean time per call on each system"),
@@ -386,43 +373,33 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
         ));
         labels.push(format!("{} ÷ {} (time, geometric mean)", s.id, first.id));
     }
-    b.push_str("<div class=\"table-wrap\"><table class=\"cards\">\n<thead>\n<tr>\n");
-    for l in &labels {
-        let _ = writeln!(b, "<th>{}</th>", escape(l));
-    }
-    b.push_str("</tr>\n</thead>\n<tbody>\n");
+    let mut table = Table::new(labels.iter().map(|l| escape_text(l)));
     for (cand, n, geo, geo_t) in &overview {
         let name = site
             .candidate(cand)
             .map(|c| c.algorithm.clone())
             .unwrap_or_else(|| cand.clone());
         let mut cells = vec![
-            format!(
-                "<a href=\"{}.html\"><code>{}</code></a>",
-                escape(cand),
-                escape(cand)
-            ),
-            escape(&name),
-            n.to_string(),
+            Cell::text(format!(
+                "[{}]({cand}.html)",
+                pqperf_model::md::code_span(cand)
+            )),
+            Cell::text(escape_text(&name)),
+            Cell::text(n.to_string()),
         ];
         for k in 0..others.len() {
             for g in [geo, geo_t] {
-                cells.push(
+                cells.push(Cell::text(
                     g.as_ref()
                         .and_then(|g: &Vec<f64>| g.get(k))
                         .map(|r| ratio_cell(*r))
                         .unwrap_or_else(|| "–".into()),
-                );
+                ));
             }
         }
-        b.push_str("<tr>\n");
-        for (i, (l, c)) in labels.iter().zip(&cells).enumerate() {
-            let class = if i >= 2 { " class=\"num\"" } else { "" };
-            let _ = writeln!(b, "<td{class} data-label=\"{}\">{c}</td>", escape(l));
-        }
-        b.push_str("</tr>\n");
+        table.row(cells);
     }
-    b.push_str("</tbody>\n</table></div>\n");
+    b.push_str(&crate::html::table_html(table, path, known));
     out.push(PageOut {
         path: path.into(),
         title: "All systems side by side".into(),

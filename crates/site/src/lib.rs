@@ -115,7 +115,7 @@ fn evidence_files_of(
                 out.push((p, format!("evidence/{id}/{top}")));
             }
         }
-        for dir in ["records", "profile", "kat", "katcheck", "ct"] {
+        for dir in ["records", "profile", "kat", "katcheck", "ct", "count"] {
             let base = data_dir.join(dir);
             let mut stack = vec![base.clone()];
             while let Some(d) = stack.pop() {

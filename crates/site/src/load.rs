@@ -165,6 +165,18 @@ pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
                 .map(|b| [b.estimate_seconds, b.ci_low_seconds, b.ci_high_seconds]),
         });
     }
+    for l in &sys.count {
+        let c = &l.value;
+        if let Some(sp) = c.instructions_per_call.filter(|_| c.status == "counted") {
+            out.counts.insert(
+                (c.candidate.clone(), c.label.clone(), c.operation.clone()),
+                crate::data::CountFact {
+                    median: sp.median,
+                    path: rel(&l.path),
+                },
+            );
+        }
+    }
     for l in &sys.profiles {
         let p = &l.value;
         if p.operation.is_empty() {

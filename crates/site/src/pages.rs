@@ -12,7 +12,7 @@ use crate::rank::{self, CategoryRanking, MetricKind, TARGETS};
 use crate::svg;
 use crate::{PageOut, joint};
 use pqperf_model::order::natural_cmp;
-use pqperf_report::page::{Block, Page, Section};
+use pqperf_report::page::{Block, Cell, Evidence, Page, Section, Table};
 
 /// Paths of the pages the site generates itself (besides the report's Markdown pages).
 pub fn generated_paths(site: &SiteData) -> Vec<String> {
@@ -294,21 +294,6 @@ pub fn candidate_charts(
     out
 }
 
-fn display_name(site: &SiteData, cand: &str) -> String {
-    match site.candidate(cand) {
-        Some(c) => match &c.short_name {
-            Some(s) if *s != c.algorithm => format!(
-                "<span title=\"{}\">{}</span>",
-                escape(&c.algorithm),
-                escape(s)
-            ),
-            Some(s) => escape(s),
-            None => escape(&c.algorithm),
-        },
-        None => escape(cand),
-    }
-}
-
 fn cand_link(
     cand: &str,
     label: &str,
@@ -329,6 +314,62 @@ fn cand_link(
     }
 }
 
+/// A candidate as a ranking cell (Markdown): its code name linked to its page (the link's
+/// title names the algorithm and the instance ranked) and its display name.
+fn cand_cell(site: &SiteData, cand: &str, label: &str) -> String {
+    let (shown, algorithm) = match site.candidate(cand) {
+        Some(c) => (
+            c.short_name.clone().unwrap_or_else(|| c.algorithm.clone()),
+            c.algorithm.clone(),
+        ),
+        None => (cand.to_string(), cand.to_string()),
+    };
+    let title = format!("{algorithm} ({label})")
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
+    format!(
+        "[{}]({cand}.md \"{title}\") {}",
+        pqperf_model::md::code_span(cand),
+        pqperf_model::md::escape_text(&shown)
+    )
+}
+
+/// The evidence a ranking value names, from its site path (`evidence/<system>/<path>` or
+/// `evidence/side/<file>`).
+fn ranking_evidence(site_path: &str) -> Option<Evidence> {
+    let rest = site_path.strip_prefix("evidence/")?;
+    match rest.split_once('/')? {
+        ("side", f) => Some(Evidence::Side(f.to_string())),
+        (system, path) => Some(Evidence::Run {
+            system: system.to_string(),
+            path: path.to_string(),
+        }),
+    }
+}
+
+/// The shown position of each row (`2`, `2 (tie)`) from the rows' mean ranks.
+fn positions(means: &[f64]) -> Vec<String> {
+    (0..means.len())
+        .map(|i| match rank::position(means, i) {
+            (p, true) => format!("{p} (tie)"),
+            (p, false) => p.to_string(),
+        })
+        .collect()
+}
+
+/// A table block rendered by the site's one table writer, in the ranking's wrapper.
+fn table_html(t: Table, page: &str, known: &HashSet<String>) -> String {
+    format!(
+        "<div class=\"ranking-table\">{}</div>\n",
+        html::table_html(t, page, known)
+    )
+}
+
+/// The ranking of one category as a table: one row per candidate in overall order (ties in
+/// the mean rank share a position), each value with its rank and evidence.
 fn ranking_table(
     site: &SiteData,
     sys: &SystemFacts,
@@ -336,70 +377,98 @@ fn ranking_table(
     page: &str,
     known: &HashSet<String>,
 ) -> String {
-    let mut h = String::from(
-        "<div class=\"ranking-table\"><div class=\"table-wrap\"><table class=\"cards\">\n<thead><tr><th>rank</th><th>overall (mean rank)</th>",
-    );
-    let names: Vec<String> = r
+    let mut header = vec![
+        "rank".to_string(),
+        "candidate".to_string(),
+        "overall (mean rank)".to_string(),
+    ];
+    header.extend(r.metrics.iter().map(|m| sys.unit_name(m.name)));
+    let mut t = Table::new(header);
+    let means: Vec<f64> = r.entries.iter().map(|e| e.mean_rank).collect();
+    for (e, pos) in r.entries.iter().zip(positions(&means)) {
+        let mut row = vec![
+            Cell::text(pos),
+            Cell::text(cand_cell(site, &e.candidate, &e.label)),
+            Cell::text(pqperf_model::fmt::mean_rank(e.mean_rank)),
+        ];
+        for (cell, rk) in e.cells.iter().zip(&e.ranks) {
+            let mut text = format!(
+                "{} · rank {}",
+                pqperf_model::md::escape_text(&cell.text),
+                pqperf_model::fmt::rank(*rk)
+            );
+            if let Some(b) = &cell.robust {
+                text.push_str(&format!(
+                    "<br><small class=\"robust\">{}</small>",
+                    escape(b)
+                ));
+            }
+            row.push(Cell::value(text, ranking_evidence(&cell.evidence)));
+        }
+        t.row(row);
+    }
+    table_html(t, page, known)
+}
+
+/// The same instances ranked by instructions per call (callgrind counts), when they were
+/// counted: a separate table under its own heading, saying what a count compares.
+fn instruction_ranking(
+    site: &SiteData,
+    sys: &SystemFacts,
+    r: &CategoryRanking,
+    page: &str,
+    known: &HashSet<String>,
+) -> Option<String> {
+    let entries = rank::rank_instructions(sys, r);
+    if entries.is_empty() {
+        return None;
+    }
+    let ops: Vec<&str> = r
         .metrics
         .iter()
-        .map(|m| escape(&sys.unit_name(m.name)))
+        .filter_map(|m| match m.kind {
+            MetricKind::Cycles(op) => Some(op),
+            _ => None,
+        })
         .collect();
-    for n in &names {
-        let _ = write!(h, "<th>{n}</th>");
-    }
-    h.push_str("</tr></thead>\n<tbody>\n");
-    for (pos, e) in r.entries.iter().enumerate() {
-        let detail: Vec<String> = r
-            .metrics
-            .iter()
-            .zip(&e.ranks)
-            .map(|(m, rk)| {
+    let mut header = vec![
+        "rank".to_string(),
+        "candidate".to_string(),
+        "overall (mean rank)".to_string(),
+    ];
+    header.extend(ops.iter().map(|op| format!("{op} instructions/call")));
+    let mut t = Table::new(header);
+    let means: Vec<f64> = entries.iter().map(|e| e.mean_rank).collect();
+    for (e, pos) in entries.iter().zip(positions(&means)) {
+        let mut row = vec![
+            Cell::text(pos),
+            Cell::text(cand_cell(site, &e.candidate, &e.label)),
+            Cell::text(pqperf_model::fmt::mean_rank(e.mean_rank)),
+        ];
+        for ((n, path), rk) in e.cells.iter().zip(&e.ranks) {
+            row.push(Cell::value(
                 format!(
-                    "{}: {}",
-                    sys.unit_name(m.name),
+                    "{} · rank {}",
+                    pqperf_model::fmt::fmt_cycles(Some(*n)),
                     pqperf_model::fmt::rank(*rk)
-                )
-            })
-            .collect();
-        let _ = write!(
-            h,
-            "<tr><td data-label=\"rank\">{}</td><td data-label=\"overall (mean rank)\"><span title=\"mean rank {}; {}\">{} {} ({})</span></td>",
-            pos + 1,
-            pqperf_model::fmt::mean_rank(e.mean_rank),
-            escape(&detail.join(", ")),
-            cand_link(&e.candidate, &e.label, sys, page, known),
-            display_name(site, &e.candidate),
-            pqperf_model::fmt::mean_rank(e.mean_rank)
-        );
-        for (ci, col) in r.columns.iter().enumerate() {
-            let o = &r.entries[col[pos]];
-            let cell = &o.cells[ci];
-            let value = if known.contains(&cell.evidence) {
-                format!(
-                    "<a class=\"ev\" href=\"{}\">{}</a>",
-                    escape(&relative(page, &cell.evidence)),
-                    escape(&cell.text)
-                )
-            } else {
-                escape(&cell.text)
-            };
-            let robust = cell
-                .robust
-                .as_deref()
-                .map(|r| format!("<br><small class=\"robust\">{}</small>", escape(r)))
-                .unwrap_or_default();
-            let _ = write!(
-                h,
-                "<td data-label=\"{}\">{} {}{robust}</td>",
-                names[ci],
-                cand_link(&o.candidate, &o.label, sys, page, known),
-                value
-            );
+                ),
+                Some(Evidence::Run {
+                    system: sys.id.clone(),
+                    path: path.clone(),
+                }),
+            ));
         }
-        h.push_str("</tr>\n");
+        t.row(row);
     }
-    h.push_str("</tbody></table></div></div>\n");
-    h
+    let h3 = format!("{} by instructions per call", r.category.title());
+    Some(format!(
+        "<h3 id=\"{}\">{}</h3>\n<p class=\"note\">A separate ranking, not the order above: the median number of instructions one call executes under valgrind's callgrind (the driver's seeded inputs, only the operation's API function counted), {} of the {} instances ranked above counted. A count is exact and the same on any host under any load, so equal counts tie and nothing else does. It compares the work two builds of comparable code do; it is not time: one AVX2 or NEON instruction does the work of several scalar ones, memory stalls and the clock are not in it, and system calls are not counted. Each value links to its count file.</p>\n{}",
+        html::slug(&h3),
+        escape(&h3),
+        entries.len(),
+        r.entries.len(),
+        table_html(t, page, known)
+    ))
 }
 
 fn ranking_scatter(
@@ -491,7 +560,7 @@ pub fn ranking_page(
             let _ = write!(b, "<a href=\"ranking-{t}.html\">{t}-bit</a>");
         }
     }
-    b.push_str("</p>\n<ul>\n<li><strong>Order:</strong> each metric is ranked separately; overall is their mean rank. Lower is better, and ties share the average position.</li>\n");
+    b.push_str("</p>\n<ul>\n<li><strong>Order:</strong> one row per candidate. Each metric is ranked separately (its rank beside each value); overall is their mean rank. Lower is better; ties share the average rank, and candidates with the same mean rank share a position.</li>\n");
     let _ = writeln!(
         b,
         "<li><strong>Scope:</strong> eligible reference instances at the {target}-bit target (curated <code>security_targets.csv</code>; a PQClean scheme's row comes from its claimed NIST level, 1–2 → 128, 3–4 → 192 and 5 → 256; an NGCC instance's row, and an instance without a row, takes the one 128, 192, 256 or 512 its label states). The recommended set represents a candidate; otherwise the fastest eligible set by mean cycle rank does. Key generation and secret-key size are excluded.</li>"
@@ -567,6 +636,9 @@ pub fn ranking_page(
         let _ = writeln!(b, "<h2 id=\"{}\">{}</h2>", html::slug(&h2), escape(&h2));
         b.push_str(&ranking_table(site, sys, r, &path, known));
         if let Some(s) = ranking_scatter(r, sys, target, &path, known) {
+            b.push_str(&s);
+        }
+        if let Some(s) = instruction_ranking(site, sys, r, &path, known) {
             b.push_str(&s);
         }
     }

@@ -1,7 +1,9 @@
 //! Ordered measurements per claimed security target (`method.md` §14, the site's
 //! `ranking-<t>.md` pages): eligible reference instances at the target, one per candidate
 //! (the recommended set, otherwise the one with the lowest mean cycle rank), each metric ranked
-//! on its own (ties share the average rank), overall = mean rank, lower is better.
+//! on its own (ties share the average rank; pqperf's robust figures tie when their intervals
+//! overlap), overall = mean rank, lower is better; one row per candidate. [`rank_instructions`]
+//! ranks the same instances by their instruction counts, a separate ranking.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -104,10 +106,9 @@ pub struct CategoryRanking {
     pub category: Category,
     /// Its metrics (columns).
     pub metrics: Vec<Metric>,
-    /// Sorted by (mean rank, candidate id).
+    /// Sorted by (mean rank, candidate id): one row per candidate, each metric's value and
+    /// rank in that row.
     pub entries: Vec<Entry>,
-    /// Per metric, entry indices sorted by that metric's value.
-    pub columns: Vec<Vec<usize>>,
 }
 
 /// Average ranks (1-based; ties share the mean of their positions) of `values`.
@@ -455,7 +456,6 @@ pub fn rank_category(
     for e in &mut entries {
         e.ranks = vec![0.0; n_metrics];
     }
-    let mut columns = Vec::new();
     for col in 0..n_metrics {
         let vals: Vec<f64> = entries.iter().map(|e| e.cells[col].value).collect();
         let ivs: Vec<_> = entries.iter().map(|e| e.cells[col].interval).collect();
@@ -471,22 +471,94 @@ pub fn rank_category(
             .total_cmp(&b.mean_rank)
             .then_with(|| a.candidate.cmp(&b.candidate))
     });
-    for col in 0..n_metrics {
-        let mut idx: Vec<usize> = (0..entries.len()).collect();
-        idx.sort_by(|&a, &b| {
-            entries[a].cells[col]
-                .value
-                .total_cmp(&entries[b].cells[col].value)
-                .then_with(|| entries[a].candidate.cmp(&entries[b].candidate))
-        });
-        columns.push(idx);
-    }
     CategoryRanking {
         category: cat,
         metrics: ms,
         entries,
-        columns,
     }
+}
+
+/// The position shown for entry `i` of entries sorted by `mean_ranks`: 1 + how many rank
+/// strictly better, and whether another entry shares its mean rank (a tie).
+pub fn position(mean_ranks: &[f64], i: usize) -> (usize, bool) {
+    let m = mean_ranks[i];
+    let better = mean_ranks.iter().filter(|x| **x < m).count();
+    let tied = mean_ranks
+        .iter()
+        .enumerate()
+        .any(|(j, x)| j != i && *x == m);
+    (better + 1, tied)
+}
+
+/// One instance ranked by its instructions per call.
+#[derive(Clone, Debug)]
+pub struct InstructionEntry {
+    /// Candidate id.
+    pub candidate: String,
+    /// Instance label (the one the timing ranking ranks).
+    pub label: String,
+    /// Per timed metric: median instructions per call and the count file (system-relative).
+    pub cells: Vec<(f64, String)>,
+    /// Rank per metric (equal counts share the average rank).
+    pub ranks: Vec<f64>,
+    /// Mean of `ranks`.
+    pub mean_rank: f64,
+}
+
+/// The ranking's timed operations ranked by instructions per call instead (exact figures:
+/// ties only for equal counts): the instances of `r` counted for every timed operation.
+/// Empty when none is.
+pub fn rank_instructions(sys: &SystemFacts, r: &CategoryRanking) -> Vec<InstructionEntry> {
+    let ops: Vec<&str> = r
+        .metrics
+        .iter()
+        .filter_map(|m| match m.kind {
+            MetricKind::Cycles(op) => Some(op),
+            _ => None,
+        })
+        .collect();
+    let mut out: Vec<InstructionEntry> = r
+        .entries
+        .iter()
+        .filter_map(|e| {
+            let cells: Option<Vec<(f64, String)>> = ops
+                .iter()
+                .map(|op| {
+                    sys.counts
+                        .get(&(e.candidate.clone(), e.label.clone(), op.to_string()))
+                        .map(|c| (c.median, c.path.clone()))
+                })
+                .collect();
+            Some(InstructionEntry {
+                candidate: e.candidate.clone(),
+                label: e.label.clone(),
+                cells: cells?,
+                ranks: Vec::new(),
+                mean_rank: 0.0,
+            })
+        })
+        .collect();
+    if out.is_empty() || ops.is_empty() {
+        return Vec::new();
+    }
+    for e in &mut out {
+        e.ranks = vec![0.0; ops.len()];
+    }
+    for col in 0..ops.len() {
+        let vals: Vec<f64> = out.iter().map(|e| e.cells[col].0).collect();
+        for (i, rk) in average_ranks(&vals).into_iter().enumerate() {
+            out[i].ranks[col] = rk;
+        }
+    }
+    for e in &mut out {
+        e.mean_rank = e.ranks.iter().sum::<f64>() / ops.len() as f64;
+    }
+    out.sort_by(|a, b| {
+        a.mean_rank
+            .total_cmp(&b.mean_rank)
+            .then_with(|| a.candidate.cmp(&b.candidate))
+    });
+    out
 }
 
 /// Instances of `sys` that claim `target` but are in no ranking of it, each with the reason.
@@ -584,6 +656,15 @@ pub fn rank_target(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<Categ
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_show_ties() {
+        let m = [1.5, 1.5, 3.0, 4.0];
+        assert_eq!(position(&m, 0), (1, true));
+        assert_eq!(position(&m, 1), (1, true));
+        assert_eq!(position(&m, 2), (3, false));
+        assert_eq!(position(&m, 3), (4, false));
+    }
 
     #[test]
     fn ties_share_average_rank() {

@@ -3,6 +3,8 @@
 //! evidence file under B's run-directory lock, the report and the exit status).
 
 use std::path::PathBuf;
+
+use anyhow::Context;
 use std::process::ExitCode;
 
 use pqperf_campaign::ab::{self as interleave, AbOptions};
@@ -30,6 +32,16 @@ change. The evidence (every process, its estimate and environment, the seed) is 
 judged on the pairs it has (its reason says so). The last line on stderr is the verdict in \
 one line (`ab: verdict slower: 1 slower, 0 faster, …; exit 1`); -q prints only errors.
 
+--counter instructions counts instead of timing: every operation of both libraries runs \
+under valgrind's callgrind with the same seeded inputs (pqperf count's method, nothing written \
+into the run directories; --jobs valgrind processes at once, no CPU lease: counts do not \
+depend on load), and the ratio B/A of the mean instructions per call is exact. A-A is exactly \
+no change (ratio 1) on any host; a change of at least --threshold (default 0.5 %) is \
+slower/faster with its exact ratio; a smaller one is no change with its exact difference. \
+It is the gate for shared runners; timing is the second opinion (counts are work done, not \
+time). --out writes the comparison as JSON; an operation that could not be counted or \
+compared (valgrind refused it, another testbed) fails like an unmeasured one.
+
 Exit status: 0; 1 when an operation could not be measured, or with --fail-on-regression \
 when any operation is slower (never for inconclusive); 2 on refused input (missing run \
 directory or build.json, nothing pairs up, bad --map, fewer than 6 pairs, a --cpu that is \
@@ -40,7 +52,8 @@ refused: the pairs cancel what the host does to both sides alike.
 Examples:
   pqperf ab runs/before runs/after --pairs 12 --fail-on-regression
   pqperf ab runs/x runs/x --map ml-dsa-44=ml-dsa-44-avx2 --op sign --json
-  pqperf ab runs/x runs/x --only '^ml-dsa-44/ml-dsa-44$'   # A-A: the same library twice";
+  pqperf ab runs/x runs/x --only '^ml-dsa-44/ml-dsa-44$'   # A-A: the same library twice
+  pqperf ab runs/base runs/head --counter instructions --fail-on-regression";
 
 #[derive(clap::Args)]
 #[command(after_long_help = LONG_HELP)]
@@ -70,9 +83,17 @@ pub struct AbArgs {
     /// Seed of the pair order (default: from the clock; recorded either way).
     #[arg(long)]
     seed: Option<u64>,
-    /// Smallest relative change (percent) that counts as faster/slower.
-    #[arg(long, default_value_t = 2.0)]
-    threshold: f64,
+    /// Smallest relative change (percent) that counts as faster/slower (default 2; 0.5 with
+    /// --counter instructions).
+    #[arg(long)]
+    threshold: Option<f64>,
+    /// What to compare: `time` (interleaved timed pairs) or `instructions` (both libraries
+    /// counted under callgrind with the same seeded inputs: exact, no quiet CPU needed).
+    #[arg(long, default_value = "time", value_parser = ["time", "instructions"])]
+    counter: String,
+    /// With --counter instructions: valgrind processes at once (default: one per CPU).
+    #[arg(long)]
+    jobs: Option<usize>,
     /// Seconds per timed trial to plan the calls per process for.
     #[arg(long, default_value_t = 0.05)]
     trial_target: f64,
@@ -114,10 +135,15 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         };
         map.push((x.to_string(), y.to_string()));
     }
-    if !(a.threshold >= 0.0 && a.threshold < 100.0) {
+    let counting = a.counter == "instructions";
+    let threshold = a.threshold.unwrap_or(if counting {
+        pqperf_compare::counts::DEFAULT_THRESHOLD * 100.0
+    } else {
+        2.0
+    });
+    if !(0.0..100.0).contains(&threshold) {
         return super::refuse(format!(
-            "--threshold {}: expected a percentage in [0, 100)",
-            a.threshold
+            "--threshold {threshold}: expected a percentage in [0, 100)"
         ));
     }
     if !(a.trial_target > 0.0 && a.trial_target <= 60.0) {
@@ -151,7 +177,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         pairs: a.pairs,
         max_pairs: a.max_pairs.max(a.pairs),
         seed: a.seed.unwrap_or_else(interleave::clock_seed),
-        threshold: a.threshold / 100.0,
+        threshold: threshold / 100.0,
         trial_target_s: a.trial_target,
         cpu,
         driver: None,
@@ -168,6 +194,9 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         Err(pqperf_compare::CompareError::Refused(m)) => return super::refuse(m),
         Err(e) => return Err(e.into()),
     };
+    if counting {
+        return run_counts(&a, &o, &units);
+    }
     if o.pairs < interleave::MIN_PAIRS {
         return super::refuse(format!(
             "--pairs {}: at least {} pairs are needed for a distribution-free 95 % interval",
@@ -221,6 +250,56 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
     super::ui::note(format!(
         "{}; exit {}",
         interleave::verdict_line(&ev),
+        if failed { 1 } else { 0 }
+    ));
+    Ok(if failed {
+        ExitCode::from(super::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `--counter instructions`: both sides counted now ([`interleave::count_gate`]), the exact
+/// comparison as Markdown or JSON (also to --out), the verdict line, the timing gate's exit
+/// status (1 when an operation could not be compared, or slower with --fail-on-regression).
+fn run_counts(
+    a: &AbArgs,
+    o: &AbOptions,
+    units: &[interleave::UnitPlan],
+) -> anyhow::Result<ExitCode> {
+    let mut say = |m: String| super::ui::note(m);
+    let g = match interleave::count_gate(o, units, a.jobs, &mut say) {
+        Ok(g) => g,
+        Err(pqperf_compare::CompareError::Refused(m)) => return super::refuse(m),
+        Err(e) => return Err(e.into()),
+    };
+    let c = &g.comparison;
+    let json = serde_json::to_string_pretty(c)?;
+    if let Some(p) = &a.out {
+        pqperf_model::fsutil::write_atomic(p, format!("{json}\n").as_bytes())
+            .with_context(|| format!("writing {}", p.display()))?;
+        super::ui::note(format!("ab: comparison written to {}", p.display()));
+    }
+    if a.json {
+        println!("{json}");
+    } else {
+        print!("{}", pqperf_compare::counts::markdown(c));
+    }
+    let missing: Vec<String> = c
+        .rows
+        .iter()
+        .filter(|r| r.ratio.is_none())
+        .map(|r| format!("{} {}: {} ({})", r.instance, r.operation, r.verdict, r.note))
+        .chain(c.only_a.iter().map(|k| format!("{k}: not counted in B")))
+        .collect();
+    for m in &missing {
+        eprintln!("ab: {m}");
+    }
+    let failed = !missing.is_empty() || (a.fail_on_regression && c.any_slower());
+    super::ui::note(format!(
+        "ab: counted in {:.1} s; {}; exit {}",
+        g.seconds,
+        interleave::count_verdict_line(c),
         if failed { 1 } else { 0 }
     ));
     Ok(if failed {

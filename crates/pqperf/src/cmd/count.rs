@@ -74,14 +74,34 @@ fn count(o: &pqperf_count::CountOptions) -> anyhow::Result<pqperf_count::CountSu
 
 fn summary_line(s: &pqperf_count::CountSummary, run_dir: &std::path::Path) -> String {
     let n = |st: &str| s.evidence.iter().filter(|e| e.status == st).count();
+    let impossible = s
+        .evidence
+        .iter()
+        .filter(|e| e.timing_check.as_ref().is_some_and(|t| t.impossible()))
+        .count();
     format!(
-        "count: {} operation(s) in {:.1} s ({} counted, {} refused, {} failed, {} kept); evidence in {}",
+        "count: {} operation(s) in {:.1} s ({} counted, {} refused, {} failed, {} kept{}{}); evidence in {}",
         s.evidence.len(),
         s.seconds,
         n("counted"),
         n("refused"),
         n("failed"),
         s.kept,
+        if s.rechecked.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} timing cross-check(s) brought up to date",
+                s.rechecked.len()
+            )
+        },
+        if impossible > 0 {
+            format!(
+                ", {impossible} IMPOSSIBLE timing(s): a timed figure below what the counted instructions allow"
+            )
+        } else {
+            String::new()
+        },
         RunLayout::new(run_dir).count_dir().display()
     )
 }
@@ -159,6 +179,19 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 ctx.log.log(format!("phase count: not run: {why}"));
                 eprintln!("count: not run: {why}");
                 note("not run", Some(why.to_string()))?;
+                // The counts made before still get the cross-check of the records now.
+                let insts = pqperf_campaign::selected(
+                    ctx.opts,
+                    pqperf_campaign::measurable(ctx.opts).unwrap_or_default(),
+                );
+                match pqperf_count::refresh_timing_checks(&ctx.opts.run_dir, &insts, &[]) {
+                    Ok(r) if !r.is_empty() => ctx.log.log(format!(
+                        "phase count: timing cross-check of {} count(s) brought up to date",
+                        r.len()
+                    )),
+                    Ok(_) => {}
+                    Err(e) => ctx.log.log(format!("phase count: timing cross-check: {e}")),
+                }
                 return Ok(PhaseStatus::Done);
             }
             let o = match options(ctx.opts) {

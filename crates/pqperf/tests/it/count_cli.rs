@@ -114,3 +114,121 @@ fn separate_runs_compare_exactly_and_one_extra_hash_call_is_slower() {
         3
     );
 }
+
+/// A run directory with the count-toy-sig candidate imported and built (no count yet).
+fn built_run(dir: &Path, defines: &[&str]) {
+    let run = dir.to_str().unwrap();
+    let src = repo().join("testdata/candidates/count-toy-sig");
+    let mut args = vec!["import", "iccs", "--id", "sign-90", "--run-dir", run];
+    for d in defines {
+        args.extend(["-D", d]);
+    }
+    args.push(src.to_str().unwrap());
+    ok(None, &args);
+    ok(None, &["build", "--run-dir", run]);
+    exits(None, &["kat", "--run-dir", run], 1);
+}
+
+/// `pqperf ab --counter instructions`: A–A (one library counted twice, in separate valgrind
+/// processes) is exactly "no change" with ratio 1 on every operation (exit 0 with
+/// --fail-on-regression); one extra hash call per sign is "slower" with its exact ratio
+/// (exit 1), keygen and verify unchanged; -q prints only the report; nothing is written into
+/// the run directories.
+#[test]
+fn ab_counts_a_a_exactly_and_one_extra_hash_call_is_slower() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    built_run(&a, &[]);
+    built_run(&b, &["COUNT_EXTRA_HASH"]);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let aa = exits(
+        None,
+        &[
+            "ab",
+            &s(&a),
+            &s(&a),
+            "--counter",
+            "instructions",
+            "--json",
+            "--fail-on-regression",
+        ],
+        0,
+    );
+    let json = &aa[..aa.rfind('}').unwrap() + 1];
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{aa}");
+    for r in rows {
+        assert_eq!(
+            (r["verdict"].as_str(), r["ratio"].as_f64()),
+            (Some("no change"), Some(1.0)),
+            "{r}"
+        );
+        assert_eq!(r["note"], "identical counts");
+        eprintln!(
+            "A-A {}: {} instructions per call on both sides",
+            r["operation"], r["a"]
+        );
+    }
+    assert!(
+        aa.contains("ab: verdict no change (instructions): 0 slower, 0 faster, 3 no change"),
+        "{aa}"
+    );
+
+    let out = tmp.path().join("ab-count.json");
+    let ab = exits(
+        None,
+        &[
+            "ab",
+            &s(&a),
+            &s(&b),
+            "--counter",
+            "instructions",
+            "--fail-on-regression",
+            "--out",
+            &s(&out),
+        ],
+        1,
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let row = |op: &str| {
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["operation"] == op)
+            .unwrap()
+            .clone()
+    };
+    let sign = row("sign");
+    let (x, y) = (sign["a"].as_f64().unwrap(), sign["b"].as_f64().unwrap());
+    assert!(y > x, "{sign}");
+    assert_eq!(sign["verdict"], "slower", "{ab}");
+    assert_eq!(sign["ratio"].as_f64().unwrap(), y / x);
+    assert_eq!(sign["note"], format!("{:+} instructions per call", y - x));
+    eprintln!(
+        "A-B sign: {x} → {y} instructions per call (+{}), ratio {}",
+        y - x,
+        y / x
+    );
+    for op in ["keygen", "verify"] {
+        assert_eq!(row(op)["ratio"].as_f64(), Some(1.0), "{op}: {ab}");
+    }
+    assert!(ab.contains("| slower |"), "{ab}");
+    assert!(
+        ab.contains("ab: verdict slower (instructions): 1 slower"),
+        "{ab}"
+    );
+    assert!(ab.contains("exit 1"), "{ab}");
+    // Without --fail-on-regression a slower operation is not a failure.
+    let o = common::output(
+        None,
+        &["-q", "ab", &s(&a), &s(&b), "--counter", "instructions"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", common::text(&o));
+    assert!(o.stderr.is_empty(), "{}", common::text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("| slower |"));
+    // ab counted afresh and wrote nothing into the run directories.
+    assert!(!a.join("count").exists() && !b.join("count").exists());
+}

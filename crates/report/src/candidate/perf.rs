@@ -193,12 +193,49 @@ pub(super) fn count_note(v: &SystemView, cand: &str, labels: &[String]) -> Optio
         .iter()
         .filter(|c| c.value.candidate == cand && labels.contains(&c.value.label))
         .find_map(|c| (c.value.status == "counted").then_some(c.value.calls))?;
+    let mine = || {
+        v.count
+            .iter()
+            .filter(|c| c.value.candidate == cand && labels.contains(&c.value.label))
+    };
+    let checked = mine().filter(|c| c.value.timing_check.is_some()).count();
+    let impossible: Vec<String> = mine()
+        .filter_map(|c| {
+            let t = c.value.timing_check.as_ref().filter(|t| t.impossible())?;
+            Some(format!(
+                "{} {}: {} {} below the {} that {} instructions allow",
+                c.value.label,
+                c.value.operation,
+                t.timed_figure,
+                pqperf_model::fmt::fmt_time(Some(t.timed_seconds)),
+                pqperf_model::fmt::fmt_time(Some(t.lower_bound_seconds)),
+                t.instructions
+            ))
+        })
+        .collect();
+    let check = if !impossible.is_empty() {
+        format!(
+            " **Impossible timing** (cross-check with the counts: a call cannot take less than \
+             its instructions ÷ {} per cycle ÷ the host's maximum clock): {}.",
+            pqperf_model::count::MAX_IPC,
+            impossible.join("; ")
+        )
+    } else if checked > 0 {
+        format!(
+            " Cross-check with the timings: every timed figure is at least the counted \
+             instructions ÷ {} per cycle ÷ the host's maximum clock ({checked} operation(s) \
+             checked).",
+            pqperf_model::count::MAX_IPC
+        )
+    } else {
+        String::new()
+    };
     Some(format!(
         "`instructions/call` is the median number of instructions one call executes under \
          valgrind's callgrind ({calls} calls with the driver's seeded inputs, only the \
          operation's API function and its callees counted): deterministic, the same on any \
          host under any load, and work done, not time (an AVX2 instruction does more than a \
-         scalar one). Evidence: `count/<id>/<label>__<op>.json`."
+         scalar one). Evidence: `count/<id>/<label>__<op>.json`.{check}"
     ))
 }
 

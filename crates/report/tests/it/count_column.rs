@@ -1,7 +1,9 @@
 //! The `instructions/call` column of the performance table, on a golden copy with added
 //! count evidence (`performance/data/x86_1/count/<id>/<label>__<op>.json`): shown with its
 //! sentence only for a candidate with counts, in both forms; other
-//! candidates' pages are unchanged; validation accepts the count folder. (Golden pages stay
+//! candidates' pages are unchanged; validation accepts the count folder with its timing
+//! cross-check, and a count that makes the timed figure impossible is named on the page and
+//! found by validation. (Golden pages stay
 //! byte-identical: tests/golden_pages.rs.)
 
 use pqperf_model::count::{CountEvidence, ESTIMATED_CYCLES_FORMULA, Spread};
@@ -48,6 +50,21 @@ fn count_evidence_gives_the_column() {
         ..Default::default()
     };
     ev.classes.insert("candidate".into(), 434_542.0.into());
+    // The cross-check with the record of the same library, as the count stage writes it.
+    let rec = ds
+        .system("x86_1")
+        .unwrap()
+        .records
+        .iter()
+        .find(|r| r.value.label == "DARTS128" && r.value.operation == "sign")
+        .unwrap();
+    let rel = rec.path.to_string_lossy().into_owned();
+    ev.timing_check = pqperf_model::count::timing_check(&ev, &rec.value, &rel);
+    assert_eq!(
+        ev.timing_check.as_ref().map(|t| t.verdict.as_str()),
+        Some("possible")
+    );
+    let record_value = rec.value.clone();
     let p = root.join("performance/data/x86_1/count/sign-08/DARTS128__sign.json");
     let text = pqperf_model::pyjson::to_string(&ev).unwrap();
     pqperf_model::fsutil::write_atomic(&p, text.as_bytes()).unwrap();
@@ -74,6 +91,11 @@ fn count_evidence_gives_the_column() {
         .find(|l| l.starts_with("`instructions/call` is the median number of instructions"))
         .unwrap();
     assert!(note.contains("work done, not time"), "{note}");
+    assert!(
+        note.contains("Cross-check with the timings: every timed figure is at least")
+            && note.contains("(1 operation(s) checked)"),
+        "{note}"
+    );
     let site = candidate_page(&ds, "x86_1", "sign-08", Form::Site).unwrap();
     assert!(site.contains("| 434.5 k |"), "{site}");
     // Another candidate without counts: its page is what it was.
@@ -86,6 +108,60 @@ fn count_evidence_gives_the_column() {
         !rep.problems
             .iter()
             .any(|p| format!("{p:?}").contains("count")),
+        "{:?}",
+        rep.problems
+    );
+
+    // The exports carry the count beside the timing, with its file.
+    let rows = pqperf_report::summary_export(&ds, "x86_1").unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r.instance == "DARTS128" && r.operation == "sign")
+        .unwrap();
+    assert_eq!(row.instructions_per_call, Some(434_542.0));
+    assert_eq!(
+        row.count_evidence.as_deref(),
+        Some("performance/data/x86_1/count/sign-08/DARTS128__sign.json")
+    );
+    assert!(
+        rows.iter()
+            .filter(|r| r.operation != "sign" || r.instance != "DARTS128")
+            .all(|r| r.instructions_per_call.is_none())
+    );
+
+    // A count far above what the timed figure allows: the timing is impossible, the page
+    // says so and validation finds it.
+    let big = Spread::of(&[400_000_000_000]).unwrap();
+    ev.instructions_per_call = Some(big);
+    ev.estimated_cycles_per_call = Some(big);
+    ev.calls = 1;
+    ev.classes.insert("candidate".into(), 4e11.into());
+    ev.timing_check = pqperf_model::count::timing_check(&ev, &record_value, &rel);
+    let t = ev.timing_check.clone().unwrap();
+    assert!(t.impossible(), "{t:?}");
+    eprintln!(
+        "DARTS128 sign: {} {} s, lower bound {} s from {} instructions at {} per cycle and {} Hz ({})",
+        t.timed_figure,
+        t.timed_seconds,
+        t.lower_bound_seconds,
+        t.instructions,
+        t.max_ipc,
+        t.max_clock_hz,
+        t.max_clock_source
+    );
+    let text = pqperf_model::pyjson::to_string(&ev).unwrap();
+    pqperf_model::fsutil::write_atomic(&p, text.as_bytes()).unwrap();
+    let ds = Dataset::load(&root).unwrap();
+    let page = candidate_page(&ds, "x86_1", "sign-08", Form::Harness).unwrap();
+    assert!(
+        page.contains("**Impossible timing**") && page.contains("DARTS128 sign:"),
+        "{page}"
+    );
+    let rep = pqperf_validate::validate(&root, Some("x86_1"));
+    assert!(
+        rep.problems
+            .iter()
+            .any(|p| p.to_string().contains("impossible timing")),
         "{:?}",
         rep.problems
     );
