@@ -4,15 +4,16 @@
 //! | module | owns |
 //! |---|---|
 //! | [`options`] | [`CampaignOptions`] as plain data, reference defaults |
-//! | [`phase`] | [`Phase`] names, the phase contract ([`PhaseCtx`], [`PhaseStatus`], [`PhaseError`]), the [`Hooks`] registry stages plug phases into |
+//! | [`phase`] | [`Phase`] names and the order of `all`, the phase contract ([`PhaseCtx`], [`PhaseStatus`], [`PhaseError`]) |
+//! | [`stages`] | the phases of the other stages, called directly: build, kat, baseline, profile, hashcost, ct, count; validate and the pages around `publish` |
 //! | [`ab`] | `pqperf ab`: the interleaved A/B measurement (pairs of fresh driver processes on one leased CPU; the statistics are `pqperf-compare`'s) |
-//! | [`run`] | [`run_phase`]: CPU lease, host checks, system id, bookkeeping, dispatch |
+//! | [`run`] | [`run_phase`], the pipeline: CPU lease, host checks, system id, bookkeeping, the steps in order |
 //! | [`lease`] | host-wide CPU leases (one `flock`ed file per CPU), `--cpu auto` |
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
 //! | `phases` | the calibrate, measure and plan phases (units handed to `pqperf-measure`) |
 //! | [`stale`] | evidence naming another library than the built one: redone, or kept (`--keep-stale`) and noted |
 //! | [`rundir`] | run-directory I/O: build.json, catalog.toml, campaign.json (through `pqperf_model::campaign::Campaign`), walks; [`LockedRun`], a run directory's layout with its lock |
-//! | [`observe`] | observers of log lines and progress: `campaign.log`, terminal, null |
+//! | [`observe`] | observers of log lines and progress: `campaign.log`, terminal, null; the heartbeat of a long step |
 //! | [`publish`] | dataset publication and its side tables |
 //! | [`merge`] | joining shard run directories (several hosts of one system) into one run |
 //! | [`shard`] | the parallel launcher (one shard chain per CPU) |
@@ -34,18 +35,17 @@ pub mod run;
 pub mod rundir;
 pub mod select;
 pub mod shard;
+pub mod stages;
 pub mod stale;
 pub mod systems;
 
 pub use error::CampaignError;
 pub use observe::{Logger, Observer};
 pub use options::{CampaignOptions, ContainmentData, OptionsData, default_cpu};
-pub use phase::{
-    Hook, Hooks, PagesRefresh, Phase, PhaseCtx, PhaseError, PhaseStatus, PublishCheck, PublishPages,
-};
+pub use phase::{PagesRefresh, Phase, PhaseCtx, PhaseError, PhaseStatus};
 pub use phases::{INTERLEAVE_SEED, INTERLEAVE_WINDOW};
 pub use pqperf_measure::record::utc_now;
-pub use publish::{publish, publish_with};
+pub use publish::{After, publish, publish_with};
 pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};
 pub use rundir::{
     LockedRun, RunLock, load_build, load_catalog, lock_run_dir, note_command, read_campaign,

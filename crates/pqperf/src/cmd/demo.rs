@@ -157,7 +157,6 @@ pub fn run(
     ));
     o.publish_to = Some(RunLayout::new(run_dir).default_dataset());
     o.echo = !super::ui::quiet();
-    let hooks = super::phases::hooks();
     // The constant-time check needs only the builds; it runs before the timing phases so
     // that its valgrind processes never overlap them. A failing check is logged by the
     // phase and does not stop the demo.
@@ -167,14 +166,14 @@ pub fn run(
     );
     let mut ct = o.clone();
     ct.select = demo_set;
-    let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
+    let _ = campaign::run_phase(Phase::Ct, &ct)?;
     // Instruction counts (callgrind) need no quiet CPU but run on every core: before the
     // timing phases too. Without valgrind the phase says so and the demo goes on.
     step(
         "instruction counts (valgrind callgrind, only the operation counted, every core)",
         t0,
     );
-    let count = campaign::run_phase(Phase::Count, &ct, &hooks)?;
+    let count = campaign::run_phase(Phase::Count, &ct)?;
     super::ui::note(format!(
         "demo: [{:6.1} s] count phase ended (exit status {}, {:.1} s)",
         t0.elapsed().as_secs_f64(),
@@ -189,7 +188,7 @@ pub fn run(
     // status says that something failed (calibrate and measure exit 1 when a unit did not
     // complete, 2 when there was nothing to measure).
     let mut failed: Vec<String> = Vec::new();
-    let cal = campaign::run_phase(Phase::Calibrate, &o, &hooks)?;
+    let cal = campaign::run_phase(Phase::Calibrate, &o)?;
     if cal.code != 0 {
         failed.push(format!("calibrate (exit status {})", cal.code));
     }
@@ -212,18 +211,18 @@ pub fn run(
         },
         t0,
     );
-    let m = campaign::run_phase(Phase::Measure, &o, &hooks)?;
+    let m = campaign::run_phase(Phase::Measure, &o)?;
     if m.code != 0 {
         failed.push(format!("measure (exit status {})", m.code));
     }
     step("profile (symmetric-primitive shares)", t0);
-    match campaign::run_phase(Phase::Profile, &o, &hooks) {
+    match campaign::run_phase(Phase::Profile, &o) {
         Ok(p) if p.code == 0 => {}
         Ok(p) => failed.push(format!("profile (exit status {})", p.code)),
         Err(e) => failed.push(format!("profile ({e})")),
     }
     step("publish", t0);
-    let p = campaign::run_phase(Phase::Publish, &o, &hooks)?;
+    let p = campaign::run_phase(Phase::Publish, &o)?;
     if p.code != 0 {
         bail!("publish failed ({})", p.code);
     }

@@ -389,7 +389,7 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
     // Every phase but publish writes the run directory: `run_phase` holds its lock (one
     // writer at a time, except the shards of one parallel campaign, which share it).
     // (publish merges the survey verdicts and refreshes the pages through its hook)
-    let out = campaign::run_phase(phase, &opts, &super::phases::hooks())?;
+    let out = campaign::run_phase(phase, &opts)?;
     Ok(code(out.code))
 }
 

@@ -9,7 +9,6 @@ pub mod demo;
 pub mod iccs;
 pub mod measure;
 pub mod meta;
-pub mod phases;
 pub mod profile;
 pub mod report;
 pub mod sandbox;
