@@ -7,6 +7,7 @@
 //! | [`phase`] | [`Phase`] names and the order of `all`, the phase contract ([`PhaseCtx`], [`PhaseStatus`], [`PhaseError`]) |
 //! | [`stages`] | the phases of the other stages, called directly: build, kat, baseline, profile, hashcost, ct, count; validate and the pages around `publish` |
 //! | [`ab`] | `pqperf ab`: the interleaved A/B measurement (pairs of fresh driver processes on one leased CPU; the statistics are `pqperf-compare`'s) |
+//! | [`setup`] | the measuring set-up `run_phase` and `ab` share: CPU check, emulation, lease, host problems, tick rate, environment, keep-off-CPU |
 //! | [`run`] | [`run_phase`], the pipeline: CPU lease, host checks, system id, bookkeeping, the steps in order |
 //! | [`lease`] | host-wide CPU leases (one `flock`ed file per CPU), `--cpu auto` |
 //! | [`select`] | measurable instances, `--only`/`--defer`/`--shard` selection, prior costs |
@@ -34,6 +35,7 @@ pub mod publish;
 pub mod run;
 pub mod rundir;
 pub mod select;
+pub mod setup;
 pub mod shard;
 pub mod stages;
 pub mod stale;
@@ -46,10 +48,11 @@ pub use phase::{PagesRefresh, Phase, PhaseCtx, PhaseError, PhaseStatus};
 pub use phases::{INTERLEAVE_SEED, INTERLEAVE_WINDOW};
 pub use pqperf_measure::record::utc_now;
 pub use publish::{After, publish, publish_with};
-pub use run::{PhaseOutcome, arch_config, keep_off_cpu, keep_off_cpus, run_phase};
+pub use run::{PhaseOutcome, arch_config, run_phase};
 pub use rundir::{
     LockedRun, RunLock, load_build, load_catalog, lock_run_dir, note_command, read_campaign,
     try_update_campaign, update_campaign, walk_files,
 };
 pub use select::{measurable, parse_shard, prior_costs, selected};
+pub use setup::{MeasuringSetup, keep_off_cpu, keep_off_cpus};
 pub use stale::EvidenceCheck;

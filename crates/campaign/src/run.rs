@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use pqperf_build::flags;
-use pqperf_measure::host::{self, CheckOptions};
+use pqperf_measure::host;
 use pqperf_measure::record::{MeasureTotals, utc_now};
 use pqperf_model::campaign::{ArchConfig, Campaign, CampaignPqperf, HostCheck, LeaseWindow};
 use pqperf_model::fields::Fields;
@@ -17,11 +17,12 @@ use pqperf_model::layout::RunLayout;
 use pqperf_model::pyjson::read_value;
 use serde_json::{Value, json};
 
-use crate::lease::{self, CpuLease, CpuRequest};
+use crate::lease::{CpuLease, CpuRequest};
 use crate::phases::{phase_calibrate, phase_measure, phase_plan};
 use crate::publish::publish;
 use crate::rundir::{LockedRun, has_records, read_campaign};
 use crate::select::{measurable, selected};
+use crate::setup::{CpuCheck, MeasuringSetup, SetupError, SetupRequest};
 use crate::{
     CampaignError, CampaignOptions, Logger, Phase, PhaseCtx, PhaseError, PhaseStatus, stages,
     systems,
@@ -130,7 +131,13 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions) -> Res<PhaseOutcome> {
         eprintln!("campaign {}: {why}", phase.name());
         return Ok(PhaseOutcome::ended(2));
     }
-    let host = HostSetup::open(phase, opts)?;
+    let host = match HostSetup::open(phase, opts)? {
+        Ok(h) => h,
+        Err(why) => {
+            eprintln!("campaign {}: {why}", phase.name());
+            return Ok(PhaseOutcome::ended(2));
+        }
+    };
     let opts = &host.opts;
     if phase == Phase::Check {
         return Ok(host.check_only());
@@ -183,63 +190,70 @@ fn lock_run(opts: &CampaignOptions) -> Res<Option<LockedRun>> {
     )?))
 }
 
-/// The host side of a phase: the CPU lease of a measuring phase (taken first: the host
-/// checks already probe that CPU), the options with the leased CPU, the host problems.
+/// The host side of a phase: the options with the benchmark CPU (the leased one in a
+/// measuring phase) and the shared measuring set-up ([`MeasuringSetup`]: the lease, the
+/// host problems).
 struct HostSetup {
     /// The options with `cpu` the leased CPU.
     opts: CampaignOptions,
-    lease: Option<CpuLease>,
-    /// Lines about waiting for the lease.
-    waits: Vec<String>,
-    problems: Vec<String>,
+    setup: MeasuringSetup,
 }
 
 impl HostSetup {
-    fn open(phase: Phase, opts: &CampaignOptions) -> Res<HostSetup> {
-        let mut waits: Vec<String> = Vec::new();
-        let lease = if phase.measuring() {
-            Some(take_lease(opts, &mut waits)?)
-        } else {
-            None
+    /// The set-up of `phase`: a measuring phase leases its CPU (`--cpu auto`: a free one)
+    /// after the CPU check; every phase probes the host. `Err(why)`: refused.
+    fn open(phase: Phase, opts: &CampaignOptions) -> Res<Result<HostSetup, String>> {
+        let measuring = phase.measuring();
+        let req = SetupRequest {
+            cpu: if measuring && opts.cpu_auto {
+                CpuRequest::Auto
+            } else {
+                CpuRequest::Fixed(opts.cpu)
+            },
+            check: measuring.then_some(CpuCheck::Online),
+            owner: &opts.run_dir,
+            probe_attempts: opts.probe_attempts,
+            refuse_emulated: false,
+            lease: measuring,
+        };
+        let setup = match MeasuringSetup::open(&req, &mut |m| eprintln!("pqperf: {m}")) {
+            Ok(s) => s,
+            Err(SetupError::Refused(why)) => return Ok(Err(why)),
+            Err(SetupError::Lease(e)) => return Err(CampaignError::msg(e)),
         };
         let opts = CampaignOptions {
-            cpu: lease.as_ref().map_or(opts.cpu, |l| l.cpu),
+            cpu: setup.cpu,
             ..opts.clone()
         };
-        let problems = host::host_problems(&CheckOptions {
-            probe_attempts: opts.probe_attempts,
-            ..CheckOptions::new(opts.cpu)
-        });
-        Ok(HostSetup {
-            opts,
-            lease,
-            waits,
-            problems,
-        })
+        Ok(Ok(HostSetup { opts, setup }))
     }
 
     /// The outcome of a phase that ends with `code` now.
     fn ended(&self, code: i32) -> PhaseOutcome {
         PhaseOutcome {
             code,
-            host_problems: self.problems.clone(),
+            host_problems: self.setup.host_problems.clone(),
             ..Default::default()
         }
     }
 
     /// `campaign check`: the problems printed; 1 when there are some.
     fn check_only(&self) -> PhaseOutcome {
-        host::print_problems(&self.problems);
-        self.ended(i32::from(!self.problems.is_empty()))
+        host::print_problems(&self.setup.host_problems);
+        self.ended(i32::from(!self.setup.host_problems.is_empty()))
     }
 
     /// Why `phase` may not run on this host: a measuring phase on an unfixed host (without
     /// `--allow-unfixed-host`), or planning constants other than those of the run's records.
     fn refusal(&self, phase: Phase) -> Res<Option<String>> {
         let opts = &self.opts;
-        if !self.problems.is_empty() && phase.measuring() && !opts.allow_unfixed_host {
-            let mut lines: Vec<String> =
-                self.problems.iter().map(|p| format!("HOST: {p}")).collect();
+        if !self.setup.host_problems.is_empty() && phase.measuring() && !opts.allow_unfixed_host {
+            let mut lines: Vec<String> = self
+                .setup
+                .host_problems
+                .iter()
+                .map(|p| format!("HOST: {p}"))
+                .collect();
             lines.push(
                 "refusing to measure on an unfixed host (use --allow-unfixed-host for tests)"
                     .into(),
@@ -328,8 +342,8 @@ struct PhaseFacts {
 impl PhaseFacts {
     fn gather(opts: &CampaignOptions, host_setup: &HostSetup) -> Res<PhaseFacts> {
         let log = Logger::open(&opts.layout().campaign_log(), opts.echo)?;
-        let probe = host::clock_probe(opts.cpu, 21, 50);
-        let env = host::environment(opts.cpu, probe.as_ref());
+        let probe = host_setup.setup.clock_probe();
+        let env = host_setup.setup.environment(probe.as_ref());
         let kind = host::counter_kind();
         let mut counter_info = host::counter_info(kind, probe.as_ref());
         if let Value::Object(m) = &mut counter_info {
@@ -337,14 +351,14 @@ impl PhaseFacts {
                 "tick_source".into(),
                 json!(pqperf_ffi::counters::ticks_source()),
             );
-            m.insert("tick_hz".into(), json!(pqperf_ffi::counters::ticks_hz(20)));
+            m.insert("tick_hz".into(), json!(host_setup.setup.tick_hz()));
             // What contained the candidate code of this phase (pqperf's own key).
             m.insert(
                 "sandbox".into(),
                 pqperf_ffi::untrusted::in_force_json(&pqperf_ffi::untrusted::policy()),
             );
             // Which CPU the phase leased and how it was chosen (records' `pqperf.cpu_lease`).
-            if let Some(l) = &host_setup.lease {
+            if let Some(l) = &host_setup.setup.lease {
                 m.insert("cpu_lease".into(), l.json());
             }
         }
@@ -368,8 +382,8 @@ fn record_start(
     system_id: Option<&str>,
 ) -> Res<()> {
     let opts = &host_setup.opts;
-    let problems = &host_setup.problems;
-    let lease = &host_setup.lease;
+    let problems = &host_setup.setup.host_problems;
+    let lease = &host_setup.setup.lease;
     let u = pqperf_ffi::procinfo::uname();
     // The counter's facts as the records carry them, less the current lease: campaign.json
     // keeps every phase's lease window instead.
@@ -456,7 +470,7 @@ fn record_start(
 /// keeps off the benchmark core.
 fn announce(phase: Phase, host_setup: &HostSetup, log: &Logger) {
     let opts = &host_setup.opts;
-    let problems = &host_setup.problems;
+    let problems = &host_setup.setup.host_problems;
     let fixed = if problems.is_empty() {
         String::new()
     } else {
@@ -468,10 +482,10 @@ fn announce(phase: Phase, host_setup: &HostSetup, log: &Logger) {
         opts.run_dir.display(),
         opts.cpu
     ));
-    for w in &host_setup.waits {
+    for w in &host_setup.setup.waits {
         log.log(w);
     }
-    if let Some(l) = &host_setup.lease {
+    if let Some(l) = &host_setup.setup.lease {
         log.log(format!(
             "lease CPU {} ({} of {}; waited {:.1} s; {})",
             l.cpu,
@@ -484,7 +498,7 @@ fn announce(phase: Phase, host_setup: &HostSetup, log: &Logger) {
             l.waited_s,
             l.path.display()
         ));
-        keep_off_cpu(opts.cpu);
+        host_setup.setup.keep_off();
     }
 }
 
@@ -606,17 +620,17 @@ fn stage_step(step: Phase, ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
 /// campaign.json at the end of a phase (end time and environment, the lease's release),
 /// then the lease released.
 fn record_end(phase: Phase, run: &LockedRun, host_setup: HostSetup, facts: &PhaseFacts) -> Res<()> {
-    let end_env = host::environment(host_setup.opts.cpu, facts.probe.as_ref());
+    let end_env = host_setup.setup.environment(facts.probe.as_ref());
     run.update_campaign(|c| {
         c.ended_utc = Some(utc_now());
         c.environment_at_end = Some(Fields::from(
             end_env.as_object().cloned().unwrap_or_default(),
         ));
-        if let Some(l) = &host_setup.lease {
+        if let Some(l) = &host_setup.setup.lease {
             note_release(c, l);
         }
     })?;
-    if let Some(l) = host_setup.lease {
+    if let Some(l) = host_setup.setup.lease {
         facts.log.log(format!("lease CPU {} released", l.cpu));
         drop(l);
     }
@@ -625,8 +639,9 @@ fn record_end(phase: Phase, run: &LockedRun, host_setup: HostSetup, facts: &Phas
 }
 
 /// Why `phase` cannot run with `opts`, checked before anything is written: the run directory
-/// must exist (no phase creates one), the phases that read build.json need it, and a
-/// measuring phase needs a CPU this process may use.
+/// must exist (no phase creates one), the phases that read build.json need it (and entries
+/// build.json still describes), a measuring phase needs instances. (Its CPU is checked by
+/// the set-up, [`MeasuringSetup::open`], before the lease.)
 fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
     let run = &opts.run_dir;
     if !run.is_dir() {
@@ -670,22 +685,6 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
     {
         return Some(msg);
     }
-    // The CPUs that exist, not this thread's affinity mask: an orchestrating pqperf moves
-    // itself (and the children it starts) off the benchmark CPUs, and pins each measuring
-    // child there itself.
-    if phase.measuring()
-        && !opts.cpu_auto
-        && let Ok(text) = std::fs::read_to_string("/sys/devices/system/cpu/online")
-    {
-        let online = pqperf_measure::host::expand_cpu_list(text.trim());
-        if !online.is_empty() && !online.contains(&opts.cpu) {
-            return Some(format!(
-                "CPU {} cannot be used (this host has CPU {})",
-                opts.cpu,
-                text.trim()
-            ));
-        }
-    }
     None
 }
 
@@ -714,25 +713,6 @@ fn empty_selection(
     })
 }
 
-/// Takes the host-wide lease of the CPU `opts` asks for (`--cpu N`, the default CPU, or
-/// `--cpu auto` over this process's allowed CPUs); lines about waiting go to `waits` (and
-/// stderr at once).
-fn take_lease(opts: &CampaignOptions, waits: &mut Vec<String>) -> Res<CpuLease> {
-    let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_else(|_| vec![opts.cpu]);
-    let req = if opts.cpu_auto {
-        CpuRequest::Auto
-    } else {
-        CpuRequest::Fixed(opts.cpu)
-    };
-    let dir = lease::default_lease_dir();
-    let mut say = |m: String| {
-        eprintln!("pqperf: {m}");
-        waits.push(m);
-    };
-    lease::acquire(&dir, req, &allowed, &opts.run_dir, &mut say)
-        .map_err(|e| CampaignError::msg(format!("CPU lease in {}: {e}", dir.display())))
-}
-
 /// Stamps `released_utc` on this process's entry of lease `l` (taken before the lock is
 /// dropped, so a recorded window lies inside the held one).
 fn note_release(c: &mut Campaign, l: &CpuLease) {
@@ -748,21 +728,5 @@ fn note_release(c: &mut Campaign, l: &CpuLease) {
         })
     {
         e.released_utc = Some(Some(utc_now()));
-    }
-}
-
-/// Moves the calling thread (and threads and children it starts later) off `cpu` when another
-/// CPU is available.
-pub fn keep_off_cpu(cpu: usize) {
-    keep_off_cpus(&[cpu]);
-}
-
-/// Like [`keep_off_cpu`] for several CPUs.
-pub fn keep_off_cpus(cpus: &[usize]) {
-    if let Ok(mine) = pqperf_ffi::affinity::get_affinity() {
-        let others: Vec<usize> = mine.into_iter().filter(|c| !cpus.contains(c)).collect();
-        if !others.is_empty() {
-            let _ = pqperf_ffi::affinity::set_affinity(&others);
-        }
     }
 }
