@@ -378,7 +378,7 @@ fn main() {
     o.echo = false;
     let t0 = Instant::now();
     let c = campaign::run_phase(Phase::Calibrate, &o).unwrap();
-    assert_eq!(c.code, 0);
+    assert_eq!(c.code, campaign::Exit::Done);
     let m = campaign::run_phase(Phase::Measure, &o).unwrap();
     let wall = t0.elapsed().as_secs_f64();
     println!(

@@ -4,7 +4,8 @@
 //! | module | owns |
 //! |---|---|
 //! | [`options`] | [`CampaignOptions`] as plain data, reference defaults |
-//! | [`phase`] | [`Phase`] names and the order of `all`, the phase contract ([`PhaseCtx`], [`PhaseStatus`], [`PhaseError`]) |
+//! | [`phase`] | [`Phase`] names and the order of `all`, the phase contract ([`PhaseCtx`], [`PhaseError`]) |
+//! | [`exit`] | [`Exit`], the one exit-status vocabulary (0 done, 1 failed, 2 refused) of commands and phases |
 //! | [`stages`] | the phases of the other stages, called directly: build, kat, baseline, profile, hashcost, ct, count; validate and the pages around `publish` |
 //! | [`ab`] | `pqperf ab`: the interleaved A/B measurement (pairs of fresh driver processes on one leased CPU; the statistics are `pqperf-compare`'s) |
 //! | [`setup`] | the measuring set-up `run_phase` and `ab` share: CPU check, emulation, lease, host problems, tick rate, environment, keep-off-CPU |
@@ -25,6 +26,7 @@
 pub mod ab;
 pub mod baseline_cache;
 pub mod error;
+pub mod exit;
 pub mod lease;
 pub mod merge;
 pub mod observe;
@@ -42,9 +44,10 @@ pub mod stale;
 pub mod systems;
 
 pub use error::CampaignError;
+pub use exit::Exit;
 pub use observe::{Logger, Observer};
 pub use options::{CampaignOptions, ContainmentData, OptionsData, default_cpu};
-pub use phase::{PagesRefresh, Phase, PhaseCtx, PhaseError, PhaseStatus};
+pub use phase::{PagesRefresh, Phase, PhaseCtx, PhaseError};
 pub use phases::{INTERLEAVE_SEED, INTERLEAVE_WINDOW};
 pub use pqperf_measure::record::utc_now;
 pub use publish::{After, publish, publish_with};

@@ -1,5 +1,5 @@
 //! Campaign phases: the [`Phase`] names, the order of `all` ([`Phase::ALL`]) and the contract
-//! of a phase (what it sees, [`PhaseCtx`]; how it ends, [`PhaseStatus`] or a [`PhaseError`]
+//! of a phase (what it sees, [`PhaseCtx`]; how it ends, an [`crate::Exit`] or a [`PhaseError`]
 //! that keeps its source). The phases of other stages are in [`crate::stages`].
 
 use serde_json::Value;
@@ -118,30 +118,6 @@ pub struct PhaseCtx<'a> {
     /// The registered system the phase measures for, when known (the ICCS baseline's reuse
     /// across runs is keyed by it).
     pub system_id: Option<&'a str>,
-}
-
-/// How a phase ended when it ran to its end. [`PhaseStatus::exit_code`]
-/// is the one mapping of a phase's end to the command's exit status; a [`PhaseError`] stops
-/// the campaign and the command exits 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PhaseStatus {
-    /// The phase did what was asked (exit 0).
-    Done,
-    /// The phase ran and something in it failed, recorded in its evidence and log (exit 1).
-    Failed,
-    /// The phase refused to run, and said why in the log (exit 2); nothing was written.
-    Refused,
-}
-
-impl PhaseStatus {
-    /// The exit status of a phase that ended so (0 done, 1 failed, 2 refused).
-    pub fn exit_code(self) -> i32 {
-        match self {
-            PhaseStatus::Done => 0,
-            PhaseStatus::Failed => 1,
-            PhaseStatus::Refused => 2,
-        }
-    }
 }
 
 /// Why a phase could not run to its end; the source is kept.

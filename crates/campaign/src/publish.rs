@@ -12,7 +12,7 @@ use pqperf_model::pyjson::read_value;
 use pqperf_model::sidecsv::write_csv;
 
 use crate::rundir::{load_build, load_catalog, walk_files};
-use crate::{CampaignError, CampaignOptions, systems};
+use crate::{CampaignError, CampaignOptions, Exit, systems};
 
 type Res<T> = Result<T, CampaignError>;
 
@@ -52,12 +52,12 @@ impl After {
 /// validate decides whether the new tree may replace the old one; once it is in place, the
 /// dataset's pages on disk that the new evidence changes are regenerated (publish says which,
 /// and which are left stale). Returns the exit status.
-pub fn publish(opts: &CampaignOptions) -> Res<i32> {
+pub fn publish(opts: &CampaignOptions) -> Res<Exit> {
     publish_with(opts, After::ALL)
 }
 
 /// [`publish`] doing only what `after` asks around the copy.
-pub fn publish_with(opts: &CampaignOptions, after: After) -> Res<i32> {
+pub fn publish_with(opts: &CampaignOptions, after: After) -> Res<Exit> {
     let run = &opts.run_dir;
     let layout = opts.layout();
     let camp = read_value(&layout.campaign_json());
@@ -67,7 +67,7 @@ pub fn publish_with(opts: &CampaignOptions, after: After) -> Res<i32> {
         .map(str::to_string)
     else {
         eprintln!("publish: campaign.json has no system_id");
-        return Ok(2);
+        return Ok(Exit::Refused);
     };
     let dest_root = opts
         .publish_to
@@ -264,20 +264,20 @@ pub fn publish_with(opts: &CampaignOptions, after: After) -> Res<i32> {
         write_atomic(&dl, text.as_bytes())?;
     }
     let code = swap_in(&stage, &dest, &dest_root, &id, after.validate)?;
-    if code == 0 {
+    if code == Exit::Done {
         refresh_pages(opts, &dest_root, &id, after.pages);
     }
     // A quiet campaign (`echo` off) says nothing when all went well.
-    if code == 0 && opts.echo {
+    if code == Exit::Done && opts.echo {
         println!(
             "publish: {} files for system {id} -> {}",
             staged.len(),
             dest.display()
         );
     }
-    if code == 0 && refused > 0 {
+    if code == Exit::Done && refused > 0 {
         eprintln!("publish: {refused} file(s) refused (named above); the others are published");
-        return Ok(2);
+        return Ok(Exit::Refused);
     }
     Ok(code)
 }
@@ -353,7 +353,7 @@ fn chain(e: &dyn std::error::Error) -> String {
 /// it (the problems `validate` finds in that system). A new tree
 /// with problems never replaces an old one without: the two are exchanged back and the old
 /// stays (exit 1). Otherwise the old tree is removed; problems of the new one still give 1.
-fn swap_in(stage: &Path, dest: &Path, dest_root: &Path, id: &str, validate: bool) -> Res<i32> {
+fn swap_in(stage: &Path, dest: &Path, dest_root: &Path, id: &str, validate: bool) -> Res<Exit> {
     let problems = |what: &str| -> Vec<String> {
         if !validate {
             return Vec::new();
@@ -376,7 +376,7 @@ fn swap_in(stage: &Path, dest: &Path, dest_root: &Path, id: &str, validate: bool
             std::fs::create_dir_all(d).map_err(|e| std_io(io_err("creating directory", d, e)))?;
         }
         swap_dir(stage, dest)?;
-        return Ok(i32::from(!problems("published").is_empty()));
+        return Ok(Exit::failed_if(!problems("published").is_empty()));
     }
     let old_ok = !validate || problems("already published").is_empty();
     exchange(stage, dest)?;
@@ -388,14 +388,14 @@ fn swap_in(stage: &Path, dest: &Path, dest_root: &Path, id: &str, validate: bool
             "publish: refused to replace the valid {} with an invalid one; it is unchanged",
             dest.display()
         );
-        return Ok(1);
+        return Ok(Exit::Failed);
     }
     std::fs::remove_dir_all(stage)
         .map_err(|e| std_io(io_err("removing the old tree", stage, e)))?;
     if !old_ok {
         eprintln!("publish: replaced a system tree that validate already rejected");
     }
-    Ok(0)
+    Ok(Exit::Done)
 }
 
 /// What becomes of one run-directory file on publication.

@@ -24,8 +24,7 @@ use crate::rundir::{LockedRun, has_records, read_campaign};
 use crate::select::{measurable, selected};
 use crate::setup::{CpuCheck, MeasuringSetup, SetupError, SetupRequest};
 use crate::{
-    CampaignError, CampaignOptions, Logger, Phase, PhaseCtx, PhaseError, PhaseStatus, stages,
-    systems,
+    CampaignError, CampaignOptions, Exit, Logger, Phase, PhaseCtx, PhaseError, stages, systems,
 };
 
 type Res<T> = Result<T, CampaignError>;
@@ -82,8 +81,8 @@ fn iccs_provider_evidence(run: &Path, pq: &mut CampaignPqperf) {
 /// Summary of what a phase did, for callers (demo, benchmark).
 #[derive(Debug, Default, Clone)]
 pub struct PhaseOutcome {
-    /// Exit status (0 fine; 1 check problems; 2 refused / usage).
-    pub code: i32,
+    /// How it ended (done; failed, also for host problems at `check`; refused).
+    pub code: Exit,
     /// Host problems found at the start.
     pub host_problems: Vec<String>,
     /// System id.
@@ -96,7 +95,7 @@ pub struct PhaseOutcome {
 
 impl PhaseOutcome {
     /// The outcome of a phase that ended with `code` before it measured anything.
-    fn ended(code: i32) -> PhaseOutcome {
+    fn ended(code: Exit) -> PhaseOutcome {
         PhaseOutcome {
             code,
             ..Default::default()
@@ -129,13 +128,13 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions) -> Res<PhaseOutcome> {
         && let Some(why) = refusal(phase, opts)
     {
         eprintln!("campaign {}: {why}", phase.name());
-        return Ok(PhaseOutcome::ended(2));
+        return Ok(PhaseOutcome::ended(Exit::Refused));
     }
     let host = match HostSetup::open(phase, opts)? {
         Ok(h) => h,
         Err(why) => {
             eprintln!("campaign {}: {why}", phase.name());
-            return Ok(PhaseOutcome::ended(2));
+            return Ok(PhaseOutcome::ended(Exit::Refused));
         }
     };
     let opts = &host.opts;
@@ -144,13 +143,13 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions) -> Res<PhaseOutcome> {
     }
     if let Some(why) = host.refusal(phase)? {
         eprintln!("{why}");
-        return Ok(host.ended(2));
+        return Ok(host.ended(Exit::Refused));
     }
     let system_id = match system_for(phase, opts)? {
         Ok(id) => id,
         Err(why) => {
             eprintln!("{why}");
-            return Ok(host.ended(2));
+            return Ok(host.ended(Exit::Refused));
         }
     };
     let Some(run) = &run else {
@@ -169,7 +168,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions) -> Res<PhaseOutcome> {
         environment: &facts.env,
         system_id: system_id.as_deref(),
     };
-    let mut out = host.ended(0);
+    let mut out = host.ended(Exit::Done);
     out.system_id = system_id.clone();
     out.code = run_steps(phase, &ctx, &facts, &mut out.totals)?;
     record_end(phase, run, host, &facts)?;
@@ -229,7 +228,7 @@ impl HostSetup {
     }
 
     /// The outcome of a phase that ends with `code` now.
-    fn ended(&self, code: i32) -> PhaseOutcome {
+    fn ended(&self, code: Exit) -> PhaseOutcome {
         PhaseOutcome {
             code,
             host_problems: self.setup.host_problems.clone(),
@@ -240,7 +239,7 @@ impl HostSetup {
     /// `campaign check`: the problems printed; 1 when there are some.
     fn check_only(&self) -> PhaseOutcome {
         host::print_problems(&self.setup.host_problems);
-        self.ended(i32::from(!self.setup.host_problems.is_empty()))
+        self.ended(Exit::failed_if(!self.setup.host_problems.is_empty()))
     }
 
     /// Why `phase` may not run on this host: a measuring phase on an unfixed host (without
@@ -528,9 +527,9 @@ fn run_steps(
     ctx: &PhaseCtx,
     facts: &PhaseFacts,
     totals: &mut MeasureTotals,
-) -> Res<i32> {
+) -> Res<Exit> {
     let opts = ctx.opts;
-    let mut code = 0;
+    let mut code = Exit::Done;
     // `all` times the ICCS helper baseline (candidate `iccs`) only when asked for or when a
     // selected candidate links the ICCS helpers; decided once build has run.
     let mut baseline_unwanted = false;
@@ -551,16 +550,14 @@ fn run_steps(
                 if let Some(msg) = empty_selection(step, opts, &insts) {
                     ctx.log.log(&msg);
                     eprintln!("{msg}");
-                    code = code.max(2);
+                    code = code.worst(Exit::Refused);
                     break;
                 }
                 measuring_step(step, ctx, facts, &insts, totals)?
             }
-            _ => stage_step(step, ctx)
-                .map_err(CampaignError::from)?
-                .exit_code(),
+            _ => stage_step(step, ctx).map_err(CampaignError::from)?,
         };
-        code = code.max(c);
+        code = code.worst(c);
     }
     Ok(code)
 }
@@ -573,7 +570,7 @@ fn measuring_step(
     facts: &PhaseFacts,
     insts: &[pqperf_measure::instance::Instance],
     totals: &mut MeasureTotals,
-) -> Res<i32> {
+) -> Res<Exit> {
     let opts = ctx.opts;
     Ok(match step {
         Phase::Calibrate => phase_calibrate(opts, ctx.log, insts, opts.redo)?,
@@ -591,14 +588,14 @@ fn measuring_step(
                 key.as_deref(),
             )?;
             *totals = t;
-            c.max(c0)
+            c.worst(c0)
         }
         _ => phase_plan(opts, insts),
     })
 }
 
 /// The phases of the other stages, called directly ([`crate::stages`]).
-fn stage_step(step: Phase, ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+fn stage_step(step: Phase, ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     match step {
         Phase::Build => stages::build::build_phase(ctx),
         Phase::Kat => stages::build::kat_phase(ctx),

@@ -6,11 +6,11 @@
 use pqperf_model::select::Selection;
 
 use crate::rundir::{load_build, load_catalog};
-use crate::{EvidenceCheck, PhaseCtx, PhaseError, PhaseStatus};
+use crate::{EvidenceCheck, Exit, PhaseCtx, PhaseError};
 
 /// The `build` phase: not built yet, or built from other inputs / another library than
 /// build.json names (a re-import, a build that did not finish): built (again).
-pub fn build_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+pub fn build_phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     let run = &ctx.opts.run_dir;
     let cat = load_catalog(run)?.ok_or_else(|| {
         PhaseError::MissingInput(format!(
@@ -38,7 +38,7 @@ pub fn build_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
     if todo.is_empty() {
         ctx.log
             .log("phase build: every selected instance is in build.json already");
-        return Ok(PhaseStatus::Done);
+        return Ok(Exit::Done);
     }
     let s = pqperf_build::build(&pqperf_build::BuildOptions {
         run_dir: run.clone(),
@@ -62,12 +62,12 @@ pub fn build_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
     for f in &s.failed {
         ctx.log.log(format!("BUILDFAIL {f}"));
     }
-    Ok(PhaseStatus::Done)
+    Ok(Exit::Done)
 }
 
 /// The `kat` phase: untested (`NOLOG`), or a KAT log that names another library than the
 /// built one (stale: tested again, or kept with --keep-stale and said so).
-pub fn kat_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+pub fn kat_phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     let run = &ctx.opts.run_dir;
     let built = load_build(run)?;
     let mut check = EvidenceCheck::new(ctx.opts, ctx.log, ctx.opts.redo);
@@ -94,7 +94,7 @@ pub fn kat_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
     if todo.is_empty() {
         ctx.log
             .log("phase kat: no built instance is waiting for its KAT check");
-        return Ok(PhaseStatus::Done);
+        return Ok(Exit::Done);
     }
     let mut opts = pqperf_kat::KatOptions::new(run.clone());
     opts.select = Selection::keys(todo);
@@ -109,5 +109,5 @@ pub fn kat_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
         s.seconds,
         s.count("PASS")
     ));
-    Ok(PhaseStatus::Done)
+    Ok(Exit::Done)
 }

@@ -8,7 +8,7 @@ use anyhow::Context;
 use pqperf_model::layout::RunLayout;
 
 use crate::observe::Heartbeat;
-use crate::{CampaignOptions, PhaseCtx, PhaseError, PhaseStatus};
+use crate::{CampaignOptions, Exit, PhaseCtx, PhaseError};
 
 /// The count options of a campaign's selection (the measured instances).
 pub fn options(opts: &CampaignOptions) -> anyhow::Result<pqperf_count::CountOptions> {
@@ -63,7 +63,7 @@ pub fn summary_line(s: &pqperf_count::CountSummary, run_dir: &std::path::Path) -
 }
 
 /// The `count` phase.
-pub fn phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+pub fn phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     let note = |status: &str, reason: Option<String>| {
         ctx.run.try_update_campaign(|c| {
             let pq = c.pqperf.get_or_insert_with(Default::default);
@@ -84,31 +84,31 @@ pub fn phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
         ctx.log.log(format!("phase count: not run: {why}"));
         eprintln!("count: not run: {why}");
         note("not run", Some(why.to_string()))?;
-        return Ok(PhaseStatus::Done);
+        return Ok(Exit::Done);
     }
     let o = match options(ctx.opts) {
         Ok(o) => o,
         Err(e) => {
             ctx.log.log(format!("phase count: not run: {e:#}"));
-            return Ok(PhaseStatus::Failed);
+            return Ok(Exit::Failed);
         }
     };
     if o.instances.is_empty() {
         ctx.log
             .log("phase count: no measurable instance selected (KAT PASS needed)");
         note("not run", Some("no measurable instance selected".into()))?;
-        return Ok(PhaseStatus::Done);
+        return Ok(Exit::Done);
     }
     let s = match count(&o, !ctx.opts.echo) {
         Ok(s) => s,
         Err(e) => {
             ctx.log.log(format!("phase count: failed: {e:#}"));
             note("failed", Some(format!("{e:#}")))?;
-            return Ok(PhaseStatus::Failed);
+            return Ok(Exit::Failed);
         }
     };
     ctx.log
         .log(format!("phase {}", summary_line(&s, &o.run_dir)));
     note("done", None)?;
-    Ok(PhaseStatus::Done)
+    Ok(Exit::Done)
 }

@@ -6,7 +6,7 @@ use pqperf_model::layout::RunLayout;
 
 use crate::observe::Heartbeat;
 use crate::rundir::load_build;
-use crate::{EvidenceCheck, PhaseCtx, PhaseError, PhaseStatus};
+use crate::{EvidenceCheck, Exit, PhaseCtx, PhaseError};
 
 /// Runs the check and prints one line per instance (at `quiet`, only the instances with
 /// findings that are not accepted) and a summary line.
@@ -50,7 +50,7 @@ fn findings(s: &pqperf_ct::CtSummary) -> u64 {
 /// The `ct` phase, resumable like the others: an instance whose ct evidence names the built
 /// library is kept; evidence of another library is stale (checked again, or kept with
 /// --keep-stale and said so); --redo checks everything again.
-pub fn phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+pub fn phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     let run = &ctx.opts.run_dir;
     let built = load_build(run)?;
     let mut stale = EvidenceCheck::new(ctx.opts, ctx.log, ctx.opts.redo);
@@ -68,7 +68,7 @@ pub fn phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
     if todo.is_empty() {
         ctx.log
             .log("phase ct: every selected instance has ct evidence of its built library");
-        return Ok(PhaseStatus::Done);
+        return Ok(Exit::Done);
     }
     let mut o = pqperf_ct::CtOptions::new(run);
     o.select = pqperf_model::select::Selection::keys(todo);
@@ -79,7 +79,7 @@ pub fn phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
         Ok(s) => s,
         Err(e) => {
             ctx.log.log(format!("phase ct: not run: {e:#}"));
-            return Ok(PhaseStatus::Failed);
+            return Ok(Exit::Failed);
         }
     };
     ctx.log.log(format!(
@@ -88,5 +88,5 @@ pub fn phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
         s.seconds,
         findings(&s)
     ));
-    Ok(PhaseStatus::Done)
+    Ok(Exit::Done)
 }

@@ -5,17 +5,17 @@
 
 use pqperf_profile::phase::{ChildExe, ProfileOptions};
 
-use crate::{CampaignOptions, EvidenceCheck, PhaseCtx, PhaseError, PhaseStatus};
+use crate::{CampaignOptions, EvidenceCheck, Exit, PhaseCtx, PhaseError};
 
 /// The `profile` phase: the selected measurable instances profiled under one profiler lock
 /// per shard (method.md §2.3); a profile of another library than the built one is stale:
 /// done again, or kept with --keep-stale (campaign.json `pqperf.stale_kept`).
-pub fn profile_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+pub fn profile_phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     let child = ChildExe::current_pqperf().map_err(|e| PhaseError::stage("profile", e))?;
     with_progress(ctx, "profile", |ctx| profile_instances(ctx, &child))
 }
 
-fn profile_instances(ctx: &PhaseCtx, child: &ChildExe) -> Result<PhaseStatus, PhaseError> {
+fn profile_instances(ctx: &PhaseCtx, child: &ChildExe) -> Result<Exit, PhaseError> {
     let opts = ctx.opts;
     let lock_name = match opts.shard {
         Some((k, n)) => format!(".profile-{k}of{n}.lock"),
@@ -48,22 +48,22 @@ fn profile_instances(ctx: &PhaseCtx, child: &ChildExe) -> Result<PhaseStatus, Ph
         "profile: {} written, {} skipped, {} not complete, {} relink failures",
         s.written, s.skipped, s.failed, s.relink_failed
     ));
-    Ok(PhaseStatus::Done)
+    Ok(Exit::Done)
 }
 
 /// The `baseline` phase: build and self-test the ICCS helper instances (refused with
 /// `--shard`, like the reference, and when the host state differs from the run's records).
 /// Their timing follows in the calibrate and measure phases (category `iccs`), which
 /// `campaign all` runs next.
-pub fn baseline_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+pub fn baseline_phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     with_progress(ctx, "baseline", baseline)
 }
 
-fn baseline(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+fn baseline(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     let opts = ctx.opts;
     if opts.shard.is_some() {
         ctx.log.log("baseline: refused with --shard");
-        return Ok(PhaseStatus::Refused);
+        return Ok(Exit::Refused);
     }
     if let Some(diff) =
         pqperf_profile::phase::host_state_difference(&opts.run_dir, opts.cpu, ctx.environment)
@@ -71,7 +71,7 @@ fn baseline(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
         ctx.log.log(format!(
             "baseline: host state differs from the run's records; not measuring: {diff}"
         ));
-        return Ok(PhaseStatus::Refused);
+        return Ok(Exit::Refused);
     }
     let log = |m: String| ctx.log.log(m);
     let s = pqperf_profile::baseline::build_baseline(&opts.run_dir, &log)
@@ -100,14 +100,14 @@ fn baseline(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
         "baseline: the ICCS helpers are timed by the calibrate and measure phases (candidate `iccs`)",
     );
     Ok(if s.failed.is_empty() {
-        PhaseStatus::Done
+        Exit::Done
     } else {
-        PhaseStatus::Failed
+        Exit::Failed
     })
 }
 
 /// The `hashcost` phase, under its host-wide lock.
-pub fn hashcost_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
+pub fn hashcost_phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     with_progress(ctx, "hashcost", |ctx| {
         let _lock =
             pqperf_ffi::procinfo::lock_exclusive(&ctx.opts.lock_dir().join(".hashcost.lock"))
@@ -118,7 +118,7 @@ pub fn hashcost_phase(ctx: &PhaseCtx) -> Result<PhaseStatus, PhaseError> {
         let log = |m: String| ctx.log.log(m);
         pqperf_profile::hashcost::run_hashcost(&ctx.opts.run_dir, Some(ctx.opts.cpu), &log)
             .map_err(|e| PhaseError::stage("hashcost", e))?;
-        Ok(PhaseStatus::Done)
+        Ok(Exit::Done)
     })
 }
 

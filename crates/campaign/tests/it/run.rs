@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pqperf_campaign::{CampaignOptions, Phase, run_phase};
+use pqperf_campaign::{CampaignOptions, Exit, Phase, run_phase};
 use pqperf_model::buildjson::BuildJson;
 use serde_json::Value;
 
@@ -69,9 +69,9 @@ fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
     let o = options(d.path(), &run);
     // The crashed candidate (it crashes after its first trial) does not complete its
     // measurement: exit 1 (something failed), the rest done.
-    assert_eq!(run_phase(Phase::Calibrate, &o).unwrap().code, 0);
+    assert_eq!(run_phase(Phase::Calibrate, &o).unwrap().code, Exit::Done);
     let out = run_phase(Phase::Measure, &o).unwrap();
-    assert_eq!(out.code, 1);
+    assert_eq!(out.code, Exit::Failed);
     assert_eq!((out.totals.records, out.totals.skipped), (6, 0));
     // A registered machine never gets the id of a published reference system (x86_1, arm_1).
     assert!(out.system_id.as_deref().is_some_and(|s| s.ends_with("_2")));
@@ -82,7 +82,7 @@ fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
     }
     // Resumable by file existence: nothing measured again.
     let again = run_phase(Phase::Measure, &o).unwrap();
-    assert_eq!(again.code, 0);
+    assert_eq!(again.code, Exit::Done);
     assert_eq!((again.totals.records, again.totals.skipped), (0, 6));
     // campaign.json keeps one host check per invocation and the system.
     let camp: Value =
@@ -95,7 +95,7 @@ fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
     c["pqperf"]["noise_floor"] = serde_json::json!({"median_abs_change": 0.07});
     c["pqperf"]["tick_hz"] = serde_json::json!(1);
     std::fs::write(run.join("campaign.json"), c.to_string()).unwrap();
-    assert_eq!(run_phase(Phase::Measure, &o).unwrap().code, 0);
+    assert_eq!(run_phase(Phase::Measure, &o).unwrap().code, Exit::Done);
     let camp: Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
     assert_eq!(camp["pqperf"]["noise_floor"]["median_abs_change"], 0.07);
@@ -111,7 +111,7 @@ fn refusals_exit_2_and_measure_nothing() {
     let run = hand_made_run(d.path(), &["complete"]);
     let refused = |o: &CampaignOptions| {
         let out = run_phase(Phase::Measure, o).unwrap();
-        assert_eq!(out.code, 2);
+        assert_eq!(out.code, Exit::Refused);
         assert!(records(&run).is_empty(), "{:?}", records(&run));
     };
     // A --system that systems.csv does not list (without --register, which would register
@@ -126,7 +126,7 @@ fn refusals_exit_2_and_measure_nothing() {
     refused(&o);
     // The run directory belongs to another system.
     let o = options(d.path(), &run);
-    assert_eq!(run_phase(Phase::Calibrate, &o).unwrap().code, 0);
+    assert_eq!(run_phase(Phase::Calibrate, &o).unwrap().code, Exit::Done);
     let camp = run.join("campaign.json");
     let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&camp).unwrap()).unwrap();
     let mine = c["system_id"].clone();
@@ -136,13 +136,13 @@ fn refusals_exit_2_and_measure_nothing() {
     // Planning changed while records exist: refused before anything is measured again.
     c["system_id"] = mine;
     std::fs::write(&camp, c.to_string()).unwrap();
-    assert_eq!(run_phase(Phase::Measure, &o).unwrap().code, 0);
+    assert_eq!(run_phase(Phase::Measure, &o).unwrap().code, Exit::Done);
     let before = records(&run);
     assert_eq!(before.len(), 3);
     let mut other = options(d.path(), &run);
     other.planning.trial_target_s = 0.002;
     let out = run_phase(Phase::Measure, &other).unwrap();
-    assert_eq!(out.code, 2);
+    assert_eq!(out.code, Exit::Refused);
     assert_eq!(records(&run), before);
 }
 
@@ -204,6 +204,6 @@ fn a_phase_runs_holding_the_run_directory_lock() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     drop(held);
-    assert_eq!(phase.join().unwrap(), 0);
+    assert_eq!(phase.join().unwrap(), Exit::Done);
     assert!(try_lock(&lock).is_ok(), "released when the phase ended");
 }

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use pqperf_campaign::Exit;
 use pqperf_campaign::ab::{self as interleave, AbOptions};
 
 const LONG_HELP: &str = "The recommended regression gate on a shared machine. A and B are run \
@@ -224,9 +225,9 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         if failed { 1 } else { 0 }
     ));
     Ok(if failed {
-        ExitCode::from(super::exit::FAILED)
+        Exit::Failed.into()
     } else {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     })
 }
 

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pqperf_campaign::Exit;
 use pqperf_model::layout::RunLayout;
 
 #[derive(clap::Args)]
@@ -209,7 +210,7 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         summary.instances,
         summary.catalog.display()
     ));
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 fn import_what(
@@ -360,9 +361,9 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             s.failed.len(),
             s.failed.len() + s.built.len()
         );
-        return Ok(super::code(super::exit::FAILED.into()));
+        return Ok(Exit::Failed.into());
     }
-    Ok(super::code(super::exit::DONE.into()))
+    Ok(Exit::Done.into())
 }
 
 #[derive(clap::Args)]
@@ -484,9 +485,9 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
             "kat: {not_pass} of {} instance(s) did not PASS",
             s.instances.len()
         );
-        return Ok(super::code(super::exit::FAILED.into()));
+        return Ok(Exit::Failed.into());
     }
-    Ok(super::code(super::exit::DONE.into()))
+    Ok(Exit::Done.into())
 }
 
 /// `--list`: the selected instance keys, one a line; a selection of none is refused.
@@ -497,7 +498,7 @@ fn list(keys: &[String]) -> anyhow::Result<ExitCode> {
     for k in keys {
         println!("{k}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 /// Hidden: one KAT child process (pqperf re-executes itself per instance).

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use pqperf_campaign::CampaignOptions;
+use pqperf_campaign::Exit;
 use pqperf_model::layout::RunLayout;
 
 /// Arguments of `pqperf count`.
@@ -87,8 +88,8 @@ pub fn run(a: CountArgs) -> anyhow::Result<ExitCode> {
     super::ui::detail(format!("count: {tool}, {} calls per operation", o.calls));
     let s = count(&o)?;
     Ok(if s.evidence.iter().any(|e| e.status == "failed") {
-        ExitCode::from(1)
+        Exit::Failed.into()
     } else {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     })
 }

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use pqperf_campaign::Exit;
 use pqperf_model::layout::RunLayout;
 
 /// Arguments of `pqperf ct`.
@@ -77,5 +78,5 @@ pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
             None => format!("ct: {} lists no built instance", bj.display()),
         });
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }

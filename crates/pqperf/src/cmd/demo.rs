@@ -9,6 +9,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use pqperf_campaign::Exit;
 use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
 use pqperf_model::layout::RunLayout;
 use pqperf_model::select::Selection;
@@ -189,7 +190,7 @@ pub fn run(
     // complete, 2 when there was nothing to measure).
     let mut failed: Vec<String> = Vec::new();
     let cal = campaign::run_phase(Phase::Calibrate, &o)?;
-    if cal.code != 0 {
+    if cal.code != Exit::Done {
         failed.push(format!("calibrate (exit status {})", cal.code));
     }
     let plan = planned_measure(&o);
@@ -212,18 +213,18 @@ pub fn run(
         t0,
     );
     let m = campaign::run_phase(Phase::Measure, &o)?;
-    if m.code != 0 {
+    if m.code != Exit::Done {
         failed.push(format!("measure (exit status {})", m.code));
     }
     step("profile (symmetric-primitive shares)", t0);
     match campaign::run_phase(Phase::Profile, &o) {
-        Ok(p) if p.code == 0 => {}
+        Ok(p) if p.code == Exit::Done => {}
         Ok(p) => failed.push(format!("profile (exit status {})", p.code)),
         Err(e) => failed.push(format!("profile ({e})")),
     }
     step("publish", t0);
     let p = campaign::run_phase(Phase::Publish, &o)?;
-    if p.code != 0 {
+    if p.code != Exit::Done {
         bail!("publish failed ({})", p.code);
     }
     let layout = RunLayout::new(run_dir);
@@ -295,9 +296,9 @@ pub fn run(
     }
     if !failed.is_empty() {
         println!("  FAILED: {}", failed.join("; "));
-        return Ok(ExitCode::FAILURE);
+        return Ok(Exit::Failed.into());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 /// Instances of [`DEMO_SET`] and their timed operations (3 each: keygen/sign/verify or

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pqperf_campaign::Exit;
 use pqperf_campaign::shard;
 use pqperf_campaign::{self as campaign, Phase};
 use pqperf_measure::host::{self, CheckOptions};
@@ -42,7 +43,7 @@ pub fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         let env = host::environment(cpu, probe.as_ref());
         print!("{}", pqperf_model::pyjson::value_to_string(&env));
     }
-    Ok(code(i32::from(!problems.is_empty())))
+    Ok(Exit::failed_if(!problems.is_empty()).into())
 }
 
 /// `--cpu N|auto`.
@@ -345,7 +346,7 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             out.display(),
             m.files
         );
-        return Ok(code(0));
+        return Ok(Exit::Done.into());
     }
     let Some(phase) = Phase::parse(&a.phase) else {
         return super::refuse(format!(
@@ -384,13 +385,13 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         for k in keys {
             println!("{k}");
         }
-        return Ok(code(0));
+        return Ok(Exit::Done.into());
     }
     // Every phase but publish writes the run directory: `run_phase` holds its lock (one
     // writer at a time, except the shards of one parallel campaign, which share it).
     // (publish merges the survey verdicts and refreshes the pages through its hook)
     let out = campaign::run_phase(phase, &opts)?;
-    Ok(code(out.code))
+    Ok(out.code.into())
 }
 
 /// The options in force, for `--verbose`.
