@@ -28,7 +28,7 @@ pub struct DemoArgs {
     /// Half-width in percent the `--target-ci` protocol runs each operation to (default 1;
     /// `off`: the reference protocol with adaptive stopping), as in `pqperf campaign`.
     #[arg(long, value_name = "PCT|off", value_parser = super::measure::parse_target_ci)]
-    target_ci: Option<super::measure::TargetCi>,
+    target_ci: Option<super::measure::TargetCiArg>,
     /// Benchmark CPU (default: the last CPU this process may use).
     #[arg(long)]
     cpu: Option<usize>,
@@ -39,12 +39,12 @@ pub struct DemoArgs {
 
 /// `pqperf demo`.
 pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
-    use super::measure::{DEFAULT_TARGET_CI_PCT, TargetCi};
+    use super::measure::TargetCiArg;
     let target_ci = match a.target_ci {
-        Some(TargetCi::Pct(p)) => Some(p),
-        Some(TargetCi::Off) => None,
+        Some(TargetCiArg::Pct(t)) => Some(t),
+        Some(TargetCiArg::Off) => None,
         None if a.trial_target.is_some() => None,
-        None => Some(DEFAULT_TARGET_CI_PCT),
+        None => Some(campaign::TargetCi::DEFAULT),
     };
     run(&a.run_dir, a.trial_target.unwrap_or(0.05), target_ci, a.cpu)
 }
@@ -91,12 +91,12 @@ fn s(p: &Path) -> String {
 pub fn run(
     run_dir: &Path,
     trial_target: f64,
-    target_ci_pct: Option<f64>,
+    target_ci: Option<campaign::TargetCi>,
     cpu: Option<usize>,
 ) -> anyhow::Result<ExitCode> {
     let t0 = Instant::now();
     std::fs::create_dir_all(run_dir)?;
-    let first = first_estimate(run_dir, trial_target, target_ci_pct.is_some());
+    let first = first_estimate(run_dir, trial_target, target_ci.is_some());
     super::ui::note(format!(
         "demo: expected duration about {} ({}; the measure phase states its own plan after calibrating)",
         super::ui::human(first.total()),
@@ -137,7 +137,7 @@ pub fn run(
     }
     // The --target-ci protocol plans from the reference constants (its budget is what they
     // would spend); the reference protocol of the demo uses the short trial target.
-    o.target_ci = target_ci_pct.map(|p| p / 100.0);
+    o.target_ci = target_ci;
     o.planning = pqperf_measure::plan::planning(
         if o.target_ci.is_some() {
             1.0
@@ -195,7 +195,7 @@ pub fn run(
     }
     let plan = planned_measure(&o);
     step(
-        &match target_ci_pct {
+        &match target_ci.map(campaign::TargetCi::percent) {
             Some(p) => format!(
                 "measure (short trials in fresh processes until ±{p} % or the reference's budget)"
             ),

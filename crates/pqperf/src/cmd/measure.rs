@@ -139,7 +139,7 @@ pub struct CampaignCommon {
     /// (`pqperf.protocol`). Default 1 for campaigns and the demo; `off`, `--trial-target`,
     /// `--op-budget`, `--adaptive` or `--no-samples` select the reference protocol.
     #[arg(long, value_name = "PCT|off", value_parser = parse_target_ci)]
-    target_ci: Option<TargetCi>,
+    target_ci: Option<TargetCiArg>,
     /// `campaign all` builds and times the ICCS helper baseline (candidate `iccs`) even when
     /// no selected candidate links the ICCS helpers (by default only then).
     #[arg(long)]
@@ -158,35 +158,31 @@ pub struct CampaignCommon {
 
 /// `--target-ci PCT|off`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TargetCi {
+pub enum TargetCiArg {
     /// The reference protocol.
     Off,
-    /// This half-width, in percent.
-    Pct(f64),
+    /// This half-width (checked by [`campaign::TargetCi::from_percent`]).
+    Pct(campaign::TargetCi),
 }
 
 /// Parses `--target-ci`: a percentage in (0, 100] or `off`.
-pub(crate) fn parse_target_ci(s: &str) -> Result<TargetCi, String> {
+pub(crate) fn parse_target_ci(s: &str) -> Result<TargetCiArg, String> {
     if s == "off" {
-        return Ok(TargetCi::Off);
+        return Ok(TargetCiArg::Off);
     }
-    match s.parse::<f64>() {
-        Ok(p) if p.is_finite() && p > 0.0 && p <= 100.0 => Ok(TargetCi::Pct(p)),
-        _ => Err(format!(
-            "{s:?}: a percentage above 0 and at most 100, or `off`"
-        )),
-    }
+    s.parse::<f64>()
+        .map_err(|e| e.to_string())
+        .and_then(campaign::TargetCi::from_percent)
+        .map(TargetCiArg::Pct)
+        .map_err(|_| format!("{s:?}: a percentage above 0 and at most 100, or `off`"))
 }
 
-/// The `--target-ci` of pqperf's own campaigns when none is given.
-pub const DEFAULT_TARGET_CI_PCT: f64 = 1.0;
-
 impl CampaignCommon {
-    /// The half-width in percent the campaign runs to (`None`: the reference protocol).
-    pub fn target_ci_pct(&self) -> Option<f64> {
+    /// The half-width the campaign runs to (`None`: the reference protocol).
+    pub fn target_ci(&self) -> Option<campaign::TargetCi> {
         match self.target_ci {
-            Some(TargetCi::Pct(p)) => Some(p),
-            Some(TargetCi::Off) => None,
+            Some(TargetCiArg::Pct(t)) => Some(t),
+            Some(TargetCiArg::Off) => None,
             None if self.trial_target.is_some()
                 || self.op_budget.is_some()
                 || self.adaptive
@@ -194,7 +190,7 @@ impl CampaignCommon {
             {
                 None
             }
-            None => Some(DEFAULT_TARGET_CI_PCT),
+            None => Some(campaign::TargetCi::DEFAULT),
         }
     }
 
@@ -225,7 +221,7 @@ impl CampaignCommon {
             no_samples: self.no_samples,
             stack_region: self.stack_region,
             adaptive: self.adaptive,
-            target_ci: self.target_ci_pct(),
+            target_ci: self.target_ci().map(campaign::TargetCi::percent),
             iccs_baseline: self.iccs_baseline,
             probe_attempts: self.probe_attempts,
             redo: self.redo,
