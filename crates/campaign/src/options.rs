@@ -381,6 +381,9 @@ mod tests {
         assert_eq!(o.unit().target_ci, Some(0.025));
         data.target_ci = Some(0.0);
         let e = data.to_options(|_| None).unwrap_err().to_string();
-        assert!(e.contains("--target-ci 0: a percentage above 0 and at most 100"), "{e}");
+        assert!(
+            e.contains("--target-ci 0: a percentage above 0 and at most 100"),
+            "{e}"
+        );
     }
 }

@@ -11,11 +11,7 @@ use pqperf_campaign::{CampaignOptions, Exit, Phase, run_phase};
 use pqperf_model::buildjson::BuildJson;
 use serde_json::Value;
 
-/// The CLI tests' hand-made run directories and fake driver (one definition).
-#[path = "../../../pqperf/tests/common/toy.rs"]
-mod toy;
-
-use toy::{entry, fake_driver, write_build_json};
+use pqperf_test_support::toy::{entry, fake_driver, write_build_json};
 
 /// A run directory listing `labels` of candidate sign-96 in build.json with KAT PASS; the
 /// library files exist (the fake driver never opens them; its mode is in the name).
