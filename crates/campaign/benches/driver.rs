@@ -22,7 +22,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pqperf_campaign::{self as campaign, CampaignOptions, Hooks, Phase};
+use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
 use pqperf_measure::driver::{self, ApiSpec, DriverArgs};
 use pqperf_measure::runner::{self, DriverExe};
 use pqperf_model::buildjson::{BuildEntry, BuildJson};
@@ -377,9 +377,9 @@ fn main() {
     o.register = Some("benchmark".into());
     o.echo = false;
     let t0 = Instant::now();
-    let c = campaign::run_phase(Phase::Calibrate, &o, &Hooks::default()).unwrap();
-    assert_eq!(c.code, 0);
-    let m = campaign::run_phase(Phase::Measure, &o, &Hooks::default()).unwrap();
+    let c = campaign::run_phase(Phase::Calibrate, &o).unwrap();
+    assert_eq!(c.code, campaign::Exit::Done);
+    let m = campaign::run_phase(Phase::Measure, &o).unwrap();
     let wall = t0.elapsed().as_secs_f64();
     println!(
         "campaign (2 instances x 3 ops, trial target 0.05 s): {} records, timed {:.2} s, driver processes {:.2} s, wall {:.2} s (calibrate+measure) -> efficiency {:.1} % (measure phase alone {:.1} %)",

@@ -29,7 +29,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::lease::{self, CpuRequest};
+use crate::lease::CpuRequest;
+use crate::setup::{CpuCheck, MeasuringSetup, SetupError, SetupRequest, cpu_refusal};
 use crate::{CampaignOptions, measurable};
 use pqperf_measure::decide::{AttemptFacts, HOST_DISTURBED_RUN, Rerun, rerun};
 use pqperf_measure::instance::{Instance, base_ops, driver_args};
@@ -158,28 +159,10 @@ pub fn verdict_line(ev: &AbEvidence) -> String {
 /// Refuses a benchmark CPU that this process cannot measure on: not online, or not in its
 /// allowed CPUs (affinity mask; the error names the CPU and what is there).
 pub fn check_cpu(cpu: usize) -> Result<(), CompareError> {
-    if let Some(text) = pqperf_measure::host::read_trim("/sys/devices/system/cpu/online") {
-        let online = pqperf_measure::host::expand_cpu_list(&text);
-        if !online.is_empty() && !online.contains(&cpu) {
-            return Err(refused(format!(
-                "--cpu {cpu}: CPU {cpu} is not online (online CPUs: {text})"
-            )));
-        }
+    match cpu_refusal(cpu, CpuCheck::Allowed) {
+        Some(why) => Err(refused(why)),
+        None => Ok(()),
     }
-    let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_default();
-    // The affinity mask pqperf was started with (taskset, a CI runner's pinning) is what
-    // it may use; the kernel would let it widen the mask, which is not asked for.
-    if (!allowed.is_empty() && !allowed.contains(&cpu)) || !pqperf_measure::host::cpu_usable(cpu) {
-        return Err(refused(format!(
-            "--cpu {cpu}: CPU {cpu} is not among the CPUs this process may run on ({})",
-            allowed
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        )));
-    }
-    Ok(())
 }
 
 /// Confidence of the intervals.
@@ -546,29 +529,29 @@ pub fn run(
         exe,
         cwd: o.b_run.clone(),
     };
-    if let CpuRequest::Fixed(c) = o.cpu {
-        check_cpu(c)?;
-    }
-    if let Some(e) = pqperf_ffi::emulation::emulated() {
-        return Err(refused(format!(
-            "the host is emulated ({e}): its timings are not performance figures"
-        )));
-    }
-    let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_default();
-    let dir = lease::default_lease_dir();
-    let lease = lease::acquire(&dir, o.cpu, &allowed, &o.b_run, &mut |m| say(m))
-        .map_err(|e| CompareError::Load(format!("CPU lease in {}: {e}", dir.display())))?;
-    let cpu = lease.cpu;
-    let host_problems = pqperf_measure::host::host_problems(&pqperf_measure::host::CheckOptions {
-        probe_attempts: o.probe_attempts.max(1),
-        ..pqperf_measure::host::CheckOptions::new(cpu)
-    });
+    let setup = MeasuringSetup::open(
+        &SetupRequest {
+            cpu: o.cpu,
+            check: Some(CpuCheck::Allowed),
+            owner: &o.b_run,
+            probe_attempts: o.probe_attempts.max(1),
+            refuse_emulated: true,
+            lease: true,
+        },
+        &mut |m| say(m),
+    )
+    .map_err(|e| match e {
+        SetupError::Refused(m) => refused(m),
+        SetupError::Lease(m) => CompareError::Load(m),
+    })?;
+    let cpu = setup.cpu;
+    let host_problems = setup.host_problems.clone();
     for p in &host_problems {
         say(format!("ab: HOST: {p}"));
     }
-    crate::keep_off_cpu(cpu);
+    setup.keep_off();
     let started_utc = crate::utc_now();
-    let tick_hz = pqperf_ffi::counters::ticks_hz(20).unwrap_or(0) as f64;
+    let tick_hz = setup.tick_hz().unwrap_or(0) as f64;
     say(format!(
         "ab: {} unit(s) × {} pairs on CPU {cpu}, seed {}",
         units.len(),
@@ -693,7 +676,7 @@ pub fn run(
             result,
         });
     }
-    drop(lease);
+    drop(setup);
     Ok(AbEvidence {
         schema: AB_SCHEMA,
         kind: AB_KIND.to_string(),

@@ -18,6 +18,39 @@ type Res<T> = Result<T, CampaignError>;
 /// costs the campaign at most this per operation (the reference method's 6 h, issue 36).
 pub const DEFAULT_CALIBRATION_TIMEOUT_S: f64 = 900.0;
 
+/// `--target-ci PCT`: the half-width of the robust 95 % interval a campaign measures each
+/// operation to, checked once ([`TargetCi::from_percent`]) and converted once
+/// ([`TargetCi::fraction`]); the CLI's parser, the shard children's options file and the
+/// demo all go through it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TargetCi {
+    pct: f64,
+}
+
+impl TargetCi {
+    /// The target of pqperf's own campaigns and the demo when none is given (±1 %).
+    pub const DEFAULT: TargetCi = TargetCi { pct: 1.0 };
+
+    /// The target `pct` percent; refused unless above 0 and at most 100.
+    pub fn from_percent(pct: f64) -> Result<TargetCi, String> {
+        if pct.is_finite() && pct > 0.0 && pct <= 100.0 {
+            Ok(TargetCi { pct })
+        } else {
+            Err("a percentage above 0 and at most 100".into())
+        }
+    }
+
+    /// The half-width in percent, as given (`1` = ±1 %).
+    pub fn percent(self) -> f64 {
+        self.pct
+    }
+
+    /// The half-width as a fraction (`0.01` = ±1 %), as the measuring side uses it.
+    pub fn fraction(self) -> f64 {
+        self.pct / 100.0
+    }
+}
+
 /// Options of a campaign invocation.
 #[derive(Debug, Clone)]
 pub struct CampaignOptions {
@@ -45,10 +78,10 @@ pub struct CampaignOptions {
     /// Adaptive stopping (`--adaptive`): trials are added until the CI half-width is ≤ 1 %
     /// or the operation budget is spent.
     pub adaptive: bool,
-    /// `--target-ci PCT` as a fraction (0.01 = ±1 %): short trials in fresh processes until
-    /// the robust interval is that narrow or the budget is spent (`pqperf_measure::decide`);
-    /// `None` (the default here) is the reference protocol.
-    pub target_ci: Option<f64>,
+    /// `--target-ci PCT`: short trials in fresh processes until the robust interval is that
+    /// narrow or the budget is spent (`pqperf_measure::decide`); `None` (the default here) is
+    /// the reference protocol.
+    pub target_ci: Option<TargetCi>,
     /// `--iccs-baseline`: `campaign all` times the ICCS helper baseline even when no selected
     /// candidate links the helpers.
     pub iccs_baseline: bool,
@@ -130,7 +163,7 @@ impl CampaignOptions {
             calibration_timeout: self.calibration_timeout,
             planning: self.planning.clone(),
             adaptive: self.adaptive,
-            target_ci: self.target_ci,
+            target_ci: self.target_ci.map(TargetCi::fraction),
         }
     }
 
@@ -287,18 +320,15 @@ impl OptionsData {
         o.samples = !self.no_samples;
         o.stack_region = self.stack_region;
         o.adaptive = self.adaptive && !self.no_samples;
-        if let Some(pct) = self.target_ci
-            && !(pct.is_finite() && pct > 0.0 && pct <= 100.0)
-        {
-            return Err(CampaignError::msg(format!(
-                "--target-ci {pct}: a percentage above 0 and at most 100"
-            )));
-        }
-        // The interval comes from the per-call samples: without them there is none to aim at.
-        o.target_ci = self
+        let target = self
             .target_ci
-            .filter(|_| !self.no_samples)
-            .map(|pct| pct / 100.0);
+            .map(|pct| {
+                TargetCi::from_percent(pct)
+                    .map_err(|why| CampaignError::msg(format!("--target-ci {pct}: {why}")))
+            })
+            .transpose()?;
+        // The interval comes from the per-call samples: without them there is none to aim at.
+        o.target_ci = target.filter(|_| !self.no_samples);
         o.probe_attempts = self.probe_attempts;
         o.iccs_baseline = self.iccs_baseline;
         o.redo = self.redo;
@@ -320,5 +350,40 @@ impl OptionsData {
             .map_err(|e| pqperf_model::fsutil::io_err("reading", path, e))?;
         serde_json::from_str(&text)
             .map_err(|e| CampaignError::msg(format!("{}: {e}", path.display())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--target-ci` is checked and converted in one place: the shard children's options file
+    /// gets the same refusal as the command line, and the fraction is the percent / 100.
+    #[test]
+    fn target_ci_is_checked_and_converted_once() {
+        assert_eq!(TargetCi::from_percent(1.0).unwrap().fraction(), 0.01);
+        assert_eq!(TargetCi::DEFAULT.percent(), 1.0);
+        for bad in [0.0, -1.0, 100.5, f64::NAN, f64::INFINITY] {
+            assert!(TargetCi::from_percent(bad).is_err(), "{bad}");
+        }
+        let d = tempfile::tempdir().unwrap();
+        let mut data: OptionsData = serde_json::from_value(serde_json::json!({
+            "run_dir": d.path(), "cpu": null, "only": null, "defer": null,
+            "deferred_only": false, "system": null, "register": null, "systems": null,
+            "shard": null, "trial_target": 1.0, "op_budget": 900.0,
+            "allow_unfixed_host": false, "prior_data": null, "calibration_timeout": 900.0,
+            "publish_to": null, "no_samples": false, "stack_region": 4096,
+            "adaptive": false, "target_ci": 2.5, "probe_attempts": 3,
+            "redo": false, "keep_stale": false
+        }))
+        .unwrap();
+        let o = data.to_options(|_| None).unwrap();
+        assert_eq!(o.unit().target_ci, Some(0.025));
+        data.target_ci = Some(0.0);
+        let e = data.to_options(|_| None).unwrap_err().to_string();
+        assert!(
+            e.contains("--target-ci 0: a percentage above 0 and at most 100"),
+            "{e}"
+        );
     }
 }

@@ -1,9 +1,6 @@
-//! Campaign phases: the [`Phase`] names, the contract of a phase another stage provides (what
-//! it sees, [`PhaseCtx`]; how it ends, [`PhaseStatus`] or a [`PhaseError`] that keeps its
-//! source) and the registry through which stages provide phases ([`Hooks`], wired by the CLI:
-//! the stages themselves do not know the orchestrator).
-
-use std::collections::BTreeMap;
+//! Campaign phases: the [`Phase`] names, the order of `all` ([`Phase::ALL`]) and the contract
+//! of a phase (what it sees, [`PhaseCtx`]; how it ends, an [`crate::Exit`] or a [`PhaseError`]
+//! that keeps its source). The phases of other stages are in [`crate::stages`].
 
 use serde_json::Value;
 
@@ -41,6 +38,18 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The phases `all` runs, in order: the pipeline.
+    pub const ALL: [Phase; 8] = [
+        Phase::Build,
+        Phase::Kat,
+        Phase::Baseline,
+        Phase::Calibrate,
+        Phase::Measure,
+        Phase::Profile,
+        Phase::Hashcost,
+        Phase::Count,
+    ];
+
     /// Parses a phase name.
     pub fn parse(s: &str) -> Option<Phase> {
         Some(match s {
@@ -94,7 +103,7 @@ impl Phase {
     }
 }
 
-/// What a hook sees: the options of the invocation, the campaign log and the environment
+/// What a phase sees: the options of the invocation, the campaign log and the environment
 /// snapshot of the phase; nothing else of the orchestrator.
 pub struct PhaseCtx<'a> {
     /// The options of this invocation (`cpu` is the leased CPU).
@@ -111,31 +120,7 @@ pub struct PhaseCtx<'a> {
     pub system_id: Option<&'a str>,
 }
 
-/// How a phase provided by a stage ended when it ran to its end. [`PhaseStatus::exit_code`]
-/// is the one mapping of a phase's end to the command's exit status; a [`PhaseError`] stops
-/// the campaign and the command exits 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PhaseStatus {
-    /// The phase did what was asked (exit 0).
-    Done,
-    /// The phase ran and something in it failed, recorded in its evidence and log (exit 1).
-    Failed,
-    /// The phase refused to run, and said why in the log (exit 2); nothing was written.
-    Refused,
-}
-
-impl PhaseStatus {
-    /// The exit status of a phase that ended so (0 done, 1 failed, 2 refused).
-    pub fn exit_code(self) -> i32 {
-        match self {
-            PhaseStatus::Done => 0,
-            PhaseStatus::Failed => 1,
-            PhaseStatus::Refused => 2,
-        }
-    }
-}
-
-/// Why a phase provided by a stage could not run to its end; the source is kept.
+/// Why a phase could not run to its end; the source is kept.
 #[derive(Debug, thiserror::Error)]
 pub enum PhaseError {
     /// An input of the phase is missing (the message says which and what to run first).
@@ -177,19 +162,6 @@ impl PhaseError {
     }
 }
 
-/// A phase implemented by another stage.
-pub type Hook = Box<dyn Fn(&PhaseCtx) -> Result<PhaseStatus, PhaseError> + Send + Sync>;
-
-/// The phases other stages provide, keyed by phase name (filled by the CLI: build and KAT
-/// from `pqperf-build`/`pqperf-kat`, baseline/profile/hashcost from `pqperf-profile`, ct from
-/// `pqperf-ct`, count from `pqperf-count`). Calibrate, measure and plan are the campaign's own and need no entry.
-#[derive(Default)]
-pub struct Hooks {
-    by_name: BTreeMap<&'static str, Hook>,
-    publish_check: Option<PublishCheck>,
-    publish_pages: Option<PublishPages>,
-}
-
 /// What became of a dataset's pages after `publish` replaced a system's evidence.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PagesRefresh {
@@ -198,52 +170,4 @@ pub struct PagesRefresh {
     /// Pages on disk that the evidence no longer produces (a candidate that left the
     /// system): stale, left in place and named.
     pub stale: Vec<String>,
-}
-
-/// The page refresh `publish` runs after it put a system tree in place: given the options,
-/// the dataset root and the system id, it regenerates the dataset's pages that the new
-/// evidence changes (those already on disk) and names the ones left stale. The CLI passes
-/// the report stage's renderer; when it cannot finish, the stage's error (a
-/// [`PhaseError::Stage`], its source kept) makes publish name the pages as stale.
-pub type PublishPages = Box<
-    dyn Fn(&CampaignOptions, &std::path::Path, &str) -> Result<PagesRefresh, PhaseError>
-        + Send
-        + Sync,
->;
-
-/// The check `publish` runs on a system tree it is about to leave in place: given the dataset
-/// root and the system id, the problems found (empty = valid; findings about the evidence,
-/// not an error of the check: `validate` always finishes). The CLI passes `validate`.
-pub type PublishCheck = Box<dyn Fn(&std::path::Path, &str) -> Vec<String> + Send + Sync>;
-
-impl Hooks {
-    /// Registers `hook` as the implementation of `phase` (replacing an earlier one).
-    pub fn provide(&mut self, phase: Phase, hook: Hook) {
-        self.by_name.insert(phase.name(), hook);
-    }
-
-    /// Registers the check `publish` runs before a new system tree replaces an old one.
-    pub fn provide_publish_check(&mut self, check: PublishCheck) {
-        self.publish_check = Some(check);
-    }
-
-    /// Registers the page refresh `publish` runs after a system tree is in place.
-    pub fn provide_publish_pages(&mut self, pages: PublishPages) {
-        self.publish_pages = Some(pages);
-    }
-
-    /// The page refresh of `publish`, if one was provided.
-    pub fn publish_pages(&self) -> Option<&PublishPages> {
-        self.publish_pages.as_ref()
-    }
-
-    /// The check of `publish`, if one was provided.
-    pub fn publish_check(&self) -> Option<&PublishCheck> {
-        self.publish_check.as_ref()
-    }
-
-    /// The implementation of `phase`, if a stage provided one.
-    pub fn get(&self, phase: Phase) -> Option<&Hook> {
-        self.by_name.get(phase.name())
-    }
 }

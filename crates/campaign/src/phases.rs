@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::rundir::remove_stale_temps;
 use crate::stale::EvidenceCheck;
-use crate::{CampaignError, CampaignOptions, Logger};
+use crate::{CampaignError, CampaignOptions, Exit, Logger};
 
 type Res<T> = Result<T, CampaignError>;
 
@@ -52,7 +52,7 @@ pub(crate) fn phase_calibrate(
     log: &Logger,
     insts: &[Instance],
     redo: bool,
-) -> Res<i32> {
+) -> Res<Exit> {
     let unit = opts.unit();
     let log_line = |m: String| log.log(m);
     let todo: Vec<(&Instance, (String, String, u64))> = insts
@@ -101,7 +101,7 @@ pub(crate) fn phase_calibrate(
         units - had
     ));
     check.finish()?;
-    Ok(i32::from(failed > 0))
+    Ok(Exit::failed_if(failed > 0))
 }
 
 pub(crate) fn phase_measure(
@@ -111,7 +111,7 @@ pub(crate) fn phase_measure(
     env: &Value,
     counter_info: &Value,
     baseline_key: Option<&str>,
-) -> Res<(i32, MeasureTotals)> {
+) -> Res<(Exit, MeasureTotals)> {
     let unit = opts.unit();
     remove_stale_temps(&opts.layout().records_dir());
     let planned = plan_all(&opts.unit(), insts);
@@ -287,10 +287,10 @@ pub(crate) fn phase_measure(
             totals.declined_host_disturbed
         ));
     }
-    Ok((i32::from(incomplete > 0), totals))
+    Ok((Exit::failed_if(incomplete > 0), totals))
 }
 
-pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
+pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> Exit {
     let planned = plan_all(&opts.unit(), insts);
     let with: Vec<&PlannedOp> = planned.iter().filter(|p| p.plan.is_some()).collect();
     let total: f64 = with.iter().map(|p| p.expected_s(opts.samples)).sum();
@@ -346,5 +346,5 @@ pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> i32 {
             }
         );
     }
-    0
+    Exit::Done
 }

@@ -12,9 +12,36 @@ use pqperf_model::pyjson::read_value;
 use pqperf_model::sidecsv::write_csv;
 
 use crate::rundir::{load_build, load_catalog, walk_files};
-use crate::{CampaignError, CampaignOptions, PublishCheck, PublishPages, systems};
+use crate::{CampaignError, CampaignOptions, Exit, systems};
 
 type Res<T> = Result<T, CampaignError>;
+
+/// What `publish` does around the copy besides the swap: validate the new system tree
+/// before it may replace an old one, and refresh the dataset's pages once it is in place.
+/// `campaign publish` does both ([`After::ALL`]); a test of the copy alone does neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct After {
+    /// Validate the new system tree ([`crate::stages::pages::check`]): a tree with problems
+    /// never replaces one without.
+    pub validate: bool,
+    /// Regenerate the pages on disk it changes and merge the survey
+    /// ([`crate::stages::pages::after_publish`]); when false, or when that fails, publish
+    /// names the system's pages as stale.
+    pub pages: bool,
+}
+
+impl After {
+    /// Validate and refresh the pages: what `campaign publish` does.
+    pub const ALL: After = After {
+        validate: true,
+        pages: true,
+    };
+    /// The copy and swap alone.
+    pub const NOTHING: After = After {
+        validate: false,
+        pages: false,
+    };
+}
 
 /// `publish` (§12.1): copy the run's evidence into `<dest>/performance/data/<ID>/`, write the
 /// side CSVs the pages read (`performance/systems.csv`, `performance/security_targets.csv`,
@@ -22,21 +49,15 @@ type Res<T> = Result<T, CampaignError>;
 /// instead of refused, a symbolic link anywhere in the run directory is never followed (left
 /// out with a message), and a refused file leaves the others published (exit code 2). The
 /// system tree is staged and swapped in whole (a crash leaves the old tree or the new one);
-/// `check` (the CLI passes validate) decides whether the new tree may replace the old one.
-/// Returns the exit status.
-pub fn publish(opts: &CampaignOptions, check: Option<&PublishCheck>) -> Res<i32> {
-    publish_with(opts, check, None)
+/// validate decides whether the new tree may replace the old one; once it is in place, the
+/// dataset's pages on disk that the new evidence changes are regenerated (publish says which,
+/// and which are left stale). Returns the exit status.
+pub fn publish(opts: &CampaignOptions) -> Res<Exit> {
+    publish_with(opts, After::ALL)
 }
 
-/// [`publish`], then, once the new system tree is in place, the dataset's pages it feeds:
-/// `pages` (the CLI passes the report stage's renderer) regenerates those on disk that the
-/// new evidence changes; publish says which, and which are left stale. Without `pages` it
-/// says that the system's pages and any site built from the dataset are stale.
-pub fn publish_with(
-    opts: &CampaignOptions,
-    check: Option<&PublishCheck>,
-    pages: Option<&PublishPages>,
-) -> Res<i32> {
+/// [`publish`] doing only what `after` asks around the copy.
+pub fn publish_with(opts: &CampaignOptions, after: After) -> Res<Exit> {
     let run = &opts.run_dir;
     let layout = opts.layout();
     let camp = read_value(&layout.campaign_json());
@@ -46,7 +67,7 @@ pub fn publish_with(
         .map(str::to_string)
     else {
         eprintln!("publish: campaign.json has no system_id");
-        return Ok(2);
+        return Ok(Exit::Refused);
     };
     let dest_root = opts
         .publish_to
@@ -242,29 +263,29 @@ pub fn publish_with(
         let text = write_csv(&["ID", "Algorithm", "PageURL"], &text);
         write_atomic(&dl, text.as_bytes())?;
     }
-    let code = swap_in(&stage, &dest, &dest_root, &id, check)?;
-    if code == 0 {
-        refresh_pages(opts, &dest_root, &id, pages);
+    let code = swap_in(&stage, &dest, &dest_root, &id, after.validate)?;
+    if code == Exit::Done {
+        refresh_pages(opts, &dest_root, &id, after.pages);
     }
     // A quiet campaign (`echo` off) says nothing when all went well.
-    if code == 0 && opts.echo {
+    if code == Exit::Done && opts.echo {
         println!(
             "publish: {} files for system {id} -> {}",
             staged.len(),
             dest.display()
         );
     }
-    if code == 0 && refused > 0 {
+    if code == Exit::Done && refused > 0 {
         eprintln!("publish: {refused} file(s) refused (named above); the others are published");
-        return Ok(2);
+        return Ok(Exit::Refused);
     }
     Ok(code)
 }
 
-/// After system `id`'s tree is in place: the pages it feeds regenerated through `pages`
-/// (naming each) or, when that is not possible, named as stale; and the site, which only
+/// After system `id`'s tree is in place: the pages it feeds regenerated when `pages`
+/// (naming each) or, when not or not possible, named as stale; and the site, which only
 /// `pqperf site` rebuilds.
-fn refresh_pages(opts: &CampaignOptions, root: &Path, id: &str, pages: Option<&PublishPages>) {
+fn refresh_pages(opts: &CampaignOptions, root: &Path, id: &str, pages: bool) {
     let shown = |v: &[String]| -> String {
         let mut s: Vec<String> = v.iter().take(12).cloned().collect();
         if v.len() > 12 {
@@ -279,7 +300,8 @@ fn refresh_pages(opts: &CampaignOptions, root: &Path, id: &str, pages: Option<&P
             root.display()
         );
     };
-    match pages.map(|p| p(opts, root, id)) {
+    let refreshed = pages.then(|| crate::stages::pages::after_publish(opts, root, id));
+    match refreshed {
         None => stale_all("pages not regenerated"),
         Some(Err(e)) => stale_all(&format!("regenerating the pages failed ({})", chain(&e))),
         Some(Ok(r)) => {
@@ -327,22 +349,16 @@ fn chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// Put the staged system tree in place of `dest` (renames only) and check it with `check`
-/// (the problems `validate` finds in that system; none when no check is given). A new tree
+/// Put the staged system tree in place of `dest` (renames only) and, when `validate`, check
+/// it (the problems `validate` finds in that system). A new tree
 /// with problems never replaces an old one without: the two are exchanged back and the old
 /// stays (exit 1). Otherwise the old tree is removed; problems of the new one still give 1.
-fn swap_in(
-    stage: &Path,
-    dest: &Path,
-    dest_root: &Path,
-    id: &str,
-    check: Option<&PublishCheck>,
-) -> Res<i32> {
+fn swap_in(stage: &Path, dest: &Path, dest_root: &Path, id: &str, validate: bool) -> Res<Exit> {
     let problems = |what: &str| -> Vec<String> {
-        let Some(check) = check else {
+        if !validate {
             return Vec::new();
-        };
-        let p = check(dest_root, id);
+        }
+        let p = crate::stages::pages::check(dest_root, id);
         if !p.is_empty() {
             eprintln!(
                 "publish: validate finds {} problem(s) in the {what} system {id}:",
@@ -360,9 +376,9 @@ fn swap_in(
             std::fs::create_dir_all(d).map_err(|e| std_io(io_err("creating directory", d, e)))?;
         }
         swap_dir(stage, dest)?;
-        return Ok(i32::from(!problems("published").is_empty()));
+        return Ok(Exit::failed_if(!problems("published").is_empty()));
     }
-    let old_ok = check.is_none() || problems("already published").is_empty();
+    let old_ok = !validate || problems("already published").is_empty();
     exchange(stage, dest)?;
     // `stage` now holds the old tree.
     if !problems("new").is_empty() && old_ok {
@@ -372,14 +388,14 @@ fn swap_in(
             "publish: refused to replace the valid {} with an invalid one; it is unchanged",
             dest.display()
         );
-        return Ok(1);
+        return Ok(Exit::Failed);
     }
     std::fs::remove_dir_all(stage)
         .map_err(|e| std_io(io_err("removing the old tree", stage, e)))?;
     if !old_ok {
         eprintln!("publish: replaced a system tree that validate already rejected");
     }
-    Ok(0)
+    Ok(Exit::Done)
 }
 
 /// What becomes of one run-directory file on publication.

@@ -1,14 +1,15 @@
-//! One campaign invocation ([`run_phase`]): the host-wide CPU lease of a measuring phase
-//! (taken first: the host checks already probe that CPU), host checks, refusal on an unfixed
-//! host, the system id, campaign.json bookkeeping (host checks, flags, planning, counter, ICCS
-//! provider, CPU leases), then the phases from the registry in order.
+//! One campaign invocation ([`run_phase`]), its steps in order: the run directory's lock,
+//! refusals, the host-wide CPU lease of a measuring phase (taken first: the host checks
+//! already probe that CPU), host checks, refusal on an unfixed host, the system id,
+//! campaign.json bookkeeping (host checks, flags, planning, counter, ICCS provider, CPU
+//! leases), then the stages of the phase in order ([`Phase::ALL`] for `all`), then the end.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Instant;
 
 use pqperf_build::flags;
-use pqperf_measure::host::{self, CheckOptions};
+use pqperf_measure::host;
 use pqperf_measure::record::{MeasureTotals, utc_now};
 use pqperf_model::campaign::{ArchConfig, Campaign, CampaignPqperf, HostCheck, LeaseWindow};
 use pqperf_model::fields::Fields;
@@ -16,12 +17,15 @@ use pqperf_model::layout::RunLayout;
 use pqperf_model::pyjson::read_value;
 use serde_json::{Value, json};
 
-use crate::lease::{self, CpuLease, CpuRequest};
+use crate::lease::{CpuLease, CpuRequest};
 use crate::phases::{phase_calibrate, phase_measure, phase_plan};
-use crate::publish::publish_with;
+use crate::publish::publish;
 use crate::rundir::{LockedRun, has_records, read_campaign};
 use crate::select::{measurable, selected};
-use crate::{CampaignError, CampaignOptions, Hooks, Logger, Phase, PhaseCtx, systems};
+use crate::setup::{CpuCheck, MeasuringSetup, SetupError, SetupRequest};
+use crate::{
+    CampaignError, CampaignOptions, Exit, Logger, Phase, PhaseCtx, PhaseError, stages, systems,
+};
 
 type Res<T> = Result<T, CampaignError>;
 
@@ -77,8 +81,8 @@ fn iccs_provider_evidence(run: &Path, pq: &mut CampaignPqperf) {
 /// Summary of what a phase did, for callers (demo, benchmark).
 #[derive(Debug, Default, Clone)]
 pub struct PhaseOutcome {
-    /// Exit status (0 fine; 1 check problems; 2 refused / usage).
-    pub code: i32,
+    /// How it ended (done; failed, also for host problems at `check`; refused).
+    pub code: Exit,
     /// Host problems found at the start.
     pub host_problems: Vec<String>,
     /// System id.
@@ -87,6 +91,16 @@ pub struct PhaseOutcome {
     pub totals: MeasureTotals,
     /// Wall seconds of the phase.
     pub wall_s: f64,
+}
+
+impl PhaseOutcome {
+    /// The outcome of a phase that ended with `code` before it measured anything.
+    fn ended(code: Exit) -> PhaseOutcome {
+        PhaseOutcome {
+            code,
+            ..Default::default()
+        }
+    }
 }
 
 /// Whether `campaign all` runs the ICCS helper baseline: `--iccs-baseline`, or a selected
@@ -100,84 +114,170 @@ fn baseline_wanted(opts: &CampaignOptions) -> Res<bool> {
         .any(|i| i.entry.candidate != "iccs" && i.entry.extra.contains_key("iccs_provider")))
 }
 
-/// Runs one phase (or `all`).
-pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<PhaseOutcome> {
+/// Runs one phase (or `all`): the pipeline of one campaign invocation, each step a
+/// function below.
+pub fn run_phase(phase: Phase, opts: &CampaignOptions) -> Res<PhaseOutcome> {
     let t0 = Instant::now();
-    let mut out = PhaseOutcome::default();
     // Publishing reads evidence only; the host it runs on does not matter.
     if phase == Phase::Publish {
-        out.code = publish_with(opts, hooks.publish_check(), hooks.publish_pages())?;
-        return Ok(out);
+        return Ok(PhaseOutcome::ended(publish(opts)?));
     }
-    // Every other phase writes the run directory: it holds its lock from here to its end
-    // (shared by the shards of one parallel campaign, which write disjoint units; exclusive
-    // otherwise). A missing run directory is refused below.
-    let run = if opts.run_dir.is_dir() {
-        Some(LockedRun::lock(
-            &opts.run_dir,
-            opts.shard.is_some() || opts.select.deferred_only(),
-        )?)
-    } else {
-        None
-    };
+    let run = lock_run(opts)?;
     // Refusals come before anything is written or a CPU is leased.
     if phase != Phase::Check
         && let Some(why) = refusal(phase, opts)
     {
         eprintln!("campaign {}: {why}", phase.name());
-        out.code = 2;
-        return Ok(out);
+        return Ok(PhaseOutcome::ended(Exit::Refused));
     }
-    // A measuring phase holds its CPU's host-wide lease from here to its end; `opts.cpu` is
-    // the leased CPU from here on.
-    let mut waits: Vec<String> = Vec::new();
-    let lease = if phase.measuring() {
-        Some(take_lease(opts, &mut waits)?)
-    } else {
-        None
-    };
-    let leased;
-    let opts = match &lease {
-        Some(l) => {
-            leased = CampaignOptions {
-                cpu: l.cpu,
-                ..opts.clone()
-            };
-            &leased
+    let host = match HostSetup::open(phase, opts)? {
+        Ok(h) => h,
+        Err(why) => {
+            eprintln!("campaign {}: {why}", phase.name());
+            return Ok(PhaseOutcome::ended(Exit::Refused));
         }
-        None => opts,
     };
-    let problems = host::host_problems(&CheckOptions {
-        probe_attempts: opts.probe_attempts,
-        ..CheckOptions::new(opts.cpu)
-    });
-    out.host_problems = problems.clone();
+    let opts = &host.opts;
     if phase == Phase::Check {
-        host::print_problems(&problems);
-        out.code = i32::from(!problems.is_empty());
-        return Ok(out);
+        return Ok(host.check_only());
     }
-    if !problems.is_empty() && phase.measuring() && !opts.allow_unfixed_host {
-        for p in &problems {
-            eprintln!("HOST: {p}");
+    if let Some(why) = host.refusal(phase)? {
+        eprintln!("{why}");
+        return Ok(host.ended(Exit::Refused));
+    }
+    let system_id = match system_for(phase, opts)? {
+        Ok(id) => id,
+        Err(why) => {
+            eprintln!("{why}");
+            return Ok(host.ended(Exit::Refused));
         }
-        eprintln!("refusing to measure on an unfixed host (use --allow-unfixed-host for tests)");
-        out.code = 2;
-        return Ok(out);
+    };
+    let Some(run) = &run else {
+        return Err(CampaignError::msg(format!(
+            "run directory {} does not exist",
+            opts.run_dir.display()
+        )));
+    };
+    let facts = PhaseFacts::gather(opts, &host)?;
+    record_start(phase, run, &host, &facts, system_id.as_deref())?;
+    announce(phase, &host, &facts.log);
+    let ctx = PhaseCtx {
+        opts,
+        run,
+        log: &facts.log,
+        environment: &facts.env,
+        system_id: system_id.as_deref(),
+    };
+    let mut out = host.ended(Exit::Done);
+    out.system_id = system_id.clone();
+    out.code = run_steps(phase, &ctx, &facts, &mut out.totals)?;
+    record_end(phase, run, host, &facts)?;
+    out.wall_s = t0.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// The run directory's lock, held from here to the phase's end (shared by the shards of one
+/// parallel campaign, which write disjoint units; exclusive otherwise). A missing run
+/// directory is refused later.
+fn lock_run(opts: &CampaignOptions) -> Res<Option<LockedRun>> {
+    if !opts.run_dir.is_dir() {
+        return Ok(None);
     }
-    let camp = read_campaign(&opts.run_dir)?;
-    if phase != Phase::Build
-        && let Some(old) = &camp.planning
-        && *old != opts.planning
-        && has_records(&opts.run_dir)
-    {
-        eprintln!(
-            "run directory was measured with planning {}; pass the same --trial-target/--op-budget",
-            serde_json::to_string(old).unwrap_or_default()
-        );
-        out.code = 2;
-        return Ok(out);
+    Ok(Some(LockedRun::lock(
+        &opts.run_dir,
+        opts.shard.is_some() || opts.select.deferred_only(),
+    )?))
+}
+
+/// The host side of a phase: the options with the benchmark CPU (the leased one in a
+/// measuring phase) and the shared measuring set-up ([`MeasuringSetup`]: the lease, the
+/// host problems).
+struct HostSetup {
+    /// The options with `cpu` the leased CPU.
+    opts: CampaignOptions,
+    setup: MeasuringSetup,
+}
+
+impl HostSetup {
+    /// The set-up of `phase`: a measuring phase leases its CPU (`--cpu auto`: a free one)
+    /// after the CPU check; every phase probes the host. `Err(why)`: refused.
+    fn open(phase: Phase, opts: &CampaignOptions) -> Res<Result<HostSetup, String>> {
+        let measuring = phase.measuring();
+        let req = SetupRequest {
+            cpu: if measuring && opts.cpu_auto {
+                CpuRequest::Auto
+            } else {
+                CpuRequest::Fixed(opts.cpu)
+            },
+            check: measuring.then_some(CpuCheck::Online),
+            owner: &opts.run_dir,
+            probe_attempts: opts.probe_attempts,
+            refuse_emulated: false,
+            lease: measuring,
+        };
+        let setup = match MeasuringSetup::open(&req, &mut |m| eprintln!("pqperf: {m}")) {
+            Ok(s) => s,
+            Err(SetupError::Refused(why)) => return Ok(Err(why)),
+            Err(SetupError::Lease(e)) => return Err(CampaignError::msg(e)),
+        };
+        let opts = CampaignOptions {
+            cpu: setup.cpu,
+            ..opts.clone()
+        };
+        Ok(Ok(HostSetup { opts, setup }))
     }
+
+    /// The outcome of a phase that ends with `code` now.
+    fn ended(&self, code: Exit) -> PhaseOutcome {
+        PhaseOutcome {
+            code,
+            host_problems: self.setup.host_problems.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// `campaign check`: the problems printed; 1 when there are some.
+    fn check_only(&self) -> PhaseOutcome {
+        host::print_problems(&self.setup.host_problems);
+        self.ended(Exit::failed_if(!self.setup.host_problems.is_empty()))
+    }
+
+    /// Why `phase` may not run on this host: a measuring phase on an unfixed host (without
+    /// `--allow-unfixed-host`), or planning constants other than those of the run's records.
+    fn refusal(&self, phase: Phase) -> Res<Option<String>> {
+        let opts = &self.opts;
+        if !self.setup.host_problems.is_empty() && phase.measuring() && !opts.allow_unfixed_host {
+            let mut lines: Vec<String> = self
+                .setup
+                .host_problems
+                .iter()
+                .map(|p| format!("HOST: {p}"))
+                .collect();
+            lines.push(
+                "refusing to measure on an unfixed host (use --allow-unfixed-host for tests)"
+                    .into(),
+            );
+            return Ok(Some(lines.join("\n")));
+        }
+        let camp = read_campaign(&opts.run_dir)?;
+        if phase != Phase::Build
+            && let Some(old) = &camp.planning
+            && *old != opts.planning
+            && has_records(&opts.run_dir)
+        {
+            return Ok(Some(format!(
+                "run directory was measured with planning {}; pass the same --trial-target/--op-budget",
+                serde_json::to_string(old).unwrap_or_default()
+            )));
+        }
+        Ok(None)
+    }
+}
+
+/// The registered system `phase` runs for (`--system`, `--register`, or this machine's row
+/// of systems.csv); `Err(why)` when it must not run: an unregistered machine in a phase that
+/// needs one, or a run directory of another system.
+fn system_for(phase: Phase, opts: &CampaignOptions) -> Res<Result<Option<String>, String>> {
     let u = pqperf_ffi::procinfo::uname();
     let mut system_id = match &opts.system {
         Some(s) => {
@@ -190,12 +290,10 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             }
             let rows = systems::load(&opts.systems_csv)?;
             if !rows.iter().any(|r| &r.id == s) {
-                eprintln!(
+                return Ok(Err(format!(
                     "system {s} is not registered in {}",
                     opts.systems_csv.display()
-                );
-                out.code = 2;
-                return Ok(out);
+                )));
             }
             Some(s.clone())
         }
@@ -213,63 +311,93 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
     }
     if system_id.is_none() && !matches!(phase, Phase::Build | Phase::Kat | Phase::Ct | Phase::Count)
     {
-        eprintln!(
+        return Ok(Err(format!(
             "this machine ({} {}) is not registered in {}; register it with --register \"<description>\" or pass --system",
             u.nodename,
             u.machine,
             opts.systems_csv.display()
-        );
-        out.code = 2;
-        return Ok(out);
+        )));
     }
+    let camp = read_campaign(&opts.run_dir)?;
     if let (Some(old), Some(new)) = (camp.system_id.as_deref(), system_id.as_deref())
         && old != new
     {
-        eprintln!("run directory belongs to system {old}, not {new}");
-        out.code = 2;
-        return Ok(out);
-    }
-    out.system_id = system_id.clone();
-    let log = Logger::open(&opts.layout().campaign_log(), opts.echo)?;
-    let probe = host::clock_probe(opts.cpu, 21, 50);
-    let env = host::environment(opts.cpu, probe.as_ref());
-    let kind = host::counter_kind();
-    let mut counter_info = host::counter_info(kind, probe.as_ref());
-    if let Value::Object(m) = &mut counter_info {
-        m.insert(
-            "tick_source".into(),
-            json!(pqperf_ffi::counters::ticks_source()),
-        );
-        m.insert("tick_hz".into(), json!(pqperf_ffi::counters::ticks_hz(20)));
-        // What contained the candidate code of this phase (pqperf's own key).
-        m.insert(
-            "sandbox".into(),
-            pqperf_ffi::untrusted::in_force_json(&pqperf_ffi::untrusted::policy()),
-        );
-        // Which CPU the phase leased and how it was chosen (records' `pqperf.cpu_lease`).
-        if let Some(l) = &lease {
-            m.insert("cpu_lease".into(), l.json());
-        }
-    }
-    // This phase's facts under `pqperf`: the counter's (as the records carry them, less the
-    // current lease: campaign.json keeps every phase's lease window instead).
-    let Some(run) = &run else {
-        return Err(CampaignError::msg(format!(
-            "run directory {} does not exist",
-            opts.run_dir.display()
+        return Ok(Err(format!(
+            "run directory belongs to system {old}, not {new}"
         )));
-    };
-    let mut facts: CampaignPqperf = serde_json::from_value(counter_info.clone())
+    }
+    Ok(Ok(system_id))
+}
+
+/// What a started phase knows of its host: the campaign log, the clock probe, the
+/// environment snapshot (§3.2) and the counter's facts as the records carry them.
+struct PhaseFacts {
+    log: Logger,
+    probe: Option<host::ClockProbe>,
+    env: Value,
+    counter_info: Value,
+}
+
+impl PhaseFacts {
+    fn gather(opts: &CampaignOptions, host_setup: &HostSetup) -> Res<PhaseFacts> {
+        let log = Logger::open(&opts.layout().campaign_log(), opts.echo)?;
+        let probe = host_setup.setup.clock_probe();
+        let env = host_setup.setup.environment(probe.as_ref());
+        let kind = host::counter_kind();
+        let mut counter_info = host::counter_info(kind, probe.as_ref());
+        if let Value::Object(m) = &mut counter_info {
+            m.insert(
+                "tick_source".into(),
+                json!(pqperf_ffi::counters::ticks_source()),
+            );
+            m.insert("tick_hz".into(), json!(host_setup.setup.tick_hz()));
+            // What contained the candidate code of this phase (pqperf's own key).
+            m.insert(
+                "sandbox".into(),
+                pqperf_ffi::untrusted::in_force_json(&pqperf_ffi::untrusted::policy()),
+            );
+            // Which CPU the phase leased and how it was chosen (records' `pqperf.cpu_lease`).
+            if let Some(l) = &host_setup.setup.lease {
+                m.insert("cpu_lease".into(), l.json());
+            }
+        }
+        Ok(PhaseFacts {
+            log,
+            probe,
+            env,
+            counter_info,
+        })
+    }
+}
+
+/// campaign.json at the start of a phase: system id, start time and environment, the host
+/// check, shard, guide flags, planning, and this phase's facts under `pqperf` (the
+/// counter's, the command, the CPU lease window, emulation, the ICCS provider).
+fn record_start(
+    phase: Phase,
+    run: &LockedRun,
+    host_setup: &HostSetup,
+    facts: &PhaseFacts,
+    system_id: Option<&str>,
+) -> Res<()> {
+    let opts = &host_setup.opts;
+    let problems = &host_setup.setup.host_problems;
+    let lease = &host_setup.setup.lease;
+    let u = pqperf_ffi::procinfo::uname();
+    // The counter's facts as the records carry them, less the current lease: campaign.json
+    // keeps every phase's lease window instead.
+    let mut counter: CampaignPqperf = serde_json::from_value(facts.counter_info.clone())
         .map_err(|e| CampaignError::msg(format!("counter facts: {e}")))?;
-    facts.extra.shift_remove("cpu_lease");
+    counter.extra.shift_remove("cpu_lease");
     let now = utc_now();
     run.try_update_campaign(|c| {
-        if let Some(id) = &system_id {
-            c.system_id = Some(id.clone());
+        if let Some(id) = system_id {
+            c.system_id = Some(id.to_string());
         }
         c.started_utc.get_or_insert_with(|| now.clone());
-        c.environment_at_start
-            .get_or_insert_with(|| Fields::from(env.as_object().cloned().unwrap_or_default()));
+        c.environment_at_start.get_or_insert_with(|| {
+            Fields::from(facts.env.as_object().cloned().unwrap_or_default())
+        });
         c.host_checks.get_or_insert_with(Vec::new).push(HostCheck {
             phase: phase.name().to_string(),
             cpu: Some(opts.cpu as u64),
@@ -298,7 +426,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         c.harness_additions = Some(harness_additions());
         c.planning = Some(opts.planning.clone());
         let earlier = c.pqperf.take().unwrap_or_default();
-        let mut pq = facts.clone();
+        let mut pq = counter.clone();
         pq.version = Some(env!("CARGO_PKG_VERSION").to_string());
         pq.commands = earlier.commands.clone();
         pq.note_command(
@@ -308,7 +436,7 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
                 .unwrap_or_else(|| format!("pqperf campaign {}", phase.name())),
         );
         let mut leases = earlier.cpu_leases.clone().unwrap_or_default();
-        if let Some(l) = &lease {
+        if let Some(l) = lease {
             leases.push(LeaseWindow {
                 phase: Some(phase.name().to_string()),
                 pid: Some(u64::from(std::process::id())),
@@ -334,6 +462,14 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         c.pqperf = Some(pq);
         Ok(())
     })?;
+    Ok(())
+}
+
+/// The phase's first log lines (host state, lease waits, the lease); then the orchestrator
+/// keeps off the benchmark core.
+fn announce(phase: Phase, host_setup: &HostSetup, log: &Logger) {
+    let opts = &host_setup.opts;
+    let problems = &host_setup.setup.host_problems;
     let fixed = if problems.is_empty() {
         String::new()
     } else {
@@ -345,10 +481,10 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
         opts.run_dir.display(),
         opts.cpu
     ));
-    for w in &waits {
+    for w in &host_setup.setup.waits {
         log.log(w);
     }
-    if let Some(l) = &lease {
+    if let Some(l) = &host_setup.setup.lease {
         log.log(format!(
             "lease CPU {} ({} of {}; waited {:.1} s; {})",
             l.cpu,
@@ -361,128 +497,148 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions, hooks: &Hooks) -> Res<Pha
             l.waited_s,
             l.path.display()
         ));
-        // The orchestrator keeps off the benchmark core.
-        keep_off_cpu(opts.cpu);
+        host_setup.setup.keep_off();
     }
-    let ctx = PhaseCtx {
-        opts,
-        run,
-        log: &log,
-        environment: &env,
-        system_id: system_id.as_deref(),
-    };
-    let sequence: Vec<Phase> = match phase {
-        Phase::All => vec![
-            Phase::Build,
-            Phase::Kat,
-            Phase::Baseline,
-            Phase::Calibrate,
-            Phase::Measure,
-            Phase::Profile,
-            Phase::Hashcost,
-            Phase::Count,
-        ]
+}
+
+/// The steps of `phase`: [`Phase::ALL`] in order for `all` (without `baseline` under a
+/// shard: it builds the instances the shards share out, so a shard's `all` leaves it to an
+/// unsharded `campaign baseline`, and says so), else the phase itself.
+fn steps_of(phase: Phase, ctx: &PhaseCtx) -> Vec<Phase> {
+    if phase != Phase::All {
+        return vec![phase];
+    }
+    let shard = ctx.opts.shard.is_some();
+    if shard {
+        ctx.log.log(
+            "baseline: not part of `all` with --shard (run `campaign baseline` without --shard in this run directory first)",
+        );
+    }
+    Phase::ALL
         .into_iter()
-        // `baseline` is refused with a shard (it builds the run's ICCS helper instances,
-        // which the shards then share out); a shard's `all` leaves it to an unsharded
-        // `campaign baseline` of its run directory instead of failing.
-        .filter(|p| {
-            let skip = *p == Phase::Baseline && opts.shard.is_some();
-            if skip {
-                log.log(
-                    "baseline: not part of `all` with --shard (run `campaign baseline` without --shard in this run directory first)",
-                );
-            }
-            !skip
-        })
-        .collect(),
-        p => vec![p],
-    };
-    let mut code = 0;
+        .filter(|p| !(shard && *p == Phase::Baseline))
+        .collect()
+}
+
+/// Runs the steps of `phase` ([`steps_of`]); stops at the first refusal; the exit status is
+/// the worst step's.
+fn run_steps(
+    phase: Phase,
+    ctx: &PhaseCtx,
+    facts: &PhaseFacts,
+    totals: &mut MeasureTotals,
+) -> Res<Exit> {
+    let opts = ctx.opts;
+    let mut code = Exit::Done;
     // `all` times the ICCS helper baseline (candidate `iccs`) only when asked for or when a
     // selected candidate links the ICCS helpers; decided once build has run.
     let mut baseline_unwanted = false;
-    for ph in sequence {
-        if phase == Phase::All && ph == Phase::Baseline && !baseline_wanted(opts)? {
+    for step in steps_of(phase, ctx) {
+        if phase == Phase::All && step == Phase::Baseline && !baseline_wanted(opts)? {
             baseline_unwanted = true;
-            log.log(
+            ctx.log.log(
                 "baseline: skipped (no selected candidate links the ICCS helpers; --iccs-baseline times them anyway)",
             );
             continue;
         }
-        let c = match ph {
+        let c = match step {
             Phase::Calibrate | Phase::Measure | Phase::Plan => {
                 let mut insts = selected(opts, measurable(opts)?);
                 if baseline_unwanted && opts.select.only_pattern().is_none() {
                     insts.retain(|i| i.entry.candidate != "iccs");
                 }
-                if let Some(msg) = empty_selection(ph, opts, &insts) {
-                    log.log(&msg);
+                if let Some(msg) = empty_selection(step, opts, &insts) {
+                    ctx.log.log(&msg);
                     eprintln!("{msg}");
-                    code = code.max(2);
+                    code = code.worst(Exit::Refused);
                     break;
                 }
-                match ph {
-                    Phase::Calibrate => phase_calibrate(opts, &log, &insts, opts.redo)?,
-                    Phase::Measure => {
-                        // Measuring needs the calibrations: the missing ones are made first.
-                        let c0 = phase_calibrate(opts, &log, &insts, false)?;
-                        let key = system_id
-                            .as_deref()
-                            .map(|id| crate::baseline_cache::host_key(opts, id, &env));
-                        let (c, t) =
-                            phase_measure(opts, &log, &insts, &env, &counter_info, key.as_deref())?;
-                        out.totals = t;
-                        c.max(c0)
-                    }
-                    _ => phase_plan(opts, &insts),
-                }
+                measuring_step(step, ctx, facts, &insts, totals)?
             }
-            _ => match hooks.get(ph) {
-                Some(h) => h(&ctx).map_err(CampaignError::from)?.exit_code(),
-                None => {
-                    let msg = format!(
-                        "phase {}: this program does not provide it; run `pqperf {}` for {} first (stopping)",
-                        ph.name(),
-                        match ph {
-                            Phase::Build => "build --run-dir <run>".to_string(),
-                            Phase::Kat => "kat --run-dir <run>".to_string(),
-                            p => format!("campaign {} --run-dir <run>", p.name()),
-                        },
-                        opts.run_dir.display()
-                    );
-                    log.log(&msg);
-                    eprintln!("{msg}");
-                    code = code.max(2);
-                    break;
-                }
-            },
+            _ => stage_step(step, ctx).map_err(CampaignError::from)?,
         };
-        code = code.max(c);
+        code = code.worst(c);
     }
-    let end_env = host::environment(opts.cpu, probe.as_ref());
+    Ok(code)
+}
+
+/// The campaign's own measuring steps: calibrate, measure (the missing calibrations first),
+/// plan.
+fn measuring_step(
+    step: Phase,
+    ctx: &PhaseCtx,
+    facts: &PhaseFacts,
+    insts: &[pqperf_measure::instance::Instance],
+    totals: &mut MeasureTotals,
+) -> Res<Exit> {
+    let opts = ctx.opts;
+    Ok(match step {
+        Phase::Calibrate => phase_calibrate(opts, ctx.log, insts, opts.redo)?,
+        Phase::Measure => {
+            let c0 = phase_calibrate(opts, ctx.log, insts, false)?;
+            let key = ctx
+                .system_id
+                .map(|id| crate::baseline_cache::host_key(opts, id, ctx.environment));
+            let (c, t) = phase_measure(
+                opts,
+                ctx.log,
+                insts,
+                ctx.environment,
+                &facts.counter_info,
+                key.as_deref(),
+            )?;
+            *totals = t;
+            c.worst(c0)
+        }
+        _ => phase_plan(opts, insts),
+    })
+}
+
+/// The phases of the other stages, called directly ([`crate::stages`]).
+fn stage_step(step: Phase, ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
+    match step {
+        Phase::Build => stages::build::build_phase(ctx),
+        Phase::Kat => stages::build::kat_phase(ctx),
+        Phase::Baseline => stages::profile::baseline_phase(ctx),
+        Phase::Profile => stages::profile::profile_phase(ctx),
+        Phase::Hashcost => stages::profile::hashcost_phase(ctx),
+        Phase::Ct => stages::ct::phase(ctx),
+        Phase::Count => stages::count::phase(ctx),
+        Phase::Check | Phase::All | Phase::Plan | Phase::Publish => Err(PhaseError::MissingInput(
+            format!("phase {} is not a step", step.name()),
+        )),
+        Phase::Calibrate | Phase::Measure => Err(PhaseError::MissingInput(format!(
+            "phase {} is a measuring step",
+            step.name()
+        ))),
+    }
+}
+
+/// campaign.json at the end of a phase (end time and environment, the lease's release),
+/// then the lease released.
+fn record_end(phase: Phase, run: &LockedRun, host_setup: HostSetup, facts: &PhaseFacts) -> Res<()> {
+    let end_env = host_setup.setup.environment(facts.probe.as_ref());
     run.update_campaign(|c| {
         c.ended_utc = Some(utc_now());
         c.environment_at_end = Some(Fields::from(
             end_env.as_object().cloned().unwrap_or_default(),
         ));
-        if let Some(l) = &lease {
+        if let Some(l) = &host_setup.setup.lease {
             note_release(c, l);
         }
     })?;
-    if let Some(l) = lease {
-        log.log(format!("lease CPU {} released", l.cpu));
+    if let Some(l) = host_setup.setup.lease {
+        facts.log.log(format!("lease CPU {} released", l.cpu));
         drop(l);
     }
-    log.log(format!("phase {} finished", phase.name()));
-    out.code = code;
-    out.wall_s = t0.elapsed().as_secs_f64();
-    Ok(out)
+    facts.log.log(format!("phase {} finished", phase.name()));
+    Ok(())
 }
 
 /// Why `phase` cannot run with `opts`, checked before anything is written: the run directory
-/// must exist (no phase creates one), the phases that read build.json need it, and a
-/// measuring phase needs a CPU this process may use.
+/// must exist (no phase creates one), the phases that read build.json need it (and entries
+/// build.json still describes), a measuring phase needs instances. (Its CPU is checked by
+/// the set-up, [`MeasuringSetup::open`], before the lease.)
 fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
     let run = &opts.run_dir;
     if !run.is_dir() {
@@ -526,22 +682,6 @@ fn refusal(phase: Phase, opts: &CampaignOptions) -> Option<String> {
     {
         return Some(msg);
     }
-    // The CPUs that exist, not this thread's affinity mask: an orchestrating pqperf moves
-    // itself (and the children it starts) off the benchmark CPUs, and pins each measuring
-    // child there itself.
-    if phase.measuring()
-        && !opts.cpu_auto
-        && let Ok(text) = std::fs::read_to_string("/sys/devices/system/cpu/online")
-    {
-        let online = pqperf_measure::host::expand_cpu_list(text.trim());
-        if !online.is_empty() && !online.contains(&opts.cpu) {
-            return Some(format!(
-                "CPU {} cannot be used (this host has CPU {})",
-                opts.cpu,
-                text.trim()
-            ));
-        }
-    }
     None
 }
 
@@ -570,25 +710,6 @@ fn empty_selection(
     })
 }
 
-/// Takes the host-wide lease of the CPU `opts` asks for (`--cpu N`, the default CPU, or
-/// `--cpu auto` over this process's allowed CPUs); lines about waiting go to `waits` (and
-/// stderr at once).
-fn take_lease(opts: &CampaignOptions, waits: &mut Vec<String>) -> Res<CpuLease> {
-    let allowed = pqperf_ffi::affinity::get_affinity().unwrap_or_else(|_| vec![opts.cpu]);
-    let req = if opts.cpu_auto {
-        CpuRequest::Auto
-    } else {
-        CpuRequest::Fixed(opts.cpu)
-    };
-    let dir = lease::default_lease_dir();
-    let mut say = |m: String| {
-        eprintln!("pqperf: {m}");
-        waits.push(m);
-    };
-    lease::acquire(&dir, req, &allowed, &opts.run_dir, &mut say)
-        .map_err(|e| CampaignError::msg(format!("CPU lease in {}: {e}", dir.display())))
-}
-
 /// Stamps `released_utc` on this process's entry of lease `l` (taken before the lock is
 /// dropped, so a recorded window lies inside the held one).
 fn note_release(c: &mut Campaign, l: &CpuLease) {
@@ -604,21 +725,5 @@ fn note_release(c: &mut Campaign, l: &CpuLease) {
         })
     {
         e.released_utc = Some(Some(utc_now()));
-    }
-}
-
-/// Moves the calling thread (and threads and children it starts later) off `cpu` when another
-/// CPU is available.
-pub fn keep_off_cpu(cpu: usize) {
-    keep_off_cpus(&[cpu]);
-}
-
-/// Like [`keep_off_cpu`] for several CPUs.
-pub fn keep_off_cpus(cpus: &[usize]) {
-    if let Ok(mine) = pqperf_ffi::affinity::get_affinity() {
-        let others: Vec<usize> = mine.into_iter().filter(|c| !cpus.contains(c)).collect();
-        if !others.is_empty() {
-            let _ = pqperf_ffi::affinity::set_affinity(&others);
-        }
     }
 }

@@ -6,6 +6,7 @@
 mod cmd;
 
 use clap::{Parser, Subcommand};
+use pqperf_campaign::Exit;
 
 /// mimalloc for pqperf's own work, the C library's malloc in the children that run candidate
 /// code (see `pqperf_alloc`).
@@ -18,7 +19,7 @@ static ALLOC: pqperf_alloc::PqAlloc = pqperf_alloc::PqAlloc;
 /// validate → report → site. `pqperf demo` runs all of it on the PQClean corpus.
 #[derive(Parser)]
 #[command(name = "pqperf", version, about, long_about = None, propagate_version = true,
-    after_help = cmd::exit::HELP)]
+    after_help = Exit::HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -170,9 +171,9 @@ fn main() -> std::process::ExitCode {
         Err(e) => {
             eprintln!("pqperf: error: {}", cmd::error_chain(&e));
             if e.downcast_ref::<cmd::Refused>().is_some() {
-                std::process::ExitCode::from(cmd::exit::REFUSED)
+                Exit::Refused.into()
             } else {
-                std::process::ExitCode::from(cmd::exit::FAILED)
+                Exit::Failed.into()
             }
         }
     }

@@ -1,7 +1,7 @@
 //! `publish` on a real run directory: the side tables it writes quote what needs quoting, so a
 //! `;` in a system description (or a quote) reads back unchanged.
 
-use pqperf_campaign::{CampaignOptions, publish, systems};
+use pqperf_campaign::{After, CampaignOptions, Exit, publish_with, systems};
 
 #[test]
 fn publish_side_tables_round_trip_a_semicolon_in_a_description() {
@@ -17,7 +17,7 @@ fn publish_side_tables_round_trip_a_semicolon_in_a_description() {
     .unwrap();
     let mut o = CampaignOptions::new(&run).unwrap();
     o.publish_to = Some(d.path().join("ds"));
-    assert_eq!(publish(&o, None).unwrap(), 0);
+    assert_eq!(publish_with(&o, After::NOTHING).unwrap(), Exit::Done);
     let out = d.path().join("ds/performance/systems.csv");
     let rows = systems::load(&out).unwrap();
     assert_eq!(rows.len(), 1, "{}", std::fs::read_to_string(&out).unwrap());
@@ -25,7 +25,7 @@ fn publish_side_tables_round_trip_a_semicolon_in_a_description() {
     assert_eq!(rows[0].description, desc);
     // Published twice: the existing table is read back and written again unchanged.
     let before = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(publish(&o, None).unwrap(), 0);
+    assert_eq!(publish_with(&o, After::NOTHING).unwrap(), Exit::Done);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), before);
     assert!(
         d.path()
@@ -48,7 +48,7 @@ fn publish_refuses_evidence_with_a_machine_path() {
     let mut o = CampaignOptions::new(&run).unwrap();
     o.publish_to = Some(d.path().join("ds"));
     // The file with the path is refused (exit 2), the rest of the run is published.
-    assert_eq!(publish(&o, None).unwrap(), 2);
+    assert_eq!(publish_with(&o, After::NOTHING).unwrap(), Exit::Refused);
     let sys = d.path().join("ds/performance/data/x86_7");
     assert!(sys.join("campaign.json").is_file());
     assert!(!sys.join("records/sign-90/W__sign.json").exists());
@@ -58,7 +58,7 @@ fn publish_refuses_evidence_with_a_machine_path() {
         "{\"library\": \"lib/sign-90/libW.so\"}\n",
     )
     .unwrap();
-    assert_eq!(publish(&o, None).unwrap(), 0);
+    assert_eq!(publish_with(&o, After::NOTHING).unwrap(), Exit::Done);
     assert!(sys.join("records/sign-90/W__sign.json").is_file());
     assert!(
         d.path()
@@ -148,7 +148,7 @@ fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
     .unwrap();
     let mut o = CampaignOptions::new(&run).unwrap();
     o.publish_to = Some(ds.clone());
-    assert_eq!(publish(&o, None).unwrap(), 0);
+    assert_eq!(publish_with(&o, After::NOTHING).unwrap(), Exit::Done);
     let text = std::fs::read_to_string(&st).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines.sort();
@@ -172,26 +172,27 @@ fn publish_writes_the_targets_labels_state_once_and_leaves_the_rest_unknown() {
     assert_eq!(t.security_targets().unwrap().len(), 8);
 }
 
-/// A page refresh that fails (a typed `PhaseError` of its stage) leaves the published tree
-/// in place: publish still ends with 0 and names the pages as stale.
+/// A page refresh that fails (a dataset the report stage cannot load: its kat_issues.csv is
+/// not one) leaves the published tree in place: publish still ends with 0 and names the
+/// pages as stale.
 #[test]
 fn a_failing_page_refresh_does_not_undo_the_publication() {
     let d = tempfile::tempdir().unwrap();
     let run = run_of_x86_7(d.path());
     let mut o = CampaignOptions::new(&run).unwrap();
     o.publish_to = Some(d.path().join("ds"));
-    static CALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    let pages: pqperf_campaign::PublishPages = Box::new(|_, _, id| {
-        assert_eq!(id, "x86_7");
-        CALLED.store(true, std::sync::atomic::Ordering::Relaxed);
-        Err(pqperf_campaign::PhaseError::stage(
-            "report",
-            std::io::Error::other("denied"),
-        ))
-    });
-    let code = pqperf_campaign::publish_with(&o, None, Some(&pages)).unwrap();
-    assert_eq!(code, 0);
-    assert!(CALLED.load(std::sync::atomic::Ordering::Relaxed));
+    std::fs::create_dir_all(d.path().join("ds/performance")).unwrap();
+    std::fs::write(
+        d.path().join("ds/performance/kat_issues.csv"),
+        "no;such;columns\n1;2;3\n",
+    )
+    .unwrap();
+    let after = After {
+        validate: false,
+        pages: true,
+    };
+    let code = publish_with(&o, after).unwrap();
+    assert_eq!(code, Exit::Done);
     assert!(
         d.path()
             .join("ds/performance/data/x86_7/campaign.json")

@@ -7,15 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
-use pqperf_campaign::{CampaignOptions, Hooks, Phase, run_phase};
+use pqperf_campaign::{CampaignOptions, Exit, Phase, run_phase};
 use pqperf_model::buildjson::BuildJson;
 use serde_json::Value;
 
-/// The CLI tests' hand-made run directories and fake driver (one definition).
-#[path = "../../../pqperf/tests/common/toy.rs"]
-mod toy;
-
-use toy::{entry, fake_driver, write_build_json};
+use pqperf_test_support::toy::{entry, fake_driver, write_build_json};
 
 /// A run directory listing `labels` of candidate sign-96 in build.json with KAT PASS; the
 /// library files exist (the fake driver never opens them; its mode is in the name).
@@ -67,12 +63,11 @@ fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
     let d = tempfile::tempdir().unwrap();
     let run = hand_made_run(d.path(), &["complete", "crashed"]);
     let o = options(d.path(), &run);
-    let hooks = Hooks::default();
     // The crashed candidate (it crashes after its first trial) does not complete its
     // measurement: exit 1 (something failed), the rest done.
-    assert_eq!(run_phase(Phase::Calibrate, &o, &hooks).unwrap().code, 0);
-    let out = run_phase(Phase::Measure, &o, &hooks).unwrap();
-    assert_eq!(out.code, 1);
+    assert_eq!(run_phase(Phase::Calibrate, &o).unwrap().code, Exit::Done);
+    let out = run_phase(Phase::Measure, &o).unwrap();
+    assert_eq!(out.code, Exit::Failed);
     assert_eq!((out.totals.records, out.totals.skipped), (6, 0));
     // A registered machine never gets the id of a published reference system (x86_1, arm_1).
     assert!(out.system_id.as_deref().is_some_and(|s| s.ends_with("_2")));
@@ -82,8 +77,8 @@ fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
         assert_eq!(status(&run, "crashed", op), "failed_or_partial", "{op}");
     }
     // Resumable by file existence: nothing measured again.
-    let again = run_phase(Phase::Measure, &o, &hooks).unwrap();
-    assert_eq!(again.code, 0);
+    let again = run_phase(Phase::Measure, &o).unwrap();
+    assert_eq!(again.code, Exit::Done);
     assert_eq!((again.totals.records, again.totals.skipped), (0, 6));
     // campaign.json keeps one host check per invocation and the system.
     let camp: Value =
@@ -96,7 +91,7 @@ fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
     c["pqperf"]["noise_floor"] = serde_json::json!({"median_abs_change": 0.07});
     c["pqperf"]["tick_hz"] = serde_json::json!(1);
     std::fs::write(run.join("campaign.json"), c.to_string()).unwrap();
-    assert_eq!(run_phase(Phase::Measure, &o, &hooks).unwrap().code, 0);
+    assert_eq!(run_phase(Phase::Measure, &o).unwrap().code, Exit::Done);
     let camp: Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
     assert_eq!(camp["pqperf"]["noise_floor"]["median_abs_change"], 0.07);
@@ -110,10 +105,9 @@ fn measure_records_each_planned_operation_once_and_a_rerun_skips_them() {
 fn refusals_exit_2_and_measure_nothing() {
     let d = tempfile::tempdir().unwrap();
     let run = hand_made_run(d.path(), &["complete"]);
-    let hooks = Hooks::default();
     let refused = |o: &CampaignOptions| {
-        let out = run_phase(Phase::Measure, o, &hooks).unwrap();
-        assert_eq!(out.code, 2);
+        let out = run_phase(Phase::Measure, o).unwrap();
+        assert_eq!(out.code, Exit::Refused);
         assert!(records(&run).is_empty(), "{:?}", records(&run));
     };
     // A --system that systems.csv does not list (without --register, which would register
@@ -128,7 +122,7 @@ fn refusals_exit_2_and_measure_nothing() {
     refused(&o);
     // The run directory belongs to another system.
     let o = options(d.path(), &run);
-    assert_eq!(run_phase(Phase::Calibrate, &o, &hooks).unwrap().code, 0);
+    assert_eq!(run_phase(Phase::Calibrate, &o).unwrap().code, Exit::Done);
     let camp = run.join("campaign.json");
     let mut c: Value = serde_json::from_str(&std::fs::read_to_string(&camp).unwrap()).unwrap();
     let mine = c["system_id"].clone();
@@ -138,84 +132,74 @@ fn refusals_exit_2_and_measure_nothing() {
     // Planning changed while records exist: refused before anything is measured again.
     c["system_id"] = mine;
     std::fs::write(&camp, c.to_string()).unwrap();
-    assert_eq!(run_phase(Phase::Measure, &o, &hooks).unwrap().code, 0);
+    assert_eq!(run_phase(Phase::Measure, &o).unwrap().code, Exit::Done);
     let before = records(&run);
     assert_eq!(before.len(), 3);
     let mut other = options(d.path(), &run);
     other.planning.trial_target_s = 0.002;
-    let out = run_phase(Phase::Measure, &other, &hooks).unwrap();
-    assert_eq!(out.code, 2);
+    let out = run_phase(Phase::Measure, &other).unwrap();
+    assert_eq!(out.code, Exit::Refused);
     assert_eq!(records(&run), before);
 }
 
+/// `all` calls the stages itself, build first: without a catalog it stops with the build
+/// stage's error naming what to run, before anything is measured.
 #[test]
-fn a_phase_this_program_does_not_provide_stops_with_2() {
+fn all_without_a_catalog_stops_at_build_naming_import() {
     let d = tempfile::tempdir().unwrap();
     let run = hand_made_run(d.path(), &["complete"]);
     let o = options(d.path(), &run);
-    // `all` starts with build, which only the CLI provides (as a hook).
-    let out = run_phase(Phase::All, &o, &Hooks::default()).unwrap();
-    assert_eq!(out.code, 2);
+    let e = run_phase(Phase::All, &o).unwrap_err();
+    assert!(e.to_string().contains("run `pqperf import"), "{e}");
     assert!(records(&run).is_empty());
 }
 
+/// A stage's phase that cannot run keeps its error's source: the hash-cost lock that cannot
+/// be taken (its folder is a file) is the io::Error under `hashcost lock: …`.
 #[test]
-fn a_hook_ends_with_its_status_mapped_to_the_exit_code_or_an_error_that_keeps_its_source() {
-    use pqperf_campaign::{PhaseError, PhaseStatus};
+fn a_stage_error_keeps_its_source() {
     let d = tempfile::tempdir().unwrap();
     let run = hand_made_run(d.path(), &["complete"]);
     let mut o = options(d.path(), &run);
-    o.register = None;
-    let mut hooks = Hooks::default();
-    hooks.provide(Phase::Build, Box::new(|_| Ok(PhaseStatus::Refused)));
-    hooks.provide(Phase::Kat, Box::new(|_| Ok(PhaseStatus::Failed)));
-    hooks.provide(
-        Phase::Ct,
-        Box::new(|ctx| {
-            Err(PhaseError::Lock {
-                name: "ct",
-                source: std::io::Error::new(
-                    std::io::ErrorKind::PermissionDenied,
-                    format!("{}: denied", ctx.opts.run_dir.display()),
-                ),
-            })
-        }),
-    );
-    assert_eq!(run_phase(Phase::Build, &o, &hooks).unwrap().code, 2);
-    assert_eq!(run_phase(Phase::Kat, &o, &hooks).unwrap().code, 1);
-    let e = run_phase(Phase::Ct, &o, &hooks).unwrap_err();
-    assert!(e.to_string().starts_with("ct lock: "), "{e}");
-    let io = std::error::Error::source(&e)
-        .and_then(|s| s.downcast_ref::<std::io::Error>())
-        .expect("the lock's io::Error is the source");
-    assert_eq!(io.kind(), std::io::ErrorKind::PermissionDenied);
+    let file = d.path().join("not-a-folder");
+    std::fs::write(&file, b"").unwrap();
+    o.lock_dir = Some(file);
+    let e = run_phase(Phase::Hashcost, &o).unwrap_err();
+    assert!(e.to_string().starts_with("hashcost lock: "), "{e}");
+    let io = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<std::io::Error>());
+    assert!(io.is_some(), "the lock's io::Error is the source");
 }
 
-/// A phase runs holding its run directory's lock (`PhaseCtx::run`, a `LockedRun`): another
-/// writer cannot take it while the phase runs, and can once the phase has ended.
+/// A phase runs holding its run directory's lock (`PhaseCtx::run`, a `LockedRun`): while the
+/// hash-cost phase waits for its own host-wide lock (held here), another writer cannot take
+/// the run directory's; once the phase has ended, it can.
 #[test]
 fn a_phase_runs_holding_the_run_directory_lock() {
     use nix::fcntl::{Flock, FlockArg};
-    use pqperf_campaign::PhaseStatus;
     let d = tempfile::tempdir().unwrap();
     let run = hand_made_run(d.path(), &["complete"]);
-    let o = options(d.path(), &run);
+    let mut o = options(d.path(), &run);
+    o.lock_dir = Some(d.path().join("locks"));
     let try_lock = |p: &Path| {
         let f = std::fs::File::open(p).unwrap();
         Flock::lock(f, FlockArg::LockExclusiveNonblock).map_err(|(_, e)| e)
     };
-    let mut hooks = Hooks::default();
-    let want = run.clone();
-    hooks.provide(
-        Phase::Build,
-        Box::new(move |ctx| {
-            assert_eq!(ctx.run.layout().root(), want.as_path());
-            let held = try_lock(&ctx.run.run_lock());
-            assert_eq!(held.err(), Some(nix::errno::Errno::EWOULDBLOCK));
-            Ok(PhaseStatus::Done)
-        }),
-    );
-    assert_eq!(run_phase(Phase::Build, &o, &hooks).unwrap().code, 0);
+    let held =
+        pqperf_ffi::procinfo::lock_exclusive(&d.path().join("locks/.hashcost.lock")).unwrap();
     let lock = pqperf_model::layout::RunLayout::new(&run).run_lock();
+    let phase = std::thread::spawn(move || run_phase(Phase::Hashcost, &o).unwrap().code);
+    let t0 = std::time::Instant::now();
+    loop {
+        if lock.is_file() && try_lock(&lock).err() == Some(nix::errno::Errno::EWOULDBLOCK) {
+            break;
+        }
+        assert!(
+            t0.elapsed().as_secs() < 120,
+            "the phase never took the run lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(held);
+    assert_eq!(phase.join().unwrap(), Exit::Done);
     assert!(try_lock(&lock).is_ok(), "released when the phase ended");
 }

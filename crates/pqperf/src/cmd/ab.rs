@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use std::process::ExitCode;
 
+use pqperf_campaign::Exit;
 use pqperf_campaign::ab::{self as interleave, AbOptions};
 
 const LONG_HELP: &str = "The recommended regression gate on a shared machine. A and B are run \
@@ -253,9 +254,9 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         if failed { 1 } else { 0 }
     ));
     Ok(if failed {
-        ExitCode::from(super::exit::FAILED)
+        Exit::Failed.into()
     } else {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     })
 }
 
@@ -303,9 +304,9 @@ fn run_counts(
         if failed { 1 } else { 0 }
     ));
     Ok(if failed {
-        ExitCode::from(super::exit::FAILED)
+        Exit::Failed.into()
     } else {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     })
 }
 

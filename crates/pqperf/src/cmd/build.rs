@@ -4,9 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use pqperf_campaign::{PhaseError, PhaseStatus};
+use pqperf_campaign::Exit;
 use pqperf_model::layout::RunLayout;
-use pqperf_model::select::Selection;
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
@@ -211,7 +210,7 @@ pub fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         summary.instances,
         summary.catalog.display()
     ));
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 fn import_what(
@@ -362,9 +361,9 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             s.failed.len(),
             s.failed.len() + s.built.len()
         );
-        return Ok(super::code(super::exit::FAILED.into()));
+        return Ok(Exit::Failed.into());
     }
-    Ok(super::code(super::exit::DONE.into()))
+    Ok(Exit::Done.into())
 }
 
 #[derive(clap::Args)]
@@ -486,9 +485,9 @@ pub fn run_kat(args: KatArgs) -> anyhow::Result<ExitCode> {
             "kat: {not_pass} of {} instance(s) did not PASS",
             s.instances.len()
         );
-        return Ok(super::code(super::exit::FAILED.into()));
+        return Ok(Exit::Failed.into());
     }
-    Ok(super::code(super::exit::DONE.into()))
+    Ok(Exit::Done.into())
 }
 
 /// `--list`: the selected instance keys, one a line; a selection of none is refused.
@@ -499,7 +498,7 @@ fn list(keys: &[String]) -> anyhow::Result<ExitCode> {
     for k in keys {
         println!("{k}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 /// Hidden: one KAT child process (pqperf re-executes itself per instance).
@@ -512,121 +511,6 @@ pub struct KatChildArgs {
 pub fn run_kat_child(args: KatChildArgs) -> anyhow::Result<ExitCode> {
     let code = pqperf_kat::child_main(&args.job);
     Ok(super::code(code))
-}
-
-/// The campaign hooks of the build and KAT stages, so that `campaign all` (and
-/// `campaign build` / `campaign kat`) run them. Resumable like the other phases: `build`
-/// builds the catalog instances (selected by `--only`) that build.json does not list yet,
-/// `kat` checks the built instances whose KAT has not run (`NOLOG`).
-pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
-    h.provide(
-        pqperf_campaign::Phase::Build,
-        Box::new(|ctx| {
-            let run = &ctx.opts.run_dir;
-            let cat = pqperf_campaign::load_catalog(run)?.ok_or_else(|| {
-                PhaseError::MissingInput(format!(
-                    "phase build: no catalog.toml in {}; run `pqperf import …` first",
-                    run.display()
-                ))
-            })?;
-            let built = pqperf_campaign::load_build(run)?;
-            // Not built yet, or built from other inputs / another library than build.json
-            // names (a re-import, a build that did not finish): built (again).
-            let todo: Vec<String> = cat
-                .instances()
-                .filter(|(c, i)| ctx.opts.select.selects(&c.id, &i.label))
-                .filter(|(c, i)| match built.instances.get(&i.key(c)) {
-                    None => true,
-                    Some(e) => match pqperf_build::build_staleness(run, c, i, e) {
-                        Some(why) => {
-                            ctx.log
-                                .log(format!("phase build: {}: {why}; built again", i.key(c)));
-                            true
-                        }
-                        None => false,
-                    },
-                })
-                .map(|(c, i)| i.key(c))
-                .collect();
-            if todo.is_empty() {
-                ctx.log
-                    .log("phase build: every selected instance is in build.json already");
-                return Ok(PhaseStatus::Done);
-            }
-            let s = pqperf_build::build(&pqperf_build::BuildOptions {
-                run_dir: run.clone(),
-                catalog: None,
-                select: Selection::keys(todo),
-                jobs: 2,
-                progress: !super::ui::quiet(),
-                on_progress: None,
-                // The catalog's choice, else the run's remembered one (pqperf build --iccs-provider).
-                iccs_provider: None,
-                // The run's remembered compiler (pqperf build --cc), else the system default.
-                cc: None,
-            })
-            .map_err(|e| PhaseError::stage("build", e))?;
-            ctx.log.log(format!(
-                "phase build: {} built, {} BUILDFAIL in {:.1} s",
-                s.built.len(),
-                s.failed.len(),
-                s.seconds
-            ));
-            for f in &s.failed {
-                ctx.log.log(format!("BUILDFAIL {f}"));
-            }
-            Ok(PhaseStatus::Done)
-        }),
-    );
-    h.provide(
-        pqperf_campaign::Phase::Kat,
-        Box::new(|ctx| {
-            let run = &ctx.opts.run_dir;
-            let built = pqperf_campaign::load_build(run)?;
-            // Untested (`NOLOG`), or a KAT log that names another library than the built one
-            // (stale: tested again, or kept with --keep-stale and said so).
-            let mut check = pqperf_campaign::EvidenceCheck::new(ctx.opts, ctx.log, ctx.opts.redo);
-            let todo: Vec<String> = built
-                .instances
-                .iter()
-                .filter(|(_, e)| ctx.opts.select.selects(&e.candidate, &e.label))
-                .filter(|(_, e)| {
-                    if e.kat == "NOLOG" {
-                        return true;
-                    }
-                    let (Some(rel), Some(_)) = (&e.kat_log, &e.library) else {
-                        return false;
-                    };
-                    let path = run.join(rel);
-                    let named = pqperf_model::KatLog::read(&path, std::path::Path::new(rel))
-                        .ok()
-                        .and_then(|l| l.library_sha256().map(str::to_string));
-                    check.redo(&path, named.as_deref(), e.library_sha256.as_deref())
-                })
-                .map(|(k, _)| k.clone())
-                .collect();
-            check.finish()?;
-            if todo.is_empty() {
-                ctx.log
-                    .log("phase kat: no built instance is waiting for its KAT check");
-                return Ok(PhaseStatus::Done);
-            }
-            let mut opts = pqperf_kat::KatOptions::new(run.clone());
-            opts.select = Selection::keys(todo);
-            opts.progress = !super::ui::quiet();
-            let s = pqperf_kat::run(&opts).map_err(|e| PhaseError::stage("kat", e))?;
-            for i in &s.instances {
-                ctx.log.log(&i.result_line);
-            }
-            ctx.log.log(format!(
-                "phase kat: {} instance(s) checked in {:.1} s, {} PASS",
-                s.instances.len(),
-                s.seconds,
-                s.count("PASS")
-            ));
-            Ok(PhaseStatus::Done)
-        }),
-    );
 }
 
 /// The `ICCS provider: …` lines after a build, from what build.json records each built ICCS

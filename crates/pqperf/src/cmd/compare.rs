@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pqperf_campaign::Exit;
 
 const LONG_HELP: &str = "A and B are run directories (records/) or datasets \
 (performance/data/<system>/records/; --system when there are several). For every (candidate, \
@@ -81,7 +82,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
         Ok(c) => Ok(c),
         Err(e) => {
             eprintln!("pqperf compare: error: {}", super::error_chain(&e));
-            Ok(ExitCode::from(2))
+            Ok(Exit::Refused.into())
         }
     }
 }
@@ -174,9 +175,9 @@ fn run_inner(a: CompareArgs) -> anyhow::Result<ExitCode> {
         super::ui::note(format!("noise floor recorded in {}", p.display()));
     }
     Ok(if a.fail_on_regression && c.any_slower() {
-        ExitCode::from(1)
+        Exit::Failed.into()
     } else {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     })
 }
 
@@ -213,9 +214,9 @@ fn run_counts(a: &CompareArgs) -> anyhow::Result<ExitCode> {
         print!("{}", counts::markdown(&c));
     }
     Ok(if a.fail_on_regression && c.any_slower() {
-        ExitCode::from(1)
+        Exit::Failed.into()
     } else {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     })
 }
 

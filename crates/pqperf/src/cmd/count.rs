@@ -1,4 +1,4 @@
-//! `pqperf count` and the campaign phase `count` (`pqperf campaign count`, part of `all`):
+//! `pqperf count` (the campaign phase `count` is the campaign's, `pqperf_campaign::stages::count`):
 //! deterministic instruction counts per operation under valgrind's callgrind; see the
 //! `pqperf-count` crate and docs/counting.md. Without valgrind the phase says so in the log
 //! and in campaign.json (`pqperf.count`) and ends done: counts are extra evidence, never a
@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use pqperf_campaign::{CampaignOptions, PhaseStatus};
+use pqperf_campaign::CampaignOptions;
+use pqperf_campaign::Exit;
 use pqperf_model::layout::RunLayout;
 
 /// Arguments of `pqperf count`.
@@ -38,72 +38,11 @@ pub struct CountArgs {
     pub contain: super::sandbox::Containment,
 }
 
-/// The count options of a campaign's selection (the measured instances).
-fn options(opts: &CampaignOptions) -> anyhow::Result<pqperf_count::CountOptions> {
-    let insts = pqperf_campaign::selected(opts, pqperf_campaign::measurable(opts)?);
-    let mut o = pqperf_count::CountOptions::new(&opts.run_dir, insts)?;
-    o.redo = opts.redo;
-    o.progress = !super::ui::quiet();
-    Ok(o)
-}
+use pqperf_campaign::stages::count::options;
 
-/// Count and print one line per operation and a summary line.
+/// Count and print one line per operation and a summary line (as the campaign phase does).
 fn count(o: &pqperf_count::CountOptions) -> anyhow::Result<pqperf_count::CountSummary> {
-    let beat = super::ui::Heartbeat::start("count: callgrind instruction counts per operation");
-    let mut o = o.clone();
-    if beat.is_spinner() {
-        o.progress = false;
-    }
-    let s = pqperf_count::run(&o).context("count");
-    drop(beat);
-    let s = s?;
-    if !super::ui::quiet() && !o.progress {
-        for ev in &s.evidence {
-            println!(
-                "COUNT {}/{} {}: {}",
-                ev.candidate,
-                ev.label,
-                ev.operation,
-                pqperf_count::line(ev)
-            );
-        }
-    }
-    println!("{}", summary_line(&s, &o.run_dir));
-    Ok(s)
-}
-
-fn summary_line(s: &pqperf_count::CountSummary, run_dir: &std::path::Path) -> String {
-    let n = |st: &str| s.evidence.iter().filter(|e| e.status == st).count();
-    let impossible = s
-        .evidence
-        .iter()
-        .filter(|e| e.timing_check.as_ref().is_some_and(|t| t.impossible()))
-        .count();
-    format!(
-        "count: {} operation(s) in {:.1} s ({} counted, {} refused, {} failed, {} kept{}{}); evidence in {}",
-        s.evidence.len(),
-        s.seconds,
-        n("counted"),
-        n("refused"),
-        n("failed"),
-        s.kept,
-        if s.rechecked.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ", {} timing cross-check(s) brought up to date",
-                s.rechecked.len()
-            )
-        },
-        if impossible > 0 {
-            format!(
-                ", {impossible} IMPOSSIBLE timing(s): a timed figure below what the counted instructions allow"
-            )
-        } else {
-            String::new()
-        },
-        RunLayout::new(run_dir).count_dir().display()
-    )
+    pqperf_campaign::stages::count::count(o, super::ui::quiet())
 }
 
 /// `pqperf count`.
@@ -149,75 +88,8 @@ pub fn run(a: CountArgs) -> anyhow::Result<ExitCode> {
     super::ui::detail(format!("count: {tool}, {} calls per operation", o.calls));
     let s = count(&o)?;
     Ok(if s.evidence.iter().any(|e| e.status == "failed") {
-        ExitCode::from(1)
+        Exit::Failed.into()
     } else {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     })
-}
-
-/// The campaign phase `count` (part of `all`).
-pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
-    h.provide(
-        pqperf_campaign::Phase::Count,
-        Box::new(|ctx| {
-            let note = |status: &str, reason: Option<String>| {
-                ctx.run.try_update_campaign(|c| {
-                    let pq = c.pqperf.get_or_insert_with(Default::default);
-                    pq.extra.insert(
-                        "count".into(),
-                        serde_json::json!({
-                            "status": status,
-                            "reason": reason,
-                            "valgrind": pqperf_count::valgrind_version("valgrind"),
-                        }),
-                    );
-                    Ok(())
-                })
-            };
-            if pqperf_count::valgrind_version("valgrind").is_none() {
-                let why = "valgrind is not installed: no instruction counts (they need valgrind's callgrind)";
-                ctx.log.log(format!("phase count: not run: {why}"));
-                eprintln!("count: not run: {why}");
-                note("not run", Some(why.to_string()))?;
-                // The counts made before still get the cross-check of the records now.
-                let insts = pqperf_campaign::selected(
-                    ctx.opts,
-                    pqperf_campaign::measurable(ctx.opts).unwrap_or_default(),
-                );
-                match pqperf_count::refresh_timing_checks(&ctx.opts.run_dir, &insts, &[]) {
-                    Ok(r) if !r.is_empty() => ctx.log.log(format!(
-                        "phase count: timing cross-check of {} count(s) brought up to date",
-                        r.len()
-                    )),
-                    Ok(_) => {}
-                    Err(e) => ctx.log.log(format!("phase count: timing cross-check: {e}")),
-                }
-                return Ok(PhaseStatus::Done);
-            }
-            let o = match options(ctx.opts) {
-                Ok(o) => o,
-                Err(e) => {
-                    ctx.log.log(format!("phase count: not run: {e:#}"));
-                    return Ok(PhaseStatus::Failed);
-                }
-            };
-            if o.instances.is_empty() {
-                ctx.log
-                    .log("phase count: no measurable instance selected (KAT PASS needed)");
-                note("not run", Some("no measurable instance selected".into()))?;
-                return Ok(PhaseStatus::Done);
-            }
-            let s = match count(&o) {
-                Ok(s) => s,
-                Err(e) => {
-                    ctx.log.log(format!("phase count: failed: {e:#}"));
-                    note("failed", Some(format!("{e:#}")))?;
-                    return Ok(PhaseStatus::Failed);
-                }
-            };
-            ctx.log.log(format!("phase {}", summary_line(&s, &o.run_dir)));
-            note("done", None)?;
-            Ok(PhaseStatus::Done)
-        }),
-    );
 }

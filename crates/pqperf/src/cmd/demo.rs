@@ -9,6 +9,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use pqperf_campaign::Exit;
 use pqperf_campaign::{self as campaign, CampaignOptions, Phase};
 use pqperf_model::layout::RunLayout;
 use pqperf_model::select::Selection;
@@ -27,7 +28,7 @@ pub struct DemoArgs {
     /// Half-width in percent the `--target-ci` protocol runs each operation to (default 1;
     /// `off`: the reference protocol with adaptive stopping), as in `pqperf campaign`.
     #[arg(long, value_name = "PCT|off", value_parser = super::measure::parse_target_ci)]
-    target_ci: Option<super::measure::TargetCi>,
+    target_ci: Option<super::measure::TargetCiArg>,
     /// Benchmark CPU (default: the last CPU this process may use).
     #[arg(long)]
     cpu: Option<usize>,
@@ -38,12 +39,12 @@ pub struct DemoArgs {
 
 /// `pqperf demo`.
 pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
-    use super::measure::{DEFAULT_TARGET_CI_PCT, TargetCi};
+    use super::measure::TargetCiArg;
     let target_ci = match a.target_ci {
-        Some(TargetCi::Pct(p)) => Some(p),
-        Some(TargetCi::Off) => None,
+        Some(TargetCiArg::Pct(t)) => Some(t),
+        Some(TargetCiArg::Off) => None,
         None if a.trial_target.is_some() => None,
-        None => Some(DEFAULT_TARGET_CI_PCT),
+        None => Some(campaign::TargetCi::DEFAULT),
     };
     run(&a.run_dir, a.trial_target.unwrap_or(0.05), target_ci, a.cpu)
 }
@@ -90,12 +91,12 @@ fn s(p: &Path) -> String {
 pub fn run(
     run_dir: &Path,
     trial_target: f64,
-    target_ci_pct: Option<f64>,
+    target_ci: Option<campaign::TargetCi>,
     cpu: Option<usize>,
 ) -> anyhow::Result<ExitCode> {
     let t0 = Instant::now();
     std::fs::create_dir_all(run_dir)?;
-    let first = first_estimate(run_dir, trial_target, target_ci_pct.is_some());
+    let first = first_estimate(run_dir, trial_target, target_ci.is_some());
     super::ui::note(format!(
         "demo: expected duration about {} ({}; the measure phase states its own plan after calibrating)",
         super::ui::human(first.total()),
@@ -136,7 +137,7 @@ pub fn run(
     }
     // The --target-ci protocol plans from the reference constants (its budget is what they
     // would spend); the reference protocol of the demo uses the short trial target.
-    o.target_ci = target_ci_pct.map(|p| p / 100.0);
+    o.target_ci = target_ci;
     o.planning = pqperf_measure::plan::planning(
         if o.target_ci.is_some() {
             1.0
@@ -157,7 +158,6 @@ pub fn run(
     ));
     o.publish_to = Some(RunLayout::new(run_dir).default_dataset());
     o.echo = !super::ui::quiet();
-    let hooks = super::phases::hooks();
     // The constant-time check needs only the builds; it runs before the timing phases so
     // that its valgrind processes never overlap them. A failing check is logged by the
     // phase and does not stop the demo.
@@ -167,14 +167,14 @@ pub fn run(
     );
     let mut ct = o.clone();
     ct.select = demo_set;
-    let _ = campaign::run_phase(Phase::Ct, &ct, &hooks)?;
+    let _ = campaign::run_phase(Phase::Ct, &ct)?;
     // Instruction counts (callgrind) need no quiet CPU but run on every core: before the
     // timing phases too. Without valgrind the phase says so and the demo goes on.
     step(
         "instruction counts (valgrind callgrind, only the operation counted, every core)",
         t0,
     );
-    let count = campaign::run_phase(Phase::Count, &ct, &hooks)?;
+    let count = campaign::run_phase(Phase::Count, &ct)?;
     super::ui::note(format!(
         "demo: [{:6.1} s] count phase ended (exit status {}, {:.1} s)",
         t0.elapsed().as_secs_f64(),
@@ -189,13 +189,13 @@ pub fn run(
     // status says that something failed (calibrate and measure exit 1 when a unit did not
     // complete, 2 when there was nothing to measure).
     let mut failed: Vec<String> = Vec::new();
-    let cal = campaign::run_phase(Phase::Calibrate, &o, &hooks)?;
-    if cal.code != 0 {
+    let cal = campaign::run_phase(Phase::Calibrate, &o)?;
+    if cal.code != Exit::Done {
         failed.push(format!("calibrate (exit status {})", cal.code));
     }
     let plan = planned_measure(&o);
     step(
-        &match target_ci_pct {
+        &match target_ci.map(campaign::TargetCi::percent) {
             Some(p) => format!(
                 "measure (short trials in fresh processes until ±{p} % or the reference's budget)"
             ),
@@ -212,19 +212,19 @@ pub fn run(
         },
         t0,
     );
-    let m = campaign::run_phase(Phase::Measure, &o, &hooks)?;
-    if m.code != 0 {
+    let m = campaign::run_phase(Phase::Measure, &o)?;
+    if m.code != Exit::Done {
         failed.push(format!("measure (exit status {})", m.code));
     }
     step("profile (symmetric-primitive shares)", t0);
-    match campaign::run_phase(Phase::Profile, &o, &hooks) {
-        Ok(p) if p.code == 0 => {}
+    match campaign::run_phase(Phase::Profile, &o) {
+        Ok(p) if p.code == Exit::Done => {}
         Ok(p) => failed.push(format!("profile (exit status {})", p.code)),
         Err(e) => failed.push(format!("profile ({e})")),
     }
     step("publish", t0);
-    let p = campaign::run_phase(Phase::Publish, &o, &hooks)?;
-    if p.code != 0 {
+    let p = campaign::run_phase(Phase::Publish, &o)?;
+    if p.code != Exit::Done {
         bail!("publish failed ({})", p.code);
     }
     let layout = RunLayout::new(run_dir);
@@ -296,9 +296,9 @@ pub fn run(
     }
     if !failed.is_empty() {
         println!("  FAILED: {}", failed.join("; "));
-        return Ok(ExitCode::FAILURE);
+        return Ok(Exit::Failed.into());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 /// Instances of [`DEMO_SET`] and their timed operations (3 each: keygen/sign/verify or

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
+use pqperf_campaign::Exit;
 use pqperf_iccs::{Drng, HqcPrng, IccsError, NistDrbg};
 use pqperf_model::layout::RunLayout;
 
@@ -140,11 +141,11 @@ pub fn run(args: IccsArgs) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match evaluate(&args.command, &mut out)? {
-        Ok(()) => Ok(ExitCode::SUCCESS),
+        Ok(()) => Ok(Exit::Done.into()),
         Err(e) => {
             out.flush()?;
             eprintln!("pqperf iccs: {e}");
-            Ok(ExitCode::FAILURE)
+            Ok(Exit::Failed.into())
         }
     }
 }
@@ -194,7 +195,7 @@ fn bench(
     pqperf_model::fsutil::write_atomic(&path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     println!("\nwrote {}", path.display());
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 /// Run one subcommand, writing result lines to `out`. The outer error is bad input (hex,

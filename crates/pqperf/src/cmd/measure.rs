@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pqperf_campaign::Exit;
 use pqperf_campaign::shard;
 use pqperf_campaign::{self as campaign, Phase};
 use pqperf_measure::host::{self, CheckOptions};
@@ -42,7 +43,7 @@ pub fn run_check(a: CheckArgs) -> anyhow::Result<ExitCode> {
         let env = host::environment(cpu, probe.as_ref());
         print!("{}", pqperf_model::pyjson::value_to_string(&env));
     }
-    Ok(code(i32::from(!problems.is_empty())))
+    Ok(Exit::failed_if(!problems.is_empty()).into())
 }
 
 /// `--cpu N|auto`.
@@ -138,7 +139,7 @@ pub struct CampaignCommon {
     /// (`pqperf.protocol`). Default 1 for campaigns and the demo; `off`, `--trial-target`,
     /// `--op-budget`, `--adaptive` or `--no-samples` select the reference protocol.
     #[arg(long, value_name = "PCT|off", value_parser = parse_target_ci)]
-    target_ci: Option<TargetCi>,
+    target_ci: Option<TargetCiArg>,
     /// `campaign all` builds and times the ICCS helper baseline (candidate `iccs`) even when
     /// no selected candidate links the ICCS helpers (by default only then).
     #[arg(long)]
@@ -157,35 +158,31 @@ pub struct CampaignCommon {
 
 /// `--target-ci PCT|off`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TargetCi {
+pub enum TargetCiArg {
     /// The reference protocol.
     Off,
-    /// This half-width, in percent.
-    Pct(f64),
+    /// This half-width (checked by [`campaign::TargetCi::from_percent`]).
+    Pct(campaign::TargetCi),
 }
 
 /// Parses `--target-ci`: a percentage in (0, 100] or `off`.
-pub(crate) fn parse_target_ci(s: &str) -> Result<TargetCi, String> {
+pub(crate) fn parse_target_ci(s: &str) -> Result<TargetCiArg, String> {
     if s == "off" {
-        return Ok(TargetCi::Off);
+        return Ok(TargetCiArg::Off);
     }
-    match s.parse::<f64>() {
-        Ok(p) if p.is_finite() && p > 0.0 && p <= 100.0 => Ok(TargetCi::Pct(p)),
-        _ => Err(format!(
-            "{s:?}: a percentage above 0 and at most 100, or `off`"
-        )),
-    }
+    s.parse::<f64>()
+        .map_err(|e| e.to_string())
+        .and_then(campaign::TargetCi::from_percent)
+        .map(TargetCiArg::Pct)
+        .map_err(|_| format!("{s:?}: a percentage above 0 and at most 100, or `off`"))
 }
 
-/// The `--target-ci` of pqperf's own campaigns when none is given.
-pub const DEFAULT_TARGET_CI_PCT: f64 = 1.0;
-
 impl CampaignCommon {
-    /// The half-width in percent the campaign runs to (`None`: the reference protocol).
-    pub fn target_ci_pct(&self) -> Option<f64> {
+    /// The half-width the campaign runs to (`None`: the reference protocol).
+    pub fn target_ci(&self) -> Option<campaign::TargetCi> {
         match self.target_ci {
-            Some(TargetCi::Pct(p)) => Some(p),
-            Some(TargetCi::Off) => None,
+            Some(TargetCiArg::Pct(t)) => Some(t),
+            Some(TargetCiArg::Off) => None,
             None if self.trial_target.is_some()
                 || self.op_budget.is_some()
                 || self.adaptive
@@ -193,7 +190,7 @@ impl CampaignCommon {
             {
                 None
             }
-            None => Some(DEFAULT_TARGET_CI_PCT),
+            None => Some(campaign::TargetCi::DEFAULT),
         }
     }
 
@@ -224,7 +221,7 @@ impl CampaignCommon {
             no_samples: self.no_samples,
             stack_region: self.stack_region,
             adaptive: self.adaptive,
-            target_ci: self.target_ci_pct(),
+            target_ci: self.target_ci().map(campaign::TargetCi::percent),
             iccs_baseline: self.iccs_baseline,
             probe_attempts: self.probe_attempts,
             redo: self.redo,
@@ -345,7 +342,7 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
             out.display(),
             m.files
         );
-        return Ok(code(0));
+        return Ok(Exit::Done.into());
     }
     let Some(phase) = Phase::parse(&a.phase) else {
         return super::refuse(format!(
@@ -384,13 +381,13 @@ pub fn run_campaign(a: CampaignArgs) -> anyhow::Result<ExitCode> {
         for k in keys {
             println!("{k}");
         }
-        return Ok(code(0));
+        return Ok(Exit::Done.into());
     }
     // Every phase but publish writes the run directory: `run_phase` holds its lock (one
     // writer at a time, except the shards of one parallel campaign, which share it).
     // (publish merges the survey verdicts and refreshes the pages through its hook)
-    let out = campaign::run_phase(phase, &opts, &super::phases::hooks())?;
-    Ok(code(out.code))
+    let out = campaign::run_phase(phase, &opts)?;
+    Ok(out.code.into())
 }
 
 /// The options in force, for `--verbose`.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use pqperf_campaign::Exit;
 
 /// `pqperf completions <shell>`.
 #[derive(clap::Args)]
@@ -50,7 +51,7 @@ pub fn run_completions(a: CompletionsArgs, cmd: clap::Command) -> anyhow::Result
     let mut out = std::io::stdout().lock();
     clap_complete::generate(a.shell, &mut cmd, "pqperf", &mut out);
     out.flush().context("writing the completion script")?;
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 /// `pqperf man`.
@@ -97,7 +98,7 @@ pub fn run_man(a: ManArgs, cmd: clap::Command) -> anyhow::Result<ExitCode> {
         out.write_all(&render(&cmd)?)
             .and_then(|()| out.flush())
             .context("writing the manual page")?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Done.into());
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut all = vec![("pqperf".to_string(), cmd.clone())];
@@ -110,7 +111,7 @@ pub fn run_man(a: ManArgs, cmd: clap::Command) -> anyhow::Result<ExitCode> {
         all.len(),
         dir.display()
     ));
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }
 
 fn write_page(dir: &Path, name: &str, roff: &[u8]) -> anyhow::Result<()> {

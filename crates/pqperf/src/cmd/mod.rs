@@ -9,7 +9,6 @@ pub mod demo;
 pub mod iccs;
 pub mod measure;
 pub mod meta;
-pub mod phases;
 pub mod profile;
 pub mod report;
 pub mod sandbox;
@@ -17,23 +16,7 @@ pub mod site;
 pub mod ui;
 pub mod validate;
 
-/// The exit codes of every pqperf command, defined here only (README "Exit codes", `--help`).
-pub mod exit {
-    /// Done: the command did what was asked.
-    pub const DONE: u8 = 0;
-    /// Something failed: a KAT verdict other than PASS, a build failure, a unit that could
-    /// not be measured, a regression (`compare --fail-on-regression`), an invalid dataset, an
-    /// I/O error.
-    pub const FAILED: u8 = 1;
-    /// Usage or refused input: a bad argument, a selection that matches nothing, a missing
-    /// input of a phase (no build.json), a run directory that does not exist, a CPU that
-    /// cannot be used, an unfixed host without `--allow-unfixed-host`. Nothing was written.
-    pub const REFUSED: u8 = 2;
-    /// The text `--help` shows.
-    pub const HELP: &str = "Exit codes: 0 done; 1 something failed (a KAT verdict other than PASS, a build failure, a unit not measured, a regression, an invalid dataset, an I/O error); 2 usage or refused input (bad argument, a selection matching nothing, a missing input such as build.json, a run directory that does not exist, an unusable CPU); nothing is written then.";
-}
-
-/// A refusal of the input (exit [`exit::REFUSED`]): returned as an `anyhow` error, `main`
+/// A refusal of the input (exit [`pqperf_campaign::Exit::Refused`]): returned as an `anyhow` error, `main`
 /// maps it to exit code 2.
 #[derive(Debug)]
 pub struct Refused(pub String);
@@ -52,7 +35,7 @@ pub fn refuse<T>(msg: impl Into<String>) -> anyhow::Result<T> {
 }
 
 /// The selection `--only PATTERN` makes; a pattern that does not compile is refused (exit
-/// [`exit::REFUSED`]), named with its option.
+/// [`pqperf_campaign::Exit::Refused`]), named with its option.
 pub fn only(pattern: Option<&str>) -> anyhow::Result<pqperf_model::select::Selection> {
     pqperf_model::select::Selection::only(pattern).or_else(|e| refuse(e.to_string()))
 }
@@ -111,7 +94,9 @@ pub fn existing_run_dir(run: &std::path::Path) -> anyhow::Result<()> {
     }
 }
 
-/// A process exit code from a stage's status (clamped to 0–255).
+/// A process exit code from a child's raw status (a KAT or profiling child, a shard chain;
+/// clamped to 0–255); pqperf's own ends are a [`pqperf_campaign::Exit`], the one vocabulary of exit
+/// codes (README "Exit codes", `--help`).
 pub fn code(c: i32) -> std::process::ExitCode {
     std::process::ExitCode::from(c.clamp(0, 255) as u8)
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use pqperf_campaign::Exit;
 use pqperf_report::{Form, PageKind};
 
 /// Render the Markdown pages of a published dataset: one page per candidate, the system
@@ -107,8 +108,8 @@ pub fn run_report(args: ReportArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if any_differ {
-        ExitCode::FAILURE
+        Exit::Failed.into()
     } else {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     })
 }

@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use pqperf_campaign::Exit;
+
 /// Build the static HTML site (pages, rankings, joint view, charts, evidence) from a dataset.
 #[derive(clap::Args)]
 pub struct SiteArgs {
@@ -48,8 +50,8 @@ pub fn run(args: SiteArgs) -> anyhow::Result<ExitCode> {
         }
         println!("site check: {n} internal links, {} broken", broken.len());
         if !broken.is_empty() {
-            return Ok(ExitCode::FAILURE);
+            return Ok(Exit::Failed.into());
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Done.into())
 }

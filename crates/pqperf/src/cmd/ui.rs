@@ -3,9 +3,7 @@
 //! details. Results a caller reads (tables, lists, JSON, summaries of failures) and errors are
 //! printed at every level. Child pqperf processes get the same level ([`child_args`]).
 
-use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::{Duration, Instant};
 
 /// How much a command prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,84 +74,6 @@ pub fn detail(line: impl AsRef<str>) {
 
 /// A duration as people write it (`5 min 45 s`).
 pub use pqperf_campaign::observe::human;
-
-/// How often a step that prints nothing says that it is still running, when stderr is not a
-/// terminal (a log file, CI).
-pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(30);
-
-/// Shows that a long step is alive while it runs: a spinner with the elapsed time on a
-/// terminal, a line every [`HEARTBEAT_EVERY`] otherwise (`<what>: still running, 1 min 30 s`).
-/// Silent at `--quiet`. Everything goes to stderr, never into a result on stdout. Stops when
-/// dropped.
-pub struct Heartbeat {
-    stop: Option<std::sync::mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-    spinner: Option<indicatif::ProgressBar>,
-}
-
-impl Heartbeat {
-    /// Starts the heartbeat of the step `what`.
-    pub fn start(what: &str) -> Heartbeat {
-        Heartbeat::start_with(what, std::io::stderr().is_terminal(), HEARTBEAT_EVERY)
-    }
-
-    /// Starts it with an explicit terminal choice and line interval (tests).
-    pub fn start_with(what: &str, terminal: bool, every: Duration) -> Heartbeat {
-        let none = || Heartbeat {
-            stop: None,
-            thread: None,
-            spinner: None,
-        };
-        if quiet() {
-            return none();
-        }
-        if terminal {
-            let sp = indicatif::ProgressBar::new_spinner();
-            if let Ok(st) = indicatif::ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
-                sp.set_style(st);
-            }
-            sp.set_message(what.to_string());
-            sp.enable_steady_tick(Duration::from_millis(250));
-            return Heartbeat {
-                stop: None,
-                thread: None,
-                spinner: Some(sp),
-            };
-        }
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let what = what.to_string();
-        let t0 = Instant::now();
-        let thread = std::thread::spawn(move || {
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(every) {
-                eprintln!("{what}: still running, {}", human(t0.elapsed()));
-            }
-        });
-        Heartbeat {
-            stop: Some(tx),
-            thread: Some(thread),
-            spinner: None,
-        }
-    }
-}
-
-impl Heartbeat {
-    /// Whether a spinner is drawn (on a terminal): other output on stderr would break it.
-    pub fn is_spinner(&self) -> bool {
-        self.spinner.is_some()
-    }
-}
-
-impl Drop for Heartbeat {
-    fn drop(&mut self) {
-        if let Some(sp) = self.spinner.take() {
-            sp.finish_and_clear();
-        }
-        drop(self.stop.take());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use pqperf_campaign::Exit;
 use pqperf_model::layout::RunLayout;
 
 /// Validate a published dataset: recompute every record's statistics from its raw trials
@@ -118,7 +119,7 @@ pub fn run_validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
             "pqperf validate: {}: not a dataset: {EXPECTED}",
             args.root.display()
         );
-        return Ok(ExitCode::from(2));
+        return Ok(Exit::Refused.into());
     };
     super::ui::note(format!(
         "validate: {}: {}",
@@ -157,8 +158,8 @@ pub fn run_validate(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     }
     println!("{}", report.summary());
     Ok(if report.ok() {
-        ExitCode::SUCCESS
+        Exit::Done.into()
     } else {
-        ExitCode::from(1)
+        Exit::Failed.into()
     })
 }

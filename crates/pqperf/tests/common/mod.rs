@@ -3,13 +3,17 @@
 #![allow(dead_code)] // each test file uses the part it needs
 
 pub mod mldsa;
-pub mod toy;
 
 #[allow(unused_imports)] // most test files use no fake driver
-pub use toy::fake_driver;
+pub use pqperf_test_support::toy::fake_driver;
+/// Hand-made run directories and the fake driver: the test-support crate's.
+#[allow(unused_imports)] // not every includer uses both
+pub use pqperf_test_support::{text, toy};
+
+use pqperf_test_support::{Ran, pqperf};
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -23,20 +27,11 @@ pub fn exe() -> &'static str {
 
 /// Runs pqperf with `args` in `cwd` (`None`: the test's own folder).
 pub fn output(cwd: Option<&Path>, args: &[&str]) -> Output {
-    let mut c = Command::new(exe());
+    let mut c = pqperf();
     if let Some(d) = cwd {
         c.current_dir(d);
     }
-    c.args(args).output().expect("run pqperf")
-}
-
-/// stdout followed by stderr.
-pub fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    c.args(args).out()
 }
 
 /// Runs pqperf and returns its output, failing the test (with the output) when it fails.
@@ -49,12 +44,7 @@ pub fn ok(cwd: Option<&Path>, args: &[&str]) -> String {
 
 /// Runs pqperf with `args`: exit code (-1 when killed), stdout, stderr.
 pub fn status(args: &[&str]) -> (i32, String, String) {
-    let o = output(None, args);
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    pqperf().args(args).code_out_err()
 }
 
 /// Live (non-zombie) processes of this host whose memory maps or command line mention

@@ -7,15 +7,12 @@
 //! `kat_issues.csv` met inside a campaign.
 
 use crate::common;
+use pqperf_test_support::{Ran, pqperf};
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use common::text;
-
-fn pqperf(cwd: &Path, args: &[&str]) -> Output {
-    common::output(Some(cwd), args)
-}
 
 fn ok(cwd: &Path, args: &[&str]) -> String {
     common::ok(Some(cwd), args)
@@ -117,7 +114,7 @@ fn campaign(d: &Path, phase: &str) -> Output {
     let mut args = vec!["campaign", phase];
     args.extend(CAMPAIGN);
     args.push("honest-pages test machine");
-    pqperf(d, &args)
+    pqperf().current_dir(d).args(&args).out()
 }
 
 #[test]
@@ -253,7 +250,7 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
         ("run/dataset/performance/data", "performance/data folder"),
         ("run", "run directory"),
     ] {
-        let o = pqperf(d, &["validate", path]);
+        let o = pqperf().current_dir(d).args(["validate", path]).out();
         let t = text(&o);
         assert!(o.status.success(), "validate {path}:\n{t}");
         assert!(t.contains(layout), "validate {path}:\n{t}");
@@ -268,7 +265,10 @@ fn campaign_all_after_import_then_pages_say_only_what_was_verified() {
 fn validate_refuses_an_empty_directory_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("empty")).unwrap();
-    let o = pqperf(dir.path(), &["validate", "empty"]);
+    let o = pqperf()
+        .current_dir(dir.path())
+        .args(["validate", "empty"])
+        .out();
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -340,10 +340,10 @@ fn demo_exits_non_zero_when_a_phase_failed_after_printing_what_it_produced() {
     }
     common::toy::write_build_json(&run, &bj);
     std::fs::write(run.join("site"), "not a directory").unwrap();
-    let o = pqperf(
-        dir.path(),
-        &["demo", "--run-dir", "demo", "--trial-target", "0.01"],
-    );
+    let o = pqperf()
+        .current_dir(dir.path())
+        .args(["demo", "--run-dir", "demo", "--trial-target", "0.01"])
+        .out();
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(!o.status.success(), "{}", text(&o));
     assert!(out.contains("pqperf demo finished"), "{out}");

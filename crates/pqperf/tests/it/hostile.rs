@@ -5,6 +5,7 @@
 //! scratch directory or exhaust the host.
 
 use crate::common;
+use pqperf_test_support::{Ran, pqperf};
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -61,10 +62,6 @@ struct Fixture {
 
 use common::repo;
 
-fn pqperf(args: &[&str]) -> String {
-    common::ok(None, args)
-}
-
 /// Imports and builds every case once (shared by the tests of this file).
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
@@ -94,17 +91,19 @@ fn fixture() -> &'static Fixture {
                 text.replace(anchor, &format!("{anchor}\n    {stmt}"))
             );
             std::fs::write(&src, text).unwrap();
-            pqperf(&[
-                "import",
-                "iccs",
-                dir.to_str().unwrap(),
-                "--id",
-                id,
-                "--run-dir",
-                rd,
-            ]);
+            pqperf()
+                .args([
+                    "import",
+                    "iccs",
+                    dir.to_str().unwrap(),
+                    "--id",
+                    id,
+                    "--run-dir",
+                    rd,
+                ])
+                .ok();
         }
-        let out = pqperf(&["build", "--run-dir", rd]);
+        let out = pqperf().args(["build", "--run-dir", rd]).ok();
         assert!(
             out.contains(&format!("built {} libraries, 0 BUILDFAIL", CASES.len())),
             "{out}"

@@ -2,24 +2,9 @@
 //! links inside a dataset (naming the path) and read nothing outside the dataset root; `site`
 //! never writes through a symbolic link already in `--out`.
 
+use pqperf_test_support::{Ran, pqperf};
 use std::os::unix::fs::symlink;
 use std::path::Path;
-use std::process::Command;
-
-fn pqperf(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
 
 fn golden(tmp: &Path) -> Option<std::path::PathBuf> {
     let g = pqperf_model::golden::golden_dir()?;
@@ -48,7 +33,7 @@ fn symlinks_inside_a_dataset_are_refused() {
         vec!["site", r, "--out", out_dir.to_str().unwrap()],
         vec!["compare", r, r, "--system", "x86_1"],
     ] {
-        let (code, text) = pqperf(&args);
+        let (code, text) = pqperf().args(&args).code_text();
         assert_ne!(code, 0, "{args:?}: {text}");
         assert!(
             text.contains("performance/data/x86_1/build.json") && text.contains("symbolic link"),
@@ -60,7 +45,7 @@ fn symlinks_inside_a_dataset_are_refused() {
     std::fs::remove_file(&bj).unwrap();
     std::fs::rename(&outside, &bj).unwrap();
     symlink("/etc", root.join("performance/data/x86_1/katcheck")).unwrap();
-    let (code, text) = pqperf(&["validate", r]);
+    let (code, text) = pqperf().args(["validate", r]).code_text();
     assert_ne!(code, 0, "{text}");
     assert!(text.contains("performance/data/x86_1/katcheck"), "{text}");
     assert!(!text.contains("root:"), "{text}");
@@ -77,12 +62,14 @@ fn site_does_not_write_through_links_in_out() {
     let victim = tmp.path().join("victim.css");
     std::fs::write(&victim, "keep").unwrap();
     symlink(&victim, out.join("style.css")).unwrap();
-    let (code, text) = pqperf(&[
-        "site",
-        root.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, text) = pqperf()
+        .args([
+            "site",
+            root.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .code_text();
     assert_ne!(code, 0, "{text}");
     assert!(
         text.contains("style.css") && text.contains("symbolic link"),
@@ -91,12 +78,14 @@ fn site_does_not_write_through_links_in_out() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
     // Without the link the same command works.
     std::fs::remove_file(out.join("style.css")).unwrap();
-    let (code, text) = pqperf(&[
-        "site",
-        root.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, text) = pqperf()
+        .args([
+            "site",
+            root.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .code_text();
     assert_eq!(code, 0, "{text}");
     assert!(out.join("style.css").is_file());
 }

@@ -8,6 +8,7 @@
 //! and pass as before.
 
 use crate::common;
+use pqperf_test_support::pqperf;
 
 use std::path::Path;
 use std::process::Command;
@@ -16,10 +17,6 @@ use common::toy::{Lib, TOY_SIG as TOY, toy_run};
 use pqperf_model::buildjson::BuildJson;
 
 const FORGE: &str = include_str!("../measure/forge.h");
-
-fn pqperf() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pqperf"))
-}
 
 fn ok(mut c: Command) -> String {
     let out = c.output().expect("run pqperf");

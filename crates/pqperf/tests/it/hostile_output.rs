@@ -11,14 +11,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common;
+use pqperf_test_support::{Ran, pqperf};
 
 use common::repo;
 use common::toy::{Lib, TOY_SIG, toy_run};
-
-fn pqperf(args: &[&str]) -> (i32, String) {
-    let o = common::output(None, args);
-    (o.status.code().unwrap_or(-1), common::text(&o))
-}
 
 fn read_json(p: &Path) -> Value {
     let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -73,7 +69,7 @@ fn campaign(run: &Path, phase: &str, extra: &[&str]) -> (i32, String) {
     let mut args = common::toy::campaign_args(run, phase);
     args.extend(extra.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    pqperf(&args)
+    pqperf().args(&args).code_text()
 }
 
 #[test]
@@ -173,7 +169,9 @@ fn printed_host_paths_are_redacted_and_planted_links_are_never_followed() {
         "{s}"
     );
     // The redacted output passes validate's machine-path check.
-    let (code, text) = pqperf(&["validate", ds.to_str().unwrap()]);
+    let (code, text) = pqperf()
+        .args(["validate", ds.to_str().unwrap()])
+        .code_text();
     assert_eq!(code, 0, "{text}");
 
     // A machine path in one of pqperf's own fields is still caught: publish refuses that file
@@ -199,7 +197,9 @@ fn printed_host_paths_are_redacted_and_planted_links_are_never_followed() {
     let mut v = read_json(&published);
     v["processes"][0]["command"][0] = Value::from("/home/someone/pqperf-driver");
     write_json(&published, &v);
-    let (code, text) = pqperf(&["validate", ds.to_str().unwrap()]);
+    let (code, text) = pqperf()
+        .args(["validate", ds.to_str().unwrap()])
+        .code_text();
     assert_ne!(code, 0, "{text}");
     assert!(
         text.contains("records/sign-93/leak__verify.json") && text.contains("/home/someone"),
@@ -227,7 +227,7 @@ fn every_reader_names(root: &Path, shown: &str, what: &str) {
         vec!["site", r, "--out", out.to_str().unwrap()],
         vec!["report", r, "--check"],
     ] {
-        let (code, text) = pqperf(&args);
+        let (code, text) = pqperf().args(&args).code_text();
         assert_ne!(code, 0, "{args:?}: {text}");
         assert!(
             text.contains(shown) && text.contains(what),
@@ -352,7 +352,7 @@ fn markdown_structure_in_descriptions_and_names_is_escaped_and_refused() {
 
     // validate names every source.
     let r = root.to_str().unwrap();
-    let (code, text) = pqperf(&["validate", r]);
+    let (code, text) = pqperf().args(["validate", r]).code_text();
     assert_ne!(code, 0, "{text}");
     for want in [
         format!("performance/systems.csv:{line}: Description: description"),
@@ -366,7 +366,9 @@ fn markdown_structure_in_descriptions_and_names_is_escaped_and_refused() {
     }
 
     // The pages keep their structure: no injected heading, tag, link or table cell.
-    let (code, text) = pqperf(&["report", r, "--system", "x86_1"]);
+    let (code, text) = pqperf()
+        .args(["report", r, "--system", "x86_1"])
+        .code_text();
     assert_eq!(code, 0, "{text}");
     let method = std::fs::read_to_string(root.join("performance/method_x86_1.md")).unwrap();
     let summary = std::fs::read_to_string(root.join("performance/summary_x86_1.md")).unwrap();
@@ -410,7 +412,9 @@ fn markdown_structure_in_descriptions_and_names_is_escaped_and_refused() {
     }
     // The site renders the same text, not markup.
     let out = tmp.path().join("site");
-    let (code, text) = pqperf(&["site", r, "--out", out.to_str().unwrap()]);
+    let (code, text) = pqperf()
+        .args(["site", r, "--out", out.to_str().unwrap()])
+        .code_text();
     assert_eq!(code, 0, "{text}");
     for f in files_below(&out) {
         if f.extension().is_some_and(|e| e == "html") {

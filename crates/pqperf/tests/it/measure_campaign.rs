@@ -8,6 +8,7 @@
 //! other's CPU, and `--cpu auto` takes a free one.
 
 use crate::common;
+use pqperf_test_support::pqperf;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -17,10 +18,6 @@ use std::time::{Duration, Instant};
 use pqperf_model::buildjson::BuildJson;
 
 use common::toy::{Lib, TOY_SIG, entry, toy_run, write_build_json};
-
-fn pqperf() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_pqperf"))
-}
 
 /// Builds `lib/<cand>/lib<label>.so` from toy_sig.c with `defines` into `run` and lists it in
 /// build.json with KAT PASS.

@@ -3,23 +3,12 @@
 //! machine and its load, so it is printed, not asserted; asserted are the record's status and
 //! the claimed security level travelling into the published dataset.
 
+use pqperf_test_support::{Ran, pqperf};
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use pqperf_ffi::dl::{Library, NistRng, NistSign, NistSignSizes};
 use pqperf_model::catalog::Catalog;
-
-fn pqperf(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
-        .args(args)
-        .output()
-        .expect("run pqperf");
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "pqperf {args:?} failed:\n{text}");
-    text
-}
 
 fn in_process_verify_median(run: &Path, cpu: usize) -> f64 {
     let cat = Catalog::load(&run.join("catalog.toml")).unwrap();
@@ -73,9 +62,11 @@ fn mldsa44_verify_median_agrees_with_an_in_process_measurement() {
     let run = tmp.path().join("run");
     let r = run.to_str().unwrap();
     let only = "^ml-dsa-44/ml-dsa-44$";
-    pqperf(&["import", "pqclean", "--run-dir", r]);
-    pqperf(&["build", "--run-dir", r, "--only", only]);
-    let kat = pqperf(&["kat", "--run-dir", r, "--only", only]);
+    pqperf().args(["import", "pqclean", "--run-dir", r]).ok();
+    pqperf()
+        .args(["build", "--run-dir", r, "--only", only])
+        .ok();
+    let kat = pqperf().args(["kat", "--run-dir", r, "--only", only]).ok();
     assert!(kat.contains("RESULT ml-dsa-44 ML-DSA-44 PASS"), "{kat}");
     let cpu = pqperf_ffi::affinity::get_affinity()
         .unwrap()
@@ -105,7 +96,7 @@ fn mldsa44_verify_median_agrees_with_an_in_process_measurement() {
     for phase in ["calibrate", "measure"] {
         let mut a = vec!["campaign", phase];
         a.extend_from_slice(&common);
-        pqperf(&a);
+        pqperf().args(&a).ok();
     }
     let after = in_process_verify_median(&run, cpu);
     let rec: serde_json::Value = serde_json::from_str(
@@ -150,7 +141,7 @@ fn mldsa44_verify_median_agrees_with_an_in_process_measurement() {
     assert!(cat.contains("nist_level = 2"), "{cat}");
     let mut a = vec!["campaign", "publish"];
     a.extend_from_slice(&common);
-    pqperf(&a);
+    pqperf().args(&a).ok();
     let st = std::fs::read_to_string(run.join("dataset/performance/security_targets.csv")).unwrap();
     assert!(st.lines().any(|l| l == "ml-dsa-44;ml-dsa-44;128"), "{st}");
 }

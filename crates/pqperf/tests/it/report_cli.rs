@@ -2,16 +2,12 @@
 //! fails with a unified diff after one byte of a page changed, and malformed evidence gives an
 //! error naming file and line with nothing written.
 
-use crate::common;
+use pqperf_test_support::{Ran, pqperf};
 
 use std::path::Path;
 
 fn copy_tree(from: &Path, to: &Path) {
     pqperf_model::fsutil::copy_tree(from, to).unwrap();
-}
-
-fn pqperf(args: &[&str]) -> (i32, String, String) {
-    common::status(args)
 }
 
 #[test]
@@ -24,7 +20,9 @@ fn report_check_on_golden_copy() {
     copy_tree(&g.join("harness"), &root);
     let r = root.to_str().unwrap();
 
-    let (code, stdout, stderr) = pqperf(&["report", r, "--check", "--pages", "candidates"]);
+    let (code, stdout, stderr) = pqperf()
+        .args(["report", r, "--check", "--pages", "candidates"])
+        .code_out_err();
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
         stdout.contains("report check: system x86_1: 3 pages, 0 differ"),
@@ -37,17 +35,19 @@ fn report_check_on_golden_copy() {
 
     // Site form against the golden site pages.
     let site = g.join("site");
-    let (code, stdout, _) = pqperf(&[
-        "report",
-        r,
-        "--form",
-        "site",
-        "--out",
-        site.to_str().unwrap(),
-        "--check",
-        "--pages",
-        "candidates",
-    ]);
+    let (code, stdout, _) = pqperf()
+        .args([
+            "report",
+            r,
+            "--form",
+            "site",
+            "--out",
+            site.to_str().unwrap(),
+            "--check",
+            "--pages",
+            "candidates",
+        ])
+        .code_out_err();
     assert_eq!(code, 0, "{stdout}");
 
     // One changed byte: exit 1, the path and a unified diff.
@@ -58,15 +58,17 @@ fn report_check_on_golden_copy() {
         text.replacen("COMPASS-SIG-128` | keygen", "COMPASS-SIG-128` | keygeN", 1),
     )
     .unwrap();
-    let (code, stdout, _) = pqperf(&[
-        "report",
-        r,
-        "--system",
-        "arm_1",
-        "--check",
-        "--pages",
-        "candidates",
-    ]);
+    let (code, stdout, _) = pqperf()
+        .args([
+            "report",
+            r,
+            "--system",
+            "arm_1",
+            "--check",
+            "--pages",
+            "candidates",
+        ])
+        .code_out_err();
     assert_eq!(code, 1, "{stdout}");
     assert!(
         stdout.contains("differs from regenerated output: sign-06/perf_arm_1.md"),
@@ -90,12 +92,16 @@ fn report_check_on_golden_copy() {
     );
 
     // Writing in place repairs it; then the full set (summary, survey, method) is written.
-    let (code, stdout, stderr) = pqperf(&["report", r, "--system", "arm_1"]);
+    let (code, stdout, stderr) = pqperf()
+        .args(["report", r, "--system", "arm_1"])
+        .code_out_err();
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.starts_with("report: system arm_1: 3 candidate reports (<id>/perf_arm_1.md), summary_arm_1.md, method_arm_1.md in "), "{stdout}");
     assert_eq!(std::fs::read_to_string(&page).unwrap(), text);
     assert!(root.join("performance/method_arm_1.md").is_file());
-    let (code, stdout, _) = pqperf(&["report", r, "--system", "arm_1", "--check"]);
+    let (code, stdout, _) = pqperf()
+        .args(["report", r, "--system", "arm_1", "--check"])
+        .code_out_err();
     assert_eq!(code, 0, "{stdout}");
 }
 
@@ -112,12 +118,14 @@ fn report_bad_input_names_file_and_line_and_writes_nothing() {
     let text = std::fs::read_to_string(&rec).unwrap();
     std::fs::write(&rec, &text[..text.len() / 2]).unwrap();
     let out = tmp.path().join("out");
-    let (code, stdout, stderr) = pqperf(&[
-        "report",
-        root.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, stdout, stderr) = pqperf()
+        .args([
+            "report",
+            root.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .code_out_err();
     assert_ne!(code, 0, "{stdout}");
     assert!(
         stderr.contains("performance/data/x86_1/records/sign-08/DARTS128__sign.json:"),
@@ -131,12 +139,14 @@ fn report_bad_input_names_file_and_line_and_writes_nothing() {
     let mut csv = std::fs::read_to_string(&notes).unwrap();
     csv.push_str("sign-08;DARTS[;measure;broken pattern\n");
     std::fs::write(&notes, csv).unwrap();
-    let (code, _, stderr) = pqperf(&[
-        "report",
-        root.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) = pqperf()
+        .args([
+            "report",
+            root.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .code_out_err();
     assert_ne!(code, 0);
     assert!(
         stderr.contains("performance/kat_issues.csv:18: Label: bad regular expression 'DARTS['"),

@@ -1,8 +1,6 @@
 //! Hand-made run directories of test candidates: C sources compiled by gcc into
 //! `lib/<cand>/lib<label>.so` and listed in build.json, the fake timing driver, and the
-//! `campaign` command line the end-to-end tests share. Uses only std and `pqperf-model`, so
-//! the campaign crate's tests and the benchmarks include this file too (`#[path]`).
-#![allow(dead_code)] // each test file uses the part it needs
+//! `campaign` command line the end-to-end tests share. Uses only std and `pqperf-model`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +8,7 @@ use std::process::Command;
 use pqperf_model::buildjson::{BuildEntry, BuildJson};
 
 /// The test candidate toy signature (`testdata`-style C source shared by the CLI tests).
-pub const TOY_SIG: &str = include_str!("../measure/toy_sig.c");
+pub const TOY_SIG: &str = include_str!("../../pqperf/tests/measure/toy_sig.c");
 
 /// One library to build: candidate id, label, and extra gcc arguments (`-D…`, more sources).
 pub struct Lib {
@@ -105,7 +103,7 @@ pub fn toy_run(run: &Path, file: &str, source: &str, libs: &[Lib]) -> BuildJson 
 /// with gcc; tests point `$PQPERF_DRIVER` at it.
 pub fn fake_driver(dir: &Path) -> PathBuf {
     let src = dir.join("fake_driver.c");
-    std::fs::write(&src, include_str!("../../../../testdata/fake_driver.c")).unwrap();
+    std::fs::write(&src, include_str!("../../../testdata/fake_driver.c")).unwrap();
     let exe = dir.join("fake-driver");
     let st = Command::new("gcc")
         .args(["-O2", "-o"])
