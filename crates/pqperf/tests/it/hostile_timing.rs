@@ -17,9 +17,15 @@
 //! - **rewrite** (`testdata/hostile/rewrite.h`): a constructor takes over the result channel
 //!   (dup3 of its own pipe onto the descriptor) and a thread rewrites the driver's lines.
 //!   Scaling only the per-call SAMPLES (the robust figure's input) by −80 % is caught
-//!   (`verify`: samples must add up to their trial). A consistent scaling of every timing line
-//!   is bounded only by the kernel check's slack; the test prints what the parent decided.
-//!   A peak RSS of 2 MiB claimed by a library that touched 512 MiB is caught by `ru_maxrss`.
+//!   (`verify`: samples must add up to their trial and to the parent's window). A consistent
+//!   scaling of every timing line to 90 % of the CPU time the calls took (`REWRITE_CPU`) is
+//!   caught by the parent's windows (the driver waits at gates while the parent reads its CPU
+//!   time); −5 % and −2 % are printed. A peak RSS of 2 MiB claimed by a library that touched
+//!   512 MiB is caught by `ru_maxrss`.
+//! - **setup-burn** (`testdata/hostile/setup_burn.h`): burns CPU only in a process with
+//!   `TRIALS` = 0 on its argv, the setup-only process the parent used to start to allow for the
+//!   setup cost; no such process exists any more, so it never burns, and its −90 % forgery is
+//!   inconsistent.
 
 use crate::common;
 
@@ -266,7 +272,7 @@ fn wrong_outputs_only_under_the_timing_driver_are_inconsistent() {
 }
 
 #[test]
-fn rewritten_samples_are_caught_and_a_consistent_rewrite_is_reported() {
+fn rewritten_samples_and_peak_rss_are_caught() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     std::fs::create_dir_all(&run).unwrap();
