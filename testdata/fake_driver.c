@@ -2,7 +2,10 @@
  * it; the tests build it with gcc). It takes the real driver's arguments
  * (LIB OP BYTES TRIALS 1 ITERS WARMUPS [--samples] ...), loads nothing and writes canned
  * protocol lines (the real driver's META/TRIAL/PQPERF/SAMPLES/STATUS format, crates/driver)
- * to the result descriptor named in PQPERF_RESULT_FD (stdout without it).
+ * to the result descriptor named in PQPERF_RESULT_FD (stdout without it). With a control pipe
+ * (PQPERF_CONTROL_FD) it stops at the real driver's gates (`PQPERF wait <n>`, then reads the
+ * parent's `go`): after its META lines, between timed intervals, after the last one and at
+ * its end.
  *
  * The behaviour is chosen by the library file name: the first of these words it contains.
  *   complete      every call takes 1000 ns of CPU time (it spins that long), nothing disturbed
@@ -28,6 +31,8 @@
 #include <unistd.h>
 
 static FILE *out;
+static int control = -1;
+static unsigned gates;
 /* Ticks of the host's fixed counter per ns (measured at start), so that the tick counts it
  * claims agree with the seconds at the rate pqperf measures for the host. */
 static double ticks_per_ns = 3.0;
@@ -84,6 +89,19 @@ static void spin(unsigned long long ns) {
     while ((unsigned long long)(b.tv_sec - a.tv_sec) * 1000000000ULL + b.tv_nsec - a.tv_nsec < ns);
 }
 
+/* The real driver's gate: say where it is and wait for the parent's word. */
+static void gate(void) {
+    char word[3];
+    size_t got = 0;
+    if (control < 0) return;
+    line("PQPERF\twait\t%u", gates++);
+    while (got < sizeof word) {
+        ssize_t k = read(control, word + got, sizeof word - got);
+        if (k <= 0) exit(3);
+        got += (size_t)k;
+    }
+}
+
 static void trial(const char *key, unsigned t, unsigned long calls, unsigned long long ns,
                   unsigned long long runq) {
     if (strcmp(key, "trial_sched") == 0)
@@ -97,6 +115,8 @@ static void trial(const char *key, unsigned t, unsigned long calls, unsigned lon
 int main(int argc, char **argv) {
     const char *fd = getenv("PQPERF_RESULT_FD");
     out = fd ? fdopen(atoi(fd), "w") : stdout;
+    const char *ctl = getenv("PQPERF_CONTROL_FD");
+    control = ctl ? atoi(ctl) : -1;
     if (!out || argc < 8) {
         fprintf(stderr, "fake driver: usage: LIB OP BYTES TRIALS 1 ITERS WARMUPS [options]\n");
         return 2;
@@ -145,8 +165,10 @@ int main(int argc, char **argv) {
     line("META\twarmups\t%s", argv[7]);
     /* The stream it was given (--seed HEX, else the reference's fixed seed). */
     line("META\tfake_seed\t%s", seed);
+    gate();
     for (unsigned t = 1; t <= trials; t++) {
         unsigned long long ns = per_call * iters;
+        if (t > 1) gate();
         if (strcmp(mode, "inconsistent") != 0)
             spin(ns);
         trial("trial_sched", t, iters, ns, ns * share / 100);
@@ -158,6 +180,7 @@ int main(int argc, char **argv) {
     }
     unsigned long calls = iters < 400 ? iters : 400;
     for (unsigned t = 1; samples && t <= trials; t++) {
+        gate();
         if (strcmp(mode, "inconsistent") != 0)
             spin(per_call * calls);
         trial("sample_sched", t, calls, per_call * calls, per_call * calls * share / 100);
@@ -166,6 +189,7 @@ int main(int argc, char **argv) {
             fprintf(out, i ? " %llu" : "%llu", count_of(per_call) + i % 7);
         line("%s", "");
     }
+    gate();
     line("PQPERF\tcanary\tbefore=%llu after=%llu reps=5 steps=20000", count_of(canary_ns),
          count_of(canary_ns));
     line("META\tverify_rejections\t0");
@@ -178,5 +202,6 @@ int main(int argc, char **argv) {
     line("META\tmeasurement_count\t%lu", (unsigned long)trials * iters);
     line("META\tguide_100_measurements\t%s", trials * iters >= 100 ? "met" : "not_met");
     line("STATUS\tcomplete");
+    gate();
     return 0;
 }

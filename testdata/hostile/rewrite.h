@@ -1,12 +1,17 @@
 /* Hostile addition to a test candidate (issue 36, "the parent measures"): inside the timing
  * driver (/proc/self/exe ends in pqperf-driver) a constructor takes over the result channel
- * (the only pipe among descriptors 3..255: dup3 of a new pipe onto its number) and a thread
+ * (the only write-only pipe among descriptors 3..255: dup3 of a new pipe onto its number) and a thread
  * copies the driver's lines to the real channel, scaling numbers by REWRITE_PCT percent:
  *   REWRITE_SAMPLES  only the per-call SAMPLES ticks (the robust figure's input);
  *   REWRITE_PEAK     only the META peak_rss_bytes line, replaced by 2 MiB, while the
  *                    library touches REWRITE_PEAK MiB of memory in its first call;
  *   otherwise        also TRIAL seconds and ticks and the trial_sched/sample_sched
- *                    ns/count/run_ns figures (a consistent forgery of the whole timing).
+ *                    ns/count/run_ns figures (a consistent forgery of the whole timing);
+ *   REWRITE_CPU      (with the last) the factor of each interval is chosen so that its
+ *                    claimed time is REWRITE_PCT percent of the CPU time the library's
+ *                    thread spent since the driver's last gate (`PQPERF wait`), read
+ *                    with its thread CPU clock: a forgery of the operation's CPU time,
+ *                    whatever the run-queue wait of a busy host added to the wall time.
  * A destructor closes the taken descriptor and waits for the thread, so every line arrives.
  * Marker: `rewrite: lines=N scaled=S` on stderr at the end. */
 #include <fcntl.h>
@@ -24,9 +29,29 @@
 static int rw_fd = -1, rw_orig = -1;
 static pthread_t rw_thread;
 static unsigned long rw_lines, rw_scaled;
+static double rw_f = REWRITE_PCT / 100.0;
+#ifdef REWRITE_CPU
+#include <time.h>
+static clockid_t rw_clock;
+static unsigned long long rw_last;
+
+static unsigned long long rw_cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(rw_clock, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+/* The factor of the interval that claims `wall_ns`: REWRITE_PCT % of the CPU time since
+ * the last gate (never above the truth). */
+static void rw_choose(unsigned long long wall_ns) {
+    double cpu = (double)(rw_cpu_ns() - rw_last);
+    rw_f = wall_ns ? REWRITE_PCT / 100.0 * cpu / (double)wall_ns : 1.0;
+    if (rw_f > 1.0) rw_f = 1.0;
+}
+#endif
 
 static unsigned long long rw_scale(unsigned long long x) {
-    return x * (unsigned long long)REWRITE_PCT / 100ull;
+    return (unsigned long long)((double)x * rw_f);
 }
 
 /* Appends `s` to out (bounded). */
@@ -90,10 +115,17 @@ static void *rw_pump(void *arg) {
             n = rw_put(out, n, sizeof out, "\n");
             rw_scaled++;
 #ifndef REWRITE_SAMPLES
+#ifdef REWRITE_CPU
+        } else if (!strncmp(line, "PQPERF\twait\t", 12)) {
+            rw_last = rw_cpu_ns();
+#endif
         } else if (!strncmp(line, "TRIAL\t", 6)) {
             unsigned t, calls;
             unsigned long long s, ns, count;
             if (sscanf(line, "TRIAL\t%u\t%u\t%llu.%llu\t%llu", &t, &calls, &s, &ns, &count) == 5) {
+#ifdef REWRITE_CPU
+                rw_choose(s * 1000000000ull + ns);
+#endif
                 unsigned long long total = rw_scale(s * 1000000000ull + ns);
                 n = (size_t)snprintf(out, sizeof out, "TRIAL\t%u\t%u\t%llu.%09llu\t%llu\n", t, calls,
                                      total / 1000000000ull, total % 1000000000ull, rw_scale(count));
@@ -101,6 +133,11 @@ static void *rw_pump(void *arg) {
             }
         } else if (!strncmp(line, "PQPERF\ttrial_sched\t", 19) ||
                    !strncmp(line, "PQPERF\tsample_sched\t", 20)) {
+#ifdef REWRITE_CPU
+            char *w = strstr(line, " ns=");
+            if (!strncmp(line, "PQPERF\tsample_sched\t", 20) && w)
+                rw_choose(strtoull(w + 4, NULL, 10));
+#endif
             memcpy(out, line, (size_t)(t2 + 1 - line));
             n = rw_sched(out, (size_t)(t2 + 1 - line), sizeof out, t2 + 1);
             n = rw_put(out, n, sizeof out, "\n");
@@ -139,13 +176,18 @@ __attribute__((constructor)) static void rw_start(void) {
     if (n < w || strcmp(exe + n - w, "pqperf-driver") != 0) return;
     for (int fd = 3; fd < 256; fd++) {
         struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
+        if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+            (fcntl(fd, F_GETFL) & O_ACCMODE) == O_WRONLY) {
             int p[2];
             if (pipe(p) != 0) return;
             rw_orig = fcntl(fd, F_DUPFD_CLOEXEC, 3);
             dup3(p[1], fd, O_CLOEXEC);
             close(p[1]);
             rw_fd = fd;
+#ifdef REWRITE_CPU
+            pthread_getcpuclockid(pthread_self(), &rw_clock);
+            rw_last = rw_cpu_ns();
+#endif
             pthread_create(&rw_thread, NULL, rw_pump, (void *)(long)p[0]);
             return;
         }

@@ -7,12 +7,12 @@
 //!   one 8-byte store before each call, no message repeats in the process.
 //! - **verify** and **dec**: a pool of [`pool_size`] distinct inputs (signatures of distinct
 //!   messages, ciphertexts of distinct encapsulations) prepared untimed during the
-//!   preparation (so the setup-only process the parent measures makes the same pool), taken in
+//!   preparation (before the driver's first gate, `timing::Gate`), taken in
 //!   turn ([`SigPool`], [`CtPool`]). The pool holds every call of a one-trial process (its
 //!   warm-ups, the reference trial, the sampled trial and the memory pass: [`pool_size`])
 //!   unless that exceeds [`POOL_MAX_ENTRIES`] or [`POOL_MAX_BYTES`]; then it rotates, and the
 //!   number of entries is reported (`META input_pool`). The pool depends on the calls per
-//!   trial only, so the setup-only process (0 trials) builds the same one. A process of
+//!   trial only. A process of
 //!   several trials walks the pool again in its later trials (a cache kept across trials can
 //!   hit there); under `--target-ci` every process has one trial and its own stream.
 

@@ -40,7 +40,7 @@ mod timing;
 
 pub use args::{ApiSpec, DriverArgs};
 pub use mem::DEFAULT_STACK_REGION;
-pub use timing::{SAMPLE_CALLS, run};
+pub use timing::{Gate, SAMPLE_CALLS, run, run_gated};
 
 use inputs::{CtPool, Messages, SigPool};
 use kex::{Acc, Kex, Step};

@@ -30,7 +30,7 @@ extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
             return code(2);
         }
     };
-    // Confine this process and take the private result channel before the library is loaded.
+    // Take the private result channel before the library is loaded (confined before exec).
     let mut out = match pqperf_ffi::untrusted::child_enter_fresh() {
         Ok(o) => o,
         Err(e) => {
@@ -38,5 +38,19 @@ extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
             return code(2);
         }
     };
-    code(pqperf_driver::run(&args, &mut out, &mut std::io::stderr()))
+    // The parent's control pipe (the interval boundaries), adopted the same way.
+    let mut control = match pqperf_ffi::untrusted::child_control() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("driver: {e}");
+            return code(2);
+        }
+    };
+    let gate = pqperf_driver::Gate::new(control.as_mut().map(|c| c as &mut dyn std::io::Read));
+    code(pqperf_driver::run_gated(
+        &args,
+        &mut out,
+        gate,
+        &mut std::io::stderr(),
+    ))
 }

@@ -10,9 +10,18 @@
 //! counter, involuntary switches, run-queue wait, faults, migrations, CPU change), from which
 //! the orchestrator decides whether the trial was disturbed.
 //!
-//! With 0 trials the driver stops after the preparation (no warm-up, no call) and reports
-//! `STATUS setup_only`: the orchestrator measures the setup cost of a unit from that
-//! process's kernel CPU time (`pqperf_measure::verify`).
+//! **The parent owns the interval boundaries** (issue 36). With a control pipe
+//! (`pqperf_ffi::untrusted::run_conducted`, announced in `PQPERF_CONTROL_FD`) the driver stops
+//! at a [`Gate`] after its preparation (warm-ups and the first canary included), after every
+//! timed interval (reference or sampled trial, once its lines are written) and after its last
+//! line: it writes `PQPERF wait <n>` and blocks reading the pipe until the parent, which has
+//! read the exact CPU time of every process and thread of the child in the meantime, writes
+//! `go`. So each interval runs inside a window the parent measured from outside, whatever
+//! the lines say (`pqperf_measure::verify`). `end` (or the pipe's end) at the first gate
+//! stops the driver after its preparation (`STATUS setup_only`); anywhere else it is a
+//! failure. Every process has the same argv, environment and preparation up to the first
+//! gate. Without a control pipe (a driver started by hand, the benchmarks) the gates are
+//! open. With 0 trials the driver also stops after the preparation.
 
 use super::*;
 use pqperf_ffi::procinfo::SchedSnap;
@@ -50,10 +59,49 @@ fn sched_line(
     )
 }
 
+/// Where the driver waits for the parent (module doc). `None`: no control pipe, never waits.
+pub struct Gate<'a> {
+    control: Option<&'a mut dyn std::io::Read>,
+    n: u32,
+}
+
+impl<'a> Gate<'a> {
+    /// A gate on `control` (`None`: always open).
+    pub fn new(control: Option<&'a mut dyn std::io::Read>) -> Gate<'a> {
+        Gate { control, n: 0 }
+    }
+
+    /// Says `PQPERF wait <n>` and waits for the parent's word: true for `go`, false for `end`,
+    /// the pipe's end or anything else.
+    fn pass(&mut self, o: &mut Out) -> bool {
+        let Some(c) = self.control.as_mut() else {
+            return true;
+        };
+        o.line(format_args!("PQPERF\twait\t{}", self.n));
+        self.n += 1;
+        let mut word = [0u8; 3];
+        let mut got = 0;
+        while got < word.len() {
+            match c.read(&mut word[got..]) {
+                Ok(0) => return false,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        &word == b"go\n"
+    }
+}
+
 /// Runs the driver and returns its exit status; everything goes to `out`, errors also to
 /// `err`.
 pub fn run(a: &DriverArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    match run_inner(a, out) {
+    run_gated(a, out, Gate::new(None), err)
+}
+
+/// [`run`] with the parent's control pipe ([`Gate`]).
+pub fn run_gated(a: &DriverArgs, out: &mut dyn Write, gate: Gate, err: &mut dyn Write) -> i32 {
+    match run_inner(a, out, gate) {
         Ok(code) => code,
         Err(Fail(code, msg)) => {
             let _ = writeln!(err, "{msg}");
@@ -62,7 +110,8 @@ pub fn run(a: &DriverArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     }
 }
 
-pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
+pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<i32> {
+    let ended = || setup("the parent ended the run (control pipe)");
     if a.trials > 16 || a.iters < 1 {
         return Err(usage(
             "trials must be 1..16 (0: setup only) and iterations >= 1",
@@ -150,18 +199,20 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         let _ = counter.end(b);
     }
     let _ = SchedSnap::now();
-    if a.trials == 0 {
-        // Setup only: everything a timing run does before its first call, for the parent's
-        // measurement of the setup cost (kernel CPU time of this process).
+    let canary_before = super::canary::measure();
+    if a.trials == 0 || !gate.pass(&mut o) {
+        // Setup only: everything a timing run does before its first call.
         o.line("STATUS\tsetup_only");
         return Ok(0);
     }
-    let canary_before = super::canary::measure();
     // The outputs of the last call of every trial, read after the trial (untimed), digested
     // for the parent's replay check (`pqperf_measure::outcheck`).
     let mut outputs = pqperf_model::stream::OutputDigest::new();
     let digest = step.is_none() && p.op.output(&p.stats).is_some();
     for t in 1..=a.trials {
+        if t > 1 && !gate.pass(&mut o) {
+            return Err(ended());
+        }
         let s0 = SchedSnap::now();
         let (ns, count) = if let (Some(s), Op::Kex(k)) = (step, &mut p.op) {
             let mut acc = Acc {
@@ -202,6 +253,9 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
     // same sequence with and without sampling.
     for t in 1..=a.trials {
         if sampling && stamps.len() > 1 {
+            if !gate.pass(&mut o) {
+                return Err(ended());
+            }
             let s0 = SchedSnap::now();
             let b = counter.begin();
             let t0 = counters::monotonic_raw_ns();
@@ -238,6 +292,10 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
             o.line(line);
         }
     }
+    // The gate after the last interval closes its window.
+    if !gate.pass(&mut o) {
+        return Err(ended());
+    }
     o.line(super::canary::line(canary_before, super::canary::measure()));
     if digest {
         o.line(format_args!("PQPERF\toutput_digest\t{}", outputs.finish()));
@@ -266,5 +324,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write) -> R<i32> {
         if total >= 100 { "met" } else { "not_met" },
     );
     o.line("STATUS\tcomplete");
+    // The last gate: what follows is the process's exit.
+    gate.pass(&mut o);
     Ok(0)
 }

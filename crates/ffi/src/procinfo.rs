@@ -429,3 +429,105 @@ pub fn wait_accounted(pid: i32, block: bool) -> std::io::Result<Option<(i32, Chi
         },
     )))
 }
+
+/// Exact CPU time of a live process tree, read by the parent between the timed intervals of a
+/// conducted child (`untrusted::Session::cpu`): the processes are the root and all its
+/// descendants (found through `/proc/<pid>/task/<tid>/children`), the time of each the
+/// kernel's process CPU clock (`clock_gettime` of `MAKE_PROCESS_CPUCLOCK(pid, SCHED)`: the
+/// `sum_exec_runtime` of every live thread plus that of its ended threads, in nanoseconds).
+/// A task on a CPU has run since its figure was last brought up to date (at most a
+/// scheduler tick), so a reading is taken only when no task of the tree is running
+/// ([`TreeCpu::settled`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TreeCpu {
+    /// Σ CPU nanoseconds of the processes read.
+    pub cpu_ns: u64,
+    /// Host pids of the processes read, in walk order.
+    pub pids: Vec<i32>,
+    /// No task of the tree was running (state `R`) before and after the reading.
+    pub settled: bool,
+}
+
+/// The process CPU clock of `pid` (any process: reading it needs no permission), ns.
+pub fn process_cpu_ns(pid: i32) -> Option<u64> {
+    // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) of the kernel's posix-cpu-timers.
+    let clock: libc::clockid_t = ((!pid) << 3) | 2;
+    // SAFETY: timespec is plain data; clock_gettime writes only into it and fails with EINVAL
+    // for a process that is gone.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: `ts` is a valid, writable timespec owned by this frame.
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+/// `root` and its descendants (host pids, at most 4096), parents before children.
+pub fn process_tree(root: i32) -> Vec<i32> {
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() && out.len() < 4096 {
+        let pid = out[i];
+        i += 1;
+        for t in tasks_of(pid) {
+            let path = format!("/proc/{pid}/task/{t}/children");
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            for c in text
+                .split_whitespace()
+                .filter_map(|x| x.parse::<i32>().ok())
+            {
+                if !out.contains(&c) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn tasks_of(pid: i32) -> Vec<i32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// Whether any task of `pids` is in state `R` (running or waiting for a CPU).
+pub fn any_task_running(pids: &[i32]) -> bool {
+    pids.iter().any(|pid| {
+        tasks_of(*pid).into_iter().any(|t| {
+            let s =
+                std::fs::read_to_string(format!("/proc/{pid}/task/{t}/stat")).unwrap_or_default();
+            s.rfind(')')
+                .and_then(|i| s[i + 1..].split_whitespace().next())
+                .is_some_and(|st| st == "R")
+        })
+    })
+}
+
+impl TreeCpu {
+    /// Reads the tree of `root` once no task of it is running, waiting for that at most
+    /// `settle` (then reads anyway and says so).
+    pub fn read(root: i32, settle: std::time::Duration) -> TreeCpu {
+        let t0 = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_micros(20);
+        loop {
+            let pids = process_tree(root);
+            let quiet = !any_task_running(&pids);
+            if quiet || t0.elapsed() >= settle {
+                let cpu_ns = pids.iter().filter_map(|p| process_cpu_ns(*p)).sum();
+                let still = !any_task_running(&pids) && process_tree(root) == pids;
+                if quiet && !still && t0.elapsed() < settle {
+                    continue;
+                }
+                return TreeCpu {
+                    cpu_ns,
+                    pids,
+                    settled: quiet && still,
+                };
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(2));
+        }
+    }
+}

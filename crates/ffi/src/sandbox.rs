@@ -61,6 +61,9 @@ pub struct PreExec {
     /// Descriptor that must survive `exec` (the write end of the result pipe; close-on-exec in
     /// the parent so that concurrently spawned children never inherit it).
     pub keep_fd: Option<RawFd>,
+    /// A second descriptor that must survive `exec` (the read end of the control pipe of a
+    /// conducted child, `untrusted::run_conducted`).
+    pub control_fd: Option<RawFd>,
     /// An open `cgroup.procs` of a pids cgroup the child joins.
     pub cgroup_procs: Option<RawFd>,
     /// `PR_SET_PDEATHSIG(SIGKILL)`: the child dies with the thread that started it.
@@ -94,6 +97,7 @@ impl Default for PreExec {
             private_mounts: false,
             limits: None,
             keep_fd: None,
+            control_fd: None,
             cgroup_procs: None,
             parent_death: false,
             close_fds: false,
@@ -201,10 +205,10 @@ pub fn prepare(cmd: &mut Command, p: &PreExec) {
             if p.close_fds {
                 close_on_exec_from_3()?;
             }
-            if let Some(fd) = p.keep_fd
-                && libc::fcntl(fd, libc::F_SETFD, 0) == -1
-            {
-                return Err(std::io::Error::last_os_error());
+            for fd in [p.keep_fd, p.control_fd].into_iter().flatten() {
+                if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
             }
             if p.drop_capabilities {
                 drop_capabilities()?;
@@ -602,15 +606,25 @@ pub fn forget_env(names: &[&str]) {
 /// programs the candidate might execute do not inherit it. Refuses 0/1/2 and anything that is
 /// not an open pipe.
 pub fn adopt_result_fd(fd: RawFd) -> Result<File, String> {
+    adopt_pipe_fd(fd, "result")
+}
+
+/// Adopts the control descriptor the parent announced (the read end of the control pipe of a
+/// conducted child), as [`adopt_result_fd`] does.
+pub fn adopt_control_fd(fd: RawFd) -> Result<File, String> {
+    adopt_pipe_fd(fd, "control")
+}
+
+fn adopt_pipe_fd(fd: RawFd, what: &str) -> Result<File, String> {
     if fd <= 2 {
-        return Err(format!("result descriptor {fd} is a standard stream"));
+        return Err(format!("{what} descriptor {fd} is a standard stream"));
     }
     // SAFETY: libc::stat is plain data; all-zero bytes are a valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: fstat only writes into the stat buffer we own; a closed fd returns -1.
     let rc = unsafe { libc::fstat(fd, &mut st) };
     if rc != 0 || (st.st_mode & libc::S_IFMT) != libc::S_IFIFO {
-        return Err(format!("result descriptor {fd} is not an open pipe"));
+        return Err(format!("{what} descriptor {fd} is not an open pipe"));
     }
     // SAFETY: fd is open (fstat succeeded); fcntl only changes its flags.
     unsafe {

@@ -27,6 +27,9 @@ use serde_json::{Value, json};
 
 use crate::sandbox::{self, Limits, PreExec};
 
+/// Environment variable with the number of the control descriptor of a conducted child
+/// ([`run_conducted`]).
+pub const CONTROL_FD_ENV: &str = "PQPERF_CONTROL_FD";
 /// Environment variable with the number of the result descriptor.
 pub const RESULT_FD_ENV: &str = "PQPERF_RESULT_FD";
 
@@ -294,6 +297,7 @@ fn child_path(program: &Path, own: bool) -> std::ffi::OsString {
 fn child_env(
     scratch: &Path,
     result_fd: i32,
+    control_fd: Option<i32>,
     spec: &ChildSpec,
 ) -> Vec<(String, std::ffi::OsString)> {
     let mut v: Vec<(String, std::ffi::OsString)> = vec![
@@ -306,6 +310,9 @@ fn child_env(
         ("TMPDIR".into(), scratch.as_os_str().to_owned()),
         (RESULT_FD_ENV.into(), result_fd.to_string().into()),
     ];
+    if let Some(fd) = control_fd {
+        v.push((CONTROL_FD_ENV.into(), fd.to_string().into()));
+    }
     for k in PASSED_ENV {
         if let Some(x) = std::env::var_os(k) {
             v.push((k.to_string(), x));
@@ -774,11 +781,13 @@ fn reader<R: Read + Send + 'static>(
     cap: Option<usize>,
     tx: std::sync::mpsc::Sender<(usize, Capture, Vec<u8>)>,
     which: usize,
+    lines: Option<std::sync::mpsc::Sender<String>>,
 ) {
     std::thread::spawn(move || {
         let mut c = Capture::default();
         let mut all = Vec::new();
         let mut buf = vec![0u8; 64 * 1024];
+        let mut sent = 0usize;
         loop {
             match r.read(&mut buf) {
                 Ok(0) => break,
@@ -787,6 +796,14 @@ fn reader<R: Read + Send + 'static>(
                         c.total += n as u64;
                         let room = cap.saturating_sub(all.len());
                         all.extend_from_slice(&buf[..n.min(room)]);
+                        // Complete lines, as they arrive, to a conducting parent.
+                        if let Some(l) = &lines {
+                            while let Some(i) = all[sent..].iter().position(|b| *b == b'\n') {
+                                let line = String::from_utf8_lossy(&all[sent..sent + i]);
+                                let _ = l.send(line.into_owned());
+                                sent += i + 1;
+                            }
+                        }
                     }
                     None => c.push(&buf[..n]),
                 },
@@ -794,9 +811,53 @@ fn reader<R: Read + Send + 'static>(
                 Err(_) => break,
             }
         }
+        drop(lines);
         c.finish();
         let _ = tx.send((which, c, all));
     });
+}
+
+/// The parent's side of a conducted child ([`run_conducted`]) while it runs: the result lines
+/// as they arrive, the control pipe, and the exact CPU time of the child's processes.
+pub struct Session {
+    lines: std::sync::mpsc::Receiver<String>,
+    control: Option<std::io::PipeWriter>,
+    root: i32,
+    deadline: Instant,
+    /// Result lines received so far.
+    pub received: usize,
+}
+
+/// How long [`Session::cpu`] waits for the child's tasks to stop running.
+pub const SETTLE_LIMIT: Duration = Duration::from_secs(1);
+
+impl Session {
+    /// The next result line (`None`: the channel ended or the child's time is up).
+    pub fn next_line(&mut self) -> Option<String> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let l = self.lines.recv_timeout(left).ok()?;
+        self.received += 1;
+        Some(l)
+    }
+
+    /// Writes `word` and a newline on the control pipe; false when the child cannot read it.
+    pub fn send(&mut self, word: &str) -> bool {
+        match &mut self.control {
+            Some(w) => w.write_all(format!("{word}\n").as_bytes()).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Closes the control pipe (the child reads its end).
+    pub fn close(&mut self) {
+        self.control = None;
+    }
+
+    /// The CPU time of the child's processes now (all of them, every thread), read when none
+    /// of their tasks is running ([`crate::procinfo::TreeCpu`]).
+    pub fn cpu(&self) -> crate::procinfo::TreeCpu {
+        crate::procinfo::TreeCpu::read(self.root, SETTLE_LIMIT)
+    }
 }
 
 /// Whether `program` is pqperf's own executable or one of its siblings.
@@ -828,6 +889,24 @@ pub fn run(spec: &ChildSpec) -> ChildOutcome {
 
 /// Runs one contained child under `pol`.
 pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
+    run_inner(spec, pol, None)
+}
+
+/// Runs one contained child under the process-wide [`policy`] with a control pipe: the read
+/// end is inherited as a descriptor announced in [`CONTROL_FD_ENV`] (the child adopts it
+/// with [`child_control`] before loading candidate code), and `conduct` runs in the calling
+/// thread while the child lives, with the child's result lines as they arrive, the pipe's
+/// write end and the child's CPU time ([`Session`]). When `conduct` returns the pipe is
+/// closed, and the child is waited for as by [`run`] (same timeout, from the start).
+pub fn run_conducted(spec: &ChildSpec, conduct: &mut dyn FnMut(&mut Session)) -> ChildOutcome {
+    run_inner(spec, &policy(), Some(conduct))
+}
+
+fn run_inner(
+    spec: &ChildSpec,
+    pol: &Policy,
+    conduct: Option<&mut dyn FnMut(&mut Session)>,
+) -> ChildOutcome {
     let start = Instant::now();
     let fail = |msg: String| ChildOutcome {
         spawn_error: Some(msg),
@@ -840,6 +919,14 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         Ok(p) => p,
         Err(e) => return fail(format!("result pipe: {e}")),
     };
+    let (ctl_r, mut ctl_w) = if conduct.is_some() {
+        match std::io::pipe() {
+            Ok((r, w)) => (Some(r), Some(w)),
+            Err(e) => return fail(format!("control pipe: {e}")),
+        }
+    } else {
+        (None, None)
+    };
     let scratch = match tempfile::Builder::new().prefix("pqperf-child-").tempdir() {
         Ok(d) => d,
         Err(e) => return fail(format!("scratch directory: {e}")),
@@ -851,7 +938,12 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .env_clear()
-        .envs(child_env(scratch.path(), res_w.as_raw_fd(), spec));
+        .envs(child_env(
+            scratch.path(),
+            res_w.as_raw_fd(),
+            ctl_r.as_ref().map(|r| r.as_raw_fd()),
+            spec,
+        ));
     let limits = spec.limits.unwrap_or(pol.limits);
     let cgroup = if pol.sandbox {
         PidsCgroup::create(limits.processes)
@@ -861,6 +953,7 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     let mut pre = PreExec {
         private_mounts: true,
         keep_fd: Some(res_w.as_raw_fd()),
+        control_fd: ctl_r.as_ref().map(|r| r.as_raw_fd()),
         cgroup_procs: cgroup.as_ref().map(|c| c.procs.as_raw_fd()),
         parent_death: true,
         close_fds: true,
@@ -889,6 +982,7 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     sandbox::prepare(&mut cmd, &pre);
     let spawned = cmd.spawn();
     drop(res_w);
+    drop(ctl_r);
     let mut child = match spawned {
         Ok(c) => c,
         Err(e) => return fail(format!("cannot start {}: {e}", spec.program.display())),
@@ -896,9 +990,35 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     let pgid = Pid::from_raw(child.id() as i32);
     sandbox::register_group(pgid.as_raw());
     let (tx, rx) = std::sync::mpsc::channel();
-    reader(res_r, Some(RESULT_CAP), tx.clone(), 0);
-    reader(child.stdout.take().expect("piped"), None, tx.clone(), 1);
-    reader(child.stderr.take().expect("piped"), None, tx, 2);
+    let (line_tx, line_rx) = std::sync::mpsc::channel();
+    let conducted = conduct.is_some();
+    reader(
+        res_r,
+        Some(RESULT_CAP),
+        tx.clone(),
+        0,
+        conducted.then_some(line_tx),
+    );
+    reader(
+        child.stdout.take().expect("piped"),
+        None,
+        tx.clone(),
+        1,
+        None,
+    );
+    reader(child.stderr.take().expect("piped"), None, tx, 2, None);
+    if let Some(f) = conduct {
+        let mut session = Session {
+            lines: line_rx,
+            control: ctl_w.take(),
+            root: pgid.as_raw(),
+            deadline: start + spec.timeout,
+            received: 0,
+        };
+        f(&mut session);
+    }
+    // A child still waiting for the parent reads the end of its control pipe.
+    drop(ctl_w);
     let deadline = start + spec.timeout;
     let mut pause = Duration::from_micros(200);
     let mut out = ChildOutcome::default();
@@ -1044,6 +1164,24 @@ pub fn child_enter() -> Result<Box<dyn Write>, String> {
             Ok(Box::new(sandbox::adopt_result_fd(fd)?))
         }
         Err(_) => Ok(Box::new(std::io::stdout())),
+    }
+}
+
+/// The child's side of the control pipe of a conducted child ([`run_conducted`]): adopt the
+/// descriptor announced in [`CONTROL_FD_ENV`] (close-on-exec) and remove the variable. Call
+/// first thing in a child, before any candidate library is loaded. `Ok(None)`: no control
+/// pipe (the child runs on its own).
+pub fn child_control() -> Result<Option<File>, String> {
+    let announced = std::env::var(CONTROL_FD_ENV);
+    sandbox::forget_env(&[CONTROL_FD_ENV]);
+    match announced {
+        Ok(v) => {
+            let fd: i32 = v
+                .parse()
+                .map_err(|_| format!("{CONTROL_FD_ENV}={v} is not a descriptor number"))?;
+            Ok(Some(sandbox::adopt_control_fd(fd)?))
+        }
+        Err(_) => Ok(None),
     }
 }
 

@@ -15,8 +15,11 @@
 //! given its seed and the check is recorded as not possible (`output_check`), never as a
 //! verdict.
 //!
-//! The replay costs as much CPU as the process, so the parent checks one process per
-//! operation (the first, and the re-run of one that failed), and only where a replay
+//! The replay costs as much CPU as the process, so the parent checks the first process of
+//! every operation and, drawn after each later process has ended, one in [`REPLAY_ONE_IN`]
+//! of the others ([`drawn`]: the parent's own randomness, which the candidate can neither
+//! read nor predict, so a library wrong only in some processes cannot know which are
+//! checked), plus the re-run of a checked process that failed; only where a replay
 //! executable was declared ([`set_replay_exe`]: `pqperf campaign`, `pqperf demo`) and the
 //! driver is pqperf's own `pqperf-driver` (not a test's fake driver). A library
 //! that tells the replay from the timing process by more than the executable (its argv, its
@@ -32,6 +35,19 @@ use serde_json::json;
 
 use crate::driver::DriverArgs;
 use crate::runner::{DriverExe, Run};
+
+/// A process after the first of an operation is replayed with probability 1 in this.
+pub const REPLAY_ONE_IN: u64 = 8;
+
+/// The parent's draw for one ended process: replay it? (1 in [`REPLAY_ONE_IN`], from the
+/// standard library's randomly keyed SipHash, keyed from the operating system's randomness
+/// once per pqperf process and stepped per call.)
+pub fn drawn() -> bool {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(std::process::id() as u64);
+    h.finish().is_multiple_of(REPLAY_ONE_IN)
+}
 
 /// The hidden subcommand of the replay child.
 pub const REPLAY_CHILD: &str = "replay-child";
@@ -113,7 +129,8 @@ fn replay_once(
 
 /// Checks the outputs of a complete run against replays (module doc); marks it
 /// `inconsistent` when they differ. Records `output_check` in the process entry.
-pub fn check(run: &mut Run, d: &DriverExe, args: &DriverArgs, timeout: Duration) {
+/// `why` says how the process was chosen (`first`, `drawn`, `rerun`).
+pub fn check(run: &mut Run, d: &DriverExe, args: &DriverArgs, timeout: Duration, why: &str) {
     let Some(exe) = REPLAY_EXE.get() else {
         return;
     };
@@ -148,7 +165,7 @@ pub fn check(run: &mut Run, d: &DriverExe, args: &DriverArgs, timeout: Duration)
     };
     run.process.extra.insert(
         "output_check".into(),
-        json!({ "claimed": claimed, "replay": first.ok(), "verdict": verdict }),
+        json!({ "claimed": claimed, "replay": first.ok(), "verdict": verdict, "chosen": why }),
     );
     if let Some(p) = problem {
         run.process.status = crate::verify::INCONSISTENT.into();

@@ -322,9 +322,29 @@ impl OpRun<'_> {
                     }),
                 );
             }
-            if index == 0 {
-                // The outputs of one process per operation checked against a replay.
-                crate::outcheck::check(&mut run, &self.ctx.opts.driver, args, self.ctx.timeout);
+            // The outputs checked against a replay: the first process of the operation, a
+            // later one when the parent's draw (made now that it has ended) says so, and the
+            // re-run of a checked one.
+            let why = if index == 0 {
+                Some("first")
+            } else if runs
+                .iter()
+                .any(|(r, _)| r.process.extra.contains_key("output_check"))
+            {
+                Some("rerun")
+            } else if crate::outcheck::drawn() {
+                Some("drawn")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                crate::outcheck::check(
+                    &mut run,
+                    &self.ctx.opts.driver,
+                    args,
+                    self.ctx.timeout,
+                    why,
+                );
             }
             t.timed_s += run.timed_s;
             t.process_s += run.wall_s;

@@ -1,12 +1,11 @@
 //! Orchestrator side of a driver run (method §4.9): spawn the lean `pqperf-driver …` contained, with a
 //! hard timeout, kill its process group on exit or hang, parse the META/TRIAL/STATUS lines of
 //! its private result channel ([`crate::output`]), check a complete process against the
-//! kernel ([`crate::verify`], with the setup-only process it needs started here), and turn a
+//! kernel ([`crate::verify`], with the CPU readings the parent took at the driver's gates
+//! while it ran, [`spawn`]), and turn a
 //! crash or a hang into a process entry with a status instead of an error.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use pqperf_ffi::untrusted::{self, ChildSpec};
@@ -121,13 +120,19 @@ impl Run {
     }
 }
 
-/// Starts one driver process, contained, and waits for it (no parsing).
+/// Most gates the parent answers in one driver process (a driver has at most 2 × 16
+/// intervals + 2).
+pub const MAX_READINGS: usize = 64;
+
+/// Starts one driver process, contained, conducts its gates (`pqperf_driver::Gate`: at every
+/// `PQPERF wait` line the parent reads the child's exact CPU time, then says `go`) and waits
+/// for it (no parsing).
 pub(crate) fn spawn(
     exe: &DriverExe,
     args: &DriverArgs,
     timeout: Duration,
-) -> untrusted::ChildOutcome {
-    untrusted::run(&ChildSpec {
+) -> (untrusted::ChildOutcome, Vec<crate::verify::Reading>) {
+    let spec = ChildSpec {
         program: exe.exe.clone(),
         args: args.to_argv(),
         cwd: exe.cwd.clone(),
@@ -135,7 +140,31 @@ pub(crate) fn spawn(
         readable: vec![exe.cwd.join(&args.lib)],
         cpu: args.cpu,
         ..Default::default()
-    })
+    };
+    let mut readings = Vec::new();
+    let t0 = std::time::Instant::now();
+    let out = untrusted::run_conducted(&spec, &mut |s| {
+        while let Some(l) = s.next_line() {
+            if !l.starts_with("PQPERF\twait\t") {
+                continue;
+            }
+            if readings.len() >= MAX_READINGS {
+                break;
+            }
+            let r = s.cpu();
+            readings.push(crate::verify::Reading {
+                line: s.received,
+                cpu_ns: r.cpu_ns,
+                settled: r.settled,
+                pids: r.pids,
+                at_s: t0.elapsed().as_secs_f64(),
+            });
+            if !s.send("go") {
+                break;
+            }
+        }
+    });
+    (out, readings)
 }
 
 /// Runs one driver process, contained (`pqperf_ffi::untrusted`), with a hard timeout, and
@@ -149,7 +178,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     let cpu_t0 = args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now);
     let load_1m = pqperf_ffi::procinfo::load_average()[0];
     let parent_rss_bytes = pqperf_ffi::procinfo::rss_bytes();
-    let out = spawn(exe, args, timeout);
+    let (out, readings) = spawn(exe, args, timeout);
     let steal_share = match (
         cpu_t0,
         args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now),
@@ -258,16 +287,16 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     if process.status == "complete" {
         let problems = match &out.accounting {
             Some(acc) => {
-                let mut setup = || measure_setup(exe, args, timeout);
-                let mut k = crate::verify::Kernel {
+                let k = crate::verify::Kernel {
                     acc,
                     wall_s,
                     tick_hz: crate::verify::tick_hz(),
-                    setup_s: &mut setup,
+                    readings: &readings,
+                    lines: &lines,
                     steal_s: steal_share.map_or(0.0, |f| f * wall_s),
                     parent_rss_bytes,
                 };
-                let (problems, evidence) = crate::verify::check(args, &parsed, &mut k);
+                let (problems, evidence) = crate::verify::check(args, &parsed, &k);
                 process.extra.insert("kernel_check".into(), evidence);
                 problems
             }
@@ -306,48 +335,6 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         timed_s,
         mem,
     }
-}
-
-/// Setup CPU seconds per unit (library, operation, input bytes, API, calls per trial) already
-/// measured.
-fn setup_cache() -> &'static Mutex<HashMap<String, f64>> {
-    static C: OnceLock<Mutex<HashMap<String, f64>>> = OnceLock::new();
-    C.get_or_init(Default::default)
-}
-
-/// The setup cost of `args`'s unit: CPU time of a driver process with the same arguments and
-/// 0 trials (no warm-up), started by the parent; cached per unit.
-pub fn measure_setup(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Result<f64, String> {
-    // The calls per trial are part of the key: the driver's verify/dec input pool, made in
-    // the preparation, is sized from them, so the setup cost depends on them.
-    let key = format!(
-        "{}\0{}\0{}\0{:?}\0{}",
-        exe.cwd.join(&args.lib).display(),
-        args.op,
-        args.bytes,
-        args.api,
-        args.iters
-    );
-    if let Some(v) = setup_cache().lock().unwrap().get(&key) {
-        return Ok(*v);
-    }
-    let mut a = args.clone();
-    a.trials = 0;
-    a.warmups = 0;
-    a.samples = false;
-    let out = spawn(exe, &a, timeout);
-    let parsed = parse_output(&out.result_lines());
-    let cpu = match (&out.accounting, parsed.status.as_deref(), out.code()) {
-        (Some(acc), Some("setup_only"), Some(0)) => acc.cpu_s(),
-        (_, st, code) => {
-            return Err(format!(
-                "the setup-only process ended {} (exit {code:?})",
-                st.unwrap_or("without STATUS")
-            ));
-        }
-    };
-    setup_cache().lock().unwrap().insert(key, cpu);
-    Ok(cpu)
 }
 
 /// Share of the trials' wall time spent on the run queue (`None` without schedstat).

@@ -15,12 +15,21 @@
 //!   time of the CPU during the process (a trial cannot sleep, but a virtual CPU the
 //!   hypervisor took away is neither running nor queued). A busy host inflates wall time (run-queue wait), not CPU time, so the CPU bound
 //!   holds there too;
-//! - **not less than the CPU did** (too little claimed: real work, fast figures): CPU time −
-//!   setup − untimed calls ≤ Σ claimed timed seconds + slack, where the setup cost is the CPU
-//!   time of a process the parent starts itself with the same arguments and 0 trials (the
-//!   driver stops after the preparation; measured only when needed, once per unit and
-//!   pqperf process) and the untimed calls (warm-ups, the memory pass) are costed at the
-//!   claimed per-call time;
+//! - **not less than the CPU did** (too little claimed), **in the parent's windows**: the
+//!   driver stops at gates (`pqperf_driver::Gate`): after its preparation, after every
+//!   timed interval and after its last line. At each gate the parent reads the exact CPU
+//!   time of every process and thread of the child (`procinfo::TreeCpu`, once none of them
+//!   is running) and only then lets it go on, so every interval ran inside a window the
+//!   parent measured from outside. Each window holds exactly one interval, and its kernel
+//!   CPU time is at most the interval claimed in it × (1 + [`WINDOW_REL`]) +
+//!   [`WINDOW_ABS_S`] (+ [`DIGEST_S_PER_BYTE`] per declared output byte): a claimed
+//!   interval is wall time, which CPU time never exceeds on the pinned CPU, so honest runs
+//!   beside CPU hogs pass. No process of the child may end between two gates, every reading
+//!   must find the child quiet, and the CPU after the last gate (the exit, where CPU the
+//!   readings missed would show) is at most [`EXIT_ABS_S`] + [`EXIT_S_PER_MIB`] per MiB of
+//!   `ru_maxrss`. There is no separate setup-only process any more: the preparation's CPU
+//!   time is the reading at the first gate (`ready_cpu_s`), and nothing that runs outside the
+//!   windows is allowed for in them;
 //! - **samples add up**: the per-call ticks of a sampled trial, summed, equal its claimed
 //!   interval within [`SAMPLE_SUM_REL`] + [`TICK_ABS_S`] (less the steal), so the robust
 //!   estimate cannot be moved by its SAMPLES alone;
@@ -37,8 +46,8 @@
 //!
 //! A process that fails any of these is `inconsistent` (the caller re-runs it once); the
 //! figures and the problems are kept in its process entry (`kernel_check`). What this cannot
-//! catch (forgeries within the slack, a setup-only process that behaves differently) is in
-//! docs/threat-model.md.
+//! catch (a forgery within a window's tolerance, work precomputed during the preparation) is
+//! in docs/threat-model.md.
 
 use std::sync::OnceLock;
 
@@ -49,6 +58,8 @@ use serde_json::{Value, json};
 use crate::driver::{DriverArgs, SAMPLE_CALLS};
 use crate::output::Parsed;
 
+/// How long the parent waits for the child's tasks to stop running before a reading.
+pub const SETTLE_S: f64 = pqperf_ffi::untrusted::SETTLE_LIMIT.as_secs_f64();
 /// Process status of a driver run whose claims disagree with the kernel's accounting.
 pub const INCONSISTENT: &str = "inconsistent";
 /// Seconds a claimed total may exceed the parent's wall time of the process (clock reads).
@@ -118,6 +129,46 @@ impl Claims {
     }
 }
 
+/// One reading of the child's CPU time by the parent, at a gate of the driver
+/// (`pqperf_driver::Gate`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reading {
+    /// Result lines received up to and including the gate's `PQPERF wait` line.
+    pub line: usize,
+    /// Σ CPU nanoseconds of every process of the child (`procinfo::TreeCpu`).
+    pub cpu_ns: u64,
+    /// No task of the child was running when it was read.
+    pub settled: bool,
+    /// The child's processes (host pids).
+    pub pids: Vec<i32>,
+    /// Seconds since the parent started the child.
+    pub at_s: f64,
+}
+
+/// Relative tolerance of a window's kernel CPU time against the interval the driver claims
+/// inside it (the interval is wall time on the raw monotonic clock, the CPU time the
+/// scheduler's clock: the same counter on x86 and arm64).
+pub const WINDOW_REL: f64 = 0.01;
+/// Fixed CPU seconds of a window beyond its claimed interval: the driver's return from the
+/// pipe read, its scheduler snapshots (`getrusage`, `/proc/thread-self/schedstat` and
+/// `sched`) around the interval, the output digest, its lines and the next read. Measured
+/// with the toy signature beside six builds (load 12–15): 86–280 µs per window, 375 µs with
+/// a thread relaying the lines (`rewrite.h` at 100 %); this is 1.6 × the largest.
+pub const WINDOW_ABS_S: f64 = 600e-6;
+/// CPU seconds per byte of declared output the driver digests inside a window.
+pub const DIGEST_S_PER_BYTE: f64 = 5e-9;
+/// CPU seconds the child may spend after its last gate (its exit) beyond
+/// [`EXIT_S_PER_MIB`] per MiB of `ru_maxrss`: CPU the readings did not see (a process that
+/// ended between two readings) shows there.
+pub const EXIT_ABS_S: f64 = 0.02;
+/// Exit CPU seconds per MiB of peak RSS (unmapping).
+pub const EXIT_S_PER_MIB: f64 = 0.0002;
+
+/// Whether `op` is one step of a key exchange (timed per call inside whole exchanges).
+pub fn per_step_op(op: &str) -> bool {
+    matches!(op, "init_a" | "init_b" | "derive_a" | "derive_b") || op.starts_with("pass")
+}
+
 /// The check's inputs besides the claims.
 pub struct Kernel<'a> {
     /// What the kernel accounted.
@@ -126,8 +177,10 @@ pub struct Kernel<'a> {
     pub wall_s: f64,
     /// Tick rate of a fixed-rate counter (Hz), when known.
     pub tick_hz: Option<f64>,
-    /// Setup CPU seconds of the unit, measured on demand.
-    pub setup_s: &'a mut dyn FnMut() -> Result<f64, String>,
+    /// The parent's readings of the child's CPU time at its gates (`runner::spawn`).
+    pub readings: &'a [Reading],
+    /// The result lines as received (the readings' `line` indices point into them).
+    pub lines: &'a [String],
     /// Seconds the hypervisor took from the process's CPU while it lived (steal time of the
     /// pinned CPU in `/proc/stat`, read by the parent before and after; 0 when unknown). A
     /// task whose virtual CPU is stolen is neither on the CPU nor in the run queue, so a trial
@@ -182,7 +235,7 @@ fn check_memory(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Opti
 
 /// Checks a complete driver process; returns the problems (empty: consistent) and the
 /// evidence for its process entry.
-pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Value) {
+pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) {
     let mut bad = Vec::new();
     let c = Claims::of(p);
     let cpu = k.acc.cpu_s();
@@ -311,7 +364,7 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
         .counter
         .as_deref()
         .is_some_and(|c| Counter::parse(c).is_core_cycles());
-    let per_step = p.meta.str("timing_scope") == Some("per_call_step");
+    let per_step = per_step_op(&args.op);
     for (i, t) in p.trials.iter().enumerate().filter(|_| !per_step) {
         let Some(n) = t.cycles else { continue };
         let n = n as f64;
@@ -334,36 +387,8 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
             }
         }
     }
-    // Too little claimed.
-    let per_call = if c.calls > 0 {
-        c.timed_s / c.calls as f64
-    } else {
-        0.0
-    };
-    let untimed = (args.warmups + 1) as f64 * per_call;
-    let mut setup = None;
-    let unclaimed = cpu - untimed - c.timed_s;
-    // Per-step timing of a key exchange times one step of each exchange: the other steps are
-    // untimed work the claims do not cost, so only the bounds above apply.
-    if !per_step && unclaimed > slack(c.timed_s, c.intervals) {
-        match (k.setup_s)() {
-            Ok(u) => {
-                setup = Some(u);
-                let sl = slack(c.timed_s + u, c.intervals);
-                if unclaimed - u > sl {
-                    bad.push(format!(
-                        "{cpu:.6} s of CPU time, {u:.6} s of it setup (measured apart), {untimed:.6} s untimed calls: {:.6} s more than the {:.6} s claimed (slack {sl:.3} s)",
-                        unclaimed - u,
-                        c.timed_s
-                    ));
-                }
-            }
-            Err(e) => bad.push(format!(
-                "{cpu:.6} s of CPU time for {:.6} s claimed, and the setup cost could not be measured: {e}",
-                c.timed_s
-            )),
-        }
-    }
+    // The parent's windows: too little claimed.
+    let w = check_windows(args, p, k, per_step, &mut bad);
     let evidence = json!({
         "cpu_s": round6(cpu),
         "wall_s": round6(k.wall_s),
@@ -371,11 +396,143 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &mut Kernel) -> (Vec<String>, Val
         "steal_s": round6(k.steal_s),
         "claimed_timed_s": round6(c.timed_s),
         "claimed_on_cpu_s": c.run_s.map(round6),
-        "setup_cpu_s": setup.map(round6),
+        "ready_cpu_s": w.ready_cpu_s.map(round6),
+        "window_cpu_s": w.cpu_s.iter().map(|x| round6(*x)).collect::<Vec<_>>(),
+        "window_claimed_s": w.claimed_s.iter().map(|x| round6(*x)).collect::<Vec<_>>(),
+        "exit_cpu_s": w.exit_cpu_s.map(round6),
         "maxrss_bytes": maxrss,
         "problems": bad,
     });
     (bad.clone(), evidence)
+}
+
+/// What the windows showed (evidence).
+#[derive(Default)]
+struct Windows {
+    ready_cpu_s: Option<f64>,
+    cpu_s: Vec<f64>,
+    claimed_s: Vec<f64>,
+    exit_cpu_s: Option<f64>,
+}
+
+/// Whether the driver said its counter counts core cycles (no fixed rate).
+fn core_cycles(p: &Parsed) -> bool {
+    p.counter
+        .as_deref()
+        .is_none_or(|c| Counter::parse(c).is_core_cycles())
+}
+
+/// Bytes of declared output (the driver digests these inside a window).
+fn declared_output_bytes(p: &Parsed) -> f64 {
+    [
+        "pk_bytes",
+        "sk_bytes",
+        "ct_bytes",
+        "ss_bytes",
+        "signature_bytes",
+        "digest_bytes",
+    ]
+    .iter()
+    .filter_map(|key| p.meta.str(key).and_then(|v| v.parse::<u64>().ok()))
+    .map(|v| v.min(1 << 29) as f64)
+    .sum()
+}
+
+/// The per-window check (module doc): every timed interval ran between two readings of the
+/// child's CPU time by the parent; the CPU the kernel counted there bounds the interval
+/// claimed inside it from below. Problems go to `bad`.
+fn check_windows(
+    args: &DriverArgs,
+    p: &Parsed,
+    k: &Kernel,
+    per_step: bool,
+    bad: &mut Vec<String>,
+) -> Windows {
+    let mut w = Windows::default();
+    let r = k.readings;
+    let intervals = args.trials as usize * if args.samples && !per_step { 2 } else { 1 };
+    if r.len() != intervals + 2 {
+        bad.push(format!(
+            "the driver stopped at {} gate(s) of the parent, {} expected (one before and after each of {intervals} timed interval(s), one at its end)",
+            r.len(),
+            intervals + 2
+        ));
+        if let Some(last) = r.last() {
+            check_exit(k, last, &mut w, bad);
+        }
+        return w;
+    }
+    w.ready_cpu_s = Some(r[0].cpu_ns as f64 / 1e9);
+    for (i, x) in r.iter().enumerate() {
+        if !x.settled {
+            bad.push(format!(
+                "gate {i}: a task of the child was still running {:.1} s after the driver stopped there",
+                crate::verify::SETTLE_S
+            ));
+        }
+        if i > 0
+            && let Some(gone) = r[i - 1].pids.iter().find(|q| !x.pids.contains(q))
+        {
+            bad.push(format!(
+                "gate {i}: process {gone} of the child ended while the driver was timing (its CPU time would leave the parent's readings)"
+            ));
+        }
+    }
+    let digest_s = declared_output_bytes(p) * DIGEST_S_PER_BYTE;
+    for i in 1..=intervals {
+        let (a, b) = (&r[i - 1], &r[i]);
+        let seg = k
+            .lines
+            .get(a.line..b.line.min(k.lines.len()))
+            .unwrap_or(&[]);
+        let seg_parsed = crate::output::parse_output(seg);
+        let c = Claims::of(&seg_parsed);
+        let cpu = b.cpu_ns.saturating_sub(a.cpu_ns) as f64 / 1e9;
+        w.cpu_s.push(cpu);
+        w.claimed_s.push(c.timed_s);
+        if c.intervals != 1 {
+            bad.push(format!(
+                "window {i}: {} timed interval(s) reported between two gates, 1 expected",
+                c.intervals
+            ));
+            continue;
+        }
+        // Every figure of the interval is bounded below by the window's CPU time: its wall
+        // seconds and its per-call samples summed. (Not its on-CPU time: the driver reads
+        // that from its own schedstat, which the kernel brings up to date only at a
+        // scheduler event, so a short interval may read 0.)
+        let tol = WINDOW_ABS_S + digest_s;
+        let mut figures = vec![("interval", c.timed_s)];
+        let ticks = k.tick_hz.filter(|h| *h > 0.0 && !core_cycles(p));
+        if let (Some(hz), [v]) = (ticks, seg_parsed.sample_trials.as_slice()) {
+            figures.push(("per-call samples", v.iter().sum::<u64>() as f64 / hz));
+        }
+        for (what, x) in figures {
+            if !per_step && cpu > x * (1.0 + WINDOW_REL) + tol {
+                bad.push(format!(
+                    "window {i}: the kernel counted {cpu:.6} s of CPU time, the {what} claimed inside it is {x:.6} s (tolerance {:.0} % + {:.0} µs)",
+                    WINDOW_REL * 100.0,
+                    tol * 1e6
+                ));
+            }
+        }
+    }
+    check_exit(k, &r[intervals + 1], &mut w, bad);
+    w
+}
+
+/// The CPU time after the driver's last gate `last` (its exit) is small: CPU time the
+/// readings did not see shows there.
+fn check_exit(k: &Kernel, last: &Reading, w: &mut Windows, bad: &mut Vec<String>) {
+    let exit = k.acc.cpu_s() - last.cpu_ns as f64 / 1e9;
+    w.exit_cpu_s = Some(exit);
+    let mib = k.acc.maxrss_kib.unwrap_or(0) as f64 / 1024.0;
+    let allowed = EXIT_ABS_S + EXIT_S_PER_MIB * mib;
+    if exit > allowed {
+        bad.push(format!(
+            "{exit:.6} s of CPU time after the driver's last gate (its exit; {allowed:.6} s allowed): CPU the parent's readings did not see"
+        ));
+    }
 }
 
 fn round6(x: f64) -> f64 {
@@ -449,7 +606,61 @@ mod tests {
         p
     }
 
-    fn run_check(p: &Parsed, cpu: f64, wall: f64, delay: f64, setup: f64) -> Vec<String> {
+    /// The result lines and the parent's readings of a gated driver process with these
+    /// claims: `ready` s of CPU before the first interval, the windows' CPU seconds
+    /// (`None`: as claimed), then 1 ms up to the last gate.
+    fn gated(
+        a: &DriverArgs,
+        p: &Parsed,
+        ready: f64,
+        windows: Option<Vec<f64>>,
+    ) -> (Vec<Reading>, Vec<String>) {
+        let mut lines = Vec::new();
+        let mut claims = Vec::new();
+        let mut r = Vec::new();
+        let mut cpu = ready;
+        let wait = |lines: &mut Vec<String>, r: &mut Vec<Reading>, cpu: f64| {
+            lines.push(format!("PQPERF\twait\t{}", r.len()));
+            r.push(Reading {
+                line: lines.len(),
+                cpu_ns: (cpu * 1e9) as u64,
+                settled: true,
+                pids: vec![7],
+                at_s: 0.0,
+            });
+        };
+        let mut segs: Vec<Vec<String>> = Vec::new();
+        for (i, t) in p.trials.iter().enumerate() {
+            segs.push(vec![format!(
+                "TRIAL\t{}\t{}\t{:.9}\t{}",
+                i + 1,
+                t.measurements,
+                t.seconds,
+                t.cycles.unwrap_or(0)
+            )]);
+            claims.push(t.seconds);
+        }
+        for s in p.sched.iter().filter(|s| s.kind == "sampled") {
+            segs.push(vec![format!("PQPERF\tsample_sched\ttrial={} calls={} ns={ns} count=0 nivcsw=0 nvcsw=0 runq_ns=0 run_ns={ns} minflt=0 majflt=0 migrations=0 cpu_changed=0", s.trial, s.calls, ns = (s.seconds * 1e9) as u64)]);
+            claims.push(s.seconds);
+        }
+        let w = windows.unwrap_or(claims);
+        let _ = a;
+        wait(&mut lines, &mut r, cpu);
+        for (seg, c) in segs.into_iter().zip(w) {
+            lines.extend(seg);
+            cpu += c;
+            wait(&mut lines, &mut r, cpu);
+        }
+        wait(&mut lines, &mut r, cpu + 0.001);
+        (r, lines)
+    }
+
+    fn run_check(p: &Parsed, cpu: f64, wall: f64, delay: f64, ready: f64) -> Vec<String> {
+        // The kernel's CPU time after the ready gate, spread over the windows.
+        let n = p.trials.len().max(1);
+        let w = vec![((cpu - ready - 0.001) / n as f64).max(0.0); n];
+        let g = gated(&args(), p, ready, Some(w));
         let acc = ChildAccounting {
             user_s: cpu,
             sys_s: 0.0,
@@ -457,22 +668,22 @@ mod tests {
             run_delay_ns: Some((delay * 1e9) as u64),
             maxrss_kib: None,
         };
-        let mut f = || Ok(setup);
-        let mut k = Kernel {
+        let k = Kernel {
             acc: &acc,
             wall_s: wall,
             tick_hz: Some(2e9),
-            setup_s: &mut f,
+            readings: &g.0,
+            lines: &g.1,
             steal_s: 0.0,
             parent_rss_bytes: None,
         };
-        check(&args(), p, &mut k).0
+        check(&args(), p, &k).0
     }
 
     #[test]
     fn honest_quiet_and_busy_runs_pass() {
         // Quiet: 2 × 0.5 s of calls, 0.2 s setup.
-        assert!(run_check(&parsed(0.5, 0.5, 0.0), 1.25, 1.4, 0.0, 0.2).is_empty());
+        assert!(run_check(&parsed(0.5, 0.5, 0.0), 1.201, 1.4, 0.0, 0.2).is_empty());
         // Busy: half of each trial waiting for the CPU; CPU time unchanged.
         assert!(run_check(&parsed(1.0, 0.5, 0.5), 1.25, 2.8, 1.4, 0.2).is_empty());
     }
@@ -490,17 +701,18 @@ mod tests {
             run_delay_ns: Some(0),
             maxrss_kib: None,
         };
+        let g = gated(&args(), &p, 0.099, Some(vec![0.4, 0.4]));
         let check_with = |steal_s: f64| {
-            let mut f = || Ok(0.05);
-            let mut k = Kernel {
+            let k = Kernel {
                 acc: &acc,
                 wall_s: 2.2,
                 tick_hz: Some(2e9),
-                setup_s: &mut f,
+                readings: &g.0,
+                lines: &g.1,
                 steal_s,
                 parent_rss_bytes: None,
             };
-            check(&args(), &p, &mut k)
+            check(&args(), &p, &k)
         };
         let (bad, ev) = check_with(1.3);
         assert!(bad.is_empty(), "{bad:?}");
@@ -517,7 +729,7 @@ mod tests {
         // A 6 µs trial whose counter and clock reads were 0.9 µs apart (seen on a busy VM).
         let mut p = parsed(6e-6, 6e-6, 0.0);
         p.trials[0].cycles = Some((6e-6 * 2e9) as i64 + 1800);
-        assert!(run_check(&p, 0.01, 0.02, 0.0, 0.005).is_empty());
+        assert!(run_check(&p, 0.01, 0.02, 0.0, 0.008988).is_empty());
         // Ticks that claim twice the seconds of a 1 ms trial are still named.
         let mut p = parsed(1e-3, 1e-3, 0.0);
         p.trials[0].cycles = Some((2e-3 * 2e9) as i64);
@@ -546,16 +758,17 @@ mod tests {
             maxrss_kib: None,
         };
         let run = |p: &Parsed| {
-            let mut f = || Ok(0.2);
-            let mut k = Kernel {
+            let g = gated(&a, p, 0.249, None);
+            let k = Kernel {
                 acc: &acc,
                 wall_s: 1.5,
                 tick_hz: Some(2e9),
-                setup_s: &mut f,
+                readings: &g.0,
+                lines: &g.1,
                 steal_s: 0.0,
                 parent_rss_bytes: None,
             };
-            check(&a, p, &mut k).0
+            check(&a, p, &k).0
         };
         assert!(run(&p).is_empty(), "{:?}", run(&p));
         // SAMPLES alone scaled by -5 % (the robust figure's input): caught.
@@ -588,16 +801,17 @@ mod tests {
                 maxrss_kib: Some(maxrss_mib * 1024),
                 ..Default::default()
             };
-            let mut f = || Ok(0.2);
-            let mut k = Kernel {
+            let g = gated(&args(), &p, 0.249, None);
+            let k = Kernel {
                 acc: &acc,
                 wall_s: 1.4,
                 tick_hz: Some(2e9),
-                setup_s: &mut f,
+                readings: &g.0,
+                lines: &g.1,
                 steal_s: 0.0,
                 parent_rss_bytes: Some(parent_mib * mib),
             };
-            check(&args(), &p, &mut k).0
+            check(&args(), &p, &k).0
         };
         // Honest: the driver's 180 MiB peak made ru_maxrss; a small driver beside a 40 MiB
         // parent (ru_maxrss is the parent's copy).
@@ -621,9 +835,13 @@ mod tests {
         let bad = run_check(&p, 0.02, 0.03, 0.0, 0.01);
         assert!(bad.iter().any(|b| b.contains("lived")), "{bad:?}");
         assert!(bad.iter().any(|b| b.contains("on CPU")), "{bad:?}");
-        // Real work (10 s of CPU), fast figures (2 × 1 µs).
+        // Real work (10 s of CPU inside the parent's windows), fast figures (2 × 1 µs).
         let bad = run_check(&parsed(1e-6, 1e-6, 0.0), 10.0, 10.1, 0.0, 0.01);
-        assert!(bad.iter().any(|b| b.contains("more than")), "{bad:?}");
+        assert!(bad.iter().any(|b| b.contains("window 1")), "{bad:?}");
+        // A consistent forgery of -5 % of two 100 ms windows.
+        let bad = run_check(&parsed(0.095, 0.095, 0.0), 0.401, 0.5, 0.0, 0.2);
+        assert!(bad.iter().any(|b| b.contains("window 2")), "{bad:?}");
+        assert!(run_check(&parsed(0.1, 0.1, 0.0), 0.401, 0.5, 0.0, 0.2).is_empty());
         // A trial that slept: claimed, but neither on CPU nor waiting for it.
         let bad = run_check(&parsed(0.5, 0.01, 0.0), 0.1, 1.2, 0.0, 0.05);
         assert!(bad.iter().any(|b| b.contains("waiting for it")), "{bad:?}");
@@ -631,26 +849,33 @@ mod tests {
         let mut p = parsed(0.5, 0.5, 0.0);
         p.trials[1].measurements = 20000;
         p.trials[0].cycles = Some(5);
-        let bad = run_check(&p, 1.25, 1.4, 0.0, 0.2);
+        let bad = run_check(&p, 1.201, 1.4, 0.0, 0.2);
         assert!(bad.iter().any(|b| b.contains("20000 calls")), "{bad:?}");
         assert!(bad.iter().any(|b| b.contains("ticks")), "{bad:?}");
-        // The setup cost cannot be measured: named, never assumed.
+        // A driver that never stopped at the parent's gates, and CPU after its last gate
+        // the readings did not see (a process that ended between them).
         let acc = ChildAccounting {
             user_s: 5.0,
             ..Default::default()
         };
-        let mut f = || Err("crashed".to_string());
-        let mut k = Kernel {
-            acc: &acc,
-            wall_s: 6.0,
-            tick_hz: None,
-            setup_s: &mut f,
-            steal_s: 0.0,
-            parent_rss_bytes: None,
-        };
         let p = parsed(0.1, 0.1, 0.0);
-        let (bad, ev) = check(&args(), &p, &mut k);
-        assert!(bad.iter().any(|b| b.contains("crashed")), "{bad:?}");
+        let g = gated(&args(), &p, 0.1, None);
+        let check_with = |readings: &[Reading]| {
+            let k = Kernel {
+                acc: &acc,
+                wall_s: 6.0,
+                tick_hz: None,
+                readings,
+                lines: &g.1,
+                steal_s: 0.0,
+                parent_rss_bytes: None,
+            };
+            check(&args(), &p, &k)
+        };
+        let (bad, _) = check_with(&[]);
+        assert!(bad.iter().any(|b| b.contains("0 gate(s)")), "{bad:?}");
+        let (bad, ev) = check_with(&g.0);
+        assert!(bad.iter().any(|b| b.contains("did not see")), "{bad:?}");
         assert_eq!(ev["problems"].as_array().unwrap().len(), bad.len());
     }
 }
