@@ -112,6 +112,7 @@ pub(crate) fn phase_measure(
     counter_info: &Value,
     baseline_key: Option<&str>,
 ) -> Res<(i32, MeasureTotals)> {
+    let phase_t0 = std::time::Instant::now();
     let unit = opts.unit();
     remove_stale_temps(&opts.layout().records_dir());
     let planned = plan_all(&opts.unit(), insts);
@@ -279,6 +280,15 @@ pub(crate) fn phase_measure(
             totals.timed_s,
             totals.process_s
         ));
+    }
+    if totals.budget.count > 0 {
+        // Where the phase's wall time went (issue 41), from the parent's own marks.
+        let wall = phase_t0.elapsed().as_secs_f64();
+        log.log(totals.budget.log_line(wall));
+        let b = totals.budget.to_json(wall);
+        crate::rundir::update_campaign(&opts.run_dir, |c| {
+            c.pqperf.get_or_insert_with(Default::default).measure_budget = Some(b);
+        })?;
     }
     if totals.declined_host_disturbed > 0 {
         log.log(format!(

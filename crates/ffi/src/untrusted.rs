@@ -725,6 +725,13 @@ pub struct ChildOutcome {
     pub wall_s: f64,
     /// Bytes on the result channel.
     pub result: Vec<u8>,
+    /// When the result channel's bytes arrived, as seen by the parent: `(bytes received so
+    /// far, seconds since the child was started)` after every read (the per-process time
+    /// budget of the measure phase, `pqperf_measure::budget`).
+    pub result_arrivals: Vec<(usize, f64)>,
+    /// Seconds from the start of [`run`] until the child was started (`exec` done): the
+    /// parent's and the child's confinement set-up before the program's first instruction.
+    pub spawned_s: f64,
     /// The result channel exceeded [`RESULT_CAP`] (the rest was dropped).
     pub result_truncated: bool,
     /// Candidate stdout.
@@ -745,6 +752,24 @@ pub struct ChildOutcome {
 }
 
 impl ChildOutcome {
+    /// Seconds since the start of [`run`] at which each line of [`ChildOutcome::result_lines`]
+    /// had arrived in full (the read that brought its newline; the child writes a line at a
+    /// time, so this is when the child had reached it, up to the parent's read latency).
+    pub fn line_arrivals(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut marks = self.result_arrivals.iter().peekable();
+        for (i, b) in self.result.iter().enumerate() {
+            if *b == b'\n' {
+                while marks.next_if(|m| m.0 <= i).is_some() {}
+                out.push(marks.peek().map_or(self.wall_s, |m| m.1));
+            }
+        }
+        if self.result.last().is_some_and(|b| *b != b'\n') {
+            out.push(self.result_arrivals.last().map_or(self.wall_s, |m| m.1));
+        }
+        out
+    }
+
     /// Result channel as lines.
     pub fn result_lines(&self) -> Vec<String> {
         String::from_utf8_lossy(&self.result)
@@ -769,15 +794,21 @@ impl ChildOutcome {
     }
 }
 
+/// What a reader thread hands back: which stream, its capture, the kept bytes (result
+/// channel) and when they arrived.
+type Drained = (usize, Capture, Vec<u8>, Vec<(usize, f64)>);
+
 fn reader<R: Read + Send + 'static>(
     mut r: R,
     cap: Option<usize>,
-    tx: std::sync::mpsc::Sender<(usize, Capture, Vec<u8>)>,
+    tx: std::sync::mpsc::Sender<Drained>,
     which: usize,
+    start: Instant,
 ) {
     std::thread::spawn(move || {
         let mut c = Capture::default();
         let mut all = Vec::new();
+        let mut arrivals = Vec::new();
         let mut buf = vec![0u8; 64 * 1024];
         loop {
             match r.read(&mut buf) {
@@ -787,6 +818,9 @@ fn reader<R: Read + Send + 'static>(
                         c.total += n as u64;
                         let room = cap.saturating_sub(all.len());
                         all.extend_from_slice(&buf[..n.min(room)]);
+                        if arrivals.len() < MAX_ARRIVALS {
+                            arrivals.push((all.len(), start.elapsed().as_secs_f64()));
+                        }
                     }
                     None => c.push(&buf[..n]),
                 },
@@ -795,9 +829,13 @@ fn reader<R: Read + Send + 'static>(
             }
         }
         c.finish();
-        let _ = tx.send((which, c, all));
+        let _ = tx.send((which, c, all, arrivals));
     });
 }
+
+/// Arrival marks kept of a result channel at most (a child writing many small pieces cannot
+/// make the parent keep more).
+const MAX_ARRIVALS: usize = 4096;
 
 /// Whether `program` is pqperf's own executable or one of its siblings.
 fn is_own_program(program: &Path) -> bool {
@@ -888,6 +926,7 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     }
     sandbox::prepare(&mut cmd, &pre);
     let spawned = cmd.spawn();
+    let spawned_s = start.elapsed().as_secs_f64();
     drop(res_w);
     let mut child = match spawned {
         Ok(c) => c,
@@ -896,12 +935,21 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     let pgid = Pid::from_raw(child.id() as i32);
     sandbox::register_group(pgid.as_raw());
     let (tx, rx) = std::sync::mpsc::channel();
-    reader(res_r, Some(RESULT_CAP), tx.clone(), 0);
-    reader(child.stdout.take().expect("piped"), None, tx.clone(), 1);
-    reader(child.stderr.take().expect("piped"), None, tx, 2);
+    reader(res_r, Some(RESULT_CAP), tx.clone(), 0, start);
+    reader(
+        child.stdout.take().expect("piped"),
+        None,
+        tx.clone(),
+        1,
+        start,
+    );
+    reader(child.stderr.take().expect("piped"), None, tx, 2, start);
     let deadline = start + spec.timeout;
     let mut pause = Duration::from_micros(200);
-    let mut out = ChildOutcome::default();
+    let mut out = ChildOutcome {
+        spawned_s,
+        ..Default::default()
+    };
     // Reaped here (not through `child`) to keep the kernel's accounting of the child.
     // With a PID namespace the reaped process is the waiter outside it: its rusage includes
     // the program's (waited for through the init), its schedstat does not, so none is kept.
@@ -954,12 +1002,13 @@ pub fn run_with(spec: &ChildSpec, pol: &Policy) -> ChildOutcome {
     for _ in 0..3 {
         let left = drain_deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok((0, c, all)) => {
+            Ok((0, c, all, arrivals)) => {
                 out.result_truncated = c.total > all.len() as u64;
                 out.result = all;
+                out.result_arrivals = arrivals;
             }
-            Ok((1, c, _)) => out.stdout = c,
-            Ok((_, c, _)) => out.stderr = c,
+            Ok((1, c, _, _)) => out.stdout = c,
+            Ok((_, c, _, _)) => out.stderr = c,
             Err(_) => {
                 out.drain_timeout = true;
                 break;

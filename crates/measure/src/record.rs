@@ -184,6 +184,8 @@ pub struct MeasureTotals {
     pub disturbed_in_a_row: u64,
     /// Disturbed processes not re-run because the host was always disturbed.
     pub declined_host_disturbed: u64,
+    /// Where the driver processes' time went ([`crate::budget`]).
+    pub budget: crate::budget::PhaseBudget,
 }
 
 impl MeasureTotals {
@@ -324,8 +326,16 @@ impl OpRun<'_> {
             }
             if index == 0 {
                 // The outputs of one process per operation checked against a replay.
+                let r0 = std::time::Instant::now();
                 crate::outcheck::check(&mut run, &self.ctx.opts.driver, args, self.ctx.timeout);
+                run.budget.replay_s = r0.elapsed().as_secs_f64();
             }
+            if run.budget != Default::default() {
+                run.process
+                    .extra
+                    .insert("time_budget".into(), run.budget.to_json());
+            }
+            t.budget.add(&run.budget);
             t.timed_s += run.timed_s;
             t.process_s += run.wall_s;
             t.attempts += 1;

@@ -284,6 +284,9 @@ pub fn run(
             0.0
         }
     );
+    if m.totals.budget.count > 0 {
+        println!("  {}", m.totals.budget.log_line(m.wall_s));
+    }
     if m.host_problems.is_empty() {
         println!("  host: no host problem found.");
     } else {
