@@ -342,15 +342,17 @@ fn setup_cache() -> &'static Mutex<HashMap<String, f64>> {
 /// The setup cost of `args`'s unit: CPU time of a driver process with the same arguments and
 /// 0 trials (no warm-up), started by the parent; cached per unit.
 pub fn measure_setup(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Result<f64, String> {
-    // The calls per trial are part of the key: the driver's verify/dec input pool, made in
-    // the preparation, is sized from them, so the setup cost depends on them.
+    // The calls per trial and the pool bound are part of the key: the driver's verify/dec
+    // input pool, made in the preparation, is sized from them, so the setup cost depends on
+    // them.
     let key = format!(
-        "{}\0{}\0{}\0{:?}\0{}",
+        "{}\0{}\0{}\0{:?}\0{}\0{:?}",
         exe.cwd.join(&args.lib).display(),
         args.op,
         args.bytes,
         args.api,
-        args.iters
+        args.iters,
+        args.pool_max
     );
     if let Some(v) = setup_cache().lock().unwrap().get(&key) {
         return Ok(*v);
