@@ -21,8 +21,10 @@
 //! | `replay_s` | the output check's replay (one process per operation, `crate::outcheck`) |
 //!
 //! A part the parent could not place (a process that failed before a line) stays 0 and its
-//! time is in the last part it could see; the parts always add up to the process's whole
-//! time in the parent ([`ProcessBudget::total_s`]).
+//! time is in the part after the last mark it saw; lines that arrived in one read (a child
+//! that buffers) leave the trials no span, and their claimed seconds are then taken from the
+//! warm-up and preparation spans before them, never more than those hold. The parts always
+//! add up to the process's whole time in the parent ([`ProcessBudget::total_s`]).
 
 use serde_json::{Value, json};
 
@@ -150,8 +152,19 @@ impl ProcessBudget {
                 None => 0.0,
             };
         }
-        let [prepare_s, warmup_s, trials_s, tail_s] = part;
         let exit_s = step(Some(wall_s));
+        // Lines that arrived in one read (a child that buffers its output) leave the trials
+        // no span of their own: their claimed seconds are taken from the parts before them,
+        // never more than those hold.
+        let claimed = timed_s.max(0.0) + sampled_s.max(0.0);
+        let mut short = (claimed - part[2]).max(0.0);
+        for i in [1, 0] {
+            let take = short.min(part[i]);
+            part[i] -= take;
+            part[2] += take;
+            short -= take;
+        }
+        let [prepare_s, warmup_s, trials_s, tail_s] = part;
         let timed_s = timed_s.max(0.0).min(trials_s);
         let sampled_s = sampled_s.max(0.0).min(trials_s - timed_s);
         ProcessBudget {
@@ -391,14 +404,29 @@ mod tests {
         let b = ProcessBudget::from_marks(0.5, &[], &[], 2.0, 2.0, 0.0, 0.0);
         assert_eq!((b.prepare_s, b.exit_s), (1.5, 0.0));
         assert!((b.total_s() - 2.0).abs() < 1e-9);
-        // Claimed trial seconds beyond what the parent saw are cut to it.
+        // Claimed trial seconds beyond what the parent saw are cut to it (the time before the
+        // trial line included).
         let l = lines(&[
             "META\twarmups\t0",
             "TRIAL\t1\t1\t9.0\t1",
             "STATUS\tcomplete",
         ]);
         let b = ProcessBudget::from_marks(0.0, &l, &[0.1, 0.2, 0.3], 0.4, 0.4, 9.0, 5.0);
-        assert!((b.timed_s - 0.1).abs() < 1e-9 && b.sampled_s == 0.0);
+        assert!(
+            (b.timed_s - 0.2).abs() < 1e-9 && b.sampled_s == 0.0,
+            "{b:?}"
+        );
+        assert_eq!((b.prepare_s, b.warmup_s), (0.0, 0.0));
+        assert!((b.total_s() - 0.4).abs() < 1e-9);
+        // Every line in one read: the trials' seconds come out of the preparation's span.
+        let l = lines(&[
+            "META\twarmups\t0",
+            "TRIAL\t1\t1\t0.1\t1",
+            "STATUS\tcomplete",
+        ]);
+        let b = ProcessBudget::from_marks(0.0, &l, &[0.3, 0.3, 0.3], 0.4, 0.4, 0.1, 0.05);
+        assert!((b.timed_s - 0.1).abs() < 1e-9 && (b.sampled_s - 0.05).abs() < 1e-9);
+        assert!((b.prepare_s - 0.15).abs() < 1e-9, "{b:?}");
         assert!((b.total_s() - 0.4).abs() < 1e-9);
     }
 }
