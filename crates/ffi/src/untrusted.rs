@@ -1108,6 +1108,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_result_line_arrives_with_the_read_that_brought_its_newline() {
+        let out = ChildOutcome {
+            result: b"META\ta\t1\nMETA\tb\t2\nTRI".to_vec(),
+            result_arrivals: vec![(5, 0.1), (22, 0.3), (25, 0.4)],
+            wall_s: 0.5,
+            ..Default::default()
+        };
+        assert_eq!(out.result_lines().len(), 3);
+        // Line 1 ends at byte 10 (read 2), line 2 at byte 21 (read 2), the cut line last.
+        assert_eq!(out.line_arrivals(), vec![0.3, 0.3, 0.4]);
+        let none = ChildOutcome {
+            result: b"X\n".to_vec(),
+            wall_s: 0.5,
+            ..Default::default()
+        };
+        assert_eq!(none.line_arrivals(), vec![0.5]);
+    }
+
+    #[test]
     fn a_scratch_folder_that_cannot_be_removed_is_reported_never_ignored() {
         let sink = std::sync::Mutex::new(Vec::new());
         let ok = tempfile::Builder::new()
