@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Install what pqperf and its tests need on a fresh Debian machine (idempotent).
 # Everything comes from the package registries: Debian packages here, crates through cargo.
+# `--tests` adds what only the test suite needs: headless Chromium and a font for the site's
+# browser tests (the demo and every pqperf command run without them; the browser is most of
+# a fresh machine's set-up time).
 set -euo pipefail
+pkgs=(gcc binutils make valgrind util-linux python3)
+if [ "${1:-}" = "--tests" ]; then
+  pkgs+=(chromium fonts-dejavu-core)
+fi
 need=()
-for pkg in gcc binutils make valgrind util-linux chromium fonts-dejavu-core python3; do
+for pkg in "${pkgs[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ "${#need[@]}" -gt 0 ]; then

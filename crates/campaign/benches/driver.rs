@@ -154,6 +154,7 @@ fn main() {
                 api: ApiSpec::Iccs,
                 stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                 seed: None,
+                pool_max: None,
             };
             let r = runner::run_driver(e, &a, Duration::from_secs(60));
             assert!(r.complete(), "{:?}", r.process);
@@ -269,6 +270,7 @@ fn main() {
                     api: ApiSpec::Iccs,
                     stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                     seed: None,
+                    pool_max: None,
                 };
                 let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
                 assert!(r.complete(), "{:?}", r.process);
@@ -308,6 +310,7 @@ fn main() {
                     api: ApiSpec::Iccs,
                     stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                     seed: None,
+                    pool_max: None,
                 };
                 let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
                 assert!(r.complete(), "{:?}", r.process);

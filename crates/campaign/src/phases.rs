@@ -112,6 +112,7 @@ pub(crate) fn phase_measure(
     counter_info: &Value,
     baseline_key: Option<&str>,
 ) -> Res<(Exit, MeasureTotals)> {
+    let phase_t0 = std::time::Instant::now();
     let unit = opts.unit();
     remove_stale_temps(&opts.layout().records_dir());
     let planned = plan_all(&opts.unit(), insts);
@@ -133,16 +134,43 @@ pub(crate) fn phase_measure(
         skipped: planned.len() - todo.len(),
         ..Default::default()
     };
-    // Expected seconds from the calibrations and the planned calls (sampled trials, setup and
-    // memory pass included); the remaining time is corrected by how the finished operations
-    // compared with their expectation.
-    let expect = |p: &PlannedOp| p.expected_s(opts.samples).max(0.1);
+    // Likely seconds from the calibrations and the planned calls (sampled trials, setup and
+    // memory pass included), the output check's replays and, under --target-ci, the budgets
+    // the protocol will likely spend (`PlannedOp::likely`); the remaining time is corrected
+    // by how the finished operations compared with their expectation.
+    let replay = pqperf_measure::outcheck::replays(&opts.driver);
+    let likely = |p: &PlannedOp| p.likely(&opts.planning, opts.samples, replay);
+    let expect = |p: &PlannedOp| likely(p).0.max(0.1);
     let est_total: f64 = todo.iter().map(|p| expect(p)).sum();
+    if !todo.is_empty() {
+        // The estimate's inputs, so that a miss can be explained.
+        let planned: f64 = todo.iter().map(|p| p.expected_s(opts.samples)).sum();
+        let budget_ops: Vec<&&PlannedOp> = todo
+            .iter()
+            .filter(|p| p.likely_spends_budget(&opts.planning))
+            .collect();
+        let procs: f64 = todo.iter().map(|p| likely(p).1).sum();
+        log.log(format!(
+            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
+            plan::duration_text(est_total),
+            todo.len(),
+            planned,
+            budget_ops.len(),
+            budget_ops.iter().map(|p| p.expected_s(opts.samples)).sum::<f64>(),
+            budget_ops
+                .iter()
+                .filter_map(|p| p.confident.map(|c| c.budget_s))
+                .sum::<f64>(),
+            if replay { "one per operation" } else { "none" },
+            procs,
+            pqperf_ffi::procinfo::load_average()[0],
+        ));
+    }
     log.progress_begin("measure", est_total);
     let mut eta = plan::Eta {
         left_s: est_total,
         left: todo.iter().fold((0.0, 0.0), |acc, p| {
-            let (a, b) = p.expected_parts(opts.samples);
+            let (_, a, b) = likely(p);
             (acc.0 + a, acc.1 + b)
         }),
         ..Default::default()
@@ -190,7 +218,8 @@ pub(crate) fn phase_measure(
         active = rest;
         for a in done {
             let (p, est) = (a.p, a.est);
-            eta.finished(p.expected_parts(opts.samples), est, a.run);
+            let (_, procs, calls) = likely(p);
+            eta.finished((procs, calls), est, a.run);
             let rec = a.op.finish(&mut totals)?;
             if let Some(key) = baseline_key
                 && p.inst.entry.candidate == "iccs"
@@ -279,6 +308,15 @@ pub(crate) fn phase_measure(
             totals.timed_s,
             totals.process_s
         ));
+    }
+    if totals.budget.count > 0 {
+        // Where the phase's wall time went (issue 41), from the parent's own marks.
+        let wall = phase_t0.elapsed().as_secs_f64();
+        log.log(totals.budget.log_line(wall));
+        let b = totals.budget.to_json(wall);
+        crate::rundir::update_campaign(&opts.run_dir, |c| {
+            c.pqperf.get_or_insert_with(Default::default).measure_budget = Some(b);
+        })?;
     }
     if totals.declined_host_disturbed > 0 {
         log.log(format!(

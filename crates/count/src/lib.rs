@@ -655,6 +655,7 @@ fn run_valgrind(
         // No stack painting: valgrind does not grow the stack below the stack pointer.
         stack_region: 0,
         seed: Some(pqperf_model::stream::process_seed(COUNT_STREAM)),
+        pool_max: None,
     };
     let mut argv = vec!["./d".to_string()];
     argv.extend(args.to_argv());

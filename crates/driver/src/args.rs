@@ -84,6 +84,10 @@ pub struct DriverArgs {
     /// The DRNG seed of this process (`--seed HEX`, `pqperf_model::stream`); `None`: the
     /// reference's fixed seed.
     pub seed: Option<[u8; pqperf_model::stream::SEED_BYTES]>,
+    /// Most entries of the verify/dec input pool (`--pool-max N`, the parent's time budget
+    /// for preparing it, `pqperf_measure::budget::pool_max`); `None`: the pool covers the
+    /// process's calls within [`crate::inputs::pool_size`]'s bounds.
+    pub pool_max: Option<u64>,
 }
 
 impl DriverArgs {
@@ -115,6 +119,10 @@ impl DriverArgs {
         if let Some(s) = &self.seed {
             v.push("--seed".into());
             v.push(pqperf_model::stream::seed_hex(s));
+        }
+        if let Some(n) = self.pool_max {
+            v.push("--pool-max".into());
+            v.push(n.to_string());
         }
         if let ApiSpec::Nist {
             kind,
@@ -164,6 +172,7 @@ impl DriverArgs {
             api: ApiSpec::Iccs,
             stack_region: crate::DEFAULT_STACK_REGION,
             seed: None,
+            pool_max: None,
         };
         let mut nist = NistArgs::default();
         let mut it = argv.iter();
@@ -182,6 +191,7 @@ impl DriverArgs {
                 "--seed" => {
                     a.seed = Some(pqperf_model::stream::parse_seed_hex(&value(&mut it, x)?)?)
                 }
+                "--pool-max" => a.pool_max = Some(number(&mut it, x)?),
                 "--nist-kind" => nist.kind = Some(value(&mut it, x)?),
                 "--namespace" => nist.namespace = Some(value(&mut it, x)?),
                 "--pk-bytes" => nist.pk = Some(number(&mut it, x)?),
@@ -197,7 +207,7 @@ impl DriverArgs {
         a.api = nist.into_api()?;
         if pos.len() != 7 {
             return Err(format!(
-                "usage: pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--samples] [--ticks] [--stack-region BYTES] [--seed HEX] [--nist-kind K --namespace NS --pk-bytes N --sk-bytes N --out-bytes N --ss-bytes N [--ctx] --id ID --instance NAME] (got {} positional arguments)",
+                "usage: pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--samples] [--ticks] [--stack-region BYTES] [--seed HEX] [--pool-max N] [--nist-kind K --namespace NS --pk-bytes N --sk-bytes N --out-bytes N --ss-bytes N [--ctx] --id ID --instance NAME] (got {} positional arguments)",
                 pos.len()
             ));
         }
@@ -286,6 +296,7 @@ mod tests {
             api,
             stack_region: 65536,
             seed: Some(pqperf_model::stream::process_seed(3)),
+            pool_max: Some(40),
         }
     }
 
@@ -316,10 +327,13 @@ mod tests {
         assert_eq!(back.cpu, Some(1));
         assert_eq!(back.stack_region, 65536);
         assert_eq!(back.seed, Some(pqperf_model::stream::process_seed(3)));
+        assert_eq!(back.pool_max, Some(40));
         // Without a seed: none on the argv, the reference seed in the driver.
         let mut plain = args(ApiSpec::Iccs);
         plain.seed = None;
+        plain.pool_max = None;
         assert!(!plain.to_argv().iter().any(|a| a == "--seed"));
+        assert!(!plain.to_argv().iter().any(|a| a == "--pool-max"));
         assert_eq!(DriverArgs::parse(&plain.to_argv()).unwrap().seed, None);
     }
 

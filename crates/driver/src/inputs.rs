@@ -10,9 +10,12 @@
 //!   preparation (before the driver's first gate, `timing::Gate`), taken in
 //!   turn ([`SigPool`], [`CtPool`]). The pool holds every call of a one-trial process (its
 //!   warm-ups, the reference trial, the sampled trial and the memory pass: [`pool_size`])
-//!   unless that exceeds [`POOL_MAX_ENTRIES`] or [`POOL_MAX_BYTES`]; then it rotates, and the
-//!   number of entries is reported (`META input_pool`). The pool depends on the calls per
-//!   trial only. A process of
+//!   unless that exceeds [`POOL_MAX_ENTRIES`], [`POOL_MAX_BYTES`] or the parent's
+//!   `--pool-max` (the entries it can prepare within its time budget, issue 41:
+//!   `pqperf_measure::budget::pool_max`); then it rotates, so no input repeats within any
+//!   run of as many consecutive calls as the pool has entries, and the number of entries is
+//!   reported (`META input_pool`). The pool depends on the argv only (calls per trial,
+//!   `--pool-max`), so the output check's replay builds the same one. A process of
 //!   several trials walks the pool again in its later trials (a cache kept across trials can
 //!   hit there); under `--target-ci` every process has one trial and its own stream.
 
@@ -26,6 +29,16 @@ pub const POOL_MAX_BYTES: u64 = 32 << 20;
 /// Calls of a process besides its trials' that take pool entries: the warm-ups (at most 3
 /// in a plan) and the memory pass.
 pub const POOL_EXTRA_CALLS: u64 = 4;
+
+/// Entries of the input pool of process `a` with entries of `entry_bytes`: [`pool_size`],
+/// at most the parent's `--pool-max` (its time budget for the preparation; at least 1).
+pub fn pool_entries(a: &DriverArgs, entry_bytes: u64) -> usize {
+    let n = pool_size(a.iters, entry_bytes);
+    match a.pool_max {
+        Some(m) => n.min(m.max(1).try_into().unwrap_or(usize::MAX)),
+        None => n,
+    }
+}
 
 /// Entries of an input pool of `entry_bytes` each for a process with trials of `iters`
 /// calls: a reference trial, its sampled trial (at most [`SAMPLE_CALLS`] calls), the
@@ -198,6 +211,17 @@ mod tests {
         );
         assert_eq!(pool_size(0, 10), 4);
         assert_eq!(pool_size(10, u64::MAX), 1);
+        let mut a = crate::DriverArgs::parse(
+            &["l", "verify", "0", "1", "1", "300", "3", "--pool-max", "50"].map(String::from),
+        )
+        .unwrap();
+        assert_eq!(pool_entries(&a, 2420), 50);
+        a.pool_max = Some(0);
+        assert_eq!(pool_entries(&a, 2420), 1);
+        a.pool_max = Some(100_000);
+        assert_eq!(pool_entries(&a, 2420), 604);
+        a.pool_max = None;
+        assert_eq!(pool_entries(&a, 2420), 604);
     }
 
     #[test]

@@ -52,7 +52,7 @@ pub(super) fn prepare_iccs(
                     ),
                     "verify" => {
                         let stride = (s.sn + 4096) as usize;
-                        let n = inputs::pool_size(a.iters, stride as u64 + 64);
+                        let n = inputs::pool_entries(a, stride as u64 + 64);
                         let pool = SigPool::build(n, stride, &msgs, |m, sn| {
                             let (rc, len) = api
                                 .sign(slice(&mut sk, o.sk_len), m, sn)
@@ -132,7 +132,7 @@ pub(super) fn prepare_iccs(
                         // Distinct ciphertexts for the timed calls, none of them the one
                         // decapsulated above.
                         let stride = s.ct as usize;
-                        let count = inputs::pool_size(a.iters, s.ct);
+                        let count = inputs::pool_entries(a, s.ct);
                         let pool = CtPool::build(count, stride, |c| {
                             let e = api
                                 .enc(slice(&mut pk, o.pk_len), ss.as_mut_slice(), c)

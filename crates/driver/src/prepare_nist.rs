@@ -59,7 +59,7 @@ pub(super) fn prepare_nist(
                     }
                     "verify" => {
                         let stride = *out as usize + 4096;
-                        let n = inputs::pool_size(a.iters, stride as u64 + 64);
+                        let n = inputs::pool_entries(a, stride as u64 + 64);
                         let pool = SigPool::build(n, stride, &msgs, |m, sig| {
                             let (rc, l) = api
                                 .signature(sig, m, skb.as_slice())
@@ -111,7 +111,7 @@ pub(super) fn prepare_nist(
                         }
                         // Distinct ciphertexts for the timed calls, none of them the one
                         // decapsulated above.
-                        let n = inputs::pool_size(a.iters, *out);
+                        let n = inputs::pool_entries(a, *out);
                         let pool = CtPool::build(n, *out as usize, |c| {
                             let rc = api
                                 .enc(c, ssb.as_mut_slice(), pkb.as_slice())

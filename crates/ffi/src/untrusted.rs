@@ -732,6 +732,13 @@ pub struct ChildOutcome {
     pub wall_s: f64,
     /// Bytes on the result channel.
     pub result: Vec<u8>,
+    /// When the result channel's bytes arrived, as seen by the parent: `(bytes received so
+    /// far, seconds since the child was started)` after every read (the per-process time
+    /// budget of the measure phase, `pqperf_measure::budget`).
+    pub result_arrivals: Vec<(usize, f64)>,
+    /// Seconds from the start of [`run`] until the child was started (`exec` done): the
+    /// parent's and the child's confinement set-up before the program's first instruction.
+    pub spawned_s: f64,
     /// The result channel exceeded [`RESULT_CAP`] (the rest was dropped).
     pub result_truncated: bool,
     /// Candidate stdout.
@@ -752,6 +759,24 @@ pub struct ChildOutcome {
 }
 
 impl ChildOutcome {
+    /// Seconds since the start of [`run`] at which each line of [`ChildOutcome::result_lines`]
+    /// had arrived in full (the read that brought its newline; the child writes a line at a
+    /// time, so this is when the child had reached it, up to the parent's read latency).
+    pub fn line_arrivals(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut marks = self.result_arrivals.iter().peekable();
+        for (i, b) in self.result.iter().enumerate() {
+            if *b == b'\n' {
+                while marks.next_if(|m| m.0 <= i).is_some() {}
+                out.push(marks.peek().map_or(self.wall_s, |m| m.1));
+            }
+        }
+        if self.result.last().is_some_and(|b| *b != b'\n') {
+            out.push(self.result_arrivals.last().map_or(self.wall_s, |m| m.1));
+        }
+        out
+    }
+
     /// Result channel as lines.
     pub fn result_lines(&self) -> Vec<String> {
         String::from_utf8_lossy(&self.result)
@@ -776,16 +801,22 @@ impl ChildOutcome {
     }
 }
 
+/// What a reader thread hands back: which stream, its capture, the kept bytes (result
+/// channel) and when they arrived.
+type Drained = (usize, Capture, Vec<u8>, Vec<(usize, f64)>);
+
 fn reader<R: Read + Send + 'static>(
     mut r: R,
     cap: Option<usize>,
-    tx: std::sync::mpsc::Sender<(usize, Capture, Vec<u8>)>,
+    tx: std::sync::mpsc::Sender<Drained>,
     which: usize,
     lines: Option<std::sync::mpsc::Sender<String>>,
+    start: Instant,
 ) {
     std::thread::spawn(move || {
         let mut c = Capture::default();
         let mut all = Vec::new();
+        let mut arrivals = Vec::new();
         let mut buf = vec![0u8; 64 * 1024];
         let mut sent = 0usize;
         loop {
@@ -796,6 +827,9 @@ fn reader<R: Read + Send + 'static>(
                         c.total += n as u64;
                         let room = cap.saturating_sub(all.len());
                         all.extend_from_slice(&buf[..n.min(room)]);
+                        if arrivals.len() < MAX_ARRIVALS {
+                            arrivals.push((all.len(), start.elapsed().as_secs_f64()));
+                        }
                         // Complete lines, as they arrive, to a conducting parent.
                         if let Some(l) = &lines {
                             while let Some(i) = all[sent..].iter().position(|b| *b == b'\n') {
@@ -813,7 +847,7 @@ fn reader<R: Read + Send + 'static>(
         }
         drop(lines);
         c.finish();
-        let _ = tx.send((which, c, all));
+        let _ = tx.send((which, c, all, arrivals));
     });
 }
 
@@ -859,6 +893,10 @@ impl Session {
         crate::procinfo::TreeCpu::read(self.root, SETTLE_LIMIT)
     }
 }
+
+/// Arrival marks kept of a result channel at most (a child writing many small pieces cannot
+/// make the parent keep more).
+const MAX_ARRIVALS: usize = 4096;
 
 /// Whether `program` is pqperf's own executable or one of its siblings.
 fn is_own_program(program: &Path) -> bool {
@@ -981,6 +1019,7 @@ fn run_inner(
     }
     sandbox::prepare(&mut cmd, &pre);
     let spawned = cmd.spawn();
+    let spawned_s = start.elapsed().as_secs_f64();
     drop(res_w);
     drop(ctl_r);
     let mut child = match spawned {
@@ -998,6 +1037,7 @@ fn run_inner(
         tx.clone(),
         0,
         conducted.then_some(line_tx),
+        start,
     );
     reader(
         child.stdout.take().expect("piped"),
@@ -1005,8 +1045,9 @@ fn run_inner(
         tx.clone(),
         1,
         None,
+        start,
     );
-    reader(child.stderr.take().expect("piped"), None, tx, 2, None);
+    reader(child.stderr.take().expect("piped"), None, tx, 2, None, start);
     if let Some(f) = conduct {
         let mut session = Session {
             lines: line_rx,
@@ -1021,7 +1062,10 @@ fn run_inner(
     drop(ctl_w);
     let deadline = start + spec.timeout;
     let mut pause = Duration::from_micros(200);
-    let mut out = ChildOutcome::default();
+    let mut out = ChildOutcome {
+        spawned_s,
+        ..Default::default()
+    };
     // Reaped here (not through `child`) to keep the kernel's accounting of the child.
     // With a PID namespace the reaped process is the waiter outside it: its rusage includes
     // the program's (waited for through the init), its schedstat does not, so none is kept.
@@ -1074,12 +1118,13 @@ fn run_inner(
     for _ in 0..3 {
         let left = drain_deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
-            Ok((0, c, all)) => {
+            Ok((0, c, all, arrivals)) => {
                 out.result_truncated = c.total > all.len() as u64;
                 out.result = all;
+                out.result_arrivals = arrivals;
             }
-            Ok((1, c, _)) => out.stdout = c,
-            Ok((_, c, _)) => out.stderr = c,
+            Ok((1, c, _, _)) => out.stdout = c,
+            Ok((_, c, _, _)) => out.stderr = c,
             Err(_) => {
                 out.drain_timeout = true;
                 break;
@@ -1195,6 +1240,25 @@ pub fn child_enter_fresh() -> Result<Box<dyn Write>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_result_line_arrives_with_the_read_that_brought_its_newline() {
+        let out = ChildOutcome {
+            result: b"META\ta\t1\nMETA\tb\t2\nTRI".to_vec(),
+            result_arrivals: vec![(5, 0.1), (22, 0.3), (25, 0.4)],
+            wall_s: 0.5,
+            ..Default::default()
+        };
+        assert_eq!(out.result_lines().len(), 3);
+        // Line 1 ends at byte 10 (read 2), line 2 at byte 21 (read 2), the cut line last.
+        assert_eq!(out.line_arrivals(), vec![0.3, 0.3, 0.4]);
+        let none = ChildOutcome {
+            result: b"X\n".to_vec(),
+            wall_s: 0.5,
+            ..Default::default()
+        };
+        assert_eq!(none.line_arrivals(), vec![0.5]);
+    }
 
     #[test]
     fn a_scratch_folder_that_cannot_be_removed_is_reported_never_ignored() {

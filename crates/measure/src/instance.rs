@@ -64,5 +64,6 @@ pub fn driver_args(
         api: inst.api.clone(),
         stack_region: opts.stack_region,
         seed: None,
+        pool_max: None,
     }
 }

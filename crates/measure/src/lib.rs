@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod budget;
 pub mod calibrate;
 pub mod decide;
 pub mod error;

@@ -127,6 +127,13 @@ fn replay_once(
     }
 }
 
+/// Whether [`check`] replays processes of `d` (a replay executable was declared and `d` is
+/// pqperf's own driver): the measure phase's estimate counts one replay per operation then.
+pub fn replays(d: &DriverExe) -> bool {
+    REPLAY_EXE.get().is_some()
+        && d.exe.file_name() == Some(std::ffi::OsStr::new(crate::runner::DRIVER_BIN))
+}
+
 /// Checks the outputs of a complete run against replays (module doc); marks it
 /// `inconsistent` when they differ. Records `output_check` in the process entry.
 /// `why` says how the process was chosen (`first`, `drawn`, `rerun`).

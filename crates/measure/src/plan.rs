@@ -276,6 +276,47 @@ impl PlannedOp {
         }
     }
 
+    /// Whether the `--target-ci` protocol will most likely spend this operation's whole
+    /// budget before its interval reaches the target: a variable-work operation (`sign`, the
+    /// mean of rejection rounds), trials at the call floor (the reference's `min_total` ÷
+    /// `trials` calls: few samples per process) or at [`crate::decide::MAX_TRIAL_S`] (a
+    /// process that costs more to start than that). Measured (demo set, 27 operations): every
+    /// operation stopped by `budget_spent` was one of these, and none of the others was.
+    pub fn likely_spends_budget(&self, planning: &Planning) -> bool {
+        let (Some(_), Some(pl)) = (self.confident, &self.plan) else {
+            return false;
+        };
+        let floor = planning.min_total.div_ceil(planning.trials.max(1));
+        self.op == "sign"
+            || pl.iterations_per_trial <= floor
+            || self
+                .confident
+                .is_some_and(|c| c.trial_target_s >= crate::decide::MAX_TRIAL_S)
+    }
+
+    /// Seconds this operation likely takes in the measure phase (the progress bar and ETA):
+    /// [`PlannedOp::expected_s`], the `--target-ci` budget instead where the protocol will
+    /// likely spend it ([`PlannedOp::likely_spends_budget`]), and, with `replay`, one more
+    /// process for the output check's replay of the first one (`crate::outcheck`). Returns
+    /// `(seconds, processes, call seconds)`, the parts scaled alike.
+    pub fn likely(&self, planning: &Planning, sampling: bool, replay: bool) -> (f64, f64, f64) {
+        let e = self.expected_s(sampling);
+        let (procs, calls) = self.expected_parts(sampling);
+        if e <= 0.0 || procs <= 0.0 {
+            return (e, procs, calls);
+        }
+        let mut scale = 1.0;
+        if self.likely_spends_budget(planning)
+            && let Some(c) = self.confident
+        {
+            scale = (c.budget_s / e).max(1.0);
+        }
+        if replay {
+            scale += 1.0 / procs;
+        }
+        (e * scale, procs * scale, calls * scale)
+    }
+
     /// The most this operation may take as planned: the `--target-ci` budget, else the
     /// expected seconds.
     pub fn bound_s(&self, sampling: bool) -> f64 {
@@ -353,6 +394,56 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_likely_cost_counts_the_budget_and_the_replay() {
+        let planning = reference_planning();
+        let op = |op: &str, t1: f64| {
+            let (plan, trial_target_s, budget_s) =
+                confident_plan(&planning, t1, 0.04, None).unwrap();
+            let calibration = Calibration {
+                t1_s: Some(t1),
+                setup_s: Some(0.04),
+                ..Default::default()
+            };
+            PlannedOp {
+                inst: Instance {
+                    entry: Default::default(),
+                    category: None,
+                    api: crate::driver::ApiSpec::Iccs,
+                    kat_not_passed: false,
+                },
+                opkey: op.into(),
+                op: op.into(),
+                bytes: 0,
+                plan: Some(plan),
+                calibration,
+                confident: Some(Confident {
+                    target: 0.01,
+                    trial_target_s,
+                    budget_s,
+                }),
+            }
+        };
+        // A fixed-work operation with many calls per trial: its plan, plus one replay.
+        let keygen = op("keygen", 20e-6);
+        assert!(!keygen.likely_spends_budget(&planning));
+        let e = keygen.expected_s(true);
+        let (l, p, _) = keygen.likely(&planning, true, true);
+        assert!(
+            (l - e * 1.2).abs() < 1e-9 && (p - 6.0).abs() < 1e-9,
+            "{l} {e} {p}"
+        );
+        assert!((keygen.likely(&planning, true, false).0 - e).abs() < 1e-12);
+        // Signing: the budget (what the reference protocol would spend).
+        let sign = op("sign", 300e-6);
+        assert!(sign.likely_spends_budget(&planning));
+        let budget = sign.confident.unwrap().budget_s;
+        let (l, _, _) = sign.likely(&planning, true, false);
+        assert!((l - budget).abs() < 1e-9, "{l} {budget}");
+        // A call at the 20-call floor.
+        assert!(op("verify", 10e-3).likely_spends_budget(&planning));
+    }
 
     #[test]
     fn a_confident_plan_is_shorter_than_the_reference_and_keeps_its_rules() {

@@ -184,6 +184,8 @@ pub struct MeasureTotals {
     pub disturbed_in_a_row: u64,
     /// Disturbed processes not re-run because the host was always disturbed.
     pub declined_host_disturbed: u64,
+    /// Where the driver processes' time went ([`crate::budget`]).
+    pub budget: crate::budget::PhaseBudget,
 }
 
 impl MeasureTotals {
@@ -338,6 +340,7 @@ impl OpRun<'_> {
                 None
             };
             if let Some(why) = why {
+                let r0 = std::time::Instant::now();
                 crate::outcheck::check(
                     &mut run,
                     &self.ctx.opts.driver,
@@ -345,7 +348,14 @@ impl OpRun<'_> {
                     self.ctx.timeout,
                     why,
                 );
+                run.budget.replay_s = r0.elapsed().as_secs_f64();
             }
+            if run.budget != Default::default() {
+                run.process
+                    .extra
+                    .insert("time_budget".into(), run.budget.to_json());
+            }
+            t.budget.add(&run.budget);
             t.timed_s += run.timed_s;
             t.process_s += run.wall_s;
             t.attempts += 1;
@@ -452,6 +462,8 @@ pub struct OpMeasure<'a> {
     early: Option<Measured>,
     started_utc: String,
     la_start: [f64; 3],
+    /// The input pool's bound (`--pool-max`, [`crate::budget::pool_max`]).
+    pool_max: Option<u64>,
 }
 
 impl<'a> OpMeasure<'a> {
@@ -479,6 +491,7 @@ impl<'a> OpMeasure<'a> {
             early: None,
             started_utc: utc_now(),
             la_start: pqperf_ffi::procinfo::load_average(),
+            pool_max: None,
         };
         let mut m = Measured {
             plan: p.plan.clone(),
@@ -512,6 +525,18 @@ impl<'a> OpMeasure<'a> {
             }
             Some(pl) => pl,
         };
+        me.pool_max = crate::budget::pool_producer(&p.op).and_then(|producer| {
+            let cal = pqperf_model::calibration::read(&crate::calibrate::cal_path(
+                &opts.run_dir,
+                &p.inst,
+                producer,
+            ));
+            crate::budget::pool_max(
+                pl.iterations_per_trial,
+                p.calibration.t1_s,
+                cal.and_then(|c| c.t1_s),
+            )
+        });
         let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
         let confident = p.confident.filter(|_| pl.separate_processes);
         me.r = Some(OpRun {
@@ -557,6 +582,7 @@ impl<'a> OpMeasure<'a> {
         if own_streams(self.p, pl) {
             a.seed = Some(pqperf_model::stream::process_seed(index));
         }
+        a.pool_max = self.pool_max;
         a
     }
 
@@ -1004,6 +1030,7 @@ mod tests {
             mem: None,
             env: Default::default(),
             output_digest: None,
+            budget: Default::default(),
         }
     }
 

@@ -13,6 +13,7 @@ use pqperf_model::envevidence::ProcessEnv;
 use pqperf_model::record::{Process, TrialSched};
 use serde_json::Value;
 
+use crate::budget::ProcessBudget;
 use crate::driver::DriverArgs;
 use crate::output::{MemFigures, parse_output};
 
@@ -111,6 +112,8 @@ pub struct Run {
     pub env: ProcessEnv,
     /// The driver's `PQPERF output_digest` (a claim, `crate::outcheck`).
     pub output_digest: Option<String>,
+    /// Where the process's time in the parent went ([`crate::budget`]).
+    pub budget: ProcessBudget,
 }
 
 impl Run {
@@ -178,7 +181,9 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     let cpu_t0 = args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now);
     let load_1m = pqperf_ffi::procinfo::load_average()[0];
     let parent_rss_bytes = pqperf_ffi::procinfo::rss_bytes();
+    let t0 = std::time::Instant::now();
     let (out, readings) = spawn(exe, args, timeout);
+    let outcome_s = t0.elapsed().as_secs_f64();
     let steal_share = match (
         cpu_t0,
         args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now),
@@ -206,6 +211,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             mem: None,
             env: ProcessEnv::default(),
             output_digest: None,
+            budget: ProcessBudget::default(),
         };
     }
     let wall_s = out.wall_s;
@@ -284,6 +290,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             .extra
             .insert("candidate_output".into(), out.output_json());
     }
+    let check_t0 = std::time::Instant::now();
     if process.status == "complete" {
         let problems = match &out.accounting {
             Some(acc) => {
@@ -311,6 +318,22 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         }
     }
     let timed_s = process.trials.iter().map(|t| t.seconds).sum();
+    let sampled_s = parsed
+        .sched
+        .iter()
+        .filter(|t| t.kind == "sampled")
+        .map(|t| t.seconds)
+        .sum();
+    let mut budget = ProcessBudget::from_marks(
+        out.spawned_s,
+        &lines,
+        &out.line_arrivals(),
+        wall_s,
+        outcome_s,
+        timed_s,
+        sampled_s,
+    );
+    budget.check_s = check_t0.elapsed().as_secs_f64();
     let mem = if process.status == "complete" {
         parsed.mem
     } else {
@@ -326,6 +349,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     Run {
         env,
         output_digest: parsed.output_digest.clone(),
+        budget,
         process,
         samples: parsed.samples,
         sample_trials: parsed.sample_trials,

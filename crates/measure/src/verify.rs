@@ -565,6 +565,7 @@ mod tests {
             api: ApiSpec::Iccs,
             stack_region: crate::driver::DEFAULT_STACK_REGION,
             seed: None,
+            pool_max: None,
         }
     }
 

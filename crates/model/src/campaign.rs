@@ -127,6 +127,10 @@ evidence_struct! {
         /// The last `pqperf iccs bench` table of the run.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub iccs_provider_cost: Option<Value>,
+        /// Where the last measure phase's wall time went (`pqperf_measure::budget`): its
+        /// efficiency (Σ timed ÷ phase wall) and the driver processes' parts.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub measure_budget: Option<Value>,
     }
 }
 

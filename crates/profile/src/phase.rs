@@ -468,6 +468,7 @@ pub fn profile_instances_with(
                 api: inst.api.clone(),
                 stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                 seed: None,
+                pool_max: None,
             };
             let child_run = run_child(
                 &opts.child,

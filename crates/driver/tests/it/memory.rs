@@ -86,6 +86,7 @@ fn run(lib: &Path, op: &str, region: u64, force_ticks: bool) -> Vec<String> {
         api: ApiSpec::Iccs,
         stack_region: region,
         seed: None,
+        pool_max: None,
     };
     let out = untrusted::run(&ChildSpec {
         program: PathBuf::from(env!("CARGO_BIN_EXE_pqperf-driver")),

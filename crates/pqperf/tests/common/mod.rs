@@ -102,6 +102,7 @@ pub fn drive_wots_sign(
         api: ApiSpec::Iccs,
         stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
         seed: None,
+        pool_max: None,
     };
     assert!(run.join(&args.lib).is_file(), "{}", args.lib.display());
     let exe = DriverExe::current(run).expect("the lean driver pqperf-driver");

@@ -1141,6 +1141,74 @@ fn the_plan_estimate_holds_on_a_recorded_run() {
 }
 
 #[test]
+fn every_process_keeps_its_time_budget_and_the_phase_its_efficiency() {
+    // Issue 41: where a driver process's time went, from the parent's own marks; the parts
+    // add up to the process's time in the parent (at least its wall time), and campaign.json
+    // sums them with the phase's efficiency (Σ timed ÷ phase wall).
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = common::fake_driver(tmp.path());
+    let cpu = last_cpu().to_string();
+    let run = tmp.path().join("run");
+    setup_run(&run, &[("sign-91", "complete-a", &[])]);
+    let opts = ["--cpu", cpu.as_str(), "--trial-target", "0.001"];
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let mut c = campaign(&run, phase, &opts);
+        c.env("PQPERF_DRIVER", &fake);
+        log += &ok(c);
+    }
+    let parts = [
+        "sandbox_s",
+        "prepare_s",
+        "warmup_s",
+        "timed_s",
+        "sampled_s",
+        "trial_other_s",
+        "tail_s",
+        "exit_s",
+        "reap_s",
+        "check_s",
+        "replay_s",
+    ];
+    let mut timed = 0.0;
+    for op in ["keygen", "sign", "verify"] {
+        let r = record(&run, "sign-91", "complete-a", op);
+        for p in r["processes"].as_array().unwrap() {
+            let b = &p["time_budget"];
+            let sum: f64 = parts.iter().map(|k| b[k].as_f64().unwrap()).sum();
+            let wall = p["wall_s"].as_f64().unwrap();
+            assert!(sum >= wall - 1e-5, "{op}: parts {sum} < wall {wall}: {b}");
+            let trials: f64 = p["trials"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["seconds"].as_f64().unwrap())
+                .sum();
+            let t = b["timed_s"].as_f64().unwrap();
+            assert!(
+                t <= trials + 1e-5 && t > 0.0,
+                "{op}: timed {t}, trials {trials}"
+            );
+            timed += t;
+        }
+    }
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    let m = &c["pqperf"]["measure_budget"];
+    assert_eq!(m["processes"], 15, "{m}");
+    let eff = m["efficiency"].as_f64().unwrap();
+    assert!(eff > 0.0 && eff <= 1.0, "{m}");
+    assert!(
+        (m["seconds"]["timed_s"].as_f64().unwrap() - timed).abs() < 1e-3,
+        "{m}"
+    );
+    assert!(
+        log.contains("measure budget: 15 driver process(es)"),
+        "{log}"
+    );
+}
+
+#[test]
 fn the_measure_phase_interleaves_the_processes_of_several_instances() {
     // Measured one operation after the other, no two records' [started, ended] times would
     // overlap; interleaved, the operations of one window (pqperf_campaign's

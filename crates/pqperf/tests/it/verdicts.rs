@@ -517,6 +517,7 @@ fn the_real_driver_times_its_canary_outside_the_trials() {
         api: pqperf_measure::driver::ApiSpec::Iccs,
         stack_region: 262_144,
         seed: None,
+        pool_max: None,
     };
     let run = pqperf_measure::runner::run_driver(&exe, &args, std::time::Duration::from_secs(120));
     assert_eq!(run.process.status, "complete", "{:?}", run.process);

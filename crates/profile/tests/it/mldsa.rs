@@ -173,6 +173,7 @@ fn mldsa44_profile_matches_callgrind() {
             api: inst.api.clone(),
             stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
             seed: None,
+            pool_max: None,
         };
         let mut argv = vec!["--plain".to_string()];
         argv.extend(args.to_argv());

@@ -166,7 +166,7 @@ pub fn chromium() -> PathBuf {
         }
     }
     panic!(
-        "headless Chromium not found: install the Debian package `chromium` (bash scripts/setup.sh does) to run the browser tests"
+        "headless Chromium not found: install the Debian package `chromium` (bash scripts/setup.sh --tests does) to run the browser tests"
     );
 }
 
