@@ -600,8 +600,18 @@ fn write_table(
                     .filter(|h| !info.has_link && !info.text.is_empty() && known.contains(h));
                 match href {
                     Some(h) => {
+                        // A value whose field is named opens the evidence viewer at it.
+                        let viewer = crate::viewer::page_path(&h);
+                        let target = match &cell.pointer {
+                            Some(ptr) if known.contains(&viewer) => format!(
+                                "{}#{}",
+                                relative(page, &viewer),
+                                crate::viewer::fragment(ptr)
+                            ),
+                            _ => relative(page, &h),
+                        };
                         html.push_str("<a class=\"ev\" href=\"");
-                        html.push_str(&escape(&relative(page, &h)));
+                        html.push_str(&escape(&target));
                         html.push_str("\">");
                         push_cell_html(html, events);
                         html.push_str("</a>");

@@ -24,6 +24,7 @@ pub mod load;
 mod pages;
 pub mod rank;
 pub mod svg;
+pub mod viewer;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -221,6 +222,9 @@ fn render_site(
     known.insert("style.css".into());
     for (_, dest) in evidence {
         known.insert(dest.clone());
+        if viewer::has_viewer(dest) {
+            known.insert(viewer::page_path(dest));
+        }
     }
     for (p, _) in &site.pages {
         known.insert(md_to_html_path(p));
@@ -337,15 +341,32 @@ fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteE
             std::fs::create_dir_all(parent).map_err(|e| SiteError::io(parent, e))?;
         }
         // Link first; only an existing destination (a rebuilt site) needs the removal.
-        if std::fs::hard_link(src, &d).is_ok() {
-            continue;
-        }
-        let _ = std::fs::remove_file(&d);
         if std::fs::hard_link(src, &d).is_err() {
-            std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
+            let _ = std::fs::remove_file(&d);
+            if std::fs::hard_link(src, &d).is_err() {
+                std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
+            }
+        }
+        if viewer::has_viewer(dest) {
+            write_viewer(src, dest, out)?;
         }
     }
     Ok(())
+}
+
+/// The evidence viewer page of one JSON evidence file (a file that is not one JSON value
+/// gets a page that says so and links the raw file).
+fn write_viewer(src: &Path, dest: &str, out: &Path) -> Result<(), SiteError> {
+    let bytes = std::fs::read(src).map_err(|e| SiteError::io(src, e))?;
+    let page = viewer::page_path(dest);
+    let html = viewer::render(dest, &bytes).unwrap_or_else(|| {
+        let name = dest.rsplit('/').next().unwrap_or(dest);
+        format!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{n}</title>\n</head>\n<body>\n<main>\n<p>This evidence file is not one JSON value; see <a href=\"{n}\">the raw file</a>.</p>\n</main>\n</body>\n</html>\n",
+            n = html::escape(name)
+        )
+    });
+    pqperf_model::fsutil::write_staged(&out.join(&page), html.as_bytes()).map_err(SiteError::Fs)
 }
 
 fn write_pages(

@@ -7,3 +7,4 @@ mod common;
 mod browser;
 mod emulated;
 mod escape;
+mod evidence_links;
