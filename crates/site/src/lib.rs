@@ -416,6 +416,9 @@ fn write_pages(
 /// outcome recorded in its campaign.json): (heading, text), or `None` when every check passed.
 fn host_notice(site: &SiteData, page: &str) -> (Option<&'static str>, Option<String>) {
     use pqperf_model::HostState;
+    if page.starts_with("joint/") {
+        return joint_host_notice(site);
+    }
     let Some(sys) = site
         .systems
         .iter()
@@ -457,6 +460,38 @@ fn host_notice(site: &SiteData, page: &str) -> (Option<&'static str>, Option<Str
             )),
         ),
     }
+}
+
+/// The notice of a joint-view page: the systems it compares whose host was not fixed (or
+/// whose host state is not recorded), each with what its host checks found; `None` when
+/// every system's host was fixed. (Emulated systems are marked in the page's system list.)
+fn joint_host_notice(site: &SiteData) -> (Option<&'static str>, Option<String>) {
+    use pqperf_model::HostState;
+    let mut parts = Vec::new();
+    for sys in &site.systems {
+        match &sys.host_state {
+            Some(HostState::NotFixed(problems)) => parts.push(format!(
+                "system {}: the host checks recorded in its campaign.json found: {}",
+                sys.id,
+                problems.join("; ")
+            )),
+            Some(HostState::Unknown) => parts.push(format!(
+                "system {}: its evidence records no host-check outcome (clock, turbo, governor and SMT state not known)",
+                sys.id
+            )),
+            Some(HostState::Fixed) | None => {}
+        }
+    }
+    if parts.is_empty() {
+        return (None, None);
+    }
+    (
+        Some("The host of a compared system was not fixed."),
+        Some(format!(
+            "{}. Ratios involving such a system compare numbers from an unprepared machine; they are not comparable with those of fixed-clock systems.",
+            parts.join(". ")
+        )),
+    )
 }
 
 #[derive(serde::Serialize)]

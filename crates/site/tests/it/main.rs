@@ -8,3 +8,4 @@ mod browser;
 mod emulated;
 mod escape;
 mod evidence_links;
+mod joint_notice;
