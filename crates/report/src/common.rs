@@ -328,6 +328,39 @@ pub fn pqperf_provenance(v: &SystemView) -> Option<String> {
     }
 }
 
+/// [`pqperf_provenance`] for a page's notes: each argument longer than 48 characters (a long
+/// `--only` regex) shortened to its first 40 and `…`; the method page has them whole.
+pub fn pqperf_provenance_short(v: &SystemView) -> Option<String> {
+    let full = pqperf_provenance(v)?;
+    let mut shortened = false;
+    let words: Vec<String> = full
+        .split(' ')
+        .map(|w| {
+            if w.chars().count() > 48 {
+                shortened = true;
+                let mut s: String = w.chars().take(40).collect();
+                s.push('…');
+                // Keep a code span closed when the word ended one.
+                if w.ends_with("`,") {
+                    s.push_str("`,");
+                } else if w.ends_with("`.") {
+                    s.push_str("`.");
+                } else if w.ends_with('`') {
+                    s.push('`');
+                }
+                s
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    let mut out = words.join(" ");
+    if shortened {
+        out.push_str(" (long arguments shortened here; the method page has them whole)");
+    }
+    Some(out)
+}
+
 /// True when the dataset was produced by pqperf (its pages link only to files pqperf
 /// publishes, not to the reference harness's documents).
 pub fn by_pqperf(v: &SystemView) -> bool {

@@ -166,10 +166,11 @@ pub fn fix_raw_html(html: &str, page: &str, known: &HashSet<String>) -> String {
     out
 }
 
-/// Tags that raw HTML inside the Markdown pages may use (crumbs, badges, ranking tables).
+/// Tags that raw HTML inside the Markdown pages may use (crumbs, badges, ranking tables,
+/// folded notes).
 const ALLOWED_TAGS: &[&str] = &[
-    "a", "abbr", "b", "br", "code", "div", "em", "i", "li", "ol", "p", "small", "span", "strong",
-    "sub", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
+    "a", "abbr", "b", "br", "code", "details", "div", "em", "i", "li", "ol", "p", "small", "span",
+    "strong", "sub", "summary", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
 ];
 
 /// Escape every raw HTML tag that is not in the allow-list or that carries an event handler,

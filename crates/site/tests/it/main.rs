@@ -9,3 +9,4 @@ mod emulated;
 mod escape;
 mod evidence_links;
 mod joint_notice;
+mod summary_first_screen;
