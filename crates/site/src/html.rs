@@ -207,6 +207,19 @@ pub fn sanitize_raw(html: &str) -> String {
     out
 }
 
+/// Mark code spans that hold a digest or commit id (40 to 128 hex digits) as
+/// `<code class="digest" title="…">`: the stylesheet lets them wrap and, on a phone, shows
+/// their start with an ellipsis; the element keeps the whole value (hover shows it, copying
+/// the element copies it).
+pub fn mark_digests(html: &str) -> std::borrow::Cow<'_, str> {
+    use std::sync::OnceLock;
+    static HEX: OnceLock<regex::Regex> = OnceLock::new();
+    let re = HEX.get_or_init(|| {
+        regex::Regex::new(r"<code>([0-9a-f]{40,128})</code>").expect("static regex")
+    });
+    re.replace_all(html, "<code class=\"digest\" title=\"$1\">$1</code>")
+}
+
 /// Heading slug: lowercase, punctuation dropped, spaces to `-`, underscores kept.
 pub fn slug(text: &str) -> String {
     let mut out = String::new();
@@ -787,6 +800,14 @@ mod tests {
     fn cells_that_look_like_blocks_stay_text() {
         let ev = cell_events("- 3", "p.html", &HashSet::new());
         assert_eq!(cell_info(&ev).text, "- 3");
+    }
+
+    #[test]
+    fn digests_are_marked_with_their_whole_value() {
+        let h = "<p>sha256 <code>f40a56d5d0590ad50badb8216dcbf59553127753b2a80dbb49b60aeb0cc497de</code> and <code>abc</code></p>";
+        let m = mark_digests(h);
+        assert!(m.contains("<code class=\"digest\" title=\"f40a56d5d0590ad50badb8216dcbf59553127753b2a80dbb49b60aeb0cc497de\">f40a56d5d0590ad50badb8216dcbf59553127753b2a80dbb49b60aeb0cc497de</code>"), "{m}");
+        assert!(m.contains("<code>abc</code>"));
     }
 
     #[test]

@@ -395,7 +395,7 @@ fn write_pages(
                 switch => minijinja::Value::from(minijinja::value::Serde(&switch)),
                 crumb => p.crumb.as_deref(),
                 main_class => p.main_class,
-                body => p.body.as_str(),
+                body => html::mark_digests(&p.body).as_ref(),
                 notice_head => notice_head,
                 notice => notice,
             })

@@ -9,4 +9,5 @@ mod emulated;
 mod escape;
 mod evidence_links;
 mod joint_notice;
+mod phone;
 mod summary_first_screen;
