@@ -48,7 +48,11 @@ fn options(opts: &CampaignOptions) -> anyhow::Result<pqperf_count::CountOptions>
 }
 
 /// Count and print one line per operation and a summary line.
-fn count(o: &pqperf_count::CountOptions) -> anyhow::Result<pqperf_count::CountSummary> {
+/// `in_phase`: the campaign phase logs the summary line itself (printed once).
+fn count(
+    o: &pqperf_count::CountOptions,
+    in_phase: bool,
+) -> anyhow::Result<pqperf_count::CountSummary> {
     let beat = super::ui::Heartbeat::start("count: callgrind instruction counts per operation");
     let mut o = o.clone();
     if beat.is_spinner() {
@@ -68,7 +72,9 @@ fn count(o: &pqperf_count::CountOptions) -> anyhow::Result<pqperf_count::CountSu
             );
         }
     }
-    println!("{}", summary_line(&s, &o.run_dir));
+    if !in_phase {
+        println!("{}", summary_line(&s, &o.run_dir));
+    }
     Ok(s)
 }
 
@@ -127,7 +133,7 @@ pub fn run(a: CountArgs) -> anyhow::Result<ExitCode> {
         o.jobs = j.max(1);
     }
     super::ui::detail(format!("count: {tool}, {} calls per operation", o.calls));
-    let s = count(&o)?;
+    let s = count(&o, false)?;
     Ok(if s.evidence.iter().any(|e| e.status == "failed") {
         ExitCode::from(1)
     } else {
@@ -174,7 +180,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                 note("not run", Some("no measurable instance selected".into()))?;
                 return Ok(PhaseStatus::Done);
             }
-            let s = match count(&o) {
+            let s = match count(&o, true) {
                 Ok(s) => s,
                 Err(e) => {
                     ctx.log.log(format!("phase count: failed: {e:#}"));

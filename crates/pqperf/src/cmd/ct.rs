@@ -49,7 +49,12 @@ fn options(args: CtArgs) -> anyhow::Result<pqperf_ct::CtOptions> {
 }
 
 /// Run the check and print one line per instance; the same for the campaign phase.
-pub fn check(opts: &pqperf_ct::CtOptions) -> anyhow::Result<pqperf_ct::CtSummary> {
+/// In a campaign phase (`log`), the `CT` lines go to the campaign log (printed once, and kept
+/// in campaign.log) and the summary is left to the phase's own line.
+pub fn check(
+    opts: &pqperf_ct::CtOptions,
+    log: Option<&pqperf_campaign::Logger>,
+) -> anyhow::Result<pqperf_ct::CtSummary> {
     // A long step: valgrind runs every operation of every instance (minutes).
     // On a terminal a spinner with the elapsed time replaces the per-instance lines (which
     // would break it); elsewhere those lines and a line every 30 s show progress.
@@ -66,8 +71,15 @@ pub fn check(opts: &pqperf_ct::CtOptions) -> anyhow::Result<pqperf_ct::CtSummary
     for ev in &s.evidence {
         let unaccepted: u64 = ev.operations.iter().map(|o| o.findings).sum();
         if !super::ui::quiet() || unaccepted > 0 {
-            println!("CT {}/{}: {}", ev.candidate, ev.label, pqperf_ct::line(ev));
+            let l = format!("CT {}/{}: {}", ev.candidate, ev.label, pqperf_ct::line(ev));
+            match log {
+                Some(log) => log.log(l),
+                None => println!("{l}"),
+            }
         }
+    }
+    if log.is_some() {
+        return Ok(s);
     }
     let findings: u64 = s
         .evidence
@@ -100,7 +112,7 @@ pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {
         return super::refuse(pqperf_build::stale_refusal("ct", &o.run_dir, &stale));
     }
     let _lock = pqperf_campaign::lock_run_dir(&o.run_dir, false)?;
-    let s = check(&o)?;
+    let s = check(&o, None)?;
     if s.evidence.is_empty() {
         return super::refuse(match o.select.only_pattern() {
             Some(p) => format!(
@@ -148,7 +160,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
             o.progress = !super::ui::quiet();
             // A failing check (valgrind missing, bad accepted table) is logged; the campaign
             // goes on and keeps what it recorded.
-            let s = match check(&o) {
+            let s = match check(&o, Some(ctx.log)) {
                 Ok(s) => s,
                 Err(e) => {
                     ctx.log.log(format!("phase ct: not run: {e:#}"));
