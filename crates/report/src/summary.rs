@@ -325,18 +325,37 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
                         .filter(|r| r.complete())
                         .map(|r| crate::candidate::perf::robust_cell(&r))
                         .unwrap_or_else(|| DASH.into());
-                    cells.push(Cell::value(text, ev.clone()));
+                    let mut c = Cell::value(text, ev.clone());
+                    if r.is_some_and(|r| r.rec.pqperf.as_ref().is_some_and(|p| p.robust.is_some()))
+                    {
+                        c = c.at("/pqperf/robust");
+                    }
+                    cells.push(c);
                 }
+                // The site opens a value's link at the field that holds it.
+                let mean_at = |c: Cell| {
+                    if r.is_some_and(|r| r.rec.mean_cycles.is_some()) {
+                        c.at("/mean_cycles")
+                    } else {
+                        c
+                    }
+                };
                 if cat == Category::Hash {
                     let len = Operation::parse(op).map_or(0, Operation::bytes);
-                    cells.push(Cell::value(hash_cell(v, r, len, &base), ev.clone()));
+                    cells.push(mean_at(Cell::value(
+                        hash_cell(v, r, len, &base),
+                        ev.clone(),
+                    )));
                 } else {
                     let share = if unknown_share {
                         op_share(v, &cand, &label, op).map(|_| "??%".to_string())
                     } else {
                         op_share(v, &cand, &label, op).map(|s| pct(Some(s)))
                     };
-                    cells.push(Cell::value(pk_cell(r, share.as_deref()), ev.clone()));
+                    cells.push(mean_at(Cell::value(
+                        pk_cell(r, share.as_deref()),
+                        ev.clone(),
+                    )));
                 }
             }
             cells.extend(size_cells(v, &cand, &label, cat));

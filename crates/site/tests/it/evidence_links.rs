@@ -58,6 +58,12 @@ fn environment_values_link_to_the_candidates_own_record_at_the_field() {
         assert!(viewer.contains(&format!("<span id=\"{frag}\">")), "{file}");
         assert!(viewer.contains("cpu_model"));
     }
+    // The summary's operation values open their record at the mean.
+    let summary = std::fs::read_to_string(out.join("x86_1/index.html")).unwrap();
+    assert!(
+        summary.contains("records/sign-02/BiT-128__keygen.json.html#/mean_cycles\""),
+        "summary values do not open at their field"
+    );
     // Every link resolves, fragments included (the check names an id per fragment).
     let (broken, n) = pqperf_site::check::check_links(&out).unwrap();
     assert!(broken.is_empty(), "broken links: {broken:#?}");
