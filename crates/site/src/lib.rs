@@ -11,7 +11,9 @@
 //!
 //! Site layout: `index.html`, `style.css`, `<sys>/index.html` (summary), `<sys>/method.html`,
 //! `<sys>/<cand>.html`, `<sys>/ranking-{128,256,512}.html`, `symmetric-survey.html`,
-//! `joint/index.html`, `joint/<cand>.html`, `evidence/<sys>/…`, `evidence/side/*.csv`.
+//! `joint/index.html`, `joint/<cand>.html`, `evidence/<sys>/…`, `evidence/side/*.csv`; each
+//! JSON evidence file has its viewer page `<file>.json.html` beside it ([`viewer`]), which a
+//! value's link opens at the field that holds the value.
 
 #![forbid(unsafe_code)]
 
