@@ -329,6 +329,29 @@ pub fn selector_hint(dir: &Path) -> String {
     )
 }
 
+/// Two names of one parameter set: equal up to case and `_` / `-` (`SELS_128`, `sels-128`).
+fn same_name(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.to_lowercase().replace('_', "-");
+    norm(a) == norm(b)
+}
+
+/// The folder's name when the sources test it as a macro (`#ifdef F`, `defined(F)`) and
+/// the import defines no macro of that name.
+fn folder_macro(dir: &Path, folder: &str, defines: &[String]) -> Option<String> {
+    let is_ident = !folder.is_empty()
+        && !folder.starts_with(|c: char| c.is_ascii_digit())
+        && folder
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !is_ident || defines.iter().any(|d| d.split('=').next() == Some(folder)) {
+        return None;
+    }
+    crate::macros::selectors(dir, 16)
+        .iter()
+        .any(|s| s.name == folder)
+        .then(|| folder.to_string())
+}
+
 /// The label of an instance: the folder name when it is the instance name (any case) or
 /// the instance name followed by a suffix (`BiT-128-avx2`), else the instance name.
 fn label_for(folder: &str, instance: &str) -> String {
@@ -533,7 +556,8 @@ pub fn read_submission_full(
             let folder_names = of_folder
                 .as_ref()
                 .map(|e| kat_file_name(e.file()).to_string());
-            let differs = !dirname.eq_ignore_ascii_case(&instance)
+            // `SELS_128` and `SELS-128` name the same set: case and `_`/`-` do not differ.
+            let differs = !same_name(&dirname, &instance)
                 || folder_names.as_deref().is_some_and(|n| n != instance);
             let note = (header_named && differs).then(|| {
                 let defs = if defines.is_empty() {
@@ -563,6 +587,13 @@ pub fn read_submission_full(
             let entry = of_instance.or(of_folder);
             if let Some(n) = &note {
                 notes.push(n.clone());
+            }
+            // A set chosen by a macro named like the folder (`#ifdef SELS_128` in folder
+            // SELS_128) that is not defined: the build would stop; say which define it needs.
+            if let Some(m) = folder_macro(&sdir, &dirname, defines) {
+                notes.push(format!(
+                    "{id}/{label}: the sources select a parameter set with the macro {m} (the folder's name), which is not defined: without `--define {m}` the build fails; import again with `pqperf import iccs … --define {m}`"
+                ));
             }
             identities.push(Identity {
                 label: label.clone(),

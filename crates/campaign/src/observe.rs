@@ -61,9 +61,45 @@ impl Observer for LogFile {
 pub struct Terminal {
     echo: bool,
     bar: Mutex<Option<ProgressBar>>,
+    /// What the bar's "left" figure counts down from (see [`Countdown`]).
+    countdown: std::sync::Arc<Mutex<Countdown>>,
     /// Periodic lines instead of a bar: the interval and where they go (stderr).
     lines: Option<(std::time::Duration, Sink)>,
     beat: Mutex<Option<Beat>>,
+}
+
+/// The time left that a bar shows: re-estimated when units finish (the elapsed time per
+/// unit done so far times the units left) and counted down in between, so it does not rise
+/// while a long unit runs (an interleaved phase finishes its units in bursts).
+#[derive(Debug, Default, Clone, Copy)]
+struct Countdown {
+    /// When the estimate was made, and the seconds it said were left.
+    at: Option<(std::time::Instant, f64)>,
+}
+
+impl Countdown {
+    /// Re-estimate after `done` of `total` units in `elapsed`.
+    fn update(&mut self, done: f64, total: f64, elapsed: std::time::Duration) {
+        if done > 0.0 && total > 0.0 {
+            let left = elapsed.as_secs_f64() * (total - done).max(0.0) / done;
+            self.at = Some((std::time::Instant::now(), left));
+        }
+    }
+
+    /// Seconds left now (`None` before the first unit finished).
+    fn left(&self) -> Option<f64> {
+        self.at
+            .map(|(t, left)| (left - t.elapsed().as_secs_f64()).max(0.0))
+    }
+
+    /// `4 min 10 s`, `under 1 s`, `…` before the first estimate.
+    fn text(&self) -> String {
+        match self.left() {
+            None => "…".into(),
+            Some(s) if s < 1.0 => "under 1 s".into(),
+            Some(s) => human(std::time::Duration::from_secs_f64(s)),
+        }
+    }
 }
 
 /// Where the periodic progress lines go.
@@ -81,6 +117,7 @@ struct BeatState {
 /// The thread that prints the periodic lines of one phase.
 struct Beat {
     state: std::sync::Arc<Mutex<BeatState>>,
+    started: std::time::Instant,
     stop: std::sync::mpsc::Sender<()>,
     thread: std::thread::JoinHandle<()>,
 }
@@ -134,6 +171,7 @@ impl Terminal {
         Terminal {
             echo,
             bar: Mutex::new(None),
+            countdown: Default::default(),
             lines,
             beat: Mutex::new(None),
         }
@@ -144,6 +182,7 @@ impl Terminal {
         Terminal {
             echo,
             bar: Mutex::new(None),
+            countdown: Default::default(),
             lines: Some((every, sink)),
             beat: Mutex::new(None),
         }
@@ -193,24 +232,41 @@ impl Observer for Terminal {
             if let Ok(mut g) = self.beat.lock() {
                 *g = Some(Beat {
                     state,
+                    started: t0,
                     stop,
                     thread,
                 });
             }
             return;
         }
-        // No estimate (total 0): a spinner with the elapsed time.
+        // No estimate (total 0): a spinner with the elapsed time. With one: the share of the
+        // estimate done and the time left as [`Countdown`] says (indicatif's own ETA divides
+        // by a rate that falls while a long unit runs, so it rose).
+        if let Ok(mut c) = self.countdown.lock() {
+            *c = Countdown::default();
+        }
         let (len, template) = if total > 0.0 {
             (
                 Some((total * 1000.0).max(1.0) as u64),
-                "{prefix:10} [{elapsed_precise}] {wide_bar} {percent:>3}% ETA {eta} {msg}",
+                "{prefix:10} [{elapsed_precise}] {wide_bar} {percent:>3}% left {left} {msg}",
             )
         } else {
             (None, "{prefix:10} [{elapsed_precise}] {spinner} {msg}")
         };
         let b = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+        let countdown = self.countdown.clone();
         b.set_style(
-            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(template)
+                .map(|st| {
+                    st.with_key(
+                        "left",
+                        move |_: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                            let t = countdown.lock().map(|c| c.text()).unwrap_or_default();
+                            let _ = w.write_str(&t);
+                        },
+                    )
+                })
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         b.set_prefix(label.to_string());
         b.enable_steady_tick(std::time::Duration::from_secs(1));
@@ -222,6 +278,9 @@ impl Observer for Terminal {
     fn progress_advance(&self, amount: f64) {
         if let Some(b) = self.bar() {
             b.inc((amount * 1000.0) as u64);
+            if let (Some(len), Ok(mut c)) = (b.length(), self.countdown.lock()) {
+                c.update(b.position() as f64, len as f64, b.elapsed());
+            }
         }
         if let Some(st) = self.beat_state()
             && let Ok(mut s) = st.lock()
@@ -246,12 +305,24 @@ impl Observer for Terminal {
         if let Ok(mut g) = self.bar.lock()
             && let Some(b) = g.take()
         {
+            // The phase is done whatever the estimate said: the last frame shows 100 %.
+            if let Some(len) = b.length() {
+                b.set_position(len);
+            }
             b.finish_and_clear();
         }
         let beat = self.beat.lock().ok().and_then(|mut g| g.take());
         if let Some(b) = beat {
             drop(b.stop);
             let _ = b.thread.join();
+            // The last periodic line said some share of the estimate; say that it finished.
+            if let (Some((_, sink)), Ok(st)) = (&self.lines, b.state.lock()) {
+                sink(&format!(
+                    "{}: done after {}",
+                    st.label,
+                    human(b.started.elapsed())
+                ));
+            }
         }
     }
 }
@@ -487,6 +558,11 @@ mod tests {
             ),
             "{last}"
         );
+        // The phase's end is said (the last periodic line named only a share).
+        assert!(
+            got.last().unwrap().starts_with("measure: done after "),
+            "{got:?}"
+        );
         // After the end nothing more comes.
         let n = got.len();
         std::thread::sleep(every * 3);
@@ -498,6 +574,42 @@ mod tests {
         std::thread::sleep(every * 3);
         quiet.progress_end();
         assert!(seen.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_time_left_counts_down_between_units_and_never_rises() {
+        let mut c = Countdown::default();
+        assert_eq!(c.text(), "…");
+        // 1 of 4 units in 10 s: 30 s left.
+        c.update(1.0, 4.0, std::time::Duration::from_secs(10));
+        let a = c.left().unwrap();
+        assert!(a <= 30.0 && a > 29.0, "{a}");
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let b = c.left().unwrap();
+        assert!(b < a, "{a} then {b}");
+        // Everything done: nothing left.
+        c.update(4.0, 4.0, std::time::Duration::from_secs(40));
+        assert_eq!(c.left(), Some(0.0));
+        assert_eq!(c.text(), "under 1 s");
+    }
+
+    #[test]
+    fn a_bar_ends_at_its_length() {
+        // A bar (not periodic lines), drawn nowhere visible in the test.
+        let t = Terminal {
+            echo: true,
+            bar: Mutex::new(None),
+            countdown: Default::default(),
+            lines: None,
+            beat: Mutex::new(None),
+        };
+        t.progress_begin("measure", 10.0);
+        t.progress_advance(3.2);
+        let b = t.bar().expect("a bar");
+        assert_eq!(b.position(), 3200);
+        assert!(t.countdown.lock().unwrap().left().is_some());
+        t.progress_end();
+        assert_eq!(b.position(), b.length().unwrap());
     }
 
     #[test]

@@ -87,59 +87,117 @@ pub fn stamp(s: Option<&str>) -> String {
 
 /// The "Assessment environment" table (method.md §3.3). Values come from the environment of
 /// the record the pages show (campaign.json's when none has one) and campaign.json's times.
-pub fn environment_table(v: &SystemView) -> crate::page::Table {
+/// On a candidate page (`cand`) each value links to a record of that candidate whose
+/// environment holds the same value, at the field (else to the record the value was read
+/// from); elsewhere to the record it was read from.
+pub fn environment_table(v: &SystemView, cand: Option<&str>) -> crate::page::Table {
     use crate::page::{Cell, Table};
     let env = v.env();
-    let text = |k: &str| env.str(k).unwrap_or(DASH).to_string();
-    // The evidence of the environment: the record it was read from, else campaign.json.
-    let env_ev = Some(
-        v.records
-            .iter()
-            .find(|r| std::ptr::eq(&r.rec.environment, env))
-            .map(|r| r.evidence(&v.id))
-            .unwrap_or_else(|| v.file_evidence("campaign.json")),
-    );
+    // The evidence of the environment: the record it was read from, else campaign.json
+    // (whose snapshot is `environment_at_start`).
+    let (shown_ev, env_root) = match v
+        .records
+        .iter()
+        .find(|r| std::ptr::eq(&r.rec.environment, env))
+    {
+        Some(r) => (r.evidence(&v.id), "/environment"),
+        None => (v.file_evidence("campaign.json"), "/environment_at_start"),
+    };
+    // This candidate's complete records with an environment, those on the shown CPU first.
+    let own: Vec<crate::view::RecordRef> = match cand {
+        Some(c) => {
+            let cpu = crate::view::cpu_str(env);
+            let mut rs: Vec<_> = v
+                .labels(c)
+                .iter()
+                .flat_map(|l| v.records_of(c, l))
+                .filter(|r| r.complete() && !r.rec.environment.is_empty())
+                .collect();
+            rs.sort_by_key(|r| crate::view::cpu_str(&r.rec.environment) != cpu);
+            rs
+        }
+        None => Vec::new(),
+    };
     let mut t = Table::new(["item", "value"]);
-    let mut row = |item: &str, value: String, ev: Option<crate::page::Evidence>| {
-        t.row(vec![Cell::text(item), Cell::value(value, ev)]);
+    // One row: its text from an environment, and the field that holds it.
+    let mut row = |item: &str, text_of: &dyn Fn(&Fields) -> String, key: &str| {
+        let value = text_of(env);
+        let cell = match own.iter().find(|r| text_of(&r.rec.environment) == value) {
+            Some(r) => {
+                Cell::value(value, Some(r.evidence(&v.id))).at(format!("/environment/{key}"))
+            }
+            None => Cell::value(value, Some(shown_ev.clone())).at(format!("{env_root}/{key}")),
+        };
+        t.row(vec![Cell::text(item), cell]);
     };
     row(
         "processor",
-        format!(
-            "{} (CPU {}, one core)",
-            text("cpu_model"),
-            crate::view::cpu_str(env)
-        ),
-        env_ev.clone(),
+        &|e: &Fields| {
+            format!(
+                "{} (CPU {}, one core)",
+                e.str("cpu_model").unwrap_or(DASH),
+                crate::view::cpu_str(e)
+            )
+        },
+        "cpu_model",
     );
-    if let Some(m) = env.str("machine") {
-        row("machine", m.to_string(), env_ev.clone());
+    if env.str("machine").is_some() {
+        row(
+            "machine",
+            &|e: &Fields| e.str("machine").unwrap_or(DASH).to_string(),
+            "machine",
+        );
     }
-    row("clock", clock_text(env), env_ev.clone());
-    let mem = env
-        .u64("memory_total_kib")
-        .map(|k| format!("{} MiB", k / 1024))
-        .unwrap_or_else(|| DASH.into());
-    row("memory", mem, env_ev.clone());
+    let clock_key =
+        if nonempty(env, "cpufreq_driver").is_none() && env.f64("core_clock_mhz").is_some() {
+            "core_clock_mhz"
+        } else {
+            "cpufreq_max_khz"
+        };
+    row("clock", &|e: &Fields| clock_text(e), clock_key);
+    row(
+        "memory",
+        &|e: &Fields| {
+            e.u64("memory_total_kib")
+                .map(|k| format!("{} MiB", k / 1024))
+                .unwrap_or_else(|| DASH.into())
+        },
+        "memory_total_kib",
+    );
     row(
         "OS / kernel",
-        format!("{} / {}", text("os"), text("kernel")),
-        env_ev.clone(),
+        &|e: &Fields| {
+            format!(
+                "{} / {}",
+                e.str("os").unwrap_or(DASH),
+                e.str("kernel").unwrap_or(DASH)
+            )
+        },
+        "os",
     );
     row(
         "compiler / build tool",
-        format!("{} / {}", text("compiler"), text("cmake")),
-        env_ev.clone(),
+        &|e: &Fields| {
+            format!(
+                "{} / {}",
+                e.str("compiler").unwrap_or(DASH),
+                e.str("cmake").unwrap_or(DASH)
+            )
+        },
+        "compiler",
     );
-    row(
-        "campaign start / end (UTC)",
-        format!(
-            "{} / {}",
-            stamp(v.campaign.started_utc.as_deref()),
-            stamp(v.campaign.ended_utc.as_deref())
-        ),
-        Some(v.file_evidence("campaign.json")),
-    );
+    t.row(vec![
+        Cell::text("campaign start / end (UTC)"),
+        Cell::value(
+            format!(
+                "{} / {}",
+                stamp(v.campaign.started_utc.as_deref()),
+                stamp(v.campaign.ended_utc.as_deref())
+            ),
+            Some(v.file_evidence("campaign.json")),
+        )
+        .at("/started_utc"),
+    ]);
     t
 }
 
@@ -268,6 +326,39 @@ pub fn pqperf_provenance(v: &SystemView) -> Option<String> {
             Some(format!("Produced by pqperf{version}; {cmds}."))
         }
     }
+}
+
+/// [`pqperf_provenance`] for a page's notes: each argument longer than 48 characters (a long
+/// `--only` regex) shortened to its first 40 and `…`; the method page has them whole.
+pub fn pqperf_provenance_short(v: &SystemView) -> Option<String> {
+    let full = pqperf_provenance(v)?;
+    let mut shortened = false;
+    let words: Vec<String> = full
+        .split(' ')
+        .map(|w| {
+            if w.chars().count() > 48 {
+                shortened = true;
+                let mut s: String = w.chars().take(40).collect();
+                s.push('…');
+                // Keep a code span closed when the word ended one.
+                if w.ends_with("`,") {
+                    s.push_str("`,");
+                } else if w.ends_with("`.") {
+                    s.push_str("`.");
+                } else if w.ends_with('`') {
+                    s.push('`');
+                }
+                s
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    let mut out = words.join(" ");
+    if shortened {
+        out.push_str(" (long arguments shortened here; the method page has them whole)");
+    }
+    Some(out)
 }
 
 /// True when the dataset was produced by pqperf (its pages link only to files pqperf

@@ -29,6 +29,10 @@ pub struct Cell {
     pub text: String,
     /// Where the value came from (`None` for labels and words).
     pub evidence: Option<Evidence>,
+    /// The field of a JSON evidence file that holds the value, as a JSON pointer (RFC 6901,
+    /// `/environment/cpu_model`); the site's evidence viewer opens the file at it. The
+    /// Markdown form does not show it.
+    pub pointer: Option<String>,
 }
 
 impl Cell {
@@ -37,6 +41,7 @@ impl Cell {
         Cell {
             text: text.into(),
             evidence: None,
+            pointer: None,
         }
     }
 
@@ -45,7 +50,14 @@ impl Cell {
         Cell {
             text: text.into(),
             evidence,
+            pointer: None,
         }
+    }
+
+    /// The same cell, naming the field of its (JSON) evidence that holds the value.
+    pub fn at(mut self, pointer: impl Into<String>) -> Cell {
+        self.pointer = Some(pointer.into());
+        self
     }
 }
 

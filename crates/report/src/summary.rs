@@ -325,18 +325,37 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
                         .filter(|r| r.complete())
                         .map(|r| crate::candidate::perf::robust_cell(&r))
                         .unwrap_or_else(|| DASH.into());
-                    cells.push(Cell::value(text, ev.clone()));
+                    let mut c = Cell::value(text, ev.clone());
+                    if r.is_some_and(|r| r.rec.pqperf.as_ref().is_some_and(|p| p.robust.is_some()))
+                    {
+                        c = c.at("/pqperf/robust");
+                    }
+                    cells.push(c);
                 }
+                // The site opens a value's link at the field that holds it.
+                let mean_at = |c: Cell| {
+                    if r.is_some_and(|r| r.rec.mean_cycles.is_some()) {
+                        c.at("/mean_cycles")
+                    } else {
+                        c
+                    }
+                };
                 if cat == Category::Hash {
                     let len = Operation::parse(op).map_or(0, Operation::bytes);
-                    cells.push(Cell::value(hash_cell(v, r, len, &base), ev.clone()));
+                    cells.push(mean_at(Cell::value(
+                        hash_cell(v, r, len, &base),
+                        ev.clone(),
+                    )));
                 } else {
                     let share = if unknown_share {
                         op_share(v, &cand, &label, op).map(|_| "??%".to_string())
                     } else {
                         op_share(v, &cand, &label, op).map(|s| pct(Some(s)))
                     };
-                    cells.push(Cell::value(pk_cell(r, share.as_deref()), ev.clone()));
+                    cells.push(mean_at(Cell::value(
+                        pk_cell(r, share.as_deref()),
+                        ev.clone(),
+                    )));
                 }
             }
             cells.extend(size_cells(v, &cand, &label, cat));
@@ -514,37 +533,89 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
     let trials = crate::common::trials_text(v);
     let ticks = crate::counter::tick_counter(v);
     let unit = if ticks.is_some() { "ticks" } else { "cycles" };
+    // The notes on the figures. Reference pages keep them above the tables as published;
+    // pqperf pages put the numbers first and the notes that apply to this dataset after the
+    // tables (folded on the site).
+    let rows_of: Vec<(Category, Vec<Vec<Cell>>)> =
+        [Category::Sign, Category::Kem, Category::Kex, Category::Hash]
+            .into_iter()
+            .map(|cat| (cat, category_rows(v, cat, form, &me)))
+            .collect();
+    let has = |c: Category| rows_of.iter().any(|(cat, r)| *cat == c && !r.is_empty());
+    let ngcc = has_baseline
+        || crate::provider::sentence(v, None).is_some()
+        || v.candidates().iter().any(|c| Category::parse(c).is_some());
+    let mut notes: Vec<String> = Vec::new();
     match &ticks {
-        None => out.line(format!("- **Cycles** are the mean of all timed calls in {trials} trials, normally with each trial in a fresh process.")),
-        Some(t) => out.line(format!(
+        None => notes.push(format!("- **Cycles** are the mean of all timed calls in {trials} trials, normally with each trial in a fresh process.")),
+        Some(t) => notes.push(format!(
             "- **Ticks** are the mean of all timed calls in {trials} trials, normally with each trial in a fresh process. {}",
             t.sentence()
         )),
     }
-    if let Some(p) = crate::common::pqperf_provenance(v) {
-        out.line(format!("- {p}"));
+    let provenance = if pqperf {
+        crate::common::pqperf_provenance_short(v)
+    } else {
+        crate::common::pqperf_provenance(v)
+    };
+    if let Some(p) = provenance {
+        notes.push(format!("- {p}"));
     }
     if let Some(s) = crate::provider::sentence(v, None) {
-        out.line(format!("- {s}"));
+        notes.push(format!("- {s}"));
     }
-    out.line(format!("- **Symmetric %** is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. `(??%)` means no ICCS-facing backend was measured. See the [symmetric survey]({}).", link(&me, &PageRef::Survey, form)));
-    out.line("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.");
-    out.line(format!("- See [method and limitations]({}). These are independent measurements, not submitter self-assessments or NICCS results.", link(&me, &PageRef::Method(sys.into()), form)));
-    out.line(format!("- **Notation:** `–` means not measured, `n=` marks fewer than {min_calls} timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code."));
-    out.line("- **Sizes** use a separate catalog, not timing-record buffer sizes. `≈` marks a nominal variable-length signature; other variable signatures use their maximum.");
+    let any_sym = [Category::Sign, Category::Kem, Category::Kex]
+        .into_iter()
+        .any(|c| has(c) && any_share(v, c));
+    if pqperf && any_sym && !ngcc {
+        notes.push(format!("- **Symmetric %** is the cycle share in the scheme's own hash/XOF primitives, measured by relinking the library with counting wrappers. See the [symmetric survey]({}).", link(&me, &PageRef::Survey, form)));
+    } else if !pqperf || any_sym {
+        notes.push(format!("- **Symmetric %** is the cycle share in ICCS placeholder hashes, excluding the DRNG and candidates' own hashes. `(??%)` means no ICCS-facing backend was measured. See the [symmetric survey]({}).", link(&me, &PageRef::Survey, form)));
+    }
+    notes.push("- Each instance links to its **performance report** with KAT status, all measured implementations, sizes, memory proxies, primitive profiles, and raw-evidence references.".into());
+    notes.push(format!("- See [method and limitations]({}). These are independent measurements, not submitter self-assessments or NICCS results.", link(&me, &PageRef::Method(sys.into()), form)));
+    notes.push(format!("- **Notation:** `–` means not measured, `n=` marks fewer than {min_calls} timed calls, and ⚠ marks an instance whose submitted KAT vectors are not reproduced by the submitted code{}.",
+        if pqperf && rows_of.iter().any(|(c, r)| !r.is_empty() && robust_columns(v, *c)) {
+            "; after a robust estimate, ⚠ marks an interval wider than ±2 % (not settled)"
+        } else {
+            ""
+        }));
+    if !pqperf || has(Category::Sign) || has(Category::Kem) || has(Category::Kex) {
+        notes.push("- **Sizes** use a separate catalog, not timing-record buffer sizes. `≈` marks a nominal variable-length signature; other variable signatures use their maximum.".into());
+    }
     if pqperf {
-        // pqperf publishes no size audit: nothing to link to.
-        out.line("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded.");
+        // pqperf publishes no size audit: nothing to link to; only the kinds present.
+        let mut b = Vec::new();
+        if has(Category::Kex) {
+            b.push("**KEX bandwidth** counts protocol messages plus required public keys once; certificates and transport framing are excluded.");
+        }
+        if has(Category::Kem) {
+            b.push("KEM public-key size is listed separately from ciphertext size.");
+        }
+        if !b.is_empty() {
+            notes.push(format!("- {}", b.join(" ")));
+        }
     } else {
-        out.line(format!("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the [size audit]({}) for discrepancies and AFS-KEX's API mapping.", link(&me, &PageRef::SizeAudit, form)));
+        notes.push(format!("- **KEX bandwidth** counts protocol messages plus required public keys once. KEM public-key size is listed separately from ciphertext size. Certificates and transport framing are excluded; see the [size audit]({}) for discrepancies and AFS-KEX's API mapping.", link(&me, &PageRef::SizeAudit, form)));
     }
-    if has_baseline {
-        out.line("- **Hash rows** show three message sizes. Parentheses give cycles relative to the same-width, same-length ICCS `pseudoXOF` ([helper timings](#iccs-hash-helpers)), not a production replacement estimate.");
+    if !pqperf || has(Category::Hash) {
+        if has_baseline {
+            notes.push("- **Hash rows** show three message sizes. Parentheses give cycles relative to the same-width, same-length ICCS `pseudoXOF` ([helper timings](#iccs-hash-helpers)), not a production replacement estimate.".into());
+        } else {
+            notes.push("- **Hash rows** show three message sizes. The 32 B column compares with the median per-call cost of same-width ICCS `pseudoXOF` calls seen in the hash profiles (no direct helper timings in this dataset), not a production replacement estimate.".into());
+        }
+    }
+    if !pqperf || ngcc {
+        notes.push("- **Scope:** reference sets are shown. When both ICCS and non-ICCS backends were measured, the non-ICCS one stays on the candidate report; notes flag caveats.".into());
     } else {
-        out.line("- **Hash rows** show three message sizes. The 32 B column compares with the median per-call cost of same-width ICCS `pseudoXOF` calls seen in the hash profiles (no direct helper timings in this dataset), not a production replacement estimate.");
+        notes.push("- **Scope:** reference sets are shown; the other implementations are on the candidate reports.".into());
     }
-    out.line("- **Scope:** reference sets are shown. When both ICCS and non-ICCS backends were measured, the non-ICCS one stays on the candidate report; notes flag caveats.");
-    out.blank();
+    if !pqperf {
+        for n in &notes {
+            out.line(n.clone());
+        }
+        out.blank();
+    }
 
     let mut ordered_inserted = form == Form::Harness;
     for cat in [Category::Sign, Category::Kem, Category::Kex, Category::Hash] {
@@ -574,10 +645,21 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
             out.table(t);
             out.blank();
         }
-        let rows = category_rows(v, cat, form, &me);
+        let rows = rows_of
+            .iter()
+            .find(|(c, _)| *c == cat)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default();
         if rows.is_empty() {
             continue;
         }
+        // pqperf pages: a note shared by rows (or a long one) is a numbered footnote under
+        // the table instead of its text in every row.
+        let (rows, footnotes) = if pqperf {
+            footnote_notes(rows)
+        } else {
+            (rows, Vec::new())
+        };
         ordered_block(&mut out, &mut ordered_inserted, pqperf);
         out.heading(2, cat.summary_title());
         out.blank();
@@ -623,8 +705,78 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
         t.rows = rows;
         out.table(t);
         out.blank();
+        for (i, f) in footnotes.iter().enumerate() {
+            out.line(format!("- note {}: {f}", i + 1));
+        }
+        if !footnotes.is_empty() {
+            out.blank();
+        }
+    }
+    if pqperf {
+        out.heading(2, "Notes");
+        out.blank();
+        if form == Form::Site {
+            out.line(format!(
+                "<details class=\"notes\"><summary>{} notes on these figures</summary>",
+                notes.len()
+            ));
+            out.blank();
+        }
+        for n in notes {
+            out.line(n);
+        }
+        out.blank();
+        if form == Form::Site {
+            out.line("</details>");
+            out.blank();
+        }
     }
     Ok(out)
+}
+
+/// Notes shared by two or more rows, or longer than 60 characters, become `note N` in the
+/// notes column (the last cell) and the texts are returned, numbered in order of first use.
+fn footnote_notes(mut rows: Vec<Vec<Cell>>) -> (Vec<Vec<Cell>>, Vec<String>) {
+    let items = |c: &Cell| -> Vec<String> {
+        if c.text == DASH {
+            Vec::new()
+        } else {
+            c.text.split("; ").map(str::to_string).collect()
+        }
+    };
+    let mut uses: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for r in &rows {
+        if let Some(c) = r.last() {
+            for i in items(c) {
+                *uses.entry(i).or_default() += 1;
+            }
+        }
+    }
+    let mut notes: Vec<String> = Vec::new();
+    for r in &mut rows {
+        let Some(c) = r.last_mut() else { continue };
+        let parts: Vec<String> = items(c)
+            .into_iter()
+            .map(|i| {
+                if uses[&i] >= 2 || i.chars().count() > 60 {
+                    let n = match notes.iter().position(|x| *x == i) {
+                        Some(p) => p + 1,
+                        None => {
+                            notes.push(i);
+                            notes.len()
+                        }
+                    };
+                    format!("note {n}")
+                } else {
+                    i
+                }
+            })
+            .collect();
+        if !parts.is_empty() {
+            c.text = parts.join("; ");
+        }
+    }
+    (rows, notes)
 }
 
 /// The site's `## Ordered measurements` block, inserted once before the first section.

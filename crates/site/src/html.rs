@@ -166,10 +166,11 @@ pub fn fix_raw_html(html: &str, page: &str, known: &HashSet<String>) -> String {
     out
 }
 
-/// Tags that raw HTML inside the Markdown pages may use (crumbs, badges, ranking tables).
+/// Tags that raw HTML inside the Markdown pages may use (crumbs, badges, ranking tables,
+/// folded notes).
 const ALLOWED_TAGS: &[&str] = &[
-    "a", "abbr", "b", "br", "code", "div", "em", "i", "li", "ol", "p", "small", "span", "strong",
-    "sub", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
+    "a", "abbr", "b", "br", "code", "details", "div", "em", "i", "li", "ol", "p", "small", "span",
+    "strong", "sub", "summary", "sup", "table", "tbody", "td", "th", "thead", "tr", "ul",
 ];
 
 /// Escape every raw HTML tag that is not in the allow-list or that carries an event handler,
@@ -204,6 +205,19 @@ pub fn sanitize_raw(html: &str) -> String {
         out = out.replace('<', "&lt;");
     }
     out
+}
+
+/// Mark code spans that hold a digest or commit id (40 to 128 hex digits) as
+/// `<code class="digest" title="…">`: the stylesheet lets them wrap and, on a phone, shows
+/// their start with an ellipsis; the element keeps the whole value (hover shows it, copying
+/// the element copies it).
+pub fn mark_digests(html: &str) -> std::borrow::Cow<'_, str> {
+    use std::sync::OnceLock;
+    static HEX: OnceLock<regex::Regex> = OnceLock::new();
+    let re = HEX.get_or_init(|| {
+        regex::Regex::new(r"<code>([0-9a-f]{40,128})</code>").expect("static regex")
+    });
+    re.replace_all(html, "<code class=\"digest\" title=\"$1\">$1</code>")
 }
 
 /// Heading slug: lowercase, punctuation dropped, spaces to `-`, underscores kept.
@@ -610,8 +624,18 @@ fn write_table(
                     .filter(|h| !info.has_link && !info.text.is_empty() && known.contains(h));
                 match href {
                     Some(h) => {
+                        // A value whose field is named opens the evidence viewer at it.
+                        let viewer = crate::viewer::page_path(&h);
+                        let target = match &cell.pointer {
+                            Some(ptr) if known.contains(&viewer) => format!(
+                                "{}#{}",
+                                relative(page, &viewer),
+                                crate::viewer::fragment(ptr)
+                            ),
+                            _ => relative(page, &h),
+                        };
                         html.push_str("<a class=\"ev\" href=\"");
-                        html.push_str(&escape(&relative(page, &h)));
+                        html.push_str(&escape(&target));
                         html.push_str("\">");
                         push_cell_html(html, events);
                         html.push_str("</a>");
@@ -786,6 +810,14 @@ mod tests {
     fn cells_that_look_like_blocks_stay_text() {
         let ev = cell_events("- 3", "p.html", &HashSet::new());
         assert_eq!(cell_info(&ev).text, "- 3");
+    }
+
+    #[test]
+    fn digests_are_marked_with_their_whole_value() {
+        let h = "<p>sha256 <code>f40a56d5d0590ad50badb8216dcbf59553127753b2a80dbb49b60aeb0cc497de</code> and <code>abc</code></p>";
+        let m = mark_digests(h);
+        assert!(m.contains("<code class=\"digest\" title=\"f40a56d5d0590ad50badb8216dcbf59553127753b2a80dbb49b60aeb0cc497de\">f40a56d5d0590ad50badb8216dcbf59553127753b2a80dbb49b60aeb0cc497de</code>"), "{m}");
+        assert!(m.contains("<code>abc</code>"));
     }
 
     #[test]

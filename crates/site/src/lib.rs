@@ -11,7 +11,9 @@
 //!
 //! Site layout: `index.html`, `style.css`, `<sys>/index.html` (summary), `<sys>/method.html`,
 //! `<sys>/<cand>.html`, `<sys>/ranking-{128,256,512}.html`, `symmetric-survey.html`,
-//! `joint/index.html`, `joint/<cand>.html`, `evidence/<sys>/…`, `evidence/side/*.csv`.
+//! `joint/index.html`, `joint/<cand>.html`, `evidence/<sys>/…`, `evidence/side/*.csv`; each
+//! JSON evidence file has its viewer page `<file>.json.html` beside it ([`viewer`]), which a
+//! value's link opens at the field that holds the value.
 
 #![forbid(unsafe_code)]
 
@@ -24,6 +26,7 @@ pub mod load;
 mod pages;
 pub mod rank;
 pub mod svg;
+pub mod viewer;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -221,6 +224,9 @@ fn render_site(
     known.insert("style.css".into());
     for (_, dest) in evidence {
         known.insert(dest.clone());
+        if viewer::has_viewer(dest) {
+            known.insert(viewer::page_path(dest));
+        }
     }
     for (p, _) in &site.pages {
         known.insert(md_to_html_path(p));
@@ -337,15 +343,32 @@ fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteE
             std::fs::create_dir_all(parent).map_err(|e| SiteError::io(parent, e))?;
         }
         // Link first; only an existing destination (a rebuilt site) needs the removal.
-        if std::fs::hard_link(src, &d).is_ok() {
-            continue;
-        }
-        let _ = std::fs::remove_file(&d);
         if std::fs::hard_link(src, &d).is_err() {
-            std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
+            let _ = std::fs::remove_file(&d);
+            if std::fs::hard_link(src, &d).is_err() {
+                std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
+            }
+        }
+        if viewer::has_viewer(dest) {
+            write_viewer(src, dest, out)?;
         }
     }
     Ok(())
+}
+
+/// The evidence viewer page of one JSON evidence file (a file that is not one JSON value
+/// gets a page that says so and links the raw file).
+fn write_viewer(src: &Path, dest: &str, out: &Path) -> Result<(), SiteError> {
+    let bytes = std::fs::read(src).map_err(|e| SiteError::io(src, e))?;
+    let page = viewer::page_path(dest);
+    let html = viewer::render(dest, &bytes).unwrap_or_else(|| {
+        let name = dest.rsplit('/').next().unwrap_or(dest);
+        format!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{n}</title>\n</head>\n<body>\n<main>\n<p>This evidence file is not one JSON value; see <a href=\"{n}\">the raw file</a>.</p>\n</main>\n</body>\n</html>\n",
+            n = html::escape(name)
+        )
+    });
+    pqperf_model::fsutil::write_staged(&out.join(&page), html.as_bytes()).map_err(SiteError::Fs)
 }
 
 fn write_pages(
@@ -374,7 +397,7 @@ fn write_pages(
                 switch => minijinja::Value::from(minijinja::value::Serde(&switch)),
                 crumb => p.crumb.as_deref(),
                 main_class => p.main_class,
-                body => p.body.as_str(),
+                body => html::mark_digests(&p.body).as_ref(),
                 notice_head => notice_head,
                 notice => notice,
             })
@@ -395,6 +418,9 @@ fn write_pages(
 /// outcome recorded in its campaign.json): (heading, text), or `None` when every check passed.
 fn host_notice(site: &SiteData, page: &str) -> (Option<&'static str>, Option<String>) {
     use pqperf_model::HostState;
+    if page.starts_with("joint/") {
+        return joint_host_notice(site);
+    }
     let Some(sys) = site
         .systems
         .iter()
@@ -436,6 +462,38 @@ fn host_notice(site: &SiteData, page: &str) -> (Option<&'static str>, Option<Str
             )),
         ),
     }
+}
+
+/// The notice of a joint-view page: the systems it compares whose host was not fixed (or
+/// whose host state is not recorded), each with what its host checks found; `None` when
+/// every system's host was fixed. (Emulated systems are marked in the page's system list.)
+fn joint_host_notice(site: &SiteData) -> (Option<&'static str>, Option<String>) {
+    use pqperf_model::HostState;
+    let mut parts = Vec::new();
+    for sys in &site.systems {
+        match &sys.host_state {
+            Some(HostState::NotFixed(problems)) => parts.push(format!(
+                "system {}: the host checks recorded in its campaign.json found: {}",
+                sys.id,
+                problems.join("; ")
+            )),
+            Some(HostState::Unknown) => parts.push(format!(
+                "system {}: its evidence records no host-check outcome (clock, turbo, governor and SMT state not known)",
+                sys.id
+            )),
+            Some(HostState::Fixed) | None => {}
+        }
+    }
+    if parts.is_empty() {
+        return (None, None);
+    }
+    (
+        Some("The host of a compared system was not fixed."),
+        Some(format!(
+            "{}. Ratios involving such a system compare numbers from an unprepared machine; they are not comparable with those of fixed-clock systems.",
+            parts.join(". ")
+        )),
+    )
 }
 
 #[derive(serde::Serialize)]

@@ -128,7 +128,7 @@ pub fn bars_log(
             lx + 14.0,
             escape(s)
         );
-        lx += 24.0 + 7.0 * s.chars().count() as f64;
+        lx += 24.0 + 8.5 * s.chars().count() as f64;
     }
     // Grid and ticks.
     for t in axis.ticks() {

@@ -19,10 +19,12 @@ pub fn options(opts: &CampaignOptions) -> anyhow::Result<pqperf_count::CountOpti
     Ok(o)
 }
 
-/// Counts and prints one line per operation (not at `quiet`) and a summary line.
+/// Counts and prints one line per operation (not at `quiet`) and a summary line (not
+/// `in_phase`: the campaign phase logs the summary line itself, so it is printed once).
 pub fn count(
     o: &pqperf_count::CountOptions,
     quiet: bool,
+    in_phase: bool,
 ) -> anyhow::Result<pqperf_count::CountSummary> {
     let beat = Heartbeat::start("count: callgrind instruction counts per operation", quiet);
     let mut o = o.clone();
@@ -43,7 +45,9 @@ pub fn count(
             );
         }
     }
-    println!("{}", summary_line(&s, &o.run_dir));
+    if !in_phase {
+        println!("{}", summary_line(&s, &o.run_dir));
+    }
     Ok(s)
 }
 
@@ -129,7 +133,7 @@ pub fn phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
         note("not run", Some("no measurable instance selected".into()))?;
         return Ok(Exit::Done);
     }
-    let s = match count(&o, !ctx.opts.echo) {
+    let s = match count(&o, !ctx.opts.echo, true) {
         Ok(s) => s,
         Err(e) => {
             ctx.log.log(format!("phase count: failed: {e:#}"));

@@ -9,8 +9,14 @@ use crate::rundir::load_build;
 use crate::{EvidenceCheck, Exit, PhaseCtx, PhaseError};
 
 /// Runs the check and prints one line per instance (at `quiet`, only the instances with
-/// findings that are not accepted) and a summary line.
-pub fn check(opts: &pqperf_ct::CtOptions, quiet: bool) -> anyhow::Result<pqperf_ct::CtSummary> {
+/// findings that are not accepted) and a summary line. In the campaign phase (`log`) the `CT`
+/// lines go to the campaign log (printed once, and kept in campaign.log) and the summary is
+/// left to the phase's own line.
+pub fn check(
+    opts: &pqperf_ct::CtOptions,
+    quiet: bool,
+    log: Option<&crate::Logger>,
+) -> anyhow::Result<pqperf_ct::CtSummary> {
     // A long step: valgrind runs every operation of every instance (minutes).
     // On a terminal a spinner with the elapsed time replaces the per-instance lines (which
     // would break it); elsewhere those lines and a line every 30 s show progress.
@@ -26,8 +32,15 @@ pub fn check(opts: &pqperf_ct::CtOptions, quiet: bool) -> anyhow::Result<pqperf_
     for ev in &s.evidence {
         let unaccepted: u64 = ev.operations.iter().map(|o| o.findings).sum();
         if !quiet || unaccepted > 0 {
-            println!("CT {}/{}: {}", ev.candidate, ev.label, pqperf_ct::line(ev));
+            let l = format!("CT {}/{}: {}", ev.candidate, ev.label, pqperf_ct::line(ev));
+            match log {
+                Some(log) => log.log(l),
+                None => println!("{l}"),
+            }
         }
+    }
+    if log.is_some() {
+        return Ok(s);
     }
     println!(
         "ct: {} instance(s) in {:.1} s, {} finding group(s) not accepted; evidence in {}",
@@ -75,7 +88,7 @@ pub fn phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
     o.progress = ctx.opts.echo;
     // A failing check (valgrind missing, bad accepted table) is logged; the campaign goes on
     // and keeps what it recorded.
-    let s = match check(&o, !ctx.opts.echo) {
+    let s = match check(&o, !ctx.opts.echo, Some(ctx.log)) {
         Ok(s) => s,
         Err(e) => {
             ctx.log.log(format!("phase ct: not run: {e:#}"));

@@ -42,7 +42,7 @@ use pqperf_campaign::stages::count::options;
 
 /// Count and print one line per operation and a summary line (as the campaign phase does).
 fn count(o: &pqperf_count::CountOptions) -> anyhow::Result<pqperf_count::CountSummary> {
-    pqperf_campaign::stages::count::count(o, super::ui::quiet())
+    pqperf_campaign::stages::count::count(o, super::ui::quiet(), false)
 }
 
 /// `pqperf count`.

@@ -49,7 +49,7 @@ fn options(args: CtArgs) -> anyhow::Result<pqperf_ct::CtOptions> {
 
 /// Run the check and print one line per instance (the campaign's `ct` phase does the same).
 fn check(opts: &pqperf_ct::CtOptions) -> anyhow::Result<pqperf_ct::CtSummary> {
-    pqperf_campaign::stages::ct::check(opts, super::ui::quiet())
+    pqperf_campaign::stages::ct::check(opts, super::ui::quiet(), None)
 }
 
 pub fn run(args: CtArgs) -> anyhow::Result<ExitCode> {

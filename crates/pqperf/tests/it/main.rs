@@ -6,6 +6,7 @@ mod common;
 
 mod buildkat;
 mod cli_conventions;
+mod console_once;
 mod count_cli;
 mod crash_safe;
 mod header_names;

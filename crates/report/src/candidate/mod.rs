@@ -142,7 +142,7 @@ pub fn page(v: &SystemView, cand: &str, form: Form) -> Result<Page, ReportError>
     // 2. Assessment environment
     out.section(Section::Environment);
     out.blank();
-    out.table(environment_table(v));
+    out.table(environment_table(v, Some(cand)));
     out.blank();
     let ticks = crate::counter::tick_counter(v);
     if let Some(t) = &ticks {

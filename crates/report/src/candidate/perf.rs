@@ -312,31 +312,41 @@ pub(super) fn performance_table(
                 let mbs = fmt_f(r.rec.throughput_mb_per_second.unwrap_or(0.0), 1);
                 vec![
                     Cell::text(code(label)),
-                    val(format!("{bytes} B")),
-                    val(cyc),
-                    val(cpb),
-                    val(fmt_time(r.rec.mean_seconds)),
-                    val(mbs),
-                    val(n_cell(&r)),
+                    val(format!("{bytes} B")).at("/input_bytes"),
+                    val(cyc).at("/mean_cycles"),
+                    val(cpb).at("/mean_cycles"),
+                    val(fmt_time(r.rec.mean_seconds)).at("/mean_seconds"),
+                    val(mbs).at("/throughput_MB_per_second"),
+                    val(n_cell(&r)).at("/trials"),
                 ]
             } else {
                 vec![
                     Cell::text(code(label)),
                     Cell::text(opkey.clone()),
-                    val(fmt_cycles(r.rec.mean_cycles)),
-                    val(fmt_time(r.rec.mean_seconds)),
+                    val(fmt_cycles(r.rec.mean_cycles)).at("/mean_cycles"),
+                    val(fmt_time(r.rec.mean_seconds)).at("/mean_seconds"),
                     val(if pqperf_form {
                         pqperf_model::fmt::fmt_ops_plain(r.rec.operations_per_second)
                     } else {
                         fmt_ops(r.rec.operations_per_second)
-                    }),
-                    val(fmt_time(r.rec.median_trial_seconds)),
-                    val(n_cell(&r)),
+                    })
+                    .at("/operations_per_second"),
+                    val(fmt_time(r.rec.median_trial_seconds)).at("/median_trial_seconds"),
+                    val(n_cell(&r)).at("/trials"),
                 ]
             };
             if rb {
-                row.insert(2, val(robust_cell(&r)));
-                row.insert(3, val(per_call_cell(&r)));
+                let px = r.rec.pqperf.as_ref();
+                let mut robust = val(robust_cell(&r));
+                if px.is_some_and(|p| p.robust.is_some()) {
+                    robust = robust.at("/pqperf/robust");
+                }
+                let mut per_call = val(per_call_cell(&r));
+                if px.is_some_and(|p| p.per_call_seconds.is_some()) {
+                    per_call = per_call.at("/pqperf/per_call_seconds");
+                }
+                row.insert(2, robust);
+                row.insert(3, per_call);
             }
             if counts {
                 row.push(count_cell(v, cand, label, &opkey));

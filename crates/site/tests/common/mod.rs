@@ -178,7 +178,7 @@ pub struct Loaded {
     pub console: Vec<String>,
 }
 
-fn chromium_cmd(profile: &Path) -> Command {
+pub fn chromium_cmd(profile: &Path) -> Command {
     let mut c = Command::new(chromium());
     c.args([
         "--headless",

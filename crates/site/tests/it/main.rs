@@ -8,3 +8,7 @@ mod browser;
 mod emulated;
 mod escape;
 mod ranking;
+mod evidence_links;
+mod joint_notice;
+mod phone;
+mod summary_first_screen;
