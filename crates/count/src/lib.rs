@@ -17,6 +17,7 @@
 pub mod analyse;
 pub mod callgrind;
 pub mod classify;
+pub mod qemu;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -87,6 +88,13 @@ pub struct CountOptions {
     pub redo: bool,
     /// One line per unit on stderr.
     pub progress: bool,
+    /// The emulator the driver starts through (`PQPERF_EMULATOR`, argv prefix): non-empty,
+    /// the units are counted under it with pqperf's TCG plugin ([`qemu`]) instead of
+    /// valgrind.
+    pub emulator: Vec<String>,
+    /// Emulated counts only: a second function whose instructions and calls inside the
+    /// operation are reported in `functions` as well.
+    pub sub_symbol: Option<String>,
 }
 
 impl CountOptions {
@@ -107,6 +115,8 @@ impl CountOptions {
             driver,
             redo: false,
             progress: false,
+            emulator: pqperf_ffi::emulation::emulator_prefix(),
+            sub_symbol: None,
         })
     }
 }
@@ -248,12 +258,6 @@ fn lookup(program: &str) -> Option<PathBuf> {
 /// writes `count/<id>/<label>__<op>.json` for each.
 pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
     let t0 = Instant::now();
-    let tool = valgrind_version(&opts.valgrind).ok_or_else(|| {
-        CountError::Input(format!(
-            "valgrind ({}) cannot run: instruction counts need valgrind's callgrind",
-            opts.valgrind
-        ))
-    })?;
     let layout = RunLayout::new(&opts.run_dir);
     let mut units = Vec::new();
     let mut kept = 0;
@@ -272,6 +276,15 @@ pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
             });
         }
     }
+    if !opts.emulator.is_empty() {
+        return qemu::run(opts, units, kept);
+    }
+    let tool = valgrind_version(&opts.valgrind).ok_or_else(|| {
+        CountError::Input(format!(
+            "valgrind ({}) cannot run: instruction counts need valgrind's callgrind",
+            opts.valgrind
+        ))
+    })?;
     let env = Env {
         tool,
         libc: libc_version(),
@@ -329,8 +342,14 @@ pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
 /// Whether the evidence at `path` was made from the library `sha` (counted or refused).
 fn current(path: &Path, sha: Option<&str>) -> bool {
     let Some(sha) = sha else { return false };
-    pqperf_model::pyjson::read::<CountEvidence>(path, path)
-        .is_ok_and(|e| e.library_sha256.as_deref() == Some(sha) && e.status != "failed")
+    pqperf_model::pyjson::read::<CountEvidence>(path, path).is_ok_and(|e| {
+        e.library_sha256.as_deref() == Some(sha)
+            && e.status != "failed"
+            && !e
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with(qemu::NOT_AVAILABLE))
+    })
 }
 
 /// The one-line result of a unit (`1 234 567 instructions per call (10 calls)`, or why not).

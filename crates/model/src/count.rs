@@ -9,6 +9,10 @@
 //! ```text
 //! schema                     1
 //! candidate, label, operation
+//! architecture, method       only when not counted by callgrind on the host: the guest
+//!                            architecture (`aarch64`) and the method with its tool
+//!                            (`qemu-tcg-plugin (qemu-aarch64 version 7.2.22 …)`); such
+//!                            evidence has no cache figures (estimated cycles, per_call)
 //! status                     "counted" | "refused" | "failed"
 //! reason                     why not counted (null when counted)
 //! library_sha256             sha256 of the library counted (build.json's)
@@ -63,6 +67,13 @@ pub struct CountEvidence {
     pub label: String,
     /// Operation (record key: `keygen`, `sign`, `verify`, `enc`, `dec`, `hash_64`, …).
     pub operation: String,
+    /// The architecture counted, when not the host's under callgrind (`aarch64`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub architecture: Option<String>,
+    /// The method, when not callgrind: `qemu-tcg-plugin (<emulator --version>)`. Such
+    /// counts have no cache simulation (no estimated cycles, no `per_call`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     /// `counted`, `refused` (valgrind cannot count it exactly: AVX-512, an operation without
     /// a single API function) or `failed` (the process did not finish).
     pub status: String,
@@ -281,7 +292,7 @@ impl CountEvidence {
                         }
                     }
                 }
-                if self.estimated_cycles_per_call.is_none() {
+                if self.estimated_cycles_per_call.is_none() && self.method.is_none() {
                     p.push("status counted without estimated_cycles_per_call".into());
                 }
                 if self.library_sha256.is_none() {
@@ -308,7 +319,10 @@ impl CountEvidence {
                 ));
             }
         }
-        if self.estimated_cycles_formula != ESTIMATED_CYCLES_FORMULA && self.status == "counted" {
+        if self.estimated_cycles_formula != ESTIMATED_CYCLES_FORMULA
+            && self.status == "counted"
+            && self.method.is_none()
+        {
             p.push(format!(
                 "estimated_cycles_formula {:?} is not this version's",
                 self.estimated_cycles_formula
