@@ -145,6 +145,18 @@ pub fn valgrind_version(valgrind: &str) -> Option<String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
+/// The counting tool of this process: under an emulator (`PQPERF_EMULATOR`) the TCG plugin
+/// method, always available to try (units it cannot count say "not available"); else
+/// [`valgrind_version`] of `valgrind` (None: counting is not possible).
+pub fn counting_tool() -> Option<String> {
+    let emu = pqperf_ffi::emulation::emulator_prefix();
+    if emu.is_empty() {
+        valgrind_version("valgrind")
+    } else {
+        Some(format!("{} under {}", qemu::METHOD, emu.join(" ")))
+    }
+}
+
 /// One unit: an operation of an instance.
 #[derive(Debug, Clone)]
 struct Unit {

@@ -44,6 +44,10 @@ pub const COUNT_SCHEMA: u64 = 1;
 /// The estimated-cycles formula, named and versioned (the Iai/Gungraun figure).
 pub const ESTIMATED_CYCLES_FORMULA: &str = "callgrind-estimated-cycles-v1: L1 hits + 5·LL hits + 35·RAM hits (RAM hits = ILmr+DLmr+DLmw; LL hits = I1mr+D1mr+D1mw − RAM hits; L1 hits = Ir+Dr+Dw − LL hits − RAM hits)";
 
+/// What an instruction count compares across architectures, in one sentence (pages showing
+/// x86 and AArch64 counts side by side say it).
+pub const ACROSS_ARCHITECTURES: &str = "Across architectures a count compares the number of instructions each build executes for the same inputs, not speed and not the same unit of work: x86-64 and AArch64 are different instruction sets (an x86 instruction may read memory and compute at once, an AArch64 one does not), and their vector widths differ (AVX2 has 256-bit registers, NEON 128-bit; SVE's depends on the CPU), so one vector instruction does a different amount of work on each.";
+
 /// The function classes of the per-function table, in display order.
 pub const CLASSES: &[&str] = &[
     "keccak/shake",
@@ -221,6 +225,16 @@ impl Testbed {
 }
 
 impl CountEvidence {
+    /// Whether the counter could not count at all here (`not available: …`: an emulator
+    /// without TCG plugin support).
+    pub fn not_available(&self) -> bool {
+        self.status == "refused"
+            && self
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("not available"))
+    }
+
     /// Mean instructions per call over the first `k` counted calls (all with the per-call
     /// list absent); None when not counted.
     pub fn instructions_over(&self, k: usize) -> Option<f64> {

@@ -1,5 +1,6 @@
 //! `pqperf count` and the campaign phase `count` (`pqperf campaign count`, part of `all`):
-//! deterministic instruction counts per operation under valgrind's callgrind; see the
+//! deterministic instruction counts per operation under valgrind's callgrind (under an
+//! emulator, `PQPERF_EMULATOR`, with pqperf's TCG plugin); see the
 //! `pqperf-count` crate and docs/counting.md. Without valgrind the phase says so in the log
 //! and in campaign.json (`pqperf.count`) and ends done: counts are extra evidence, never a
 //! reason to fail a campaign.
@@ -98,7 +99,7 @@ pub fn run(a: CountArgs) -> anyhow::Result<ExitCode> {
             a.run_dir.display()
         ));
     }
-    let Some(tool) = pqperf_count::valgrind_version("valgrind") else {
+    let Some(tool) = pqperf_count::counting_tool() else {
         return super::refuse(
             "count: valgrind is not installed (instruction counts need valgrind's callgrind; scripts/setup.sh installs it)",
         );
@@ -154,7 +155,7 @@ pub fn add_hooks(h: &mut pqperf_campaign::Hooks) {
                     Ok(())
                 })
             };
-            if pqperf_count::valgrind_version("valgrind").is_none() {
+            if pqperf_count::counting_tool().is_none() {
                 let why = "valgrind is not installed: no instruction counts (they need valgrind's callgrind)";
                 ctx.log.log(format!("phase count: not run: {why}"));
                 eprintln!("count: not run: {why}");
