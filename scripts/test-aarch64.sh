@@ -169,8 +169,9 @@ step "toy count candidate (sign-92, sign-93 with one extra hash call)"
 { pq import iccs "$repo/testdata/candidates/count-toy-sig" --id sign-92 --run-dir "$toy" &&
   pq import iccs "$repo/testdata/candidates/count-toy-sig" --id sign-93 -D COUNT_EXTRA_HASH --run-dir "$toy" &&
   pq build --run-dir "$toy" --jobs 1; } >"$work/toy.txt" 2>&1 || { step "toy candidate build failed"; counts=failed; }
-# The host test (rustup's cargo, the native target directory).
-if (cd "$repo" && env -u CARGO_TARGET_DIR -u RUSTC PQPERF_AARCH64_DRIVER="$CARGO_TARGET_DIR/$target/release/pqperf-driver" \
+# The host test (rustup's cargo, the native target directory and profile: the test suite
+# built it before in CI).
+if (cd "$repo" && env -u CARGO_TARGET_DIR -u RUSTC -u CARGO_PROFILE_RELEASE_DEBUG PQPERF_AARCH64_DRIVER="$CARGO_TARGET_DIR/$target/release/pqperf-driver" \
   PQPERF_AARCH64_TOY_RUN="$toy" cargo test --release -p pqperf-count --test it aarch64:: -- --nocapture) >>"$work/toy.txt" 2>&1; then
   grep -E '^aarch64 (sign|count)|^no plugin' "$work/toy.txt" | sed 's/^/  /' >&2
   if grep -q 'test skipped' "$work/toy.txt"; then
