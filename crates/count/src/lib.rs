@@ -115,7 +115,7 @@ impl CountOptions {
             driver,
             redo: false,
             progress: false,
-            emulator: pqperf_ffi::emulation::emulator_prefix(),
+            emulator: count_emulator(),
             sub_symbol: None,
         })
     }
@@ -145,11 +145,22 @@ pub fn valgrind_version(valgrind: &str) -> Option<String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
+/// The emulator the count phase runs the driver under: `PQPERF_EMULATOR`; else, when this
+/// pqperf is itself emulated (binfmt_misc starts its children), `qemu-<arch>`; else none
+/// (native: valgrind).
+pub fn count_emulator() -> Vec<String> {
+    let prefix = pqperf_ffi::emulation::emulator_prefix();
+    if prefix.is_empty() && pqperf_ffi::emulation::emulated().is_some() {
+        return vec![format!("qemu-{}", std::env::consts::ARCH)];
+    }
+    prefix
+}
+
 /// The counting tool of this process: under an emulator (`PQPERF_EMULATOR`) the TCG plugin
 /// method, always available to try (units it cannot count say "not available"); else
 /// [`valgrind_version`] of `valgrind` (None: counting is not possible).
 pub fn counting_tool() -> Option<String> {
-    let emu = pqperf_ffi::emulation::emulator_prefix();
+    let emu = count_emulator();
     if emu.is_empty() {
         valgrind_version("valgrind")
     } else {
