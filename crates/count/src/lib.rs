@@ -146,11 +146,15 @@ pub fn valgrind_version(valgrind: &str) -> Option<String> {
 }
 
 /// The emulator the count phase runs the driver under: `PQPERF_EMULATOR`; else, when this
-/// pqperf is itself emulated (binfmt_misc starts its children), `qemu-<arch>`; else none
-/// (native: valgrind).
+/// pqperf runs on a CPU of another architecture (emulated, binfmt_misc starting its
+/// children; `--emulated` alone does not count), `qemu-<arch>`; else none (valgrind).
 pub fn count_emulator() -> Vec<String> {
     let prefix = pqperf_ffi::emulation::emulator_prefix();
-    if prefix.is_empty() && pqperf_ffi::emulation::emulated().is_some() {
+    // Emulated in fact (the kernel's CPU is another architecture), not only labelled so.
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let foreign = pqperf_ffi::emulation::cpuinfo_family(&cpuinfo)
+        .is_some_and(|host| host != std::env::consts::ARCH);
+    if prefix.is_empty() && foreign {
         return vec![format!("qemu-{}", std::env::consts::ARCH)];
     }
     prefix
