@@ -497,7 +497,7 @@ fn unit(
         Ok(o) => o,
         Err(why) => return refuse(ev, format!("{lib_rel}: {why}")),
     };
-    ev.testbed.flags = plugin_flags(&plugin.tag, off, sub);
+    ev.testbed.flags = plugin_flags(&plugin.tag);
     let first = if opts.auto_calls { 1 } else { opts.calls };
     let mut seconds = 0.0;
     let run1 = attempt(
@@ -576,18 +576,12 @@ fn unit(
     ev
 }
 
-/// The plugin arguments that decide the figures (the plugin's source tag and the counted
-/// offsets; not the inode or the output path, which differ between hosts).
-fn plugin_flags(tag: &str, off: u64, sub: Option<u64>) -> Vec<String> {
-    let mut v = vec![
-        "-plugin".to_string(),
-        format!("pqperf_icount-{tag}.so"),
-        format!("off={off:x}"),
-    ];
-    if let Some(s) = sub {
-        v.push(format!("sub={s:x}"));
-    }
-    v
+/// The testbed's flags: the plugin and its source tag. The counted offsets (which differ
+/// between two builds of a library, like callgrind's `--toggle-collect` symbol) and the
+/// inode and output path (which differ between hosts) are in `command` only, so that
+/// `compare --counter instructions` compares two builds.
+fn plugin_flags(tag: &str) -> Vec<String> {
+    vec!["-plugin".to_string(), format!("pqperf_icount-{tag}.so")]
 }
 
 /// One emulated, contained driver process counting `iters` calls; None when it gave no
@@ -758,10 +752,7 @@ mod tests {
         assert!(parse_output("pqperf-icount 1\ntarget x86_64\nend\n").is_err());
         assert!(parse_output("pqperf-icount 1\nunresolved\nend\n").is_err());
         assert!(parse_output("pqperf-icount 1\ncall 1 0 0\nopen\nend\n").is_err());
-        assert_eq!(
-            plugin_flags("abc", 0x1a0, None),
-            ["-plugin", "pqperf_icount-abc.so", "off=1a0"]
-        );
+        assert_eq!(plugin_flags("abc"), ["-plugin", "pqperf_icount-abc.so"]);
     }
 
     #[test]
