@@ -10,7 +10,8 @@
 #   aarch64-linux-gnu-gcc -> KAT; the WOTS ICCS test candidate -> build -> KAT; a short
 #   emulated campaign on two instances -> publish an arm_* dataset -> validate -> the same
 #   dataset beside the reference x86_1/arm_1 datasets -> site, whose joint view must carry the
-#   emulation notice.
+#   emulation notice; instruction counts under emulation with pqperf's TCG plugin (see
+#   "Instruction counts" below; the published ML-KEM-512 counts must be on its arm_2 page).
 #
 # Design: pqperf itself runs emulated; the C compiler it calls (aarch64-linux-gnu-gcc) is a
 # native x86-64 cross compiler the emulated process executes directly (qemu-user passes the
@@ -24,7 +25,8 @@
 # (the 6 SPHINCS+-SHAKE aarch64 ones cannot build on Linux: their f1600x2.s is Apple assembler
 # syntax defining the Mach-O name `__f1600x2`; they end BUILDFAIL and the full set fails);
 # the default (ci) a subset: ML-KEM-512, ML-DSA-44, Falcon-512 (aarch64 and clean).
-# Last line: `aarch64: N/M KAT PASS, campaign ok|failed`; exit status non-zero on failure.
+# Last line: `aarch64: N/M KAT PASS, campaign ok|failed, counts ok|failed`; exit status
+# non-zero on failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -121,6 +123,66 @@ for k, e in bj.items():
         print(f"  {k}: {e['kat']} ({e['flags']}; {e.get('compiler')})")
 EOF
 
+# Instruction counts under emulation (docs/counting.md, "Emulated AArch64"): pqperf builds its
+# TCG plugin with the host C compiler and counts under qemu-aarch64 -plugin.
+#  a. An emulator that cannot load plugins (a wrapper rejecting -plugin): every unit says
+#     "not available", `pqperf count` still ends 0.
+#  b. ML-KEM-512 (clean and aarch64) counted twice: identical figures, call by call.
+#  c. The toy count candidate built twice by the emulated pqperf (sign-92 as it is, sign-93 with
+#     one extra sm3hash call per sign), counted by the host test
+#     `cargo test -p pqperf-count --test it aarch64::` (two runs identical; the extra call shows
+#     exactly; the no-plugin path), which prints the figures.
+counts=ok
+tc=$(date +%s)
+noplug="$work/qemu-noplugin"
+printf '#!/bin/sh\nfor a in "$@"; do [ "$a" = -plugin ] && { echo "qemu-aarch64: -plugin: this qemu was built without plugin support" >&2; exit 1; }; done\nexec qemu-aarch64 "$@"\n' >"$noplug"
+chmod +x "$noplug"
+step "count without plugin support (ml-kem-512)"
+PQPERF_EMULATOR="$noplug" pq count --run-dir "$run" --only '^ml-kem-512/' --jobs 1 >"$work/count.txt" 2>&1 || { step "count failed without plugin support"; counts=failed; }
+python3 - "$run" >&2 <<'EOF' || counts=failed
+import glob, json, sys
+evs = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/count/ml-kem-512/*.json"))]
+bad = [e for e in evs if e["status"] != "refused" or not (e["reason"] or "").startswith("not available: ")]
+print(f"  no plugin: {len(evs)} evidence files, each 'not available'" if evs and not bad else f"  no plugin: wrong evidence {bad[:1]}")
+sys.exit(1 if bad or len(evs) != 6 else 0)
+EOF
+step "count ml-kem-512 twice under qemu-aarch64 -plugin"
+pq count --run-dir "$run" --only '^ml-kem-512/' --jobs 1 >>"$work/count.txt" 2>&1 || { step "count failed"; counts=failed; }
+mkdir -p "$work/count-first" && cp -r "$run/count/ml-kem-512" "$work/count-first/"
+pq count --run-dir "$run" --only '^ml-kem-512/' --jobs 1 --redo >>"$work/count.txt" 2>&1 || { step "count (again) failed"; counts=failed; }
+python3 - "$work/count-first/ml-kem-512" "$run/count/ml-kem-512" >&2 <<'EOF' || counts=failed
+import json, os, sys
+a, b = sys.argv[1], sys.argv[2]
+ok = True
+names = sorted(os.listdir(a))
+for n in names:
+    x, y = json.load(open(f"{a}/{n}")), json.load(open(f"{b}/{n}"))
+    same = x["status"] == y["status"] == "counted" and x["instructions"] == y["instructions"]
+    ok &= same
+    s = x["instructions_per_call"] or {}
+    print(f"  {n}: {s.get('median')} instructions/call ({x['calls']} calls; {x.get('method')}) "
+          + ("identical in both runs" if same else f"DIFFERENT: {x.get('reason')} {y['instructions']}"))
+sys.exit(0 if ok and len(names) == 6 else 1)
+EOF
+toy="$work/toyrun"
+step "toy count candidate (sign-92, sign-93 with one extra hash call)"
+{ pq import iccs "$repo/testdata/candidates/count-toy-sig" --id sign-92 --run-dir "$toy" &&
+  pq import iccs "$repo/testdata/candidates/count-toy-sig" --id sign-93 -D COUNT_EXTRA_HASH --run-dir "$toy" &&
+  pq build --run-dir "$toy" --jobs 1; } >"$work/toy.txt" 2>&1 || { step "toy candidate build failed"; counts=failed; }
+# The host test (rustup's cargo, the native target directory and profile: the test suite
+# built it before in CI).
+if (cd "$repo" && env -u CARGO_TARGET_DIR -u RUSTC -u CARGO_PROFILE_RELEASE_DEBUG PQPERF_AARCH64_DRIVER="$CARGO_TARGET_DIR/$target/release/pqperf-driver" \
+  PQPERF_AARCH64_TOY_RUN="$toy" cargo test --release -p pqperf-count --test it aarch64:: -- --nocapture) >>"$work/toy.txt" 2>&1; then
+  grep -E '^aarch64 (sign|count)|^no plugin' "$work/toy.txt" | sed 's/^/  /' >&2
+  if grep -q 'test skipped' "$work/toy.txt"; then
+    step "the toy count test was skipped"; grep 'test skipped' "$work/toy.txt" >&2; counts=failed
+  fi
+else
+  step "the toy count test failed"; tail -n 30 "$work/toy.txt" >&2; counts=failed
+fi
+[ "$counts" = ok ] || tail -n 20 "$work/count.txt" >&2
+step "instruction counts: $counts ($(($(date +%s) - tc)) s)"
+
 # 3. A short emulated campaign on two instances -> arm_* dataset -> validate -> site.
 campaign=ok
 host=$(uname -n)  # qemu-user passes the host name through
@@ -144,6 +206,10 @@ for page in "$ds/performance/summary_arm_2.md" "$ds/performance/method_arm_2.md"
   "$ds/ml-kem-512/perf_arm_2.md" "$work/pages-site/content/performance/arm_2/index.md"; do
   grep -q 'emulated: timings are not performance figures' "$page" 2>/dev/null || { step "$page lacks the emulation notice"; campaign=failed; }
 done
+# The published counts: the candidate page shows them with their method and what they compare.
+page="$ds/ml-kem-512/perf_arm_2.md"
+grep -q 'instructions/call' "$page" 2>/dev/null && grep -q 'qemu-tcg-plugin' "$page" && grep -q 'Across architectures a count compares' "$page" ||
+  { step "$page lacks the instruction counts"; campaign=failed; }
 # Joint view: the reference x86_1/arm_1 datasets with arm_2 published beside them.
 golden="${PQPERF_GOLDEN:-$repo/../shared/golden}/harness"
 joint="$work/joint"
@@ -169,5 +235,5 @@ fi
 [ "$timeouts" = 0 ] || step "$timeouts emulated attempt(s) timed out; each such step was tried once more"
 t1=$(date +%s)
 step "cross build $((tb - t0)) s, emulated tests $((t1 - tb)) s, total $((t1 - t0)) s; logs in $work"
-echo "aarch64: $pass/$total KAT PASS, campaign $campaign"
-[ "$fail" = 0 ] && [ "$campaign" = ok ] && [ "$total" -gt 0 ] && [ "$pass" = "$total" ]
+echo "aarch64: $pass/$total KAT PASS, campaign $campaign, counts $counts"
+[ "$fail" = 0 ] && [ "$campaign" = ok ] && [ "$counts" = ok ] && [ "$total" -gt 0 ] && [ "$pass" = "$total" ]

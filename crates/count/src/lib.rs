@@ -17,6 +17,7 @@
 pub mod analyse;
 pub mod callgrind;
 pub mod classify;
+pub mod qemu;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -92,6 +93,13 @@ pub struct CountOptions {
     pub progress: bool,
     /// Only these operation keys (`keygen`, `sign`, `hash_32`, …); empty: every operation.
     pub ops: Vec<String>,
+    /// The emulator the driver starts through (`PQPERF_EMULATOR`, argv prefix): non-empty,
+    /// the units are counted under it with pqperf's TCG plugin ([`qemu`]) instead of
+    /// valgrind.
+    pub emulator: Vec<String>,
+    /// Emulated counts only: a second function whose instructions and calls inside the
+    /// operation are reported in `functions` as well.
+    pub sub_symbol: Option<String>,
 }
 
 impl CountOptions {
@@ -113,6 +121,8 @@ impl CountOptions {
             redo: false,
             progress: false,
             ops: Vec::new(),
+            emulator: count_emulator(),
+            sub_symbol: None,
         })
     }
 }
@@ -141,6 +151,33 @@ pub fn valgrind_version(valgrind: &str) -> Option<String> {
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// The emulator the count phase runs the driver under: `PQPERF_EMULATOR`; else, when this
+/// pqperf runs on a CPU of another architecture (emulated, binfmt_misc starting its
+/// children; `--emulated` alone does not count), `qemu-<arch>`; else none (valgrind).
+pub fn count_emulator() -> Vec<String> {
+    let prefix = pqperf_ffi::emulation::emulator_prefix();
+    // Emulated in fact (the kernel's CPU is another architecture), not only labelled so.
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let foreign = pqperf_ffi::emulation::cpuinfo_family(&cpuinfo)
+        .is_some_and(|host| host != std::env::consts::ARCH);
+    if prefix.is_empty() && foreign {
+        return vec![format!("qemu-{}", std::env::consts::ARCH)];
+    }
+    prefix
+}
+
+/// The counting tool of this process: under an emulator (`PQPERF_EMULATOR`) the TCG plugin
+/// method, always available to try (units it cannot count say "not available"); else
+/// [`valgrind_version`] of `valgrind` (None: counting is not possible).
+pub fn counting_tool() -> Option<String> {
+    let emu = count_emulator();
+    if emu.is_empty() {
+        valgrind_version("valgrind")
+    } else {
+        Some(format!("{} under {}", qemu::METHOD, emu.join(" ")))
+    }
 }
 
 /// One unit: an operation of an instance.
@@ -335,12 +372,6 @@ pub fn count(opts: &CountOptions) -> Result<CountSummary, CountError> {
 /// (unless `redo`) are kept rather than counted.
 fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountError> {
     let t0 = Instant::now();
-    let tool = valgrind_version(&opts.valgrind).ok_or_else(|| {
-        CountError::Input(format!(
-            "valgrind ({}) cannot run: instruction counts need valgrind's callgrind",
-            opts.valgrind
-        ))
-    })?;
     let layout = RunLayout::new(&opts.run_dir);
     let mut units = Vec::new();
     let mut kept = 0;
@@ -362,6 +393,15 @@ fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountErr
             });
         }
     }
+    if !opts.emulator.is_empty() {
+        return qemu::run(opts, units, kept);
+    }
+    let tool = valgrind_version(&opts.valgrind).ok_or_else(|| {
+        CountError::Input(format!(
+            "valgrind ({}) cannot run: instruction counts need valgrind's callgrind",
+            opts.valgrind
+        ))
+    })?;
     let env = Env {
         tool,
         libc: libc_version(),
@@ -410,8 +450,14 @@ fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountErr
 /// Whether the evidence at `path` was made from the library `sha` (counted or refused).
 fn current(path: &Path, sha: Option<&str>) -> bool {
     let Some(sha) = sha else { return false };
-    pqperf_model::pyjson::read::<CountEvidence>(path, path)
-        .is_ok_and(|e| e.library_sha256.as_deref() == Some(sha) && e.status != "failed")
+    pqperf_model::pyjson::read::<CountEvidence>(path, path).is_ok_and(|e| {
+        e.library_sha256.as_deref() == Some(sha)
+            && e.status != "failed"
+            && !e
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with(qemu::NOT_AVAILABLE))
+    })
 }
 
 /// The one-line result of a unit (`1 234 567 instructions per call (10 calls)`, or why not).

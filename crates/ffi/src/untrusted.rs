@@ -1047,7 +1047,14 @@ fn run_inner(
         None,
         start,
     );
-    reader(child.stderr.take().expect("piped"), None, tx, 2, None, start);
+    reader(
+        child.stderr.take().expect("piped"),
+        None,
+        tx,
+        2,
+        None,
+        start,
+    );
     if let Some(f) = conduct {
         let mut session = Session {
             lines: line_rx,

@@ -9,6 +9,10 @@
 //! ```text
 //! schema                     1
 //! candidate, label, operation
+//! architecture, method       only when not counted by callgrind on the host: the guest
+//!                            architecture (`aarch64`) and the method with its tool
+//!                            (`qemu-tcg-plugin (qemu-aarch64 version 7.2.22 …)`); such
+//!                            evidence has no cache figures (estimated cycles, per_call)
 //! status                     "counted" | "refused" | "failed"
 //! reason                     why not counted (null when counted)
 //! library_sha256             sha256 of the library counted (build.json's)
@@ -43,6 +47,10 @@ pub const COUNT_SCHEMA: u64 = 1;
 /// The estimated-cycles formula, named and versioned (the Iai/Gungraun figure).
 pub const ESTIMATED_CYCLES_FORMULA: &str = "callgrind-estimated-cycles-v1: L1 hits + 5·LL hits + 35·RAM hits (RAM hits = ILmr+DLmr+DLmw; LL hits = I1mr+D1mr+D1mw − RAM hits; L1 hits = Ir+Dr+Dw − LL hits − RAM hits)";
 
+/// What an instruction count compares across architectures, in one sentence (pages showing
+/// x86 and AArch64 counts side by side say it).
+pub const ACROSS_ARCHITECTURES: &str = "Across architectures a count compares the number of instructions each build executes for the same inputs, not speed and not the same unit of work: x86-64 and AArch64 are different instruction sets (an x86 instruction may read memory and compute at once, an AArch64 one does not), and their vector widths differ (AVX2 has 256-bit registers, NEON 128-bit; SVE's depends on the CPU), so one vector instruction does a different amount of work on each.";
+
 /// The function classes of the per-function table, in display order.
 pub const CLASSES: &[&str] = &[
     "keccak/shake",
@@ -66,6 +74,13 @@ pub struct CountEvidence {
     pub label: String,
     /// Operation (record key: `keygen`, `sign`, `verify`, `enc`, `dec`, `hash_64`, …).
     pub operation: String,
+    /// The architecture counted, when not the host's under callgrind (`aarch64`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub architecture: Option<String>,
+    /// The method, when not callgrind: `qemu-tcg-plugin (<emulator --version>)`. Such
+    /// counts have no cache simulation (no estimated cycles, no `per_call`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
     /// `counted`, `refused` (valgrind cannot count it exactly: AVX-512, an operation without
     /// a single API function) or `failed` (the process did not finish).
     pub status: String,
@@ -324,6 +339,16 @@ impl Testbed {
 }
 
 impl CountEvidence {
+    /// Whether the counter could not count at all here (`not available: …`: an emulator
+    /// without TCG plugin support).
+    pub fn not_available(&self) -> bool {
+        self.status == "refused"
+            && self
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with("not available"))
+    }
+
     /// Mean instructions per call over the first `k` counted calls (all with the per-call
     /// list absent); None when not counted.
     pub fn instructions_over(&self, k: usize) -> Option<f64> {
@@ -395,7 +420,7 @@ impl CountEvidence {
                         }
                     }
                 }
-                if self.estimated_cycles_per_call.is_none() {
+                if self.estimated_cycles_per_call.is_none() && self.method.is_none() {
                     p.push("status counted without estimated_cycles_per_call".into());
                 }
                 if self.library_sha256.is_none() {
@@ -422,7 +447,10 @@ impl CountEvidence {
                 ));
             }
         }
-        if self.estimated_cycles_formula != ESTIMATED_CYCLES_FORMULA && self.status == "counted" {
+        if self.estimated_cycles_formula != ESTIMATED_CYCLES_FORMULA
+            && self.status == "counted"
+            && self.method.is_none()
+        {
             p.push(format!(
                 "estimated_cycles_formula {:?} is not this version's",
                 self.estimated_cycles_formula

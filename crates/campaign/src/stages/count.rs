@@ -102,7 +102,7 @@ pub fn phase(ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
             Ok(())
         })
     };
-    if pqperf_count::valgrind_version("valgrind").is_none() {
+    if pqperf_count::counting_tool().is_none() {
         let why =
             "valgrind is not installed: no instruction counts (they need valgrind's callgrind)";
         ctx.log.log(format!("phase count: not run: {why}"));

@@ -1,4 +1,5 @@
 //! The integration tests of `count`: one test binary for the crate, one module per topic
 //! (`cargo test -p <crate> --test it <module>::`).
 
+mod aarch64;
 mod toy;

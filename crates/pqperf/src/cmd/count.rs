@@ -1,5 +1,6 @@
 //! `pqperf count` (the campaign phase `count` is the campaign's, `pqperf_campaign::stages::count`):
-//! deterministic instruction counts per operation under valgrind's callgrind; see the
+//! deterministic instruction counts per operation under valgrind's callgrind (under an
+//! emulator, `PQPERF_EMULATOR`, with pqperf's TCG plugin); see the
 //! `pqperf-count` crate and docs/counting.md. Without valgrind the phase says so in the log
 //! and in campaign.json (`pqperf.count`) and ends done: counts are extra evidence, never a
 //! reason to fail a campaign.
@@ -57,7 +58,7 @@ pub fn run(a: CountArgs) -> anyhow::Result<ExitCode> {
             a.run_dir.display()
         ));
     }
-    let Some(tool) = pqperf_count::valgrind_version("valgrind") else {
+    let Some(tool) = pqperf_count::counting_tool() else {
         return super::refuse(
             "count: valgrind is not installed (instruction counts need valgrind's callgrind; scripts/setup.sh installs it)",
         );

@@ -179,6 +179,7 @@ fn count_cell(v: &SystemView, cand: &str, label: &str, opkey: &str) -> Cell {
             let ev = Some(crate::view::run_evidence(&v.id, &c.path));
             let text = match (&c.value.status[..], c.value.instructions_per_call) {
                 ("counted", Some(s)) => fmt_cycles(Some(s.median)),
+                _ if c.value.not_available() => "not available".to_string(),
                 (st, _) => st.to_string(),
             };
             Cell::value(text, ev)
@@ -188,11 +189,6 @@ fn count_cell(v: &SystemView, cand: &str, label: &str, opkey: &str) -> Cell {
 
 /// The sentence under the table when it has the `instructions/call` column.
 pub(super) fn count_note(v: &SystemView, cand: &str, labels: &[String]) -> Option<String> {
-    let calls = v
-        .count
-        .iter()
-        .filter(|c| c.value.candidate == cand && labels.contains(&c.value.label))
-        .find_map(|c| (c.value.status == "counted").then_some(c.value.calls))?;
     let mine = || {
         v.count
             .iter()
@@ -230,6 +226,30 @@ pub(super) fn count_note(v: &SystemView, cand: &str, labels: &[String]) -> Optio
     } else {
         String::new()
     };
+    let Some(first) = mine().find(|c| c.value.status == "counted") else {
+        // Nothing counted: say why when the emulator could not count (and nothing else).
+        let why = mine().find_map(|c| {
+            c.value
+                .not_available()
+                .then(|| c.value.reason.clone())
+                .flatten()
+        })?;
+        return Some(format!(
+            "`instructions/call`: {why}. Evidence: `count/<id>/<label>__<op>.json`."
+        ));
+    };
+    let calls = first.value.calls;
+    if let Some(method) = &first.value.method {
+        let arch = first.value.architecture.as_deref().unwrap_or("guest");
+        return Some(format!(
+            "`instructions/call` is the median number of {arch} instructions one call executes \
+             under emulation, counted by pqperf's TCG plugin ({method}; {calls} calls with the \
+             driver's seeded inputs, only while the operation's API function is on the call \
+             stack): deterministic, the same in every run, and work done, not time. {} \
+             Evidence: `count/<id>/<label>__<op>.json`.{check}",
+            pqperf_model::count::ACROSS_ARCHITECTURES
+        ));
+    }
     Some(format!(
         "`instructions/call` is the median number of instructions one call executes under \
          valgrind's callgrind ({calls} calls with the driver's seeded inputs, only the \

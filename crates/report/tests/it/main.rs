@@ -9,6 +9,7 @@ mod check;
 mod count_column;
 mod ct_section;
 mod emulated;
+mod emulated_counts;
 mod golden_pages;
 mod golden_summary;
 mod hostile_text;
