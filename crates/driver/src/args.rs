@@ -84,9 +84,9 @@ pub struct DriverArgs {
     /// The DRNG seed of this process (`--seed HEX`, `pqperf_model::stream`); `None`: the
     /// reference's fixed seed.
     pub seed: Option<[u8; pqperf_model::stream::SEED_BYTES]>,
-    /// Most entries of the verify/dec input pool (`--pool-max N`, the parent's time budget
-    /// for preparing it, `pqperf_measure::budget::pool_max`); `None`: the pool covers the
-    /// process's calls within [`crate::inputs::pool_size`]'s bounds.
+    /// Most entries of the verify/dec input pool (`--pool-max N`, for experiments: pqperf's
+    /// own runs pass none, since a smaller pool repeats timed inputs); `None`: the pool covers
+    /// the process's calls within [`crate::inputs::pool_size`]'s bounds.
     pub pool_max: Option<u64>,
 }
 

@@ -10,9 +10,8 @@
 //!   preparation (before the driver's first gate, `timing::Gate`), taken in
 //!   turn ([`SigPool`], [`CtPool`]). The pool holds every call of a one-trial process (its
 //!   warm-ups, the reference trial, the sampled trial and the memory pass: [`pool_size`])
-//!   unless that exceeds [`POOL_MAX_ENTRIES`], [`POOL_MAX_BYTES`] or the parent's
-//!   `--pool-max` (the entries it can prepare within its time budget, issue 41:
-//!   `pqperf_measure::budget::pool_max`); then it rotates, so no input repeats within any
+//!   unless that exceeds [`POOL_MAX_ENTRIES`], [`POOL_MAX_BYTES`] or `--pool-max` (an
+//!   experiment's bound; pqperf's own runs pass none); then it rotates, so no input repeats within any
 //!   run of as many consecutive calls as the pool has entries, and the number of entries is
 //!   reported (`META input_pool`). The pool depends on the argv only (calls per trial,
 //!   `--pool-max`), so the output check's replay builds the same one. A process of

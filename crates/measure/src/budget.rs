@@ -28,38 +28,6 @@
 
 use serde_json::{Value, json};
 
-/// The verify/dec input pool's preparation may take at most this many times the timed calls
-/// of one trial of the process (reference and sampled): see [`pool_max`].
-pub const POOL_SHARE: f64 = 4.0;
-/// Entries of a verify/dec input pool at least, whatever the budget.
-pub const POOL_MIN_ENTRIES: u64 = 8;
-
-/// The operation whose outputs fill `op`'s input pool in the driver (`pqperf_driver::inputs`):
-/// `sign` for `verify`, `enc` for `dec`; `None`: `op` has no pool.
-pub fn pool_producer(op: &str) -> Option<&'static str> {
-    match op {
-        "verify" => Some("sign"),
-        "dec" => Some("enc"),
-        _ => None,
-    }
-}
-
-/// The parent's bound on a verify/dec input pool (`pqperf-driver --pool-max`): as many
-/// entries as can be prepared, at `producer_t1` seconds each (the calibration of `sign` or
-/// `enc`), in [`POOL_SHARE`] of the timed calls of one trial of `iters` calls at `op_t1`
-/// seconds each (the reference trial and its sampled trial), at least [`POOL_MIN_ENTRIES`].
-/// Beyond it the pool rotates (docs/threat-model.md, "No repeated inputs"). `None` (no bound)
-/// when a cost is unknown.
-pub fn pool_max(iters: u64, op_t1: Option<f64>, producer_t1: Option<f64>) -> Option<u64> {
-    let (t, p) = (op_t1?, producer_t1?);
-    if !(t > 0.0 && p > 0.0 && t.is_finite() && p.is_finite()) {
-        return None;
-    }
-    let calls = iters.saturating_add(iters.min(crate::driver::SAMPLE_CALLS)) as f64;
-    let n = (POOL_SHARE * calls * t / p).floor();
-    Some((n.min(u32::MAX as f64) as u64).max(POOL_MIN_ENTRIES))
-}
-
 /// The parts of one driver process's time in the parent (seconds), see the module doc.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ProcessBudget {
@@ -380,22 +348,6 @@ mod tests {
         assert_eq!(j["seconds"]["prepare_s"], 0.8);
         assert_eq!(j["shares"]["parent_s"], 0.5);
         assert!(ph.log_line(5.0).contains("efficiency 8.0 %"));
-    }
-
-    #[test]
-    fn the_pool_is_bounded_by_what_its_preparation_may_cost() {
-        // Signing 4x a verify: every one of the trial's 600 calls.
-        assert_eq!(pool_max(300, Some(1e-4), Some(4e-4)), Some(600));
-        // Signing as cheap as verifying: 4x the calls (the driver's own bound applies).
-        assert_eq!(pool_max(300, Some(1e-4), Some(1e-4)), Some(2400));
-        // A signature 16x a verify (SPHINCS+-like): 42 of 168 calls; fewer: the floor.
-        assert_eq!(pool_max(84, Some(3e-3), Some(4.7e-2)), Some(42));
-        assert_eq!(pool_max(20, Some(1e-3), Some(1e-1)), Some(POOL_MIN_ENTRIES));
-        assert_eq!(pool_max(300, None, Some(1e-4)), None);
-        assert_eq!(pool_max(300, Some(1e-4), Some(0.0)), None);
-        assert_eq!(pool_producer("verify"), Some("sign"));
-        assert_eq!(pool_producer("dec"), Some("enc"));
-        assert_eq!(pool_producer("sign"), None);
     }
 
     #[test]

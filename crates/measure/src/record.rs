@@ -462,8 +462,6 @@ pub struct OpMeasure<'a> {
     early: Option<Measured>,
     started_utc: String,
     la_start: [f64; 3],
-    /// The input pool's bound (`--pool-max`, [`crate::budget::pool_max`]).
-    pool_max: Option<u64>,
 }
 
 impl<'a> OpMeasure<'a> {
@@ -491,7 +489,6 @@ impl<'a> OpMeasure<'a> {
             early: None,
             started_utc: utc_now(),
             la_start: pqperf_ffi::procinfo::load_average(),
-            pool_max: None,
         };
         let mut m = Measured {
             plan: p.plan.clone(),
@@ -525,18 +522,6 @@ impl<'a> OpMeasure<'a> {
             }
             Some(pl) => pl,
         };
-        me.pool_max = crate::budget::pool_producer(&p.op).and_then(|producer| {
-            let cal = pqperf_model::calibration::read(&crate::calibrate::cal_path(
-                &opts.run_dir,
-                &p.inst,
-                producer,
-            ));
-            crate::budget::pool_max(
-                pl.iterations_per_trial,
-                p.calibration.t1_s,
-                cal.and_then(|c| c.t1_s),
-            )
-        });
         let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
         let confident = p.confident.filter(|_| pl.separate_processes);
         me.r = Some(OpRun {
@@ -582,7 +567,6 @@ impl<'a> OpMeasure<'a> {
         if own_streams(self.p, pl) {
             a.seed = Some(pqperf_model::stream::process_seed(index));
         }
-        a.pool_max = self.pool_max;
         a
     }
 

@@ -104,11 +104,11 @@ int sig_sign(unsigned char *sk, unsigned long long skl, unsigned char *m, unsign
 #ifdef TOY_HANG_IN_SIGN
     for (volatile int forever = 1; forever;) {}
 #endif
-    work();
 #ifdef TOY_ROUNDS
     /* Another round while the DRNG's byte is below 196: P = 196/256, 1/(1 − P) = 4.27. */
     while (rnd() < 196) work();
 #endif
+    work();
     mix(sk, m, ml, sn);
     *snl = 64;
     return 0;

@@ -57,6 +57,18 @@ fn emulated_counts_and_their_absence_are_said() {
         instructions: vec![16_914; 3],
         ..Default::default()
     };
+    // The cross-check against the record of the same library (validate requires it).
+    let rel = "records/sign-08/DARTS128__sign.json";
+    let record: pqperf_model::record::Record = pqperf_model::pyjson::read(
+        &root.join("performance/data/arm_1").join(rel),
+        std::path::Path::new(rel),
+    )
+    .unwrap();
+    let counted = CountEvidence {
+        timing_check: pqperf_model::count::timing_check(&counted, &record, rel),
+        ..counted
+    };
+    assert!(counted.timing_check.is_some());
     assert!(counted.problems().is_empty(), "{:?}", counted.problems());
     write(&root, &counted);
     let reason = "not available: the emulator (qemu-aarch64 version 10.0.0) did not load the TCG plugin (static builds of qemu-user have no plugin support)";
@@ -83,6 +95,7 @@ fn emulated_counts_and_their_absence_are_said() {
         instructions: Vec::new(),
         calls: 0,
         calls_run: 0,
+        timing_check: None,
         ..counted.clone()
     };
     assert!(absent.problems().is_empty(), "{:?}", absent.problems());
