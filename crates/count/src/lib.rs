@@ -661,6 +661,33 @@ struct RunResult {
     failure: Option<String>,
 }
 
+/// The driver's arguments of a counting run (callgrind or the emulator's plugin): one trial of
+/// `iters` calls of the unit's operation, no warm-up, no samples, ticks forced (no cycle
+/// counter probe), the stream-0 seed [`COUNT_STREAM`], the library as `./l.so` in the scratch
+/// folder.
+pub(crate) fn counting_args(
+    inst: &Instance,
+    u: &Unit,
+    iters: u64,
+) -> pqperf_measure::driver::DriverArgs {
+    pqperf_measure::driver::DriverArgs {
+        lib: PathBuf::from("./l.so"),
+        op: u.op.clone(),
+        bytes: u.bytes,
+        trials: 1,
+        iters,
+        warmups: 0,
+        cpu: None,
+        samples: false,
+        force_ticks: true,
+        api: inst.api.clone(),
+        // No stack painting: valgrind does not grow the stack below the stack pointer.
+        stack_region: 0,
+        seed: Some(pqperf_model::stream::process_seed(COUNT_STREAM)),
+        pool_max: None,
+    }
+}
+
 /// Runs the driver under callgrind, contained, in a fresh scratch folder holding only short
 /// links to the driver (`d`) and the library (`l.so`) and the output folder, so that argv,
 /// environment and working directory are the same bytes in every run on every host.
@@ -687,22 +714,7 @@ fn run_valgrind(
     for d in ["out", "tmp"] {
         std::fs::create_dir(w.join(d)).map_err(|e| format!("scratch folder {d}: {e}"))?;
     }
-    let args = pqperf_measure::driver::DriverArgs {
-        lib: PathBuf::from("./l.so"),
-        op: u.op.clone(),
-        bytes: u.bytes,
-        trials: 1,
-        iters,
-        warmups: 0,
-        cpu: None,
-        samples: false,
-        force_ticks: true,
-        api: inst.api.clone(),
-        // No stack painting: valgrind does not grow the stack below the stack pointer.
-        stack_region: 0,
-        seed: Some(pqperf_model::stream::process_seed(COUNT_STREAM)),
-        pool_max: None,
-    };
+    let args = counting_args(inst, u, iters);
     let mut argv = vec!["./d".to_string()];
     argv.extend(args.to_argv());
     let flags = valgrind_flags(symbol);

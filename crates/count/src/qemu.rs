@@ -629,21 +629,7 @@ fn attempt(
         Ok(p) => p,
         Err(why) => return fail(ev, why),
     };
-    let args = pqperf_measure::driver::DriverArgs {
-        lib: PathBuf::from("./l.so"),
-        op: u.op.clone(),
-        bytes: u.bytes,
-        trials: 1,
-        iters,
-        warmups: 0,
-        cpu: None,
-        samples: false,
-        force_ticks: true,
-        api: inst.api.clone(),
-        stack_region: 0,
-        seed: Some(pqperf_model::stream::process_seed(COUNT_STREAM)),
-        pool_max: None,
-    };
+    let args = crate::counting_args(inst, u, iters);
     let mut plugin_arg = format!("{},ino={ino},off={off:x}", plugin.path.display());
     if let Some(s) = sub {
         plugin_arg.push_str(&format!(",sub={s:x}"));

@@ -160,6 +160,32 @@ fn ev_cell(sys: &SystemFacts, rec: Option<&Rec>, text: &str) -> Cell {
     )
 }
 
+/// The instructions per call of `cand`'s `label`/`opkey` on `sys` (its count evidence,
+/// `count/<id>/<label>__<op>.json`, x86 callgrind or the emulator's plugin) as a table cell
+/// naming the file; `–` without a counted file.
+fn count_cell(sys: &SystemFacts, cand: &str, label: &str, opkey: &str) -> Cell {
+    let rel = format!("count/{cand}/{label}__{opkey}.json");
+    let ev: Option<pqperf_model::count::CountEvidence> =
+        pqperf_model::pyjson::read(&sys.data_dir.join(&rel), std::path::Path::new(&rel)).ok();
+    match ev.as_ref().and_then(|e| e.instructions_per_call.as_ref()) {
+        Some(sp) => Cell::value(
+            escape_text(&fmt::fmt_cycles(Some(sp.median))),
+            Some(Evidence::Run {
+                system: sys.id.clone(),
+                path: rel,
+            }),
+        ),
+        None => Cell::text("–".to_string()),
+    }
+}
+
+/// Whether any system holds count evidence of `cand`.
+fn has_counts(site: &SiteData, cand: &str) -> bool {
+    site.systems
+        .iter()
+        .any(|s| s.data_dir.join("count").join(cand).is_dir())
+}
+
 /// A ratio cell `c / a` (`–` without both); the ratio is kept in `acc` when given.
 fn ratio_of(a: Option<f64>, c: Option<f64>, acc: Option<&mut Vec<f64>>) -> String {
     match (a, c) {
@@ -240,11 +266,22 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
         }) {
             b.push_str("<p>Where both records carry pqperf's robust per-call estimate, the time column shows it first (with its 95 % interval) and the ratios use it, with the interval both estimates' intervals allow; otherwise the reference means.</p>\n");
         }
+        let counts = has_counts(site, cand);
+        if counts {
+            let _ = writeln!(
+                b,
+                "<p>The <em>instructions/call</em> columns are each system's deterministic instruction counts per call (median over the counted calls; callgrind on x86, pqperf's TCG plugin under emulation for AArch64): work done, not time. {}</p>",
+                escape(pqperf_model::count::ACROSS_ARCHITECTURES)
+            );
+        }
         b.push_str(&systems_intro_linked(site, &path, known));
         let mut labels: Vec<String> = vec!["instance".into(), "operation".into()];
         for s in &site.systems {
             labels.push(format!("{} {}", s.id, s.unit()));
             labels.push(format!("{} time", s.id));
+            if counts {
+                labels.push(format!("{} instructions/call", s.id));
+            }
         }
         for s in others {
             labels.push(format!("{} ÷ {} ({})", s.id, first.id, s.unit()));
@@ -281,6 +318,9 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
                 };
                 cells.push(ev_cell(s, *r, &text));
                 cells.push(ev_cell(s, *r, &time));
+                if counts {
+                    cells.push(count_cell(s, cand, label, opkey));
+                }
                 let shown = robust_of(*r).map(|[e, ..]| e).or(seconds_of(*r));
                 bars.push(shown.map(|t| svg::Value {
                     value: t * 1e6,

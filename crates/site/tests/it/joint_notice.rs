@@ -53,3 +53,56 @@ fn joint_pages_of_fixed_hosts_have_no_notice() {
     let html = std::fs::read_to_string(out.join("joint/index.html")).unwrap();
     assert!(!html.contains("class=\"host-notice\""), "{html}");
 }
+
+/// With count evidence on both systems (x86 callgrind, AArch64 under the emulator's plugin),
+/// the joint page shows each system's instructions per call side by side, linked to its
+/// count file, with the sentence on what a count compares across architectures.
+#[test]
+fn joint_pages_show_both_architectures_instruction_counts() {
+    use pqperf_model::count::{ACROSS_ARCHITECTURES, CountEvidence, Spread};
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let map = vec![Relabel {
+        from: ("sign-08".into(), "DARTS128".into()),
+        to: ("sign-08".into(), "DARTS128".into()),
+        ops: Vec::new(),
+    }];
+    synth_dataset(&data, &["x86_1", "arm_1"], &map, &[], false);
+    for (sys, n, arch) in [("x86_1", 18_274, None), ("arm_1", 16_914, Some("aarch64"))] {
+        let ev = CountEvidence {
+            schema: 1,
+            candidate: "sign-08".into(),
+            label: "DARTS128".into(),
+            operation: "sign".into(),
+            architecture: arch.map(String::from),
+            status: "counted".into(),
+            symbol: "sig_sign".into(),
+            calls: 3,
+            calls_run: 4,
+            instructions_per_call: Spread::of(&[n, n, n]),
+            instructions: vec![n; 3],
+            ..Default::default()
+        };
+        let p = data.join(format!(
+            "performance/data/{sys}/count/sign-08/DARTS128__sign.json"
+        ));
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, pqperf_model::pyjson::to_string(&ev).unwrap()).unwrap();
+    }
+    let out = tmp.path().join("site");
+    pqperf_site::build_from_dataset(&data, &[], &out).expect("site");
+    let html = std::fs::read_to_string(out.join("joint/sign-08.html")).unwrap();
+    assert!(html.contains("x86_1 instructions/call"), "{html}");
+    assert!(html.contains("arm_1 instructions/call"), "{html}");
+    let esc = ACROSS_ARCHITECTURES.replace('\'', "&#39;");
+    assert!(
+        html.contains(&esc) || html.contains(ACROSS_ARCHITECTURES),
+        "{html}"
+    );
+    for (sys, shown) in [("x86_1", "18.3 k"), ("arm_1", "16.9 k")] {
+        let cell = format!(
+            "data-label=\"{sys} instructions/call\"><a class=\"ev\" href=\"../evidence/{sys}/count/sign-08/DARTS128__sign.json\">{shown}</a>"
+        );
+        assert!(html.contains(&cell), "{cell} not in {html}");
+    }
+}
