@@ -28,7 +28,7 @@ use pqperf_measure::instance::Instance;
 use pqperf_model::count::{COUNT_SCHEMA, CountEvidence, CountFunction, Spread, Testbed};
 use pqperf_model::layout::RunLayout;
 
-use crate::{COUNT_STREAM, CountError, CountOptions, CountSummary, Unit, io};
+use crate::{COUNT_STREAM, CountError, CountOptions, CountSummary, Unit};
 
 /// The plugin's C source (compiled at run time with the host C compiler).
 pub const PLUGIN_SOURCE: &str = include_str!("../plugin/pqperf_icount.c");
@@ -392,15 +392,9 @@ pub(crate) fn run(
         kept,
         ..Default::default()
     };
-    for (_, ev) in res {
-        let rel = RunLayout::count_rel(&ev.candidate, &ev.label, &ev.operation);
-        let path = opts.run_dir.join(&rel);
-        let text = pqperf_model::pyjson::to_string(&ev)
-            .map_err(|e| CountError::Input(format!("{rel}: {e}")))?;
-        pqperf_model::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
-        out.written.push(rel);
-        out.evidence.push(ev);
-    }
+    // The caller writes the evidence (`crate::run`, with its timing cross-check) or keeps it
+    // in memory (`crate::count`, the gate).
+    out.evidence.extend(res.into_iter().map(|(_, ev)| ev));
     out.seconds = t0.elapsed().as_secs_f64();
     Ok(out)
 }
