@@ -410,38 +410,12 @@ fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountErr
             .ok_or_else(|| CountError::Input(format!("{} is not on PATH", opts.valgrind)))?,
         setarch: lookup("setarch"),
     };
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, CountEvidence)>> = Mutex::new(Vec::new());
-    let jobs = opts.jobs.clamp(1, units.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(u) = units.get(k) else { break };
-                    let ev = count_unit(opts, &env, &opts.instances[u.inst], u);
-                    if opts.progress {
-                        eprintln!(
-                            "count {}/{} {}: {}",
-                            ev.candidate,
-                            ev.label,
-                            ev.operation,
-                            line(&ev)
-                        );
-                    }
-                    results
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((k, ev));
-                }
-            });
-        }
+    let evidence = each_unit(opts, &units, |u| {
+        count_unit(opts, &env, &opts.instances[u.inst], u)
     });
-    let mut res = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    res.sort_by_key(|(k, _)| *k);
     Ok(CountSummary {
         kept,
-        evidence: res.into_iter().map(|(_, ev)| ev).collect(),
+        evidence,
         seconds: t0.elapsed().as_secs_f64(),
         ..Default::default()
     })
@@ -659,6 +633,45 @@ struct RunResult {
     output: String,
     undecodable: Option<String>,
     failure: Option<String>,
+}
+
+/// `count` of every unit, `opts.jobs` at once, in the units' order; one progress line per
+/// unit (`opts.progress`). Both counters (callgrind and the emulator's plugin) use it.
+pub(crate) fn each_unit(
+    opts: &CountOptions,
+    units: &[Unit],
+    count: impl Fn(&Unit) -> CountEvidence + Sync,
+) -> Vec<CountEvidence> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, CountEvidence)>> = Mutex::new(Vec::new());
+    let jobs = opts.jobs.clamp(1, units.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(u) = units.get(k) else { break };
+                    let ev = count(u);
+                    if opts.progress {
+                        eprintln!(
+                            "count {}/{} {}: {}",
+                            ev.candidate,
+                            ev.label,
+                            ev.operation,
+                            line(&ev)
+                        );
+                    }
+                    results
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((k, ev));
+                }
+            });
+        }
+    });
+    let mut res = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    res.sort_by_key(|(k, _)| *k);
+    res.into_iter().map(|(_, ev)| ev).collect()
 }
 
 /// The driver's arguments of a counting run (callgrind or the emulator's plugin): one trial of

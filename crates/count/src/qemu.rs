@@ -20,8 +20,6 @@
 //! (status `refused`): counts are extra evidence, never a reason to fail a campaign.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use pqperf_measure::instance::Instance;
@@ -353,48 +351,23 @@ pub(crate) fn run(
     {
         eprintln!("count: {why}");
     }
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(usize, CountEvidence)>> = Mutex::new(Vec::new());
-    let jobs = opts.jobs.clamp(1, units.len().max(1));
     let libc = crate::libc_version();
     let setarch = crate::lookup("setarch");
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(u) = units.get(k) else { break };
-                    let inst = &opts.instances[u.inst];
-                    let mut ev = unit(opts, &emu, &plugin, &libc, setarch.as_deref(), inst, u);
-                    if let Some(r) = &ev.reason {
-                        ev.reason = Some(pqperf_model::paths::redact_machine_paths(r).0);
-                    }
-                    if opts.progress {
-                        eprintln!(
-                            "count {}/{} {}: {}",
-                            ev.candidate,
-                            ev.label,
-                            ev.operation,
-                            crate::line(&ev)
-                        );
-                    }
-                    results
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((k, ev));
-                }
-            });
+    let evidence = crate::each_unit(opts, &units, |u| {
+        let inst = &opts.instances[u.inst];
+        let mut ev = unit(opts, &emu, &plugin, &libc, setarch.as_deref(), inst, u);
+        if let Some(r) = &ev.reason {
+            ev.reason = Some(pqperf_model::paths::redact_machine_paths(r).0);
         }
+        ev
     });
-    let mut res = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    res.sort_by_key(|(k, _)| *k);
     let mut out = CountSummary {
         kept,
         ..Default::default()
     };
     // The caller writes the evidence (`crate::run`, with its timing cross-check) or keeps it
     // in memory (`crate::count`, the gate).
-    out.evidence.extend(res.into_iter().map(|(_, ev)| ev));
+    out.evidence = evidence;
     out.seconds = t0.elapsed().as_secs_f64();
     Ok(out)
 }
