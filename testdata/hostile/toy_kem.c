@@ -2,12 +2,20 @@
  * shim (ngcc_meta, ngcc_seed, ngcc_random) built in. Not a secure KEM: sk = random 32 bytes
  * followed by pk, pk = sk ^ 0x3c, ct = random, ss = a keyed mix of pk and ct. -DTOY_WORK=n:
  * a busy loop of n rounds in keygen, enc and dec. -DMEMO_DEC: dec answers a ciphertext it
- * has seen from a memo (testdata/hostile/memo.h, with its marker on stderr). */
+ * has seen from a memo (testdata/hostile/memo.h, with its marker on stderr). -DMEMO_ENC: enc
+ * stores ct → ss and dec answers from that memo (testdata/hostile/prep_memo.h). -DGARBAGE_DEC:
+ * dec returns garbage at once in the timing driver (testdata/hostile/garbage_dec.h). */
 #include <stdint.h>
 #include <string.h>
 
 #ifdef MEMO_DEC
 #include "memo.h"
+#endif
+#ifdef MEMO_ENC
+#include "prep_memo.h"
+#endif
+#ifdef GARBAGE_DEC
+#include "garbage_dec.h"
 #endif
 
 #ifndef TOY_ID
@@ -84,6 +92,9 @@ int kem_enc(unsigned char *pk, unsigned long long pkl, unsigned char *ss,
     derive(pk, ct, ss);
     *ssl = 32;
     *ctl = 32;
+#ifdef MEMO_ENC
+    prep_memo_encapsulated(ct, 32, ss, 32);
+#endif
     return 0;
 }
 
@@ -92,6 +103,12 @@ int kem_dec(unsigned char *sk, unsigned long long skl, unsigned char *ct,
     if (skl != 64 || ctl != 32) return -1;
 #ifdef MEMO_DEC
     if (memo_lookup(sk, skl, ct, ctl, ss, ssl)) return 0;
+#endif
+#ifdef MEMO_ENC
+    if (prep_memo_known_ct(ct, ctl, ss, ssl)) return 0;
+#endif
+#ifdef GARBAGE_DEC
+    if (garbage_dec_now(ss, 32, ssl)) return 0;
 #endif
     work();
     derive(sk + 32, ct, ss);

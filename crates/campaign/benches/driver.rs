@@ -155,6 +155,8 @@ fn main() {
                 stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                 seed: None,
                 pool_max: None,
+                prepare: false,
+                relayed: false,
             };
             let r = runner::run_driver(e, &a, Duration::from_secs(60));
             assert!(r.complete(), "{:?}", r.process);
@@ -271,6 +273,8 @@ fn main() {
                     stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                     seed: None,
                     pool_max: None,
+                    prepare: false,
+                    relayed: false,
                 };
                 let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
                 assert!(r.complete(), "{:?}", r.process);
@@ -311,6 +315,8 @@ fn main() {
                     stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                     seed: None,
                     pool_max: None,
+                    prepare: false,
+                    relayed: false,
                 };
                 let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
                 assert!(r.complete(), "{:?}", r.process);

@@ -698,6 +698,8 @@ pub(crate) fn counting_args(
         stack_region: 0,
         seed: Some(pqperf_model::stream::process_seed(COUNT_STREAM)),
         pool_max: None,
+        prepare: false,
+        relayed: false,
     }
 }
 

@@ -88,6 +88,12 @@ pub struct DriverArgs {
     /// own runs pass none, since a smaller pool repeats timed inputs); `None`: the pool covers
     /// the process's calls within [`crate::inputs::pool_size`]'s bounds.
     pub pool_max: Option<u64>,
+    /// The preparer of a relayed process (`--prepare`): prepare the verify/dec inputs, report
+    /// them (`inputs::Relay`) and time nothing.
+    pub prepare: bool,
+    /// A timing process whose verify/dec inputs the parent relays (`--relayed`,
+    /// `inputs::Relay`): it reads its key and inputs from the control pipe.
+    pub relayed: bool,
 }
 
 impl DriverArgs {
@@ -123,6 +129,12 @@ impl DriverArgs {
         if let Some(n) = self.pool_max {
             v.push("--pool-max".into());
             v.push(n.to_string());
+        }
+        if self.prepare {
+            v.push("--prepare".into());
+        }
+        if self.relayed {
+            v.push("--relayed".into());
         }
         if let ApiSpec::Nist {
             kind,
@@ -173,6 +185,8 @@ impl DriverArgs {
             stack_region: crate::DEFAULT_STACK_REGION,
             seed: None,
             pool_max: None,
+            prepare: false,
+            relayed: false,
         };
         let mut nist = NistArgs::default();
         let mut it = argv.iter();
@@ -192,6 +206,8 @@ impl DriverArgs {
                     a.seed = Some(pqperf_model::stream::parse_seed_hex(&value(&mut it, x)?)?)
                 }
                 "--pool-max" => a.pool_max = Some(number(&mut it, x)?),
+                "--prepare" => a.prepare = true,
+                "--relayed" => a.relayed = true,
                 "--nist-kind" => nist.kind = Some(value(&mut it, x)?),
                 "--namespace" => nist.namespace = Some(value(&mut it, x)?),
                 "--pk-bytes" => nist.pk = Some(number(&mut it, x)?),
@@ -207,7 +223,7 @@ impl DriverArgs {
         a.api = nist.into_api()?;
         if pos.len() != 7 {
             return Err(format!(
-                "usage: pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--samples] [--ticks] [--stack-region BYTES] [--seed HEX] [--pool-max N] [--nist-kind K --namespace NS --pk-bytes N --sk-bytes N --out-bytes N --ss-bytes N [--ctx] --id ID --instance NAME] (got {} positional arguments)",
+                "usage: pqperf-driver LIB OP BYTES TRIALS 1 ITERS WARMUPS [--cpu N] [--samples] [--ticks] [--stack-region BYTES] [--seed HEX] [--pool-max N] [--prepare | --relayed] [--nist-kind K --namespace NS --pk-bytes N --sk-bytes N --out-bytes N --ss-bytes N [--ctx] --id ID --instance NAME] (got {} positional arguments)",
                 pos.len()
             ));
         }
@@ -297,6 +313,8 @@ mod tests {
             stack_region: 65536,
             seed: Some(pqperf_model::stream::process_seed(3)),
             pool_max: Some(40),
+            prepare: false,
+            relayed: true,
         }
     }
 
@@ -328,6 +346,7 @@ mod tests {
         assert_eq!(back.stack_region, 65536);
         assert_eq!(back.seed, Some(pqperf_model::stream::process_seed(3)));
         assert_eq!(back.pool_max, Some(40));
+        assert!(back.relayed && !back.prepare);
         // Without a seed: none on the argv, the reference seed in the driver.
         let mut plain = args(ApiSpec::Iccs);
         plain.seed = None;

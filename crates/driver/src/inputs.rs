@@ -95,6 +95,17 @@ pub(super) struct SigPool {
 impl SigPool {
     /// Fills a pool of `n` entries with `sign(message(k), sn)` (returning the signature
     /// length or `None` when signing failed) for k = 0, 1, ….
+    /// A pool of room for `n` entries, none loaded yet (a relayed process, [`Relay`]).
+    pub(super) fn empty(n: usize, stride: usize) -> R<SigPool> {
+        Ok(SigPool {
+            sn: gb((n * stride) as u64)?,
+            m: gb(n as u64 * 64)?,
+            lens: vec![0],
+            stride,
+            next: 0,
+        })
+    }
+
     pub(super) fn build(
         n: usize,
         stride: usize,
@@ -142,12 +153,49 @@ impl SigPool {
         self.lens.len()
     }
 
+    /// Loads relayed entries ([`Relay`]'s encoding) at slots 0, 1, … and starts again at
+    /// slot 0.
+    pub(super) fn load(&mut self, mut bytes: &[u8]) -> Result<(), String> {
+        let cap = self.m.len() / 64;
+        self.lens.clear();
+        while !bytes.is_empty() {
+            let k = self.lens.len();
+            let l = bytes
+                .get(..4)
+                .map(|x| u32::from_le_bytes(x.try_into().expect("4 bytes")) as usize)
+                .ok_or("relayed signature entry cut short")?;
+            if k >= cap || l > self.stride || bytes.len() < 4 + l + 64 {
+                self.lens.push(0);
+                return Err("relayed signature entries do not fit the pool".into());
+            }
+            let s = self.stride;
+            self.sn.as_mut_slice()[k * s..k * s + l].copy_from_slice(&bytes[4..4 + l]);
+            self.m.as_mut_slice()[k * 64..(k + 1) * 64].copy_from_slice(&bytes[4 + l..4 + l + 64]);
+            self.lens.push(l as u64);
+            bytes = &bytes[4 + l + 64..];
+        }
+        if self.lens.is_empty() {
+            self.lens.push(0);
+        }
+        self.next = 0;
+        Ok(())
+    }
+
+    /// The position of the entry the next [`SigPool::take`] hands out.
+    #[inline(always)]
+    pub(super) fn position(&self) -> usize {
+        self.next
+    }
+
     pub(super) fn guards_intact(&self) -> bool {
         self.sn.guards_intact() && self.m.guards_intact()
     }
 }
 
-/// Ciphertexts of distinct encapsulations, for dec.
+/// Ciphertexts of distinct encapsulations, for dec, with the shared secrets the
+/// encapsulations gave (`expected`, the preparer reports them) and one output slot per entry
+/// (`out`: call `k` of a window writes its shared secret into slot `k`, so the parent can
+/// check every timed output, [`Relay`]).
 pub(super) struct CtPool {
     /// `n` ciphertexts, `stride` bytes apart (each `len` bytes long).
     pub(super) ct: GuardedBuf,
@@ -155,44 +203,225 @@ pub(super) struct CtPool {
     pub(super) len: usize,
     pub(super) n: usize,
     pub(super) next: usize,
+    /// Shared-secret slot bytes (the declared size).
+    pub(super) ss_stride: usize,
+    /// The encapsulations' shared secrets (`n` × `ss_stride`; empty in a relayed process).
+    pub(super) expected: Vec<u8>,
+    /// The decapsulations' outputs, one slot per entry.
+    pub(super) out: GuardedBuf,
+    /// The slot of the last call.
+    pub(super) last: usize,
 }
 
 impl CtPool {
-    /// Fills a pool of `n` entries with `enc(ct)` (returning the ciphertext length).
+    /// Fills a pool of `n` entries with `enc(ct, ss)` (returning the ciphertext length; `ss`
+    /// is the entry's `ss_stride` bytes of shared secret).
     pub(super) fn build(
         n: usize,
         stride: usize,
-        mut enc: impl FnMut(&mut [u8]) -> R<u64>,
+        ss_stride: usize,
+        mut enc: impl FnMut(&mut [u8], &mut [u8]) -> R<u64>,
     ) -> R<CtPool> {
-        let mut p = CtPool {
+        let mut p = CtPool::empty(n, stride, ss_stride)?;
+        p.expected = vec![0; n * ss_stride];
+        for k in 0..n {
+            let c = &mut p.ct.as_mut_slice()[k * stride..(k + 1) * stride];
+            let l = enc(c, &mut p.expected[k * ss_stride..(k + 1) * ss_stride])? as usize;
+            if l > stride || (k > 0 && l != p.len) {
+                return Err(setup(
+                    "setup encapsulation gave ciphertexts of different lengths",
+                ));
+            }
+            p.len = l;
+        }
+        Ok(p)
+    }
+
+    /// A pool of room for `n` entries, none loaded yet (a relayed process, [`Relay`]).
+    pub(super) fn empty(n: usize, stride: usize, ss_stride: usize) -> R<CtPool> {
+        Ok(CtPool {
             ct: gb((n * stride) as u64)?,
             stride,
             len: stride,
             n,
             next: 0,
-        };
-        for k in 0..n {
-            let l = enc(&mut p.ct.as_mut_slice()[k * stride..(k + 1) * stride])? as usize;
-            if k > 0 && l != p.len {
-                return Err(setup("setup encapsulation: ciphertext lengths differ"));
-            }
-            p.len = l.min(stride);
-        }
-        Ok(p)
+            ss_stride,
+            expected: Vec::new(),
+            out: gb((n * ss_stride.max(1)) as u64)?,
+            last: 0,
+        })
     }
 
-    /// The next ciphertext.
+    /// The next entry: (ciphertext, output slot).
     #[inline(always)]
-    pub(super) fn take(&mut self) -> &mut [u8] {
+    pub(super) fn take(&mut self) -> (&mut [u8], &mut [u8]) {
         let k = self.next;
         self.next = if k + 1 == self.n { 0 } else { k + 1 };
-        let s = self.stride;
-        &mut self.ct.as_mut_slice()[k * s..k * s + self.len]
+        self.last = k;
+        let (s, q) = (self.stride, self.ss_stride);
+        (
+            &mut self.ct.as_mut_slice()[k * s..k * s + self.len],
+            &mut self.out.as_mut_slice()[k * q..(k + 1) * q],
+        )
+    }
+
+    /// The output slot of the last call.
+    pub(super) fn last_out(&self) -> &[u8] {
+        let q = self.ss_stride;
+        &self.out.as_slice()[self.last * q..(self.last + 1) * q]
+    }
+
+    /// Loads relayed ciphertexts (each `len` bytes, [`Relay`]) at slots 0, 1, …, clears the
+    /// output slots and starts again at slot 0.
+    pub(super) fn load(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let l = self.len.max(1);
+        if bytes.len() % l != 0 || bytes.len() / l > self.ct.len() / self.stride.max(1) {
+            return Err(format!(
+                "relayed ciphertexts: {} bytes do not fit the pool",
+                bytes.len()
+            ));
+        }
+        let k = bytes.len() / l;
+        for (i, c) in bytes.chunks(l).enumerate() {
+            self.ct.as_mut_slice()[i * self.stride..i * self.stride + l].copy_from_slice(c);
+        }
+        self.out.as_mut_slice().fill(0);
+        self.n = k.max(1);
+        self.next = 0;
+        Ok(())
+    }
+
+    /// The outputs of slots `0..k` (the calls of one relayed window), digested.
+    /// (`ss_len` bytes of each slot).
+    pub(super) fn outputs_digest(&self, k: usize, ss_len: usize) -> String {
+        let q = self.ss_stride;
+        let l = ss_len.min(q);
+        let mut d = pqperf_model::stream::OutputDigest::new();
+        for i in 0..k.min(self.out.len() / q.max(1)) {
+            d.update(&self.out.as_slice()[i * q..i * q + l]);
+        }
+        d.finish()
     }
 
     pub(super) fn guards_intact(&self) -> bool {
-        self.ct.guards_intact()
+        self.ct.guards_intact() && self.out.guards_intact()
     }
+}
+
+/// Hex of `b` (the preparer's lines).
+pub fn to_hex(b: &[u8]) -> String {
+    const H: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        s.push(H[(x >> 4) as usize] as char);
+        s.push(H[(x & 15) as usize] as char);
+    }
+    s
+}
+
+/// Bytes of the hex string `s`.
+pub fn from_hex(s: &str) -> Option<Vec<u8>> {
+    let v = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let b = s.as_bytes();
+    if b.len() % 2 != 0 {
+        return None;
+    }
+    b.chunks(2)
+        .map(|p| Some(v(p[0])? << 4 | v(p[1])?))
+        .collect()
+}
+
+/// **Relayed inputs** (issue 36): in pqperf's own protocol (a process with its own stream) the
+/// verify/dec inputs are made by a separate *preparer* process of the same candidate
+/// (`pqperf-driver … --prepare`, [`prepare_lines`]) and relayed by the parent: the timing
+/// process (`--relayed`, no seed on its argv) gets the key and the warm-ups' entries before
+/// its preparation ([`Relay::parse_setup`]) and each timed window's entries only after the
+/// parent has read its CPU time at the gate before it (`timing::Gate`). The candidate code in
+/// the timing process never ran the signing or encapsulation of its inputs, so nothing it
+/// kept from them can answer a timed call, and it cannot compute a window's inputs ahead of
+/// that window. Encodings: a verify entry is `u32 LE signature length ‖ signature ‖ 64-byte
+/// message`; a dec entry is the ciphertext; the setup payload is `u32 LE key length ‖ key ‖
+/// entries of the warm-ups`.
+pub struct Relay {
+    /// pk (verify) or sk (dec).
+    pub key: Vec<u8>,
+    /// Ciphertext bytes of a dec entry (0 for verify).
+    pub ct_len: u32,
+    /// Shared-secret bytes of a dec output (0 for verify).
+    pub ss_len: u32,
+    /// The warm-ups' entries (encoded).
+    pub warm: Vec<u8>,
+}
+
+impl Relay {
+    /// Parses the setup payload.
+    pub fn parse_setup(b: &[u8]) -> Result<Relay, String> {
+        let n = b
+            .get(..4)
+            .map(|x| u32::from_le_bytes(x.try_into().expect("4 bytes")) as usize)
+            .ok_or("relayed setup shorter than 4 bytes")?;
+        let key = b.get(4..4 + n).ok_or("relayed key cut short")?.to_vec();
+        let u = |i: usize| {
+            b.get(i..i + 4)
+                .map(|x| u32::from_le_bytes(x.try_into().expect("4 bytes")))
+                .ok_or("relayed sizes cut short")
+        };
+        Ok(Relay {
+            key,
+            ct_len: u(4 + n)?,
+            ss_len: u(8 + n)?,
+            warm: b[12 + n..].to_vec(),
+        })
+    }
+
+    /// The setup payload of `key`, the dec sizes and the warm-ups' entries.
+    pub fn setup_payload(key: &[u8], ct_len: u32, ss_len: u32, warm: &[&[u8]]) -> Vec<u8> {
+        let mut v = (key.len() as u32).to_le_bytes().to_vec();
+        v.extend_from_slice(key);
+        v.extend_from_slice(&ct_len.to_le_bytes());
+        v.extend_from_slice(&ss_len.to_le_bytes());
+        for e in warm {
+            v.extend_from_slice(e);
+        }
+        v
+    }
+}
+
+/// The preparer's report of a verify/dec pool: `PQPERF prep_key <hex>`, `PQPERF prep_sizes
+/// <ct bytes> <ss bytes>` and one `PQPERF prep_entry <hex entry> <hex expected shared secret,
+/// or ->` per entry, in pool order.
+pub(super) fn prepare_lines(op: &Op, key: &[u8]) -> Vec<String> {
+    let mut v = vec![format!("PQPERF\tprep_key\t{}", to_hex(key))];
+    let (c, q) = match op {
+        Op::KemDec { pool, ss_len, .. } => (pool.len, *ss_len as usize),
+        Op::NKemDec(_, _, pool) => (pool.len, pool.ss_stride),
+        _ => (0, 0),
+    };
+    v.push(format!("PQPERF\tprep_sizes\t{c} {q}"));
+    match op {
+        Op::SigVerify { pool, .. } | Op::NSignVerify(_, _, pool) => {
+            for k in 0..pool.len() {
+                let l = pool.lens[k] as usize;
+                let s = pool.stride;
+                let mut e = (l as u32).to_le_bytes().to_vec();
+                e.extend_from_slice(&pool.sn.as_slice()[k * s..k * s + l]);
+                e.extend_from_slice(&pool.m.as_slice()[k * 64..(k + 1) * 64]);
+                v.push(format!("PQPERF\tprep_entry\t{}\t-", to_hex(&e)));
+            }
+        }
+        Op::KemDec { pool, .. } | Op::NKemDec(_, _, pool) => {
+            let (s, w) = (pool.stride, pool.ss_stride);
+            for k in 0..pool.n {
+                v.push(format!(
+                    "PQPERF\tprep_entry\t{}\t{}",
+                    to_hex(&pool.ct.as_slice()[k * s..k * s + pool.len]),
+                    to_hex(&pool.expected[k * w..k * w + q])
+                ));
+            }
+        }
+        _ => {}
+    }
+    v
 }
 
 #[cfg(test)]
@@ -240,14 +469,44 @@ mod tests {
         let (_, m) = p.take();
         assert!(!seen.insert(m.to_vec()), "rotates after 5");
         let mut c = 0u8;
-        let mut ct = CtPool::build(3, 4, |ct| {
+        let mut ct = CtPool::build(3, 4, 2, |ct, ss| {
             c += 1;
             ct.fill(c);
+            ss.fill(c + 10);
             Ok(4)
         })
         .unwrap_or_else(|Fail(_, m)| panic!("{m}"));
-        let got: Vec<u8> = (0..4).map(|_| ct.take()[0]).collect();
+        let got: Vec<u8> = (0..4).map(|_| ct.take().0[0]).collect();
         assert_eq!(got, [1, 2, 3, 1]);
+        assert_eq!(ct.expected, [11, 11, 12, 12, 13, 13]);
+        // Relayed: two ciphertexts loaded at slots 0 and 1, outputs cleared.
+        ct.take().1.fill(9);
+        ct.load(&[7, 7, 7, 7, 8, 8, 8, 8]).unwrap();
+        let (c0, o0) = ct.take();
+        assert_eq!((c0.to_vec(), o0.to_vec()), (vec![7; 4], vec![0; 2]));
+        o0.fill(5);
+        assert_eq!(ct.take().0, [8; 4]);
+        assert_eq!(ct.take().0, [7; 4], "rotates over the loaded entries");
+        assert!(ct.load(&[1; 5]).is_err());
+        assert!(ct.load(&[1; 16]).is_err(), "more than the pool holds");
+        let mut d = pqperf_model::stream::OutputDigest::new();
+        d.update(&[5, 5]);
+        d.update(&[0, 0]);
+        assert_eq!(ct.outputs_digest(2, 2), d.finish());
+        // A relayed verify window: loaded entries in turn.
+        let mut e = Vec::new();
+        for k in 0..2u8 {
+            e.extend_from_slice(&3u32.to_le_bytes());
+            e.extend_from_slice(&[k; 3]);
+            e.extend_from_slice(&[k + 1; 64]);
+        }
+        p.load(&e).unwrap();
+        let (sn, m) = p.take();
+        assert_eq!((sn.to_vec(), m[0]), (vec![0; 3], 1));
+        assert_eq!(p.take().0, [1; 3]);
+        assert!(p.load(&e[..10]).is_err());
+        assert_eq!(from_hex(&to_hex(&[0, 255, 16])), Some(vec![0, 255, 16]));
+        assert_eq!(from_hex("0g"), None);
         let mut calls = 0;
         let e = SigPool::build(2, 8, &msgs, |_, _| {
             calls += 1;

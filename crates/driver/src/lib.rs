@@ -42,7 +42,7 @@ pub use args::{ApiSpec, DriverArgs};
 pub use mem::DEFAULT_STACK_REGION;
 pub use timing::{Gate, SAMPLE_CALLS, run, run_gated};
 
-use inputs::{CtPool, Messages, SigPool};
+use inputs::{CtPool, Messages, Relay, SigPool};
 use kex::{Acc, Kex, Step};
 use mem::memory_pass;
 use ops::{Op, SigStats};
@@ -82,6 +82,8 @@ struct Prepared {
     meta: Vec<(String, String)>,
     stats: SigStats,
     kex_step: Option<Step>,
+    /// The key of a verify/dec preparation (pk or sk, for the preparer's report).
+    key: Vec<u8>,
 }
 
 fn gb(n: u64) -> R<GuardedBuf> {
@@ -120,8 +122,8 @@ impl PreparedOp {
         let lib = Library::open(&a.lib).map_err(|e| (2, e.to_string()))?;
         let mut head = Vec::new();
         let p = match a.api {
-            ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head),
-            ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head),
+            ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head, None),
+            ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head, None),
         }
         .map_err(|Fail(c, m)| (c, m))?;
         if !p.op.guards_intact() {

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Rejected positions kept per window at most.
+const MAX_REJECTED: usize = 4096;
+
 /// Signature statistics printed after the trials.
 #[derive(Default)]
 pub(super) struct SigStats {
@@ -10,6 +13,9 @@ pub(super) struct SigStats {
     pub(super) message_tweaks: u64,
     pub(super) signature_length_excess: u64,
     pub(super) verify_rejections: u64,
+    /// Pool positions of the calls whose verify rejected, in the current relayed window (the
+    /// parent compares them with the entries it tampered with, `inputs::Relay`).
+    pub(super) rejected: Vec<u64>,
 }
 
 /// The prepared operation called in the timed loop (§4.4).
@@ -42,7 +48,6 @@ pub(super) enum Op {
         sk: GuardedBuf,
         sk_len: u64,
         pool: CtPool,
-        ss: GuardedBuf,
         ss_len: u64,
     },
     NSignKeygen(NistSign, GuardedBuf, GuardedBuf),
@@ -50,7 +55,7 @@ pub(super) enum Op {
     NSignVerify(NistSign, GuardedBuf, SigPool),
     NKemKeygen(NistKem, GuardedBuf, GuardedBuf),
     NKemEnc(NistKem, GuardedBuf, GuardedBuf, GuardedBuf),
-    NKemDec(NistKem, GuardedBuf, CtPool, GuardedBuf),
+    NKemDec(NistKem, GuardedBuf, CtPool),
     Hash {
         api: HashApi,
         bits: u32,
@@ -145,10 +150,14 @@ impl Op {
                 pk_len,
                 pool,
             } => {
+                let k = pool.position();
                 let (sn, m) = pool.take();
                 let rc = api.verify(slice(pk, *pk_len), sn, m);
                 if rc != 0 {
                     st.verify_rejections += 1;
+                    if st.rejected.len() < MAX_REJECTED {
+                        st.rejected.push(k as u64);
+                    }
                 }
             }
             Op::KemKeygen(api, pk, sk) => {
@@ -178,12 +187,10 @@ impl Op {
                 sk,
                 sk_len,
                 pool,
-                ss,
                 ss_len,
             } => {
-                let (rc, l) = api
-                    .dec(slice(sk, *sk_len), pool.take(), ss.as_mut_slice())
-                    .map_err(e)?;
+                let (ct, ss) = pool.take();
+                let (rc, l) = api.dec(slice(sk, *sk_len), ct, ss).map_err(e)?;
                 if rc != 0 || l > api.sizes.ss || l != *ss_len {
                     return Err(format!("kem_dec rc {rc}"));
                 }
@@ -213,10 +220,14 @@ impl Op {
                 return Err("crypto_sign_signature failed 64 times".into());
             }
             Op::NSignVerify(api, pk, pool) => {
+                let k = pool.position();
                 let (sig, m) = pool.take();
                 let rc = api.verify(sig, m, pk.as_slice()).map_err(e)?;
                 if rc != 0 {
                     st.verify_rejections += 1;
+                    if st.rejected.len() < MAX_REJECTED {
+                        st.rejected.push(k as u64);
+                    }
                 }
             }
             Op::NKemKeygen(api, pk, sk) => {
@@ -235,10 +246,9 @@ impl Op {
                     return Err(format!("crypto_kem_enc rc {rc}"));
                 }
             }
-            Op::NKemDec(api, sk, pool, ss) => {
-                let rc = api
-                    .dec(ss.as_mut_slice(), pool.take(), sk.as_slice())
-                    .map_err(e)?;
+            Op::NKemDec(api, sk, pool) => {
+                let (ct, ss) = pool.take();
+                let rc = api.dec(ss, ct, sk.as_slice()).map_err(e)?;
                 if rc != 0 {
                     return Err(format!("crypto_kem_dec rc {rc}"));
                 }
@@ -277,7 +287,7 @@ impl Op {
                 st.verify_rejections.to_le_bytes().to_vec()
             }
             Op::KemEnc { ct, ss, .. } | Op::NKemEnc(_, _, ct, ss) => cat(&[ct, ss]),
-            Op::KemDec { ss, .. } | Op::NKemDec(_, _, _, ss) => cat(&[ss]),
+            Op::KemDec { pool, .. } | Op::NKemDec(_, _, pool) => pool.last_out().to_vec(),
             Op::Hash { digest, .. } => cat(&[digest]),
             Op::Kex(_) => return None,
         })
@@ -290,12 +300,12 @@ impl Op {
             Op::SigSign { sk, m, sn, .. } => all(&[sk, m, sn]),
             Op::SigVerify { pk, pool, .. } => all(&[pk]) && pool.guards_intact(),
             Op::KemEnc { pk, ss, ct, .. } => all(&[pk, ss, ct]),
-            Op::KemDec { sk, pool, ss, .. } => all(&[sk, ss]) && pool.guards_intact(),
+            Op::KemDec { sk, pool, .. } => all(&[sk]) && pool.guards_intact(),
             Op::NSignKeygen(_, a, b) | Op::NKemKeygen(_, a, b) => all(&[a, b]),
             Op::NSignSign(_, a, _, _, b) => all(&[a, b]),
             Op::NSignVerify(_, a, pool) => all(&[a]) && pool.guards_intact(),
             Op::NKemEnc(_, a, b, c) => all(&[a, b, c]),
-            Op::NKemDec(_, a, pool, c) => all(&[a, c]) && pool.guards_intact(),
+            Op::NKemDec(_, a, pool) => all(&[a]) && pool.guards_intact(),
             Op::Hash { msg, digest, .. } => all(&[msg, digest]),
             Op::Kex(k) => k.guards_intact(),
         }

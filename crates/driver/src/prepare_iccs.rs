@@ -7,6 +7,7 @@ pub(super) fn prepare_iccs(
     lib: &Library,
     a: &DriverArgs,
     head: &mut Vec<(String, String)>,
+    relay: Option<&Relay>,
 ) -> R<Prepared> {
     let meta = lib
         .meta()
@@ -22,6 +23,7 @@ pub(super) fn prepare_iccs(
     let mut stats = SigStats::default();
     let op = a.op.as_str();
     let mut kex_step = None;
+    let mut key = Vec::new();
     let (op, sizes) = match meta.kind {
         2 => {
             let api = SigApi::new(lib).map_err(sym)?;
@@ -30,6 +32,27 @@ pub(super) fn prepare_iccs(
             let (mut pk, mut sk) = (gb(s.pk)?, gb(s.sk)?);
             if op == "keygen" {
                 (Op::SigKeygen(api, pk, sk), sizes)
+            } else if let (Some(r), "verify") = (relay, op) {
+                // Relayed: the preparer's public key and entries (inputs::Relay).
+                if r.key.len() as u64 > s.pk {
+                    return Err(setup("relayed public key longer than declared"));
+                }
+                pk.as_mut_slice()[..r.key.len()].copy_from_slice(&r.key);
+                let stride = (s.sn + 4096) as usize;
+                let n = inputs::pool_entries(a, stride as u64 + 64);
+                let mut pool = SigPool::empty(n, stride)?;
+                pool.load(&r.warm).map_err(setup)?;
+                let mut sizes = sizes;
+                sizes.push(("input_pool".into(), n.to_string()));
+                (
+                    Op::SigVerify {
+                        api,
+                        pk,
+                        pk_len: r.key.len() as u64,
+                        pool,
+                    },
+                    sizes,
+                )
             } else {
                 let o = api
                     .keygen(pk.as_mut_slice(), sk.as_mut_slice())
@@ -66,6 +89,7 @@ pub(super) fn prepare_iccs(
                         })?;
                         let mut sizes = sizes;
                         sizes.push(("input_pool".into(), pool.len().to_string()));
+                        key = pk.as_slice()[..o.pk_len as usize].to_vec();
                         (
                             Op::SigVerify {
                                 api,
@@ -87,6 +111,30 @@ pub(super) fn prepare_iccs(
             let (mut pk, mut sk) = (gb(s.pk)?, gb(s.sk)?);
             if op == "keygen" {
                 (Op::KemKeygen(api, pk, sk), sizes)
+            } else if let (Some(r), "dec") = (relay, op) {
+                // Relayed: the preparer's secret key and ciphertexts (inputs::Relay).
+                if r.key.len() as u64 > s.sk || r.ct_len as u64 > s.ct || r.ss_len as u64 > s.ss {
+                    return Err(setup(
+                        "relayed secret key or sizes above the declared sizes",
+                    ));
+                }
+                sk.as_mut_slice()[..r.key.len()].copy_from_slice(&r.key);
+                let count = inputs::pool_entries(a, s.ct);
+                let mut pool = CtPool::empty(count, s.ct as usize, s.ss as usize)?;
+                pool.len = r.ct_len as usize;
+                pool.load(&r.warm).map_err(setup)?;
+                let mut sizes = sizes;
+                sizes.push(("input_pool".into(), count.to_string()));
+                (
+                    Op::KemDec {
+                        api,
+                        sk,
+                        sk_len: r.key.len() as u64,
+                        pool,
+                        ss_len: r.ss_len as u64,
+                    },
+                    sizes,
+                )
             } else {
                 let o = api
                     .keygen(pk.as_mut_slice(), sk.as_mut_slice())
@@ -133,9 +181,9 @@ pub(super) fn prepare_iccs(
                         // decapsulated above.
                         let stride = s.ct as usize;
                         let count = inputs::pool_entries(a, s.ct);
-                        let pool = CtPool::build(count, stride, |c| {
+                        let pool = CtPool::build(count, stride, s.ss as usize, |c, ssk| {
                             let e = api
-                                .enc(slice(&mut pk, o.pk_len), ss.as_mut_slice(), c)
+                                .enc(slice(&mut pk, o.pk_len), ssk, c)
                                 .map_err(|e| setup(e.to_string()))?;
                             if e.rc != 0 || e.ct_len != eo.ct_len || e.ss_len != eo.ss_len {
                                 return Err(setup("setup encapsulation failed"));
@@ -144,13 +192,13 @@ pub(super) fn prepare_iccs(
                         })?;
                         let mut sizes = sizes;
                         sizes.push(("input_pool".into(), pool.n.to_string()));
+                        key = sk.as_slice()[..o.sk_len as usize].to_vec();
                         (
                             Op::KemDec {
                                 api,
                                 sk,
                                 sk_len: o.sk_len,
                                 pool,
-                                ss: ss2,
                                 ss_len: eo.ss_len,
                             },
                             sizes,
@@ -250,5 +298,6 @@ pub(super) fn prepare_iccs(
         meta: sizes,
         stats,
         kex_step,
+        key,
     })
 }

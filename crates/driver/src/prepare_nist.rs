@@ -7,6 +7,7 @@ pub(super) fn prepare_nist(
     lib: &Library,
     a: &DriverArgs,
     head: &mut Vec<(String, String)>,
+    relay: Option<&Relay>,
 ) -> R<Prepared> {
     let ApiSpec::Nist {
         kind,
@@ -33,6 +34,7 @@ pub(super) fn prepare_nist(
     let op = a.op.as_str();
     let (mut pkb, mut skb) = (gb(*pk)?, gb(*sk)?);
     let stats = SigStats::default();
+    let mut key = Vec::new();
     let prepared = match kind.as_str() {
         "sign" => {
             let sizes = NistSignSizes {
@@ -45,6 +47,19 @@ pub(super) fn prepare_nist(
             let meta = sizes_meta(*pk, *sk, 0, 0, *out, 0);
             if op == "keygen" {
                 (Op::NSignKeygen(api, pkb, skb), meta)
+            } else if let (Some(r), "verify") = (relay, op) {
+                // Relayed: the preparer's public key and entries (inputs::Relay).
+                if r.key.len() as u64 != *pk {
+                    return Err(setup("relayed public key of the wrong size"));
+                }
+                pkb.as_mut_slice().copy_from_slice(&r.key);
+                let stride = *out as usize + 4096;
+                let n = inputs::pool_entries(a, stride as u64 + 64);
+                let mut pool = SigPool::empty(n, stride)?;
+                pool.load(&r.warm).map_err(setup)?;
+                let mut meta = meta;
+                meta.push(("input_pool".into(), n.to_string()));
+                (Op::NSignVerify(api, pkb, pool), meta)
             } else {
                 let rc = api
                     .keypair(pkb.as_mut_slice(), skb.as_mut_slice())
@@ -68,6 +83,7 @@ pub(super) fn prepare_nist(
                         })?;
                         let mut meta = meta;
                         meta.push(("input_pool".into(), pool.len().to_string()));
+                        key = pkb.as_slice().to_vec();
                         (Op::NSignVerify(api, pkb, pool), meta)
                     }
                     _ => return Err(usage(format!("unknown operation {op}"))),
@@ -85,6 +101,20 @@ pub(super) fn prepare_nist(
             let meta = sizes_meta(*pk, *sk, *out, *ss, 0, 0);
             if op == "keygen" {
                 (Op::NKemKeygen(api, pkb, skb), meta)
+            } else if let (Some(r), "dec") = (relay, op) {
+                // Relayed: the preparer's secret key and ciphertexts (inputs::Relay).
+                if r.key.len() as u64 != *sk || r.ct_len as u64 != *out || r.ss_len as u64 != *ss {
+                    return Err(setup(
+                        "relayed secret key or sizes differ from the declared",
+                    ));
+                }
+                skb.as_mut_slice().copy_from_slice(&r.key);
+                let n = inputs::pool_entries(a, *out);
+                let mut pool = CtPool::empty(n, *out as usize, *ss as usize)?;
+                pool.load(&r.warm).map_err(setup)?;
+                let mut meta = meta;
+                meta.push(("input_pool".into(), n.to_string()));
+                (Op::NKemDec(api, skb, pool), meta)
             } else {
                 let rc = api
                     .keypair(pkb.as_mut_slice(), skb.as_mut_slice())
@@ -112,9 +142,9 @@ pub(super) fn prepare_nist(
                         // Distinct ciphertexts for the timed calls, none of them the one
                         // decapsulated above.
                         let n = inputs::pool_entries(a, *out);
-                        let pool = CtPool::build(n, *out as usize, |c| {
+                        let pool = CtPool::build(n, *out as usize, *ss as usize, |c, ssk| {
                             let rc = api
-                                .enc(c, ssb.as_mut_slice(), pkb.as_slice())
+                                .enc(c, ssk, pkb.as_slice())
                                 .map_err(|e| setup(e.to_string()))?;
                             if rc != 0 {
                                 return Err(setup("setup encapsulation failed"));
@@ -123,7 +153,8 @@ pub(super) fn prepare_nist(
                         })?;
                         let mut meta = meta;
                         meta.push(("input_pool".into(), pool.n.to_string()));
-                        (Op::NKemDec(api, skb, pool, ss2), meta)
+                        key = skb.as_slice().to_vec();
+                        (Op::NKemDec(api, skb, pool), meta)
                     }
                     _ => return Err(usage(format!("unknown operation {op}"))),
                 }
@@ -136,5 +167,6 @@ pub(super) fn prepare_nist(
         meta: prepared.1,
         stats,
         kex_step: None,
+        key,
     })
 }

@@ -60,10 +60,19 @@ fn sched_line(
 }
 
 /// Where the driver waits for the parent (module doc). `None`: no control pipe, never waits.
+///
+/// Words on the control pipe: `setup <len>` + `len` bytes before the preparation of a
+/// `--relayed` process ([`Gate::setup`], `inputs::Relay`); at a gate `go` (the next
+/// window starts), `go <len>` + `len` bytes (the next window's relayed inputs: the driver
+/// loads them, says `PQPERF loaded <n>` and waits for a plain `go`, so the parent reads the
+/// CPU time again after the loading and the window starts there), or `end`.
 pub struct Gate<'a> {
     control: Option<&'a mut dyn std::io::Read>,
     n: u32,
 }
+
+/// Most bytes of one relayed payload.
+pub const MAX_PAYLOAD: usize = 256 << 20;
 
 impl<'a> Gate<'a> {
     /// A gate on `control` (`None`: always open).
@@ -71,25 +80,157 @@ impl<'a> Gate<'a> {
         Gate { control, n: 0 }
     }
 
-    /// Says `PQPERF wait <n>` and waits for the parent's word: true for `go`, false for `end`,
-    /// the pipe's end or anything else.
-    fn pass(&mut self, o: &mut Out) -> bool {
+    fn read_exact(&mut self, buf: &mut [u8]) -> bool {
         let Some(c) = self.control.as_mut() else {
-            return true;
+            return false;
         };
-        o.line(format_args!("PQPERF\twait\t{}", self.n));
-        self.n += 1;
-        let mut word = [0u8; 3];
         let mut got = 0;
-        while got < word.len() {
-            match c.read(&mut word[got..]) {
+        while got < buf.len() {
+            match c.read(&mut buf[got..]) {
                 Ok(0) => return false,
                 Ok(k) => got += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => return false,
             }
         }
-        &word == b"go\n"
+        true
+    }
+
+    /// The rest of a word's line after `head` (at most 24 bytes), without the newline.
+    fn rest_of_line(&mut self, head: &[u8]) -> Option<String> {
+        let mut v = head.to_vec();
+        while v.last() != Some(&b'\n') {
+            if v.len() > 24 {
+                return None;
+            }
+            let mut b = [0u8];
+            if !self.read_exact(&mut b) {
+                return None;
+            }
+            v.push(b[0]);
+        }
+        v.pop();
+        String::from_utf8(v).ok()
+    }
+
+    /// The payload announced by `<word> <len>`.
+    fn payload(&mut self, line: &str, word: &str) -> Option<Vec<u8>> {
+        let len: usize = line.strip_prefix(word)?.strip_prefix(' ')?.parse().ok()?;
+        if len > MAX_PAYLOAD {
+            return None;
+        }
+        let mut b = vec![0u8; len];
+        self.read_exact(&mut b).then_some(b)
+    }
+
+    /// The setup payload of a relayed process (`None`: no control pipe, or no valid word).
+    pub fn setup(&mut self) -> Option<Vec<u8>> {
+        self.control.as_ref()?;
+        let line = self.rest_of_line(&[])?;
+        self.payload(&line, "setup")
+    }
+
+    /// Says `PQPERF wait <n>` and waits for the parent's word: `Some(empty)` for `go`,
+    /// `Some(bytes)` for `go <len>` and its payload, `None` for `end`, the pipe's end or
+    /// anything else. Without a control pipe: `Some(empty)`.
+    fn wait(&mut self, o: &mut Out) -> Option<Vec<u8>> {
+        self.control.as_ref()?;
+        o.line(format_args!("PQPERF\twait\t{}", self.n));
+        self.n += 1;
+        let mut word = [0u8; 3];
+        if !self.read_exact(&mut word) {
+            return None;
+        }
+        if &word == b"go\n" {
+            return Some(Vec::new());
+        }
+        if &word != b"go " {
+            return None;
+        }
+        let line = self.rest_of_line(&word)?;
+        self.payload(&line, "go")
+    }
+
+    /// After a payload was loaded: says `PQPERF loaded <n>` and waits for `go`.
+    fn loaded(&mut self, o: &mut Out) -> bool {
+        o.line(format_args!("PQPERF\tloaded\t{}", self.n - 1));
+        let mut word = [0u8; 3];
+        self.read_exact(&mut word) && &word == b"go\n"
+    }
+
+    /// Passes a gate: waits for the parent; with relayed inputs, first writes `pending` (the
+    /// last window's output line), loads the payload into `p` and waits again. False: the
+    /// parent ended the run (or relayed what does not fit).
+    fn pass_loading(
+        &mut self,
+        o: &mut Out,
+        p: &mut Prepared,
+        pending: &mut Option<String>,
+    ) -> bool {
+        if self.control.is_none() {
+            return true;
+        }
+        let Some(payload) = self.wait(o) else {
+            return false;
+        };
+        if let Some(l) = pending.take() {
+            o.line(l);
+        }
+        if payload.is_empty() {
+            return true;
+        }
+        if let Err(e) = load_window(p, &payload) {
+            o.line(format_args!("PQPERF\tload_failed\t{e}"));
+            return false;
+        }
+        self.loaded(o)
+    }
+
+    /// A gate without relayed inputs.
+    fn pass(&mut self, o: &mut Out) -> bool {
+        match self.control {
+            None => true,
+            Some(_) => self.wait(o).is_some(),
+        }
+    }
+}
+
+/// Loads one window's relayed inputs into the operation's pool.
+fn load_window(p: &mut Prepared, b: &[u8]) -> Result<(), String> {
+    p.stats.rejected.clear();
+    match &mut p.op {
+        Op::SigVerify { pool, .. } | Op::NSignVerify(_, _, pool) => pool.load(b),
+        Op::KemDec { pool, .. } | Op::NKemDec(_, _, pool) => pool.load(b),
+        _ => Ok(()),
+    }
+}
+
+/// The output line of relayed window `w` of `calls` calls (`None`: not relayed, or an
+/// operation without one): the pool positions verify rejected, or the digest of the
+/// shared secrets dec wrote.
+fn window_outputs(p: &Prepared, relayed: bool, w: u32, calls: u64) -> Option<String> {
+    if !relayed {
+        return None;
+    }
+    match &p.op {
+        Op::SigVerify { .. } | Op::NSignVerify(..) => {
+            let r: Vec<String> = p.stats.rejected.iter().map(u64::to_string).collect();
+            let r = if r.is_empty() {
+                "-".to_string()
+            } else {
+                r.join(",")
+            };
+            Some(format!("PQPERF\tverify_rejected\t{w} {r}"))
+        }
+        Op::KemDec { pool, ss_len, .. } => Some(format!(
+            "PQPERF\tdec_outputs\t{w} {}",
+            pool.outputs_digest(calls as usize, *ss_len as usize)
+        )),
+        Op::NKemDec(_, _, pool) => Some(format!(
+            "PQPERF\tdec_outputs\t{w} {}",
+            pool.outputs_digest(calls as usize, pool.ss_stride)
+        )),
+        _ => None,
     }
 }
 
@@ -121,17 +262,37 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
         affinity::pin_to(c).map_err(|e| usage(format!("cannot pin to CPU {c}: {e}")))?;
     }
     procinfo::disable_core_dumps();
+    // A relayed process takes its key and warm-up inputs from the parent first.
+    let relay = if a.relayed {
+        let b = gate
+            .setup()
+            .ok_or_else(|| usage("--relayed: no setup word on the control pipe"))?;
+        Some(Relay::parse_setup(&b).map_err(setup)?)
+    } else {
+        None
+    };
     let lib = Library::open(&a.lib).map_err(|e| usage(e.to_string()))?;
     let mut head = Vec::new();
     let mut p = match a.api {
-        ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head)?,
-        ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head)?,
+        ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head, relay.as_ref())?,
+        ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head, relay.as_ref())?,
     };
     if !p.op.guards_intact() {
         return Err(setup(
             "guard bytes overwritten during setup (buffer overflow)",
         ));
     }
+    if a.prepare {
+        // The preparer: report the inputs, time nothing.
+        let mut o = Out(w);
+        for l in inputs::prepare_lines(&p.op, &p.key) {
+            o.line(l);
+        }
+        o.line("STATUS\tprepared");
+        return Ok(0);
+    }
+    let mut pending: Option<String> = None;
+    let mut window = 0u32;
     // The counter is opened (and a refused perf_event_open dealt with) before the baseline
     // and the peak reset, so that nothing the counter costs lands in the memory figures.
     let counter = if a.force_ticks {
@@ -200,7 +361,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
     }
     let _ = SchedSnap::now();
     let canary_before = super::canary::measure();
-    if a.trials == 0 || !gate.pass(&mut o) {
+    if a.trials == 0 || !gate.pass_loading(&mut o, &mut p, &mut pending) {
         // Setup only: everything a timing run does before its first call.
         o.line("STATUS\tsetup_only");
         return Ok(0);
@@ -210,7 +371,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
     let mut outputs = pqperf_model::stream::OutputDigest::new();
     let digest = step.is_none() && p.op.output(&p.stats).is_some();
     for t in 1..=a.trials {
-        if t > 1 && !gate.pass(&mut o) {
+        if t > 1 && !gate.pass_loading(&mut o, &mut p, &mut pending) {
             return Err(ended());
         }
         let s0 = SchedSnap::now();
@@ -248,12 +409,14 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
             ns % 1_000_000_000
         ));
         o.line(sched_line("trial_sched", t, a.iters, ns, count, &s0, &s1));
+        window += 1;
+        pending = window_outputs(&p, a.relayed, window, a.iters);
     }
     // The sampled trials follow all reference trials, so that the reference trials run in the
     // same sequence with and without sampling.
     for t in 1..=a.trials {
         if sampling && stamps.len() > 1 {
-            if !gate.pass(&mut o) {
+            if !gate.pass_loading(&mut o, &mut p, &mut pending) {
                 return Err(ended());
             }
             let s0 = SchedSnap::now();
@@ -290,11 +453,16 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
             }
             line.pop();
             o.line(line);
+            window += 1;
+            pending = window_outputs(&p, a.relayed, window, sample_calls);
         }
     }
     // The gate after the last interval closes its window.
-    if !gate.pass(&mut o) {
+    if !gate.pass_loading(&mut o, &mut p, &mut pending) {
         return Err(ended());
+    }
+    if let Some(l) = pending.take() {
+        o.line(l);
     }
     o.line(super::canary::line(canary_before, super::canary::measure()));
     if digest {

@@ -882,6 +882,19 @@ impl Session {
         }
     }
 
+    /// Writes `word <len>`, a newline and `payload` on the control pipe (relayed inputs, see
+    /// `pqperf_driver::inputs::Relay`); false when the child cannot read it. The write blocks
+    /// until the child has read what the pipe cannot hold.
+    pub fn send_payload(&mut self, word: &str, payload: &[u8]) -> bool {
+        match &mut self.control {
+            Some(w) => w
+                .write_all(format!("{word} {}\n", payload.len()).as_bytes())
+                .and_then(|_| w.write_all(payload))
+                .is_ok(),
+            None => false,
+        }
+    }
+
     /// Closes the control pipe (the child reads its end).
     pub fn close(&mut self) {
         self.control = None;

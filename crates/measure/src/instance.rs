@@ -65,5 +65,7 @@ pub fn driver_args(
         stack_region: opts.stack_region,
         seed: None,
         pool_max: None,
+        prepare: false,
+        relayed: false,
     }
 }

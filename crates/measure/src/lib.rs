@@ -14,6 +14,7 @@ pub mod outcheck;
 pub mod output;
 pub mod plan;
 pub mod record;
+pub mod relay;
 pub mod runner;
 pub mod settings;
 pub mod verify;

@@ -129,12 +129,20 @@ pub const MAX_READINGS: usize = 64;
 
 /// Starts one driver process, contained, conducts its gates (`pqperf_driver::Gate`: at every
 /// `PQPERF wait` line the parent reads the child's exact CPU time, then says `go`) and waits
-/// for it (no parsing).
+/// for it (no parsing). With relayed inputs ([`crate::relay`]) it sends the setup payload
+/// first and each window's inputs with the `go` that opens it; the window's reading is then
+/// taken at the driver's `PQPERF loaded` line, after the loading, whose CPU time is bounded
+/// (the problems are returned).
 pub(crate) fn spawn(
     exe: &DriverExe,
     args: &DriverArgs,
     timeout: Duration,
-) -> (untrusted::ChildOutcome, Vec<crate::verify::Reading>) {
+    relay: Option<&crate::relay::Plan>,
+) -> (
+    untrusted::ChildOutcome,
+    Vec<crate::verify::Reading>,
+    Vec<String>,
+) {
     let spec = ChildSpec {
         program: exe.exe.clone(),
         args: args.to_argv(),
@@ -145,16 +153,54 @@ pub(crate) fn spawn(
         ..Default::default()
     };
     let mut readings = Vec::new();
+    let mut load_bad = Vec::new();
     let t0 = std::time::Instant::now();
     let out = untrusted::run_conducted(&spec, &mut |s| {
+        if let Some(r) = relay
+            && !s.send_payload("setup", &r.setup)
+        {
+            return;
+        }
+        // The gate whose window's inputs are being loaded: (window, CPU before, bytes).
+        let mut loading: Option<(usize, u64, usize)> = None;
+        let mut gate = 0usize;
         while let Some(l) = s.next_line() {
-            if !l.starts_with("PQPERF\twait\t") {
+            let wait = l.starts_with("PQPERF\twait\t");
+            let loaded = l.starts_with("PQPERF\tloaded\t");
+            if !wait && !loaded {
                 continue;
             }
             if readings.len() >= MAX_READINGS {
                 break;
             }
             let r = s.cpu();
+            if loaded {
+                let Some((w, before, bytes)) = loading.take() else {
+                    load_bad.push("the driver said `loaded` without relayed inputs".into());
+                    break;
+                };
+                let digested = relay.map_or(0, |p| p.digested_before(w));
+                let spent = r.cpu_ns.saturating_sub(before) as f64 / 1e9;
+                let allowed = crate::relay::load_allowance_s(bytes, digested);
+                if spent > allowed {
+                    load_bad.push(format!(
+                        "gate {gate}: loading window {}'s relayed inputs ({bytes} bytes) took {spent:.6} s of CPU time ({allowed:.6} s allowed): work on the inputs before their window",
+                        w + 1
+                    ));
+                }
+            }
+            if wait && let Some(w) = relay.and_then(|p| p.windows.get(gate)) {
+                // The next window's inputs, relayed only now that its CPU time was read.
+                loading = Some((gate, r.cpu_ns, w.payload.len()));
+                gate += 1;
+                if !s.send_payload("go", &w.payload) {
+                    break;
+                }
+                continue;
+            }
+            if wait {
+                gate += 1;
+            }
             readings.push(crate::verify::Reading {
                 line: s.received,
                 cpu_ns: r.cpu_ns,
@@ -167,7 +213,7 @@ pub(crate) fn spawn(
             }
         }
     });
-    (out, readings)
+    (out, readings, load_bad)
 }
 
 /// Runs one driver process, contained (`pqperf_ffi::untrusted`), with a hard timeout, and
@@ -182,7 +228,28 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     let load_1m = pqperf_ffi::procinfo::load_average()[0];
     let parent_rss_bytes = pqperf_ffi::procinfo::rss_bytes();
     let t0 = std::time::Instant::now();
-    let (out, readings) = spawn(exe, args, timeout);
+    // Relayed inputs: the preparer first (crate::relay), then the timing process without
+    // its seed.
+    let plan = if crate::relay::relayed(args) {
+        match crate::relay::prepare(exe, args, timeout) {
+            Ok(p) => Some(crate::relay::Plan::new(args, &p)),
+            Err(e) => {
+                return failed_run(command, format!("preparation of the relayed inputs: {e}"));
+            }
+        }
+    } else {
+        None
+    };
+    let targs = match &plan {
+        Some(_) => crate::relay::timing_args(args),
+        None => args.clone(),
+    };
+    let mut command = command;
+    if plan.is_some() {
+        command = vec![DRIVER_BIN.to_string()];
+        command.extend(targs.to_argv());
+    }
+    let (out, readings, load_bad) = spawn(exe, &targs, timeout, plan.as_ref());
     let outcome_s = t0.elapsed().as_secs_f64();
     let steal_share = match (
         cpu_t0,
@@ -192,27 +259,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         _ => None,
     };
     if let Some(e) = &out.spawn_error {
-        let process = Process {
-            status: "failed".into(),
-            exit_code: None,
-            stderr: format!("cannot start driver: {e}"),
-            command,
-            wall_s: Some(0.0),
-            ..Default::default()
-        };
-        return Run {
-            process,
-            samples: Vec::new(),
-            sample_trials: Vec::new(),
-            sched: Vec::new(),
-            counter: None,
-            wall_s: 0.0,
-            timed_s: 0.0,
-            mem: None,
-            env: ProcessEnv::default(),
-            output_digest: None,
-            budget: ProcessBudget::default(),
-        };
+        return failed_run(command, format!("cannot start driver: {e}"));
     }
     let wall_s = out.wall_s;
     let lines = out.result_lines();
@@ -309,7 +356,23 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
             }
             None => vec!["no kernel accounting of the process".to_string()],
         };
+        let mut problems = problems;
+        problems.extend(load_bad.iter().cloned());
+        if let Some(pl) = &plan {
+            let (bad, ev) = pl.check(&lines);
+            problems.extend(bad);
+            process.extra.insert("relayed_inputs".into(), ev);
+        }
         if !problems.is_empty() {
+            if let Some(kc) = process.extra.get_mut("kernel_check")
+                && let Some(v) = kc.get_mut("problems").and_then(|v| v.as_array_mut())
+            {
+                for p in &problems {
+                    if !v.iter().any(|x| x == p) {
+                        v.push(Value::from(p.clone()));
+                    }
+                }
+            }
             process.status = crate::verify::INCONSISTENT.into();
             process
                 .extra
@@ -334,6 +397,23 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         sampled_s,
     );
     budget.check_s = check_t0.elapsed().as_secs_f64();
+    let mut output_digest = parsed.output_digest.clone();
+    if let Some(pl) = &plan {
+        // The altered verify calls: their samples and rejections are the parent's doing.
+        pl.drop_tampered_samples(&mut parsed.sample_trials);
+        parsed.samples = parsed.sample_trials.concat();
+        if let Some(d) = pl.verify_digest(&lines) {
+            output_digest = Some(d);
+            let valid = process
+                .extra
+                .get("relayed_inputs")
+                .and_then(|e| e["valid_rejections"].as_u64());
+            if let (Some(v), true) = (valid, process.meta.contains("verify_rejections")) {
+                process.meta.insert("verify_rejections", v.to_string());
+            }
+        }
+        budget.prepare_s += pl.prepare_s;
+    }
     let mem = if process.status == "complete" {
         parsed.mem
     } else {
@@ -348,7 +428,7 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     };
     Run {
         env,
-        output_digest: parsed.output_digest.clone(),
+        output_digest,
         budget,
         process,
         samples: parsed.samples,
@@ -358,6 +438,31 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         wall_s,
         timed_s,
         mem,
+    }
+}
+
+/// A run that never started (or whose inputs could not be prepared).
+fn failed_run(command: Vec<String>, why: String) -> Run {
+    let process = Process {
+        status: "failed".into(),
+        exit_code: None,
+        stderr: why,
+        command,
+        wall_s: Some(0.0),
+        ..Default::default()
+    };
+    Run {
+        process,
+        samples: Vec::new(),
+        sample_trials: Vec::new(),
+        sched: Vec::new(),
+        counter: None,
+        wall_s: 0.0,
+        timed_s: 0.0,
+        mem: None,
+        env: ProcessEnv::default(),
+        output_digest: None,
+        budget: ProcessBudget::default(),
     }
 }
 

@@ -575,6 +575,8 @@ mod tests {
             stack_region: crate::driver::DEFAULT_STACK_REGION,
             seed: None,
             pool_max: None,
+            prepare: false,
+            relayed: false,
         }
     }
 

@@ -469,6 +469,8 @@ pub fn profile_instances_with(
                 stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                 seed: None,
                 pool_max: None,
+                prepare: false,
+                relayed: false,
             };
             let child_run = run_child(
                 &opts.child,

@@ -87,6 +87,8 @@ fn run(lib: &Path, op: &str, region: u64, force_ticks: bool) -> Vec<String> {
         stack_region: region,
         seed: None,
         pool_max: None,
+        prepare: false,
+        relayed: false,
     };
     let out = untrusted::run(&ChildSpec {
         program: PathBuf::from(env!("CARGO_BIN_EXE_pqperf-driver")),

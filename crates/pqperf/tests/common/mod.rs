@@ -103,6 +103,8 @@ pub fn drive_wots_sign(
         stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
         seed: None,
         pool_max: None,
+        prepare: false,
+        relayed: false,
     };
     assert!(run.join(&args.lib).is_file(), "{}", args.lib.display());
     let exe = DriverExe::current(run).expect("the lean driver pqperf-driver");

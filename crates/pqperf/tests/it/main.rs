@@ -14,6 +14,7 @@ mod honest_pages;
 mod hostile;
 mod hostile_dataset;
 mod hostile_forgery;
+mod hostile_inputs;
 mod hostile_output;
 mod hostile_privilege;
 mod hostile_sandbox;

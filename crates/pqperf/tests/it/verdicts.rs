@@ -518,6 +518,8 @@ fn the_real_driver_times_its_canary_outside_the_trials() {
         stack_region: 262_144,
         seed: None,
         pool_max: None,
+        prepare: false,
+        relayed: false,
     };
     let run = pqperf_measure::runner::run_driver(&exe, &args, std::time::Duration::from_secs(120));
     assert_eq!(run.process.status, "complete", "{:?}", run.process);

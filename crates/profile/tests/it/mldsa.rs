@@ -174,6 +174,8 @@ fn mldsa44_profile_matches_callgrind() {
             stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
             seed: None,
             pool_max: None,
+            prepare: false,
+            relayed: false,
         };
         let mut argv = vec!["--plain".to_string()];
         argv.extend(args.to_argv());

@@ -1,0 +1,513 @@
+//! The parent's side of relayed inputs (issue 36; the driver's side is
+//! `pqperf_driver::inputs::Relay`): for a verify or dec process of pqperf's own protocol (a
+//! process with its own input stream), a separate contained **preparer** process of the same
+//! candidate (`pqperf-driver … --prepare`, same executable and sandbox, not pinned to the
+//! measuring CPU) makes the key and the pool of signatures or ciphertexts from the process's
+//! stream seed, with the shared secrets its encapsulations gave. The timing process
+//! (`--relayed`, no seed on its argv) gets the key and the warm-ups' entries before its
+//! preparation, and each timed window's entries only after the parent has read its CPU time
+//! at the gate before that window ([`Plan`]). The window starts after the loading (the
+//! driver says `PQPERF loaded`, the parent reads the CPU time again); the loading's CPU time
+//! is bounded by [`load_allowance_s`], so no more than that can be spent on the coming
+//! inputs before their window.
+//!
+//! Call `c` of a process (warm-ups first, then the windows in order) gets pool entry `c mod
+//! n` (`n`: the pool's entries, `pqperf_driver::inputs::pool_entries`): the same entries in
+//! the same order as a process that prepares its own pool from the same seed (the output
+//! check's replay), so the inputs stay a pure function of (stream seed, call index).
+//!
+//! The parent checks what it can ([`Plan::check`]):
+//! - **dec**: after each window the driver reports the digest of the shared secrets the
+//!   window's calls wrote (one output slot per entry); the parent computes the digest of the
+//!   shared secrets the preparer's encapsulations gave for the entries it relayed, and they
+//!   must be equal. A library that decapsulates wrongly or not at all is `inconsistent`.
+//! - **verify**: in every window the parent flips one bit of the message of one entry,
+//!   chosen with its own randomness after the window's inputs were prepared; that call must
+//!   be rejected. A verify that accepts what it is given is `inconsistent`. The altered
+//!   call's per-call sample is left out of the samples, and `verify_rejections` counts only
+//!   the rejections of unaltered entries.
+
+use pqperf_driver::DriverArgs;
+use pqperf_driver::inputs::{self, Relay};
+use pqperf_ffi::untrusted::{self, ChildSpec};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+use crate::runner::DriverExe;
+
+/// CPU time a window's loading may take besides [`LOAD_S_PER_BYTE`] (reading the words,
+/// writing the last window's output line).
+pub const LOAD_ABS_S: f64 = 500e-6;
+/// CPU time a window's loading may take per relayed byte (the pipe's copy and the pool's)
+/// and per byte of shared secret digested.
+pub const LOAD_S_PER_BYTE: f64 = 4e-9;
+
+/// The CPU time the loading of `bytes` relayed bytes (and a digest of `digested` bytes) may
+/// take.
+pub fn load_allowance_s(bytes: usize, digested: usize) -> f64 {
+    LOAD_ABS_S + LOAD_S_PER_BYTE * (bytes + digested) as f64
+}
+
+/// Whether the parent relays the inputs of `a`: verify and dec, in both protocols. (Under the
+/// reference protocol every process uses the reference's fixed, public seed, so the inputs
+/// can still be computed ahead by a library that knows the seed; pqperf's own protocol gives
+/// each process a seed the timing process is never told.)
+pub fn relayed(a: &DriverArgs) -> bool {
+    !a.prepare && !a.relayed && matches!(a.op.as_str(), "verify" | "dec")
+}
+
+/// The argv of the timing process of relayed `a`: no seed, `--relayed` (every timing process
+/// of the operation has the same argv).
+pub fn timing_args(a: &DriverArgs) -> DriverArgs {
+    let mut t = a.clone();
+    t.seed = None;
+    t.relayed = true;
+    t
+}
+
+/// What the preparer made.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// pk (verify) or sk (dec).
+    pub key: Vec<u8>,
+    /// Ciphertext and shared-secret bytes (dec).
+    pub ct_len: u32,
+    /// Shared-secret bytes (dec).
+    pub ss_len: u32,
+    /// Encoded entries, pool order.
+    pub entries: Vec<Vec<u8>>,
+    /// The encapsulations' shared secrets (dec), pool order.
+    pub expected: Vec<Vec<u8>>,
+    /// The preparer's wall seconds.
+    pub wall_s: f64,
+}
+
+/// Parses the preparer's lines (`PQPERF prep_key`, `prep_sizes`, `prep_entry`, `STATUS
+/// prepared`).
+pub fn parse_prepared(lines: &[String]) -> Result<Prepared, String> {
+    let mut p = Prepared {
+        key: Vec::new(),
+        ct_len: 0,
+        ss_len: 0,
+        entries: Vec::new(),
+        expected: Vec::new(),
+        wall_s: 0.0,
+    };
+    let mut done = false;
+    let hex = |s: &str| inputs::from_hex(s).ok_or_else(|| "preparer: bad hex".to_string());
+    for l in lines {
+        let f: Vec<&str> = l.split('\t').collect();
+        match f.as_slice() {
+            ["PQPERF", "prep_key", k] => p.key = hex(k)?,
+            ["PQPERF", "prep_sizes", v] => {
+                let mut it = v.split(' ').map(|x| x.parse::<u32>());
+                match (it.next(), it.next()) {
+                    (Some(Ok(c)), Some(Ok(s))) => (p.ct_len, p.ss_len) = (c, s),
+                    _ => return Err(format!("preparer: bad sizes line {v:?}")),
+                }
+            }
+            ["PQPERF", "prep_entry", e, x] => {
+                p.entries.push(hex(e)?);
+                p.expected
+                    .push(if *x == "-" { Vec::new() } else { hex(x)? });
+            }
+            ["STATUS", "prepared"] => done = true,
+            _ => {}
+        }
+    }
+    if !done || p.entries.is_empty() || p.key.is_empty() {
+        return Err("the preparer reported no complete preparation".into());
+    }
+    Ok(p)
+}
+
+/// Runs the preparer of relayed `a` (contained, not pinned: it inherits the parent's CPUs,
+/// which leave out the measuring CPU where the campaign keeps it free).
+pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Prepared, String> {
+    let mut pa = a.clone();
+    pa.prepare = true;
+    pa.cpu = None;
+    let out = untrusted::run(&ChildSpec {
+        program: exe.exe.clone(),
+        args: pa.to_argv(),
+        cwd: exe.cwd.clone(),
+        timeout,
+        readable: vec![exe.cwd.join(&a.lib)],
+        cpu: None,
+        ..Default::default()
+    });
+    if let Some(e) = &out.spawn_error {
+        return Err(format!("cannot start the preparer: {e}"));
+    }
+    if out.timed_out {
+        return Err("the preparer timed out".into());
+    }
+    if out.code() != Some(0) {
+        return Err(format!(
+            "the preparer failed (exit {:?}): {}",
+            out.code(),
+            out.stderr.tail_chars(300)
+        ));
+    }
+    let mut p = parse_prepared(&out.result_lines())?;
+    p.wall_s = out.wall_s;
+    Ok(p)
+}
+
+/// One timed window's relayed inputs and what the parent expects of them.
+#[derive(Debug, Clone)]
+pub struct Window {
+    /// The encoded entries loaded at pool slots 0, 1, ….
+    pub payload: Vec<u8>,
+    /// Calls of the window.
+    pub calls: u64,
+    /// Entries loaded.
+    pub loaded: usize,
+    /// The slot whose message the parent altered (verify).
+    pub tampered: Option<u64>,
+    /// The digest the window's shared secrets must have (dec).
+    pub expect_dec: Option<String>,
+    /// A sampled trial (its per-call samples are kept).
+    pub sampled: bool,
+}
+
+/// The relayed inputs of one timing process.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The setup payload (key, sizes, warm-ups' entries).
+    pub setup: Vec<u8>,
+    /// The timed windows in order.
+    pub windows: Vec<Window>,
+    /// The preparer's wall seconds.
+    pub prepare_s: f64,
+    verify: bool,
+}
+
+/// The parent's own randomness (SipHash keyed from the operating system, stepped per call).
+fn rand_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(std::process::id() as u64);
+    h.finish()
+}
+
+impl Plan {
+    /// The windows of process `a` (reference trials, then sampled trials) with the entries of
+    /// `p`, one altered message per verify window.
+    pub fn new(a: &DriverArgs, p: &Prepared) -> Plan {
+        Plan::with_draw(a, p, &mut rand_u64)
+    }
+
+    /// [`Plan::new`] with the parent's randomness `draw`.
+    pub fn with_draw(a: &DriverArgs, p: &Prepared, draw: &mut dyn FnMut() -> u64) -> Plan {
+        let n = p.entries.len() as u64;
+        let verify = a.op == "verify";
+        let entry = |c: u64| &p.entries[(c % n) as usize];
+        let warm: Vec<&[u8]> = (0..a.warmups).map(|c| entry(c).as_slice()).collect();
+        let setup = Relay::setup_payload(&p.key, p.ct_len, p.ss_len, &warm);
+        let sample_calls = a.iters.min(pqperf_driver::SAMPLE_CALLS);
+        let mut shapes: Vec<(u64, bool)> = vec![(a.iters, false); a.trials as usize];
+        if a.samples && sample_calls > 0 {
+            shapes.extend(std::iter::repeat_n((sample_calls, true), a.trials as usize));
+        }
+        let mut c = a.warmups;
+        let mut windows = Vec::new();
+        for (calls, sampled) in shapes {
+            let loaded = calls.min(n).max(1);
+            let mut entries: Vec<Vec<u8>> = (0..loaded).map(|i| entry(c + i).clone()).collect();
+            let mut tampered = None;
+            if verify {
+                let k = draw() % loaded;
+                let e = &mut entries[k as usize];
+                // The message follows the signature: flip one of its 512 bits.
+                let bit = draw() % 512;
+                let at = e.len() - 64 + (bit / 8) as usize;
+                e[at] ^= 1 << (bit % 8);
+                tampered = Some(k);
+            }
+            let expect_dec = (!verify).then(|| {
+                let mut d = pqperf_model::stream::OutputDigest::new();
+                for i in 0..loaded {
+                    d.update(&p.expected[((c + i) % n) as usize]);
+                }
+                d.finish()
+            });
+            windows.push(Window {
+                payload: entries.concat(),
+                calls,
+                loaded: loaded as usize,
+                tampered,
+                expect_dec,
+                sampled,
+            });
+            c += calls;
+        }
+        Plan {
+            setup,
+            windows,
+            prepare_s: p.wall_s,
+            verify,
+        }
+    }
+
+    /// The bytes of shared secret digested at the loading before window `w` (0-based): the
+    /// last window's outputs.
+    pub fn digested_before(&self, w: usize) -> usize {
+        match (
+            self.verify,
+            w.checked_sub(1).and_then(|i| self.windows.get(i)),
+        ) {
+            (false, Some(prev)) => prev.loaded * 64,
+            _ => 0,
+        }
+    }
+
+    /// Problems found in the driver's result `lines` (empty: every check held), and the
+    /// evidence.
+    pub fn check(&self, lines: &[String]) -> (Vec<String>, Value) {
+        let mut bad = Vec::new();
+        let mut reported: std::collections::HashMap<usize, String> = Default::default();
+        let key = if self.verify {
+            "verify_rejected"
+        } else {
+            "dec_outputs"
+        };
+        for l in lines {
+            if let ["PQPERF", k, v] = l.split('\t').collect::<Vec<_>>().as_slice()
+                && *k == key
+                && let Some((w, rest)) = v.split_once(' ')
+                && let Ok(w) = w.parse::<usize>()
+            {
+                reported.insert(w, rest.to_string());
+            }
+        }
+        let mut valid_rejections = 0u64;
+        for (i, w) in self.windows.iter().enumerate() {
+            let Some(got) = reported.get(&(i + 1)) else {
+                bad.push(format!(
+                    "window {}: no {key} line for its relayed inputs",
+                    i + 1
+                ));
+                continue;
+            };
+            if let Some(t) = w.tampered {
+                let pos: Vec<u64> = got.split(',').filter_map(|x| x.parse().ok()).collect();
+                if !pos.contains(&t) {
+                    bad.push(format!(
+                        "window {}: verify accepted a signature whose message the parent had altered (pool position {t})",
+                        i + 1
+                    ));
+                }
+                valid_rejections += pos.iter().filter(|p| **p != t).count() as u64;
+            }
+            if let Some(e) = &w.expect_dec
+                && got != e
+            {
+                bad.push(format!(
+                    "window {}: the shared secrets of the timed decapsulations (digest {got}) are not those of the encapsulations that made the ciphertexts ({e})",
+                    i + 1
+                ));
+            }
+        }
+        let ev = json!({
+            "preparer": "separate contained process of the same candidate (not on the measuring CPU)",
+            "prepare_s": (self.prepare_s * 1e6).round() / 1e6,
+            "windows": self.windows.len(),
+            "check": if self.verify { "one altered message per window, rejection required" } else { "every timed shared secret equals the encapsulation's" },
+            "tampered": self.windows.iter().filter_map(|w| w.tampered).collect::<Vec<_>>(),
+            "valid_rejections": valid_rejections,
+            "problems": bad,
+        });
+        (bad, ev)
+    }
+
+    /// Removes the altered calls' per-call samples from `trials` (the sampled trials, in
+    /// order).
+    pub fn drop_tampered_samples(&self, trials: &mut [Vec<u64>]) {
+        let sampled = self.windows.iter().filter(|w| w.sampled);
+        for (w, v) in sampled.zip(trials.iter_mut()) {
+            if let Some(t) = w.tampered {
+                let n = w.loaded.max(1);
+                let mut i = 0;
+                v.retain(|_| {
+                    let keep = i % n != t as usize;
+                    i += 1;
+                    keep
+                });
+            }
+        }
+    }
+
+    /// The output digest the replay of an honest library gives for the verify windows:
+    /// the rejections of unaltered entries after every window, counted as the driver does.
+    pub fn verify_digest(&self, lines: &[String]) -> Option<String> {
+        if !self.verify {
+            return None;
+        }
+        let mut d = pqperf_model::stream::OutputDigest::new();
+        let mut count = 0u64;
+        for (i, w) in self.windows.iter().enumerate() {
+            let want = format!("{} ", i + 1);
+            let pos: Vec<u64> = lines
+                .iter()
+                .find_map(|l| {
+                    l.strip_prefix("PQPERF\tverify_rejected\t")?
+                        .strip_prefix(&want)
+                })
+                .map(|r| r.split(',').filter_map(|x| x.parse().ok()).collect())
+                .unwrap_or_default();
+            count += pos.iter().filter(|p| Some(**p) != w.tampered).count() as u64;
+            d.update(&count.to_le_bytes());
+        }
+        Some(d.finish())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(op: &str) -> DriverArgs {
+        let mut a =
+            DriverArgs::parse(&["l", op, "0", "2", "1", "5", "2", "--samples"].map(String::from))
+                .unwrap();
+        a.seed = Some(pqperf_model::stream::process_seed(1));
+        a
+    }
+
+    fn prepared(verify: bool) -> Prepared {
+        let entries: Vec<Vec<u8>> = (0..8u8)
+            .map(|k| {
+                if verify {
+                    let mut e = 2u32.to_le_bytes().to_vec();
+                    e.extend_from_slice(&[k; 2]);
+                    e.extend_from_slice(&[k; 64]);
+                    e
+                } else {
+                    vec![k; 3]
+                }
+            })
+            .collect();
+        Prepared {
+            key: vec![9; 4],
+            ct_len: if verify { 0 } else { 3 },
+            ss_len: if verify { 0 } else { 2 },
+            expected: (0..8u8)
+                .map(|k| if verify { vec![] } else { vec![k + 100; 2] })
+                .collect(),
+            entries,
+            wall_s: 0.5,
+        }
+    }
+
+    #[test]
+    fn windows_take_the_pool_entries_of_their_calls_in_turn() {
+        let a = args("dec");
+        assert!(relayed(&a));
+        let t = timing_args(&a);
+        assert!(t.relayed && t.seed.is_none() && !relayed(&t));
+        let p = prepared(false);
+        let plan = Plan::with_draw(&a, &p, &mut || 0);
+        let r = Relay::parse_setup(&plan.setup).unwrap();
+        assert_eq!((r.key, r.ct_len, r.ss_len), (vec![9; 4], 3, 2));
+        assert_eq!(r.warm, [[0u8; 3], [1; 3]].concat());
+        // 2 reference windows of 5 calls, 2 sampled of 5: calls 2.. → entries (c mod 8).
+        assert_eq!(plan.windows.len(), 4);
+        assert_eq!(plan.windows[0].payload[..3], [2; 3]);
+        assert_eq!(plan.windows[1].payload[..3], [7; 3]);
+        assert_eq!(
+            plan.windows[1].payload[3..6],
+            [0; 3],
+            "wraps at the pool's end"
+        );
+        assert!(plan.windows[2].sampled);
+        // The dec check: the driver's digest of what it wrote against the encapsulations'.
+        let mut lines = Vec::new();
+        for (i, w) in plan.windows.iter().enumerate() {
+            lines.push(format!(
+                "PQPERF\tdec_outputs\t{} {}",
+                i + 1,
+                w.expect_dec.clone().unwrap()
+            ));
+        }
+        assert!(plan.check(&lines).0.is_empty());
+        lines[1] = "PQPERF\tdec_outputs\t2 5:00".into();
+        let (bad, ev) = plan.check(&lines);
+        assert!(bad[0].contains("window 2"), "{bad:?}");
+        assert_eq!(ev["problems"].as_array().unwrap().len(), 1);
+        lines.pop();
+        assert!(
+            plan.check(&lines)
+                .0
+                .iter()
+                .any(|b| b.contains("no dec_outputs"))
+        );
+    }
+
+    #[test]
+    fn verify_windows_carry_one_altered_message_that_must_be_rejected() {
+        let a = args("verify");
+        let p = prepared(true);
+        let mut k = 0;
+        let plan = Plan::with_draw(&a, &p, &mut || {
+            k += 1;
+            k * 3
+        });
+        let w = &plan.windows[0];
+        // Slot 3 % 5 = 3, bit 6: byte 0 of the message, bit 6.
+        assert_eq!(w.tampered, Some(3));
+        let e = &w.payload[3 * 70..4 * 70];
+        assert_eq!(e[6], 5 ^ (1 << 6));
+        assert_eq!(e[7..], [5; 63]);
+        let t: Vec<u64> = plan.windows.iter().map(|w| w.tampered.unwrap()).collect();
+        let honest: Vec<String> = t
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("PQPERF\tverify_rejected\t{} {t}", i + 1))
+            .collect();
+        let (bad, ev) = plan.check(&honest);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(ev["valid_rejections"], 0);
+        let accepts: Vec<String> = (1..=4)
+            .map(|i| format!("PQPERF\tverify_rejected\t{i} -"))
+            .collect();
+        let (bad, _) = plan.check(&accepts);
+        assert_eq!(bad.len(), 4, "{bad:?}");
+        assert!(bad[0].contains("accepted"), "{bad:?}");
+        // The replay of an honest library counts no rejection.
+        let mut d = pqperf_model::stream::OutputDigest::new();
+        for _ in 0..4 {
+            d.update(&0u64.to_le_bytes());
+        }
+        assert_eq!(plan.verify_digest(&honest), Some(d.finish()));
+        // The altered call's samples leave the sampled trials.
+        let mut s = vec![vec![10, 11, 12, 13, 14], vec![20, 21, 22, 23, 24]];
+        plan.drop_tampered_samples(&mut s);
+        assert_eq!(s[0].len(), 4);
+        assert!(!s[0].contains(&(10 + t[2])));
+        assert!(!s[1].contains(&(20 + t[3])));
+    }
+
+    #[test]
+    fn the_preparers_lines_parse_or_are_refused() {
+        let l: Vec<String> = [
+            "META\tid\tx",
+            "PQPERF\tprep_key\t0a0b",
+            "PQPERF\tprep_sizes\t3 2",
+            "PQPERF\tprep_entry\t010203\t0405",
+            "STATUS\tprepared",
+        ]
+        .map(String::from)
+        .to_vec();
+        let p = parse_prepared(&l).unwrap();
+        assert_eq!((p.key, p.ct_len, p.ss_len), (vec![10, 11], 3, 2));
+        assert_eq!(
+            (p.entries[0].clone(), p.expected[0].clone()),
+            (vec![1, 2, 3], vec![4, 5])
+        );
+        assert!(parse_prepared(&l[..4]).is_err(), "no STATUS prepared");
+        let mut bad = l.clone();
+        bad[3] = "PQPERF\tprep_entry\tzz\t-".into();
+        assert!(parse_prepared(&bad).is_err());
+    }
+}

@@ -1,0 +1,225 @@
+//! Hostile candidates against the relayed inputs (issue 36, `pqperf_measure::relay`): in
+//! pqperf's own protocol the verify/dec inputs of a timing process are made by a separate
+//! preparer process of the same candidate and relayed by the parent window by window. Each
+//! attack is one extra piece of C in a copy of a test candidate, with a marker on stderr
+//! proving its hostile statement ran; the honest candidate beside it stays complete.
+//! No timing is asserted (busy-host safe).
+//!
+//! - **memo at the preparation** (`testdata/hostile/prep_memo.h`): encapsulation stores
+//!   ciphertext → shared secret and signing stores (message, signature) → valid; dec and
+//!   verify answer from the memo. The timing process never encapsulates or signs its inputs,
+//!   so the memo is tried and never hits, and the figures are those of the work.
+//! - **accept-all** (`testdata/hostile/accept_all.h`): verify accepts everything inside the
+//!   timing driver. The parent alters one message per window and requires its rejection:
+//!   inconsistent, no figure.
+//! - **garbage dec** (`testdata/hostile/garbage_dec.h`): dec returns a constant at once inside
+//!   the timing driver (after a first honest call). The parent compares every timed shared
+//!   secret with the encapsulation's: inconsistent, no figure.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::toy::{Lib, TOY_SIG, toy_run, write_build_json};
+
+const MEMO: &str = include_str!("../../../../testdata/hostile/memo.h");
+const PREP_MEMO: &str = include_str!("../../../../testdata/hostile/prep_memo.h");
+const ACCEPT_ALL: &str = include_str!("../../../../testdata/hostile/accept_all.h");
+const GARBAGE_DEC: &str = include_str!("../../../../testdata/hostile/garbage_dec.h");
+const TOY_KEM: &str = include_str!("../../../../testdata/hostile/toy_kem.c");
+
+fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));
+    c.args(common::toy::campaign_args(run, phase))
+        .args(extra)
+        .env(pqperf_campaign::lease::LEASE_DIR_ENV, run.parent().unwrap());
+    c
+}
+
+/// The last allowed CPU, 2 ms trials, a 60 s calibration limit and a small stack region.
+fn short_trials() -> Vec<String> {
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    [
+        "--cpu",
+        &cpu,
+        "--trial-target",
+        "0.002",
+        "--calibration-timeout",
+        "60",
+        "--stack-region",
+        "262144",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn record(run: &Path, cand: &str, label: &str, op: &str) -> serde_json::Value {
+    let p = run.join(format!("records/{cand}/{label}__{op}.json"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// toy_sig.c with the preparation memo (`-DMEMO_VERIFY`) and accept-all (`-DACCEPT_ALL`).
+fn hostile_toy_sig() -> String {
+    let sign = "    work();\n    mix(sk, m, ml, sn);\n    *snl = 64;\n    return 0;";
+    let verify = "    work();\n    unsigned char sk[32], want[64];";
+    assert!(TOY_SIG.contains(sign) && TOY_SIG.contains(verify));
+    let s = TOY_SIG.replace(
+        sign,
+        "    work();\n    mix(sk, m, ml, sn);\n    *snl = 64;\n#ifdef MEMO_VERIFY\n    prep_memo_signed(m, ml, sn, 64);\n#endif\n    return 0;",
+    );
+    let s = s.replace(
+        verify,
+        &format!(
+            "#ifdef MEMO_VERIFY\n    if (prep_memo_known_valid(m, ml, sn, snl)) return 0;\n#endif\n#ifdef ACCEPT_ALL\n    if (accept_all_now()) return 0;\n#endif\n{verify}"
+        ),
+    );
+    format!(
+        "#ifdef MEMO_VERIFY\n#include \"prep_memo.h\"\n#endif\n#ifdef ACCEPT_ALL\n#include \"accept_all.h\"\n#endif\n{s}"
+    )
+}
+
+/// Values of `prefix` markers (`memo: tries=` → the rest of the line) in the record's
+/// processes.
+fn markers(r: &serde_json::Value, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in r["processes"].as_array().unwrap() {
+        for line in p["stderr"].as_str().unwrap_or("").lines() {
+            if let Some(rest) = line.strip_prefix(prefix) {
+                out.push(rest.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn problems(p: &serde_json::Value) -> String {
+    p["kernel_check"]["problems"].to_string()
+}
+
+#[test]
+fn preparation_memos_never_hit_and_wrong_timed_outputs_are_inconsistent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    for (f, t) in [
+        ("memo.h", MEMO),
+        ("prep_memo.h", PREP_MEMO),
+        ("accept_all.h", ACCEPT_ALL),
+        ("garbage_dec.h", GARBAGE_DEC),
+    ] {
+        std::fs::write(run.join(f), t).unwrap();
+    }
+    let sig = toy_run(
+        &run,
+        "toy_sig_inputs.c",
+        &hostile_toy_sig(),
+        &[
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-95", "prepmemo").defines(&["TOY_WORK=20000", "MEMO_VERIFY"]),
+            Lib::new("sign-95", "acceptall").defines(&["TOY_WORK=20000", "ACCEPT_ALL"]),
+        ],
+    );
+    let kem = toy_run(
+        &run,
+        "toy_kem.c",
+        TOY_KEM,
+        &[
+            Lib::new("kem-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("kem-95", "prepmemo").defines(&["TOY_WORK=20000", "MEMO_ENC"]),
+            Lib::new("kem-95", "garbage").defines(&["TOY_WORK=20000", "GARBAGE_DEC"]),
+        ],
+    );
+    let mut bj = sig;
+    bj.instances.extend(kem.instances);
+    write_build_json(&run, &bj);
+    let opts = short_trials();
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    let out = campaign(&run, "calibrate", &opts).output().unwrap();
+    let mut log =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    // Accept-all is caught by calibration already (its one process is checked too).
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("acceptall verify: inconsistent") && log.contains("accepted a signature"),
+        "{log}"
+    );
+    // The hostile units do not complete: exit 1, the others done.
+    let out = campaign(&run, "measure", &opts).output().unwrap();
+    log += &String::from_utf8_lossy(&out.stdout);
+    log += &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    // Honest and memo: complete, every process's inputs relayed and checked.
+    for (cand, op) in [("sign-95", "verify"), ("kem-95", "dec")] {
+        for label in ["honest", "prepmemo"] {
+            let r = record(&run, cand, label, op);
+            assert_eq!(r["status"], "complete", "{cand} {label} {op}: {r}\n{log}");
+            for p in r["processes"].as_array().unwrap() {
+                assert_eq!(p["status"], "complete", "{cand} {label} {op}: {p}");
+                assert_eq!(problems(p), "[]", "{cand} {label} {op}");
+                let rel = &p["relayed_inputs"];
+                assert!(rel["windows"].as_u64().unwrap() >= 1, "{p}");
+                assert!(rel["prepare_s"].as_f64().unwrap() > 0.0, "{p}");
+                // No seed on the timing process's argv.
+                let argv = p["command"].to_string();
+                assert!(
+                    argv.contains("--relayed") && !argv.contains("--seed"),
+                    "{argv}"
+                );
+            }
+            if op == "verify" {
+                let p = &r["processes"][0];
+                assert_eq!(p["meta"]["verify_rejections"], "0", "{p}");
+            }
+        }
+        // The memo was tried in every timed process and never answered.
+        let r = record(&run, cand, "prepmemo", op);
+        let m = markers(&r, "memo: tries=");
+        eprintln!("{cand} prepmemo {op}: {m:?}");
+        assert_eq!(m.len(), r["processes"].as_array().unwrap().len(), "{r}");
+        for x in m {
+            let (tries, hits) = x.split_once(" hits=").unwrap();
+            assert!(tries.parse::<u64>().unwrap() > 1, "{x}");
+            assert_eq!(hits, "0", "{cand} {op}: {x}");
+        }
+        assert!(markers(&record(&run, cand, "honest", op), "memo: ").is_empty());
+    }
+    // Accept-all and garbage dec: inconsistent (re-run once), named, no figure.
+    for (cand, label, op, marker, why) in [
+        (
+            "sign-95",
+            "acceptall",
+            "verify",
+            "accept-all: calls=",
+            "accepted a signature",
+        ),
+        (
+            "kem-95",
+            "garbage",
+            "dec",
+            "garbage-dec: fast=",
+            "are not those of the encapsulations",
+        ),
+    ] {
+        let r = record(&run, cand, label, op);
+        assert_eq!(r["status"], "failed_or_partial", "{r}");
+        // Calibration's process already (accept-all), or every measured attempt (garbage).
+        for p in r["processes"].as_array().unwrap() {
+            assert_eq!(p["status"], "inconsistent", "{p}");
+        }
+        if let Some(a) = r["pqperf"]["attempts"].as_array() {
+            assert!(a.iter().all(|a| a["status"] == "inconsistent"), "{r}");
+        }
+        let p = &r["processes"][0];
+        assert!(problems(p).contains(why), "{p}");
+        let m = markers(&r, marker);
+        assert!(!m.is_empty(), "no marker: {r}");
+        assert!(m.iter().all(|x| x.parse::<u64>().unwrap() >= 1), "{m:?}");
+    }
+}
