@@ -275,7 +275,7 @@ impl CtPool {
     /// output slots and starts again at slot 0.
     pub(super) fn load(&mut self, bytes: &[u8]) -> Result<(), String> {
         let l = self.len.max(1);
-        if bytes.len() % l != 0 || bytes.len() / l > self.ct.len() / self.stride.max(1) {
+        if !bytes.len().is_multiple_of(l) || bytes.len() / l > self.ct.len() / self.stride.max(1) {
             return Err(format!(
                 "relayed ciphertexts: {} bytes do not fit the pool",
                 bytes.len()
@@ -323,7 +323,7 @@ pub fn to_hex(b: &[u8]) -> String {
 pub fn from_hex(s: &str) -> Option<Vec<u8>> {
     let v = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     let b = s.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     b.chunks(2)

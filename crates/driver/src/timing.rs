@@ -224,11 +224,11 @@ fn window_outputs(p: &Prepared, relayed: bool, w: u32, calls: u64) -> Option<Str
         }
         Op::KemDec { pool, ss_len, .. } => Some(format!(
             "PQPERF\tdec_outputs\t{w} {}",
-            pool.outputs_digest(calls as usize, *ss_len as usize)
+            pool.outputs_digest((calls as usize).min(pool.n), *ss_len as usize)
         )),
         Op::NKemDec(_, _, pool) => Some(format!(
             "PQPERF\tdec_outputs\t{w} {}",
-            pool.outputs_digest(calls as usize, pool.ss_stride)
+            pool.outputs_digest((calls as usize).min(pool.n), pool.ss_stride)
         )),
         _ => None,
     }
@@ -291,7 +291,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
         o.line("STATUS\tprepared");
         return Ok(0);
     }
-    let mut pending: Option<String> = None;
+    let mut pending: Option<String>;
     let mut window = 0u32;
     // The counter is opened (and a refused perf_event_open dealt with) before the baseline
     // and the peak reset, so that nothing the counter costs lands in the memory figures.
@@ -360,6 +360,8 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
         let _ = counter.end(b);
     }
     let _ = SchedSnap::now();
+    // The warm-ups' rejections (window 0): the parent counts them as a replay does.
+    pending = window_outputs(&p, a.relayed, 0, a.warmups);
     let canary_before = super::canary::measure();
     if a.trials == 0 || !gate.pass_loading(&mut o, &mut p, &mut pending) {
         // Setup only: everything a timing run does before its first call.

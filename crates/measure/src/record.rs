@@ -311,8 +311,19 @@ impl OpRun<'_> {
         t: &mut MeasureTotals,
     ) -> bool {
         let mut runs: Vec<(Run, bool)> = Vec::new();
+        // The next process's relayed inputs are prepared while this one is timed
+        // (crate::relay; its own stream: the next index's seed).
+        let mut next = args.clone();
+        if next.seed.is_some() {
+            next.seed = Some(pqperf_model::stream::process_seed(index + 1));
+        }
         loop {
-            let mut run = runner::run_driver(&self.ctx.opts.driver, args, self.ctx.timeout);
+            let mut run = runner::run_driver_then(
+                &self.ctx.opts.driver,
+                args,
+                self.ctx.timeout,
+                Some(&next).filter(|_| runs.is_empty()),
+            );
             if let Some(seed) = &args.seed {
                 // The process's own input stream (pqperf_model::stream), recomputable from
                 // the index.

@@ -121,12 +121,102 @@ pub fn parse_prepared(lines: &[String]) -> Result<Prepared, String> {
     Ok(p)
 }
 
-/// Runs the preparer of relayed `a` (contained, not pinned: it inherits the parent's CPUs,
-/// which leave out the measuring CPU where the campaign keeps it free).
-pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Prepared, String> {
+/// The preparer's arguments for relayed `a`.
+fn prep_args(a: &DriverArgs) -> DriverArgs {
     let mut pa = a.clone();
     pa.prepare = true;
     pa.cpu = None;
+    pa
+}
+
+/// What identifies a preparation: executable, working directory and the preparer's argv.
+fn prep_key(exe: &DriverExe, a: &DriverArgs) -> Vec<String> {
+    let mut k = vec![
+        exe.exe.to_string_lossy().into_owned(),
+        exe.cwd.to_string_lossy().into_owned(),
+    ];
+    k.extend(prep_args(a).to_argv());
+    k
+}
+
+type Ahead = std::thread::JoinHandle<Result<Prepared, String>>;
+
+/// Preparations started ahead of their timing process ([`prepare_ahead`]).
+static AHEAD: std::sync::Mutex<Vec<(Vec<String>, Ahead)>> = std::sync::Mutex::new(Vec::new());
+/// The last preparation of the reference's fixed seed (every process of a reference-protocol
+/// operation has the same inputs, so it is made once per operation).
+static FIXED: std::sync::Mutex<Option<(Vec<String>, Prepared)>> = std::sync::Mutex::new(None);
+
+/// Preparations kept ahead at most (older ones are left to end on their own).
+const AHEAD_MAX: usize = 2;
+
+/// Starts the preparation of relayed `a` in the background (a thread waiting for the contained
+/// preparer, which is not pinned to the measuring CPU), so that it runs while the process
+/// before it is timed: [`prepare`] then finds it ready (pipelining, issue 41).
+pub fn prepare_ahead(exe: &DriverExe, a: &DriverArgs, timeout: Duration) {
+    if !relayed(a) {
+        return;
+    }
+    let key = prep_key(exe, a);
+    if a.seed.is_none()
+        && FIXED
+            .lock()
+            .is_ok_and(|f| f.as_ref().is_some_and(|(k, _)| *k == key))
+    {
+        return;
+    }
+    let Ok(mut g) = AHEAD.lock() else {
+        return;
+    };
+    if g.iter().any(|(k, _)| *k == key) {
+        return;
+    }
+    while g.len() >= AHEAD_MAX {
+        g.remove(0);
+    }
+    let (exe, a) = (exe.clone(), a.clone());
+    g.push((
+        key,
+        std::thread::spawn(move || prepare_now(&exe, &a, timeout)),
+    ));
+}
+
+/// The preparation of relayed `a`: started ahead ([`prepare_ahead`]), kept (the reference's
+/// fixed seed), or made now.
+pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Prepared, String> {
+    let key = prep_key(exe, a);
+    if a.seed.is_none()
+        && let Ok(f) = FIXED.lock()
+        && let Some((k, p)) = f.as_ref()
+        && *k == key
+    {
+        return Ok(Prepared {
+            wall_s: 0.0,
+            ..p.clone()
+        });
+    }
+    let ahead = AHEAD.lock().ok().and_then(|mut g| {
+        let i = g.iter().position(|(k, _)| *k == key)?;
+        Some(g.remove(i).1)
+    });
+    let p = match ahead {
+        Some(h) => h
+            .join()
+            .unwrap_or_else(|_| Err("the preparer's thread panicked".into())),
+        None => prepare_now(exe, a, timeout),
+    }?;
+    if a.seed.is_none()
+        && let Ok(mut f) = FIXED.lock()
+    {
+        *f = Some((key, p.clone()));
+    }
+    Ok(p)
+}
+
+/// Runs the preparer of relayed `a` (contained, not pinned: it inherits the parent's CPUs,
+/// which leave out the measuring CPU where the campaign keeps it free).
+fn prepare_now(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Prepared, String> {
+    let pa = prep_args(a);
     let out = untrusted::run(&ChildSpec {
         program: exe.exe.clone(),
         args: pa.to_argv(),
@@ -212,12 +302,21 @@ impl Plan {
         }
         let mut c = a.warmups;
         let mut windows = Vec::new();
-        for (calls, sampled) in shapes {
-            let loaded = calls.min(n).max(1);
+        let last = shapes.len().saturating_sub(1);
+        for (i, (calls, sampled)) in shapes.into_iter().enumerate() {
+            // The last window also carries the memory pass's entries (after it), so that
+            // none repeats an entry of the process either.
+            let extra = if i == last {
+                inputs::POOL_EXTRA_CALLS
+            } else {
+                0
+            };
+            let loaded = (calls + extra).min(n).max(1);
+            let checked = calls.min(loaded).max(1);
             let mut entries: Vec<Vec<u8>> = (0..loaded).map(|i| entry(c + i).clone()).collect();
             let mut tampered = None;
             if verify {
-                let k = draw() % loaded;
+                let k = draw() % checked;
                 let e = &mut entries[k as usize];
                 // The message follows the signature: flip one of its 512 bits.
                 let bit = draw() % 512;
@@ -227,7 +326,7 @@ impl Plan {
             }
             let expect_dec = (!verify).then(|| {
                 let mut d = pqperf_model::stream::OutputDigest::new();
-                for i in 0..loaded {
+                for i in 0..checked {
                     d.update(&p.expected[((c + i) % n) as usize]);
                 }
                 d.finish()
@@ -344,19 +443,35 @@ impl Plan {
         if !self.verify {
             return None;
         }
-        let mut d = pqperf_model::stream::OutputDigest::new();
-        let mut count = 0u64;
-        for (i, w) in self.windows.iter().enumerate() {
-            let want = format!("{} ", i + 1);
-            let pos: Vec<u64> = lines
+        let positions = |w: usize| -> Vec<u64> {
+            let want = format!("{w} ");
+            lines
                 .iter()
                 .find_map(|l| {
                     l.strip_prefix("PQPERF\tverify_rejected\t")?
                         .strip_prefix(&want)
                 })
                 .map(|r| r.split(',').filter_map(|x| x.parse().ok()).collect())
-                .unwrap_or_default();
-            count += pos.iter().filter(|p| Some(**p) != w.tampered).count() as u64;
+                .unwrap_or_default()
+        };
+        let mut d = pqperf_model::stream::OutputDigest::new();
+        // The warm-ups' rejections (window 0), then every window's.
+        let mut count = positions(0).len() as u64;
+        for (i, w) in self.windows.iter().enumerate() {
+            let pos = positions(i + 1);
+            let t = w.tampered;
+            let valid = pos.iter().filter(|p| Some(**p) != t).count() as u64;
+            // The altered calls' own entries: rejected in the replay too when the library
+            // rejected every other call of the window (a verify that rejects everything).
+            let altered = (0..w.calls)
+                .filter(|c| Some(c % w.loaded.max(1) as u64) == t)
+                .count() as u64;
+            let twins = if valid + altered == w.calls {
+                altered
+            } else {
+                0
+            };
+            count += valid + twins;
             d.update(&count.to_le_bytes());
         }
         Some(d.finish())

@@ -222,6 +222,17 @@ pub(crate) fn spawn(
 /// [`crate::verify::INCONSISTENT`] when its claims disagree. The candidate's stdout/stderr are
 /// captured with a size cap; the record keeps their byte counts and the stderr tail.
 pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run {
+    run_driver_then(exe, args, timeout, None)
+}
+
+/// [`run_driver`], and with `next` the relayed inputs of the process expected after this one
+/// are prepared while this one is timed ([`crate::relay::prepare_ahead`]).
+pub fn run_driver_then(
+    exe: &DriverExe,
+    args: &DriverArgs,
+    timeout: Duration,
+    next: Option<&DriverArgs>,
+) -> Run {
     let mut command = vec![DRIVER_BIN.to_string()];
     command.extend(args.to_argv());
     let cpu_t0 = args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now);
@@ -230,8 +241,17 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
     let t0 = std::time::Instant::now();
     // Relayed inputs: the preparer first (crate::relay), then the timing process without
     // its seed.
-    let plan = if crate::relay::relayed(args) {
-        match crate::relay::prepare(exe, args, timeout) {
+    let mut waited_s = 0.0;
+    // Only pqperf's own driver relays (not a test's fake driver).
+    let own = exe.exe.file_name() == Some(std::ffi::OsStr::new(DRIVER_BIN));
+    let plan = if own && crate::relay::relayed(args) {
+        let tp = std::time::Instant::now();
+        let prepared = crate::relay::prepare(exe, args, timeout);
+        waited_s = tp.elapsed().as_secs_f64();
+        if let Some(n) = next.filter(|n| crate::relay::relayed(n)) {
+            crate::relay::prepare_ahead(exe, n, timeout);
+        }
+        match prepared {
             Ok(p) => Some(crate::relay::Plan::new(args, &p)),
             Err(e) => {
                 return failed_run(command, format!("preparation of the relayed inputs: {e}"));
@@ -244,7 +264,6 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
         Some(_) => crate::relay::timing_args(args),
         None => args.clone(),
     };
-    let mut command = command;
     if plan.is_some() {
         command = vec![DRIVER_BIN.to_string()];
         command.extend(targs.to_argv());
@@ -412,7 +431,11 @@ pub fn run_driver(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Run 
                 process.meta.insert("verify_rejections", v.to_string());
             }
         }
-        budget.prepare_s += pl.prepare_s;
+        // The parent's wait for the preparation (none when it was made ahead).
+        budget.prepare_s += waited_s;
+        if let Some(e) = process.extra.get_mut("relayed_inputs") {
+            e["waited_s"] = Value::from((waited_s * 1e6).round() / 1e6);
+        }
     }
     let mem = if process.status == "complete" {
         parsed.mem

@@ -165,7 +165,7 @@ fn preparation_memos_never_hit_and_wrong_timed_outputs_are_inconsistent() {
                 assert_eq!(problems(p), "[]", "{cand} {label} {op}");
                 let rel = &p["relayed_inputs"];
                 assert!(rel["windows"].as_u64().unwrap() >= 1, "{p}");
-                assert!(rel["prepare_s"].as_f64().unwrap() > 0.0, "{p}");
+                assert!(rel["prepare_s"].as_f64().is_some(), "{p}");
                 // No seed on the timing process's argv.
                 let argv = p["command"].to_string();
                 assert!(
@@ -221,5 +221,68 @@ fn preparation_memos_never_hit_and_wrong_timed_outputs_are_inconsistent() {
         let m = markers(&r, marker);
         assert!(!m.is_empty(), "no marker: {r}");
         assert!(m.iter().all(|x| x.parse::<u64>().unwrap() >= 1), "{m:?}");
+    }
+}
+
+/// Where the measure phase's time goes with relayed inputs under `--target-ci` (pqperf's own
+/// protocol: each process its own stream, the next process's inputs prepared while this one
+/// is timed). Prints the `measure budget:` line and the preparers' seconds against the
+/// parent's wait for them; asserts only what the evidence must say. Run by hand:
+/// `cargo test --release -p pqperf --test it hostile_inputs::relayed_budget -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn relayed_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let sig = toy_run(
+        &run,
+        "toy_sig.c",
+        TOY_SIG,
+        &[Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"])],
+    );
+    let kem = toy_run(
+        &run,
+        "toy_kem.c",
+        TOY_KEM,
+        &[Lib::new("kem-95", "honest").defines(&["TOY_WORK=20000"])],
+    );
+    let mut bj = sig;
+    bj.instances.extend(kem.instances);
+    write_build_json(&run, &bj);
+    let mut opts = short_trials();
+    opts.drain(2..4);
+    opts.extend(["--target-ci".to_string(), "1".to_string()]);
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let out = campaign(&run, phase, &opts).output().unwrap();
+        log += &String::from_utf8_lossy(&out.stdout);
+        log += &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{log}");
+    }
+    let line = log
+        .lines()
+        .find(|l| l.contains("measure budget:"))
+        .unwrap_or("");
+    eprintln!("{line}");
+    for (cand, op) in [("sign-95", "verify"), ("kem-95", "dec")] {
+        let r = record(&run, cand, "honest", op);
+        let ps = r["processes"].as_array().unwrap();
+        let (mut prep, mut waited) = (0.0, 0.0);
+        for p in ps {
+            assert_eq!(p["status"], "complete", "{p}");
+            let argv = p["command"].to_string();
+            assert!(
+                argv.contains("--relayed") && !argv.contains("--seed"),
+                "{argv}"
+            );
+            prep += p["relayed_inputs"]["prepare_s"].as_f64().unwrap();
+            waited += p["relayed_inputs"]["waited_s"].as_f64().unwrap();
+        }
+        eprintln!(
+            "{cand} {op}: {} processes, preparers {prep:.3} s, parent waited {waited:.3} s",
+            ps.len()
+        );
     }
 }
