@@ -883,8 +883,13 @@ fn judge_paired(pv: &crate::streams::PairedView, mut j: Judged, t: f64) -> Judge
                 format!("the recorded A–A noise floor of ±{:.1} %", pv.floor * 100.0)
             }
         };
+        let floor = if pv.floor > 0.0 {
+            format!("; the interval includes {floor}")
+        } else {
+            String::new()
+        };
         r.push_str(&format!(
-            " (paired by input stream: {} streams, {} calls; the interval includes {floor})",
+            " (paired by input stream: {} streams, {} calls{floor})",
             pv.streams, pv.calls
         ));
     }
