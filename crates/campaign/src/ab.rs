@@ -169,7 +169,7 @@ pub fn check_cpu(cpu: usize) -> Result<(), CompareError> {
 pub const CONFIDENCE: f64 = 0.95;
 
 /// The method, as recorded in the evidence.
-pub const METHOD: &str = "interleaved A/B: per unit, pairs of one fresh pinned driver process of A and one of B right after each other on one leased CPU, in a seeded random order (rounds of one pair per unit in shuffled unit order; half the pairs AB, half BA); per process the robust estimate of its sampled calls (p50, or the 20 % trimmed mean for sign); ratio = exp(median of the pairs' ln(B/A)), interval = sign-test interval of the median (distribution-free); verdict: slower/faster when the interval excludes 1 and the change is at least the threshold, no change when the interval lies inside the band, otherwise inconclusive; inconclusive too when the pairs' canary ratio differs at least as much as the change";
+pub const METHOD: &str = "interleaved A/B: per unit, pairs of one fresh pinned driver process of A and one of B right after each other on one leased CPU, in a seeded random order (rounds of one pair per unit in shuffled unit order; half the pairs AB, half BA); per process the robust estimate of its sampled calls (p50, or for sign the fenced mean: the mean of the calls below the interference fence); ratio = exp(median of the pairs' ln(B/A)), interval = sign-test interval of the median (distribution-free); verdict: slower/faster when the interval excludes 1 and the change is at least the threshold, no change when the interval lies inside the band, otherwise inconclusive; inconclusive too when the pairs' canary ratio differs at least as much as the change";
 
 /// One unit to measure: the two instances and the operation.
 #[derive(Debug, Clone)]

@@ -23,6 +23,12 @@
 //!   first beyond what their own spread explains; `s` = √(a² + b²) of the two runs'
 //!   drifts); with fewer processes [`DEFAULT_NOISE_FLOOR`] is assumed.
 //!
+//! A variable-time operation (compared with the fenced mean) whose two runs drew the same
+//! input streams is judged by its calls paired by (stream seed, call index) instead
+//! ([`crate::streams`]): the same inputs on both sides, so the operation's own variability
+//! leaves the ratio's interval; when that is not possible the row says why
+//! (`unpaired_reason`) and keeps the views below.
+//!
 //! The verdict interval is the hull of the per-call interval (around the ratio of the robust
 //! estimates) and the between-process interval (around the difference of the mean log
 //! per-process estimates), so a side whose processes disagree with its pooled estimate
@@ -185,6 +191,10 @@ pub struct Options {
     pub map: Vec<(String, String)>,
     /// Compare emulated data and mixed ICCS providers anyway.
     pub force: bool,
+    /// Judge a variable-time operation by its calls paired by input stream when both runs
+    /// recorded their streams ([`crate::streams`]); false: the unpaired view only (default
+    /// true; benchmarks print both).
+    pub pair_streams: bool,
 }
 
 impl Default for Options {
@@ -194,6 +204,7 @@ impl Default for Options {
             confidence: 0.95,
             map: Vec::new(),
             force: false,
+            pair_streams: true,
         }
     }
 }
@@ -272,6 +283,14 @@ pub struct Row {
     /// [`crate::counts::attach`]): identical counts, or the work's exact ratio.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub work: Option<String>,
+    /// A variable-time operation's calls paired by input stream and call index
+    /// ([`crate::streams`]): the view the verdict, ratio and intervals were judged by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired: Option<crate::streams::PairedView>,
+    /// Why a variable-time operation was judged unpaired (the runs' streams could not be
+    /// paired), in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unpaired_reason: Option<String>,
 }
 
 /// The spread of the ratios found (the A–A noise floor when every pair measured the same
@@ -642,6 +661,9 @@ struct Judged {
     fast: Option<f64>,
     verdict: Verdict,
     reason: Option<String>,
+    /// The paired view the verdict was judged by ([`crate::streams`]), or why the
+    /// variable-time operation could not be paired (`None` for other operations).
+    pairing: Option<Result<crate::streams::PairedView, String>>,
 }
 
 /// The between-run noise a comparison allows for.
@@ -755,6 +777,45 @@ fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Opt
         );
         fast_calls_gate(j, ratio, fast, t)
     };
+    // A variable-time operation whose two runs drew the same input streams is judged on
+    // its calls paired by (stream, call index): the operation's own variability cancels.
+    let pairing = (est.is_mean() && o.pair_streams)
+        .then(|| crate::streams::paired(a, b, recorded, o.confidence));
+    if let Some(Ok(pv)) = &pairing {
+        return Some(judge_paired(
+            pv,
+            Judged {
+                ratio: pv.ratio,
+                lo: pv.low,
+                hi: pv.high,
+                equivalence: (pv.equivalence_low, pv.equivalence_high),
+                call: (clo, chi),
+                process: between.as_ref().map(|bp| (bp.low.exp(), bp.high.exp())),
+                process_method: between.map(|bp| if bp.rank { "rank" } else { "welch" }),
+                processes: (la.len(), lb.len()),
+                floor: Floor {
+                    m: pv.floor,
+                    assumed: pv.floor_from == crate::streams::FloorFrom::Assumed,
+                    measured: pv.floor_from == crate::streams::FloorFrom::Measured,
+                },
+                canary,
+                spread,
+                fast,
+                verdict: Verdict::Inconclusive,
+                reason: None,
+                pairing: None,
+            },
+            o.threshold,
+        ));
+    }
+    if let Some(Err(why)) = &pairing
+        && let Some(r) = reason.as_mut()
+        && verdict == Verdict::Inconclusive
+    {
+        r.push_str(&format!(
+            " (unpaired: {why}; pairing the runs' calls by input stream would remove the operation's own variability)"
+        ));
+    }
     if let Some(r) = reason.as_mut()
         && verdict == Verdict::Inconclusive
         && floor.m > 0.0
@@ -791,7 +852,51 @@ fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Opt
         fast,
         verdict,
         reason,
+        pairing,
     })
+}
+
+/// The verdict of a paired view ([`crate::streams`]): [`judge`] of its 95 % interval, the
+/// equivalence test of its 90 % one, the canary, the paired streams' stability and the fast
+/// calls; `j` carries the figures, its verdict and reason are set here.
+fn judge_paired(pv: &crate::streams::PairedView, mut j: Judged, t: f64) -> Judged {
+    let v = judge(pv.ratio, pv.low, pv.high, t);
+    let v = equivalence(v, pv.ratio, (pv.equivalence_low, pv.equivalence_high), t);
+    let v = environment_gate(v, pv.ratio, j.canary, t);
+    let v = crate::streams::stability_gate(v, pv, t);
+    let (verdict, mut reason) = fast_calls_gate(v, pv.ratio, j.fast, t);
+    if let Some(r) = reason.as_mut()
+        && verdict == Verdict::Inconclusive
+    {
+        let floor = match pv.floor_from {
+            crate::streams::FloorFrom::Measured => {
+                format!(
+                    "the drift measured in the paired streams, a floor of ±{:.2} %",
+                    pv.floor * 100.0
+                )
+            }
+            crate::streams::FloorFrom::Assumed => format!(
+                "an assumed between-run noise floor of ±{:.1} % (fewer than 8 streams, none recorded)",
+                pv.floor * 100.0
+            ),
+            crate::streams::FloorFrom::Recorded => {
+                format!("the recorded A–A noise floor of ±{:.1} %", pv.floor * 100.0)
+            }
+        };
+        let floor = if pv.floor > 0.0 {
+            format!("; the interval includes {floor}")
+        } else {
+            String::new()
+        };
+        r.push_str(&format!(
+            " (paired by input stream: {} streams, {} calls{floor})",
+            pv.streams, pv.calls
+        ));
+    }
+    j.verdict = verdict;
+    j.reason = reason;
+    j.pairing = Some(Ok(pv.clone()));
+    j
 }
 
 /// Compares B against A.
@@ -890,6 +995,8 @@ pub fn compare(a: &Side, b: &Side, o: &Options) -> Result<Comparison, CompareErr
             fast_calls_ratio: j.as_ref().and_then(|j| j.fast),
             same_library: ra.library_sha256.is_some() && ra.library_sha256 == rb.library_sha256,
             work: None,
+            paired: j.as_ref().and_then(|j| j.pairing.clone()?.ok()),
+            unpaired_reason: j.as_ref().and_then(|j| j.pairing.clone()?.err()),
         });
     }
     let only_b = b

@@ -17,6 +17,9 @@
 //!   (`pqperf.noise_floor`), which the method page states.
 //! * [`rank`]: the Hodges–Lehmann shift and Mann–Whitney interval of two sides' per-process
 //!   estimates (the between-process view when both sides ran many processes).
+//! * [`streams`]: the paired view of a variable-time operation, two runs' calls paired by
+//!   input stream and call index (the same inputs, the same rejection rounds), which
+//!   [`compare`] judges by when both runs recorded their streams.
 //! * [`paired`]: the seeded schedule and the paired statistics of an interleaved A/B
 //!   measurement (`pqperf ab`, which `pqperf_campaign::ab` runs on the measuring side).
 //!
@@ -31,6 +34,7 @@ pub mod load;
 pub mod paired;
 pub mod rank;
 pub mod render;
+pub mod streams;
 pub mod verdict;
 
 pub use analysis::{Comparison, Options, Row, Spread, Verdict, compare, noise_floor_json};

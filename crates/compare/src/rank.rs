@@ -72,7 +72,7 @@ fn exact_cdf(m: usize, n: usize) -> Vec<f64> {
 
 /// Standard normal upper quantile `z` with `P(Z > z) = p` (Acklam's rational approximation,
 /// relative error below 1.2e-9), for `0 < p < 0.5`.
-fn z_upper(p: f64) -> f64 {
+pub(crate) fn z_upper(p: f64) -> f64 {
     // Coefficients of the central and tail regions.
     const A: [f64; 6] = [
         -3.969_683_028_665_376e1,

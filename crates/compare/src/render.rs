@@ -77,6 +77,7 @@ pub fn markdown(c: &Comparison) -> String {
         o.push_str(&work.join("\n"));
         o.push('\n');
     }
+    o.push_str(&pairing_section(c));
     for (name, list) in [("A", &c.only_a), ("B", &c.only_b)] {
         if !list.is_empty() {
             o.push_str(&format!("\nOnly in {name}: {}\n", list.join(", ")));
@@ -100,4 +101,38 @@ pub fn markdown(c: &Comparison) -> String {
         o.push_str(&format!("\nNote: {n}\n"));
     }
     o
+}
+
+/// How each variable-time operation was judged: paired by input stream (the view its verdict
+/// used) or unpaired, with the reason (`crate::streams`).
+fn pairing_section(c: &Comparison) -> String {
+    let lines: Vec<String> = c
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let what = format!("{} {} {}", r.candidate, r.label_a, r.op);
+            if let Some(p) = &r.paired {
+                return Some(format!(
+                    "- {what}: paired, {} streams, {} calls at the same call indices: B/A {:.4} [{:.4}, {:.4}] (90 % [{:.4}, {:.4}]), the streams' ratios spread {:.1} %",
+                    p.streams,
+                    p.calls,
+                    p.ratio,
+                    p.low,
+                    p.high,
+                    p.equivalence_low,
+                    p.equivalence_high,
+                    (p.spread - 1.0) * 100.0
+                ));
+            }
+            let why = r.unpaired_reason.as_ref()?;
+            Some(format!("- {what}: unpaired ({why})"))
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nVariable-time operations, their calls paired by input stream (the same process seed and call index on both sides: the same inputs, so the operation's own variability cancels):\n\n{}\n",
+        lines.join("\n")
+    )
 }

@@ -332,6 +332,15 @@ impl OpRun<'_> {
                     json!({
                         "index": index,
                         "seed": pqperf_model::stream::seed_hex(seed),
+                        // Where its sampled calls sit in the stream, from the argv passed:
+                        // what pairing two runs call by call needs (pqperf_compare::streams).
+                        "inputs": pqperf_model::stream::CALL_INPUTS,
+                        "first_sampled_call": pqperf_model::stream::first_sampled_call(
+                            args.warmups,
+                            u64::from(args.trials),
+                            args.iters,
+                        ),
+                        "sampled_trials": run.sample_trials.len(),
                     }),
                 );
             }

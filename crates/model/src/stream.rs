@@ -15,13 +15,34 @@
 //! so its processes are independent samples of the operation's variability and anyone can
 //! recompute a process's seed from its index. The seed is passed on the driver's argv
 //! (`--seed HEX`, [`seed_hex`] / [`parse_seed_hex`]) and recorded in the process entry
-//! (`stream`).
+//! (`stream`: `index`, `seed`, and what pairing two runs call by call needs: the mapping
+//! [`CALL_INPUTS`], the call index of the first sampled call [`first_sampled_call`] and the
+//! number of sampled trials).
 //!
 //! Messages: a signing process signs a different 64-byte message in every call (issue 36,
 //! "no repeated inputs"): call `n` (counted from 0 over the whole process) signs
 //! [`base_message`] with `u64_le(n)` XORed into its first 8 bytes ([`message_for_call`]).
 
 use sha2::{Digest, Sha256};
+
+/// The name of the mapping (process seed, call index) → timed input that every driver process
+/// of pqperf's own protocol follows, recorded in each process entry's `stream` (`inputs`).
+/// Two processes with the same seed and the same mapping give call `n` the same input (the
+/// same message, the same DRNG bytes, the same rejection rounds), whatever their library:
+/// what `pqperf compare` pairs on (`pqperf_compare::streams`). Any change of what call `n`
+/// receives (its message, its randomness, where its bytes come from) must change this name,
+/// so that records made before and after are not paired.
+pub const CALL_INPUTS: &str = "seed+call-index v1";
+
+/// The call index (counted from 0 over the whole process, warm-ups included) of the first
+/// call of a process's sampled trials: the driver runs its `warmups`, then its `trials`
+/// reference trials of `iters` calls, then the sampled trials back to back (each
+/// `min(iters, 400)` calls), so sampled trial `t` (0-based) starts at
+/// `first_sampled_call + t · min(iters, 400)`. Recorded by the parent from the argv it
+/// passed (`stream.first_sampled_call`), not from a line of the driver.
+pub fn first_sampled_call(warmups: u64, trials: u64, iters: u64) -> u64 {
+    warmups.saturating_add(trials.saturating_mul(iters))
+}
 
 /// Seed bytes of a driver process's DRNG.
 pub const SEED_BYTES: usize = 48;

@@ -8,7 +8,9 @@
 //!    smallest estimate and whether all intervals overlap; then the `compare` verdict of
 //!    each independent A–A pair of runs (runs 0–1, 2–3, …: the same library file) and per
 //!    operation how often it said "no change", "inconclusive" or something wrong (faster or
-//!    slower).
+//!    slower). `sign` is judged with its calls paired by input stream
+//!    (`pqperf_compare::streams`: the same process seed and call index in both runs); the
+//!    same records judged unpaired are printed beside it.
 //! 2. **A +20 % change** (`PQPERF_BENCH_CHANGE_K` comparisons, default 2; 0 skips it): the
 //!    toy signer `tests/measure/toy_sig.c` with a register-bound busy loop repeated a
 //!    geometric number of rounds per `sign` (`-DTOY_ROUNDS`, 4.27 on average: a variable-time
@@ -98,7 +100,33 @@ fn row_of(c: &Value, op: &str) -> (String, String) {
             .map(|r| format!("; {r}"))
             .unwrap_or_default()
     );
+    let paired = &row["paired"];
+    let line = if paired.is_object() {
+        format!(
+            "{line} [paired: {} streams, {} calls, spread {:.2} %]",
+            paired["streams"],
+            paired["calls"],
+            (paired["spread"].as_f64().unwrap_or(f64::NAN) - 1.0) * 100.0
+        )
+    } else if let Some(why) = row["unpaired_reason"].as_str() {
+        format!("{line} [unpaired: {why}]")
+    } else {
+        line
+    };
     (verdict, line)
+}
+
+/// The verdict of `op` between two run directories judged without pairing by input stream
+/// (`pqperf_compare::Options::pair_streams` false): what the same records said before.
+fn unpaired(a: &Path, b: &Path, op: &str) -> (String, String) {
+    let sa = pqperf_compare::load(a, None).unwrap();
+    let sb = pqperf_compare::load(b, None).unwrap();
+    let o = pqperf_compare::Options {
+        pair_streams: false,
+        ..Default::default()
+    };
+    let c = pqperf_compare::compare(&sa, &sb, &o).unwrap();
+    row_of(&serde_json::to_value(&c).unwrap(), op)
 }
 
 /// "no change a/n, inconclusive b/n, wrong c/n" (`wrong`: the verdicts in `wrong`).
@@ -171,6 +199,7 @@ fn mldsa(t: &Path, runs: usize, cpu: usize, systems: &Path) {
         );
     }
     let mut per_op: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut sign_unpaired = Vec::new();
     for pair in dirs.chunks_exact(2) {
         let c = compare_json(&[pair[0].to_str().unwrap(), pair[1].to_str().unwrap()]);
         for op in OPS {
@@ -182,10 +211,25 @@ fn mldsa(t: &Path, runs: usize, cpu: usize, systems: &Path) {
             );
             per_op.entry(op).or_default().push(v);
         }
+        let (v, line) = unpaired(&pair[0], &pair[1], "sign");
+        println!("  A–A sign, the same records unpaired: {line}");
+        sign_unpaired.push(v);
     }
     for (op, v) in &per_op {
-        println!("ML-DSA-44 A–A {op}: {}", tally(v, &["slower", "faster"]));
+        println!(
+            "ML-DSA-44 A–A {op}{}: {}",
+            if *op == "sign" {
+                " (paired by input stream)"
+            } else {
+                ""
+            },
+            tally(v, &["slower", "faster"])
+        );
     }
+    println!(
+        "ML-DSA-44 A–A sign unpaired (the same records): {}",
+        tally(&sign_unpaired, &["slower", "faster"])
+    );
 }
 
 /// A run directory with the variable-time toy signer at `work` rounds per busy loop.

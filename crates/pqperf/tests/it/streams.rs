@@ -71,11 +71,26 @@ fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixe
         );
         let mut opts = vec!["--cpu", cpu.as_str()];
         opts.extend_from_slice(protocol);
+        let mut said = String::new();
         for phase in ["calibrate", "measure"] {
             let mut c = campaign(&run, phase, &opts);
             c.env("PQPERF_DRIVER", &fake);
-            ok(c);
+            said = ok(c);
         }
+        // `campaign measure`'s console line leads with the robust estimate and its interval,
+        // the reference mean after it.
+        let line = said
+            .lines()
+            .find(|l| l.contains("measure sign-92 complete-a sign: complete"))
+            .unwrap_or_else(|| panic!("no measure line for sign: {said}"));
+        assert!(
+            line.contains(" ± ") && line.contains(" % (") && line.contains("; mean "),
+            "{line}"
+        );
+        assert!(
+            line.find(" ± ").unwrap() < line.find("; mean ").unwrap(),
+            "{line}"
+        );
         for op in ["keygen", "sign", "verify"] {
             let r = record(&run, "complete-a", op);
             assert_eq!(r["status"], "complete", "{name} {op}: {r}");
@@ -113,6 +128,23 @@ fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixe
                 );
                 assert_eq!(argv_seed(p).as_deref(), Some(seed), "{p}");
                 assert_eq!(p["meta"]["fake_seed"], seed, "{p}");
+                // What pairing two runs by stream needs: the input mapping, where the sampled
+                // calls sit (warm-ups, then the reference trial), how many sampled trials.
+                assert_eq!(
+                    p["stream"]["inputs"],
+                    pqperf_model::stream::CALL_INPUTS,
+                    "{p}"
+                );
+                let iters = r["plan"]["iterations_per_trial"].as_u64().unwrap();
+                let warmups = r["plan"]["warmups"].as_u64().unwrap();
+                assert_eq!(
+                    p["stream"]["first_sampled_call"].as_u64(),
+                    Some(warmups + iters),
+                    "{p}"
+                );
+                if p["status"] == "complete" {
+                    assert_eq!(p["stream"]["sampled_trials"].as_u64(), Some(1), "{p}");
+                }
                 seeds.insert(seed.to_string());
             }
             assert_eq!(
