@@ -172,7 +172,7 @@ fn any_counts(v: &SystemView, cand: &str, labels: &[String]) -> bool {
 
 /// The `instructions/call` cell: the median over the counted calls (cycles' k/M/G form),
 /// or why there is none.
-fn count_cell(v: &SystemView, cand: &str, label: &str, opkey: &str) -> Cell {
+pub(crate) fn count_cell(v: &SystemView, cand: &str, label: &str, opkey: &str) -> Cell {
     match count_of(v, cand, label, opkey) {
         None => Cell::text(DASH),
         Some(c) => {
