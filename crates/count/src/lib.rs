@@ -726,6 +726,7 @@ pub fn calls_for(per_call: u64, max: u64) -> u64 {
 
 /// One valgrind process counting `iters` calls; None when it did not give counts (`ev` then
 /// says why).
+#[allow(clippy::too_many_arguments)]
 fn attempt(
     opts: &CountOptions,
     env: &Env,
