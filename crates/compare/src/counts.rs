@@ -47,6 +47,9 @@ pub struct CountComparison {
     pub counter: String,
     /// The threshold (fraction).
     pub threshold: f64,
+    /// How the counts were made: `callgrind`, or the method the evidence names (the qemu
+    /// plugin), `callgrind / <method>` when the sides differ.
+    pub method: String,
     /// Rows, in A's order.
     pub rows: Vec<CountRow>,
     /// Operations counted only in A / only in B.
@@ -94,9 +97,28 @@ pub fn load_counts(path: &Path, system: Option<&str>) -> Result<Vec<CountEvidenc
 /// Why two counts of one operation cannot be compared exactly (None: they can).
 fn incomparable(a: &CountEvidence, b: &CountEvidence) -> Option<String> {
     let (ta, tb) = (&a.testbed, &b.testbed);
+    // The counting tool as the evidence names it: its method (the qemu plugin), else valgrind.
+    let tool = |e: &CountEvidence| -> String {
+        e.method
+            .as_deref()
+            .and_then(|m| m.split_whitespace().next())
+            .unwrap_or("valgrind")
+            .to_string()
+    };
+    let (tool_a, tool_b) = (tool(a), tool(b));
+    let tool_name = if tool_a == tool_b {
+        tool_a.clone()
+    } else {
+        format!("{tool_a} / {tool_b}")
+    };
+    let options = format!("{tool_name} options");
     let fields = [
-        ("valgrind", ta.valgrind == tb.valgrind),
-        ("valgrind options", ta.flags.len() == tb.flags.len()),
+        (
+            "method",
+            a.method == b.method && a.architecture == b.architecture,
+        ),
+        (tool_name.as_str(), ta.valgrind == tb.valgrind),
+        (options.as_str(), ta.flags.len() == tb.flags.len()),
         ("ASLR", ta.aslr == tb.aslr),
         ("compiler", ta.compiler == tb.compiler),
         ("build flags", ta.build_flags == tb.build_flags),
@@ -116,8 +138,8 @@ fn incomparable(a: &CountEvidence, b: &CountEvidence) -> Option<String> {
         .filter(|(_, same)| !same)
         .map(|(n, _)| *n)
         .collect();
-    if strip(&ta.flags) != strip(&tb.flags) && !diff.contains(&"valgrind options") {
-        diff.push("valgrind options");
+    if strip(&ta.flags) != strip(&tb.flags) && !diff.contains(&options.as_str()) {
+        diff.push(options.as_str());
     }
     if a.seeds != b.seeds {
         diff.push("seeds");
@@ -216,9 +238,35 @@ pub fn compare_counts(
         .filter(|(y, used)| !**used && (map.is_empty() || map.iter().any(|(_, bl)| *bl == y.label)))
         .map(|(y, _)| key(y))
         .collect();
+    let method_of = |v: &[CountEvidence]| -> Vec<String> {
+        let mut m: Vec<String> = v
+            .iter()
+            .filter(|e| e.status == "counted")
+            .map(|e| {
+                e.method
+                    .as_deref()
+                    .and_then(|m| m.split_whitespace().next())
+                    .unwrap_or("callgrind")
+                    .to_string()
+            })
+            .collect();
+        m.sort();
+        m.dedup();
+        m
+    };
+    let mut methods = method_of(a);
+    methods.extend(method_of(b));
+    methods.sort();
+    methods.dedup();
+    let method = if methods.is_empty() {
+        "callgrind".to_string()
+    } else {
+        methods.join(" / ")
+    };
     CountComparison {
         counter: "instructions".into(),
         threshold,
+        method,
         rows,
         only_a,
         only_b,
@@ -260,10 +308,11 @@ pub fn attach(c: &mut crate::Comparison, counts: &CountComparison) {
 /// The comparison as Markdown.
 pub fn markdown(c: &CountComparison) -> String {
     let mut s = format!(
-        "# Instruction counts B/A (callgrind, instructions per call; threshold {} %)\n\n\
+        "# Instruction counts B/A ({}, instructions per call; threshold {} %)\n\n\
          Counts are deterministic: the ratio is exact and A–A is 1. They measure work done, \
          not time (a vector instruction does more than a scalar one).\n\n\
          | instance | operation | A | B | B/A | verdict | note |\n|---|---|---|---|---|---|---|\n",
+        c.method,
         pqperf_model::pyjson::py_float_repr(c.threshold * 100.0)
     );
     let num = |v: Option<f64>| v.map_or("–".to_string(), |x| format!("{x:.1}"));
@@ -338,6 +387,31 @@ mod tests {
         let c = compare_counts(&a, &[other], DEFAULT_THRESHOLD, &[]);
         assert_eq!(c.rows[0].verdict, "not comparable");
         assert!(c.rows[0].note.contains("compiler"), "{:?}", c.rows[0]);
+        // Emulated counts: the message names the tool of the evidence, not valgrind.
+        let qemu = |version: &str| {
+            let mut e = ev("X", 100_000);
+            e.method = Some("qemu-tcg-plugin (qemu-aarch64 version 7.2.22)".into());
+            e.architecture = Some("aarch64".into());
+            e.testbed.valgrind = version.into();
+            e
+        };
+        let c = compare_counts(&[qemu("7.2.22")], &[qemu("8.0")], DEFAULT_THRESHOLD, &[]);
+        assert_eq!(
+            c.rows[0].note, "testbed differs: qemu-tcg-plugin",
+            "{:?}",
+            c.rows[0]
+        );
+        assert!(!c.rows[0].note.contains("valgrind"));
+        assert!(markdown(&c).starts_with("# Instruction counts B/A (qemu-tcg-plugin,"));
+        let c = compare_counts(&a, &[qemu("7.2.22")], DEFAULT_THRESHOLD, &[]);
+        assert!(
+            c.rows[0]
+                .note
+                .starts_with("testbed differs: method, valgrind / qemu-tcg-plugin"),
+            "{:?}",
+            c.rows[0]
+        );
+        assert!(markdown(&c).starts_with("# Instruction counts B/A (callgrind / qemu-tcg-plugin,"));
         // --map pairs labels.
         let c = compare_counts(
             &a,
@@ -380,5 +454,113 @@ mod work_tests {
         assert!(small.starts_with("the work changed"), "{small}");
         let not = work_note(&row("not comparable", None)).unwrap();
         assert!(not.starts_with("counts not comparable"), "{not}");
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use crate::{Options, Side, Verdict, compare};
+    use pqperf_model::count::Spread;
+    use pqperf_model::record::{PqperfRecordExt, Record};
+    use pqperf_model::robust::Robust;
+
+    /// A timing record of `op` (library `lib`): 5 processes of 400 calls around `work`
+    /// ticks, ±2 % by a fixed pattern.
+    fn rec(lib: &str, op: &str, work: f64) -> Record {
+        let trials: Vec<Vec<u64>> = (0..5u64)
+            .map(|p| {
+                (0..400u64)
+                    .map(|i| (work * (1.0 + 0.0004 * ((p * 7 + i * 13) % 50) as f64)) as u64)
+                    .collect()
+            })
+            .collect();
+        Record {
+            candidate: "sign-90".into(),
+            label: "T".into(),
+            operation: op.into(),
+            median_trial_seconds: Some(work / 2.5e9),
+            library_sha256: Some(lib.into()),
+            pqperf: Some(PqperfRecordExt {
+                robust: Robust::compute(&trials, op, 2.5e9),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn side(recs: Vec<Record>) -> Side {
+        Side {
+            shown: "x".into(),
+            system_dir: "x".into(),
+            records: recs,
+            noise_floor: Some(0.0),
+        }
+    }
+
+    fn count(op: &str, instr: u64) -> CountEvidence {
+        let s = Spread::of(&[instr, instr]).unwrap();
+        CountEvidence {
+            schema: 1,
+            candidate: "sign-90".into(),
+            label: "T".into(),
+            operation: op.into(),
+            status: "counted".into(),
+            calls: 2,
+            calls_run: 3,
+            instructions: vec![instr, instr],
+            instructions_per_call: Some(s),
+            estimated_cycles_per_call: Some(s),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_timing_change_with_identical_counts_is_layout_or_host_not_the_work() {
+        // Synthetic records: sign 10 % slower in B, keygen unchanged; B's library differs.
+        let a = side(vec![
+            rec("a", "keygen", 100_000.0),
+            rec("a", "sign", 200_000.0),
+        ]);
+        let b = side(vec![
+            rec("b", "keygen", 100_000.0),
+            rec("b", "sign", 220_000.0),
+        ]);
+        let mut c = compare(&a, &b, &Options::default()).unwrap();
+        let sign = |c: &crate::Comparison| c.rows.iter().find(|r| r.op == "sign").unwrap().clone();
+        assert_eq!(sign(&c).verdict, Verdict::Slower, "{:?}", sign(&c));
+        // Both sides counted, the counts identical: the slower timing is the layout or the
+        // host; the timing verdict itself stays (a layout change is a cost the user pays).
+        let ca = vec![count("keygen", 14_319), count("sign", 18_274)];
+        let cc = compare_counts(&ca, &ca, DEFAULT_THRESHOLD, &[]);
+        attach(&mut c, &cc);
+        let s = sign(&c);
+        assert_eq!(s.verdict, Verdict::Slower);
+        let w = s.work.as_deref().unwrap();
+        assert!(
+            w.contains("identical") && w.contains("layout or the host, not the work"),
+            "{w}"
+        );
+        let md = crate::render::markdown(&c);
+        assert!(md.contains("layout or the host"), "{md}");
+        let json = serde_json::to_value(&c).unwrap();
+        assert!(json["rows"].as_array().unwrap().iter().any(|r| {
+            r["work"]
+                .as_str()
+                .is_some_and(|w| w.contains("layout or the host"))
+        }));
+        // The counts changed by the same 10 %: the work changed, with its exact ratio.
+        let cb = vec![count("keygen", 14_319), count("sign", 20_101)];
+        let cc = compare_counts(&ca, &cb, DEFAULT_THRESHOLD, &[]);
+        attach(&mut c, &cc);
+        let w = sign(&c).work.unwrap();
+        assert!(
+            w.starts_with("the work changed") && w.contains("×1.1000"),
+            "{w}"
+        );
+        // Only one side counted: nothing is said of the work.
+        let cc = compare_counts(&ca, &[], DEFAULT_THRESHOLD, &[]);
+        attach(&mut c, &cc);
+        assert!(sign(&c).work.is_none());
     }
 }

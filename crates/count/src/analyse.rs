@@ -51,15 +51,11 @@ pub fn call_parts<'a>(p: &'a Profile, symbol: &str) -> Vec<&'a Part> {
         .collect()
 }
 
-/// The figures of the timed calls: of the `run` calls of the function, the first
-/// `preparation` were made by the driver's preparation and the last one by its memory pass;
-/// the `iters` in between are the counted ones. Err names what does not fit.
-pub fn analyse(
-    p: &Profile,
-    symbol: &str,
-    preparation: usize,
-    iters: usize,
-) -> Result<Counted, String> {
+/// The figures of the timed calls: of the calls of `t.last` in the process, the first
+/// `t.preparation` were made by the driver's preparation and the last `t.memory_pass` by its
+/// memory pass; the `iters` in between are the counted ones. Err names what does not fit.
+pub fn analyse(p: &Profile, t: &crate::Target, iters: usize) -> Result<Counted, String> {
+    let (symbol, preparation) = (t.dump.as_str(), t.preparation);
     let parts = call_parts(p, symbol);
     let stray: Vec<&Part> = p
         .parts
@@ -73,11 +69,12 @@ pub fn analyse(
             s.trigger
         ));
     }
-    if parts.len() != preparation + iters + 1 {
+    if parts.len() != preparation + iters + t.memory_pass {
         return Err(format!(
-            "{} calls of {symbol} in the process, {} expected ({preparation} in the preparation, {iters} counted, 1 in the memory pass)",
+            "{} calls of {symbol} in the process, {} expected ({preparation} in the preparation, {iters} counted, {} in the memory pass)",
             parts.len(),
-            preparation + iters + 1
+            preparation + iters + t.memory_pass,
+            t.memory_pass
         ));
     }
     let counted = &parts[preparation..preparation + iters];
@@ -113,7 +110,7 @@ pub fn analyse(
         ll_misses: mean(&["ILmr", "DLmr", "DLmw"]),
         events,
     };
-    let (functions, classes) = functions_and_classes(counted, ir, symbol);
+    let (functions, classes) = functions_and_classes(counted, ir, &t.symbols);
     Ok(Counted {
         calls: iters as u64,
         calls_run: parts.len() as u64,
@@ -133,11 +130,12 @@ pub fn analyse(
 fn functions_and_classes(
     parts: &[&Part],
     ir: usize,
-    symbol: &str,
+    roots: &[String],
 ) -> (Vec<CountFunction>, Map<String, Value>) {
     let n = parts.len() as f64;
+    let is_root = |name: &str| roots.iter().any(|r| r == name);
     let class_of = |name: &str, obj: &str| -> &'static str {
-        if name == symbol {
+        if is_root(name) {
             "candidate"
         } else {
             classify(name, obj)
@@ -151,10 +149,10 @@ fn functions_and_classes(
         total += p.total(ir);
         // Only the counted function and what it reaches: the driver's frames above it carry
         // its cost on their arcs too.
-        let below = reachable(p, symbol, &|_| true);
+        let below = reachable(p, roots, &|_| true);
         // The candidate's own code: what the counted function reaches through candidate
         // functions only (a helper's internals stay inside the helper's class).
-        let own = reachable(p, symbol, &|to| {
+        let own = reachable(p, roots, &|to| {
             let obj = p.functions.get(to).map(|c| c.object.as_str()).unwrap_or("");
             class_of(to, obj) == "candidate"
         });
@@ -169,6 +167,15 @@ fn functions_and_classes(
             e.1 += c.self_cost.get(ir).copied().unwrap_or(0);
         }
         for ((from, to), a) in &p.arcs {
+            // With several counted functions (a whole key exchange) each one's inclusive cost
+            // and calls are on the arcs from the driver's frames into it.
+            if roots.len() > 1 && is_root(to) && !below.contains(from.as_str()) {
+                if let Some(e) = f.get_mut(to) {
+                    e.2 += a.cost.get(ir).copied().unwrap_or(0);
+                    e.3 += a.calls;
+                }
+                continue;
+            }
             if from == to || !below.contains(from.as_str()) {
                 continue;
             }
@@ -184,9 +191,11 @@ fn functions_and_classes(
             }
         }
     }
-    // The counted function's inclusive cost is everything collected (its callers' arcs are
+    // One counted function: its inclusive cost is everything collected (its callers' arcs are
     // left out above), and each part is one call of it.
-    if let Some(e) = f.get_mut(symbol) {
+    if let [symbol] = roots
+        && let Some(e) = f.get_mut(symbol)
+    {
         e.2 = total;
         e.3 = parts.len() as u64;
     }
@@ -221,15 +230,15 @@ fn functions_and_classes(
     (functions, classes)
 }
 
-/// The functions `root` reaches through the part's call arcs into functions that `follow`
-/// accepts, `root` included.
+/// The functions the `roots` reach through the part's call arcs into functions that `follow`
+/// accepts, the roots included.
 fn reachable<'a>(
     p: &'a Part,
-    root: &'a str,
+    roots: &'a [String],
     follow: &dyn Fn(&str) -> bool,
 ) -> std::collections::BTreeSet<&'a str> {
-    let mut seen = std::collections::BTreeSet::from([root]);
-    let mut todo = vec![root];
+    let mut seen: std::collections::BTreeSet<&str> = roots.iter().map(String::as_str).collect();
+    let mut todo: Vec<&str> = seen.iter().copied().collect();
     while let Some(x) = todo.pop() {
         for (from, to) in p.arcs.keys() {
             if from == x && follow(to) && seen.insert(to.as_str()) {
@@ -248,7 +257,14 @@ mod tests {
     fn figures_of_the_hand_written_profile() {
         let p = crate::callgrind::parse(crate::callgrind::tests::SAMPLE).unwrap();
         // Two calls of `op`, no preparation call, the last is the memory pass.
-        let c = analyse(&p, "op", 0, 1).unwrap();
+        let t = |prep| crate::Target {
+            symbols: vec!["op".into()],
+            last: "op".into(),
+            dump: "op".into(),
+            preparation: prep,
+            memory_pass: 1,
+        };
+        let c = analyse(&p, &t(0), 1).unwrap();
         assert_eq!(c.instructions, vec![1000]);
         assert_eq!(c.calls_run, 2);
         // ram = 4+2+0; l1 misses = 10+5+1 → ll hits 10; l1 hits = 1400 − 16.
@@ -266,7 +282,7 @@ mod tests {
             ("sm3_compress", 2.0)
         );
         // The wrong number of calls is said, not guessed around.
-        let e = analyse(&p, "op", 1, 1).unwrap_err();
+        let e = analyse(&p, &t(1), 1).unwrap_err();
         assert!(
             e.contains("2 calls of op in the process, 3 expected"),
             "{e}"

@@ -189,13 +189,86 @@ struct Unit {
     bytes: u64,
 }
 
-/// The API function of `op` and how often the driver's preparation calls it; Err: why this
-/// operation has no single function to count.
-pub fn symbol_of(
-    api: &ApiSpec,
-    category: Option<Category>,
-    op: &str,
-) -> Result<(String, usize), String> {
+/// What one unit counts: the API functions whose calls are counted (callgrind's
+/// `--toggle-collect`) and the one whose return ends a counted call (`--dump-after`), with how
+/// many of its calls the driver makes outside the timed calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The functions counted, with their callees: one for every operation but a whole key
+    /// exchange, which counts every step's function.
+    pub symbols: Vec<String>,
+    /// The API function whose return ends one counted call (the last step of an exchange).
+    pub last: String,
+    /// The function whose return dumps one call's profile part (`--dump-after`): `last`,
+    /// except for a whole exchange, where it is the driver's function running one exchange
+    /// ([`KEX_EXCHANGE_FN`]). valgrind 3.19 attaches `--dump-after` to a function that is
+    /// also toggled only when the two options are adjacent; a dump function of its own that
+    /// collects nothing keeps every step's function counted.
+    pub dump: String,
+    /// Calls the driver's preparation makes (`enc`/`dec`: one; a key exchange: its setup
+    /// exchange).
+    pub preparation: usize,
+    /// Calls of its memory pass after the timed calls (1; a key-exchange step: 0, the driver
+    /// skips the pass for steps).
+    pub memory_pass: usize,
+}
+
+impl Target {
+    fn one(symbol: String, preparation: usize, memory_pass: usize) -> Target {
+        Target {
+            symbols: vec![symbol.clone()],
+            dump: symbol.clone(),
+            last: symbol,
+            preparation,
+            memory_pass,
+        }
+    }
+
+    /// Counts more than one API function per call (a whole key exchange).
+    pub fn is_several(&self) -> bool {
+        self.symbols.len() > 1
+    }
+}
+
+/// The lean driver's function that runs one whole key exchange (callgrind's demangled name):
+/// its return ends one counted exchange.
+pub const KEX_EXCHANGE_FN: &str = "pqperf_driver::kex::Kex::exchange";
+
+/// The ICCS key-exchange functions of `op` (`exchange`: every step in call order, passes
+/// 1–[`pqperf_ffi::dl::KEX_MAX_PASS`]; a library without some of them never calls them).
+fn kex_target(op: &str) -> Result<Target, String> {
+    use pqperf_ffi::dl::{KEX_MAX_PASS, kex_pass_symbol};
+    let step = |s: &str| Ok(Target::one(s.to_string(), 1, 0));
+    match op {
+        "exchange" => {
+            let mut symbols = vec!["kex_init_a".to_string(), "kex_init_b".to_string()];
+            symbols.extend((1..=KEX_MAX_PASS).map(kex_pass_symbol));
+            symbols.push("kex_derive_ss_a".into());
+            symbols.push("kex_derive_ss_b".into());
+            Ok(Target {
+                symbols,
+                last: "kex_derive_ss_b".into(),
+                dump: KEX_EXCHANGE_FN.into(),
+                preparation: 1,
+                memory_pass: 1,
+            })
+        }
+        "init_a" => step("kex_init_a"),
+        "init_b" => step("kex_init_b"),
+        "derive_a" => step("kex_derive_ss_a"),
+        "derive_b" => step("kex_derive_ss_b"),
+        p => match p.strip_prefix("pass").and_then(|k| k.parse::<usize>().ok()) {
+            Some(k) if (1..=KEX_MAX_PASS).contains(&k) => step(&kex_pass_symbol(k)),
+            _ => Err(format!(
+                "no API function known for key-exchange operation {op}"
+            )),
+        },
+    }
+}
+
+/// What the unit of `op` counts ([`Target`]); Err: why this operation has no API function to
+/// count.
+pub fn target_of(api: &ApiSpec, category: Option<Category>, op: &str) -> Result<Target, String> {
     let prep = usize::from(matches!(op, "enc" | "dec"));
     let name = match api {
         ApiSpec::Iccs => match (category, op) {
@@ -206,9 +279,7 @@ pub fn symbol_of(
             (Some(Category::Kem), "enc") => "kem_enc".to_string(),
             (Some(Category::Kem), "dec") => "kem_dec".to_string(),
             (Some(Category::Hash), "hash") => "CryptHash".to_string(),
-            (Some(Category::Kex), _) => {
-                return Err("key-exchange steps are not counted yet (an exchange spans several API functions)".into());
-            }
+            (Some(Category::Kex), _) => return kex_target(op),
             _ => return Err(format!("no API function known for operation {op}")),
         },
         ApiSpec::Nist {
@@ -230,7 +301,7 @@ pub fn symbol_of(
             format!("{namespace}_{f}")
         }
     };
-    Ok((name, prep))
+    Ok(Target::one(name, prep, 1))
 }
 
 /// Why this library cannot be counted exactly (AVX-512 code, which valgrind cannot decode),
@@ -260,8 +331,9 @@ fn libc_version() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// The exact valgrind options of a unit (counted function `symbol`).
-pub fn valgrind_flags(symbol: &str) -> Vec<String> {
+/// The exact valgrind options of a unit (counted functions `t.symbols`, a call ending with
+/// the return of `t.last`).
+pub fn valgrind_flags(t: &Target) -> Vec<String> {
     let mut v: Vec<String> = [
         "--tool=callgrind",
         "--collect-atstart=no",
@@ -273,8 +345,8 @@ pub fn valgrind_flags(symbol: &str) -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     v.extend(CACHE_GEOMETRY.iter().map(|s| s.to_string()));
-    v.push(format!("--toggle-collect={symbol}"));
-    v.push(format!("--dump-after={symbol}"));
+    v.extend(t.symbols.iter().map(|s| format!("--toggle-collect={s}")));
+    v.push(format!("--dump-after={}", t.dump));
     v
 }
 
@@ -293,6 +365,7 @@ fn lookup(program: &str) -> Option<PathBuf> {
 /// writes `count/<id>/<label>__<op>.json` for each.
 pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
     let mut out = count_units(opts, true)?;
+    exchange_is_its_steps(&mut out.evidence);
     for ev in &mut out.evidence {
         ev.timing_check = timing_check_of(&opts.run_dir, ev);
     }
@@ -312,6 +385,67 @@ pub fn run(opts: &CountOptions) -> Result<CountSummary, CountError> {
         }
     }
     Ok(out)
+}
+
+/// A whole key exchange counted beside all its steps must be their sum, call by call (call k
+/// of every process has the k-th seeded input). An API function that calls another counted
+/// one would break it: callgrind's toggle turns collection off inside the nested call. Such
+/// an exchange count fails with the figures, never published as a count.
+pub fn exchange_is_its_steps(evidence: &mut [CountEvidence]) {
+    let counted = |e: &CountEvidence| e.status == "counted" && !e.instructions.is_empty();
+    let groups: Vec<(String, String)> = evidence
+        .iter()
+        .filter(|e| e.operation == "exchange" && counted(e))
+        .map(|e| (e.candidate.clone(), e.label.clone()))
+        .collect();
+    for (cand, label) in groups {
+        let steps: Vec<(String, Vec<u64>)> = evidence
+            .iter()
+            .filter(|e| e.candidate == cand && e.label == label && e.operation != "exchange")
+            .filter(|e| {
+                pqperf_model::vocab::Operation::parse(&e.operation).is_some_and(|o| o.is_kex_step())
+            })
+            .map(|e| (e.operation.clone(), e.instructions.clone()))
+            .collect();
+        let all = steps.iter().any(|(o, _)| o == "init_a")
+            && steps.iter().any(|(o, _)| o == "derive_b")
+            && evidence
+                .iter()
+                .filter(|e| e.candidate == cand && e.label == label)
+                .all(counted);
+        if !all {
+            continue;
+        }
+        let Some(x) = evidence
+            .iter_mut()
+            .find(|e| e.candidate == cand && e.label == label && e.operation == "exchange")
+        else {
+            continue;
+        };
+        let k = steps
+            .iter()
+            .map(|(_, v)| v.len())
+            .min()
+            .unwrap_or(0)
+            .min(x.instructions.len());
+        let bad =
+            (0..k).find(|&i| x.instructions[i] != steps.iter().map(|(_, v)| v[i]).sum::<u64>());
+        if let Some(i) = bad {
+            let sum: u64 = steps.iter().map(|(_, v)| v[i]).sum();
+            x.status = "failed".into();
+            x.reason = Some(format!(
+                "the whole exchange counted {} instructions in call {}, its steps {sum}: an API function calls another one counted with it, which callgrind's toggle leaves out; the steps' counts stand",
+                x.instructions[i],
+                i + 1
+            ));
+            x.instructions_per_call = None;
+            x.estimated_cycles_per_call = None;
+            x.per_call = None;
+            x.instructions.clear();
+            x.functions.clear();
+            x.classes.clear();
+        }
+    }
 }
 
 /// The cross-check of `ev` against the timing record of the same library and operation in
@@ -337,7 +471,7 @@ pub fn refresh_timing_checks(
 ) -> Result<Vec<String>, CountError> {
     let mut out = Vec::new();
     for inst in instances {
-        for (opkey, _, _) in pqperf_measure::instance::base_ops(inst.category) {
+        for (opkey, _, _) in pqperf_measure::calibrate::ops_of(run_dir, inst) {
             if !ops.is_empty() && !ops.contains(&opkey) {
                 continue;
             }
@@ -376,7 +510,8 @@ fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountErr
     let mut units = Vec::new();
     let mut kept = 0;
     for (i, inst) in opts.instances.iter().enumerate() {
-        for (opkey, op, bytes) in pqperf_measure::instance::base_ops(inst.category) {
+        // The timed operations: a key exchange's steps too, once its calibration named them.
+        for (opkey, op, bytes) in pqperf_measure::calibrate::ops_of(&opts.run_dir, inst) {
             if !opts.ops.is_empty() && !opts.ops.contains(&opkey) {
                 continue;
             }
@@ -512,12 +647,15 @@ fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -
         ev.reason = Some(why);
         ev
     };
-    let (symbol, prep) = match symbol_of(&inst.api, inst.category, &u.op) {
-        Ok(s) => s,
+    let target = match target_of(&inst.api, inst.category, &u.op) {
+        Ok(t) => t,
         Err(why) => return refuse(ev, why),
     };
-    ev.symbol = symbol.clone();
-    ev.testbed.flags = valgrind_flags(&symbol);
+    ev.symbol = target.last.clone();
+    if target.is_several() {
+        ev.symbols = target.symbols.clone();
+    }
+    ev.testbed.flags = valgrind_flags(&target);
     if let Some(why) = avx512_refusal(&ev.testbed.build_flags) {
         return refuse(ev, why);
     }
@@ -547,7 +685,7 @@ fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -
     // count decides how many calls the budget allows, and a second process counts those.
     let first = if opts.auto_calls { 1 } else { opts.calls };
     let mut seconds = 0.0;
-    let mut c = match attempt(opts, env, inst, u, &lib, &symbol, prep, first, &mut ev) {
+    let mut c = match attempt(opts, env, inst, u, &lib, &target, first, &mut ev) {
         Some(c) => c,
         None => return ev,
     };
@@ -555,7 +693,7 @@ fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -
     if opts.auto_calls {
         let want = calls_for(c.instructions[0], opts.calls);
         if want > 1 {
-            c = match attempt(opts, env, inst, u, &lib, &symbol, prep, want, &mut ev) {
+            c = match attempt(opts, env, inst, u, &lib, &target, want, &mut ev) {
                 Some(c) => c,
                 None => return ev,
             };
@@ -595,12 +733,11 @@ fn attempt(
     inst: &Instance,
     u: &Unit,
     lib: &Path,
-    symbol: &str,
-    prep: usize,
+    target: &Target,
     iters: u64,
     ev: &mut CountEvidence,
 ) -> Option<analyse::Counted> {
-    match run_valgrind(opts, env, inst, u, lib, symbol, iters) {
+    match run_valgrind(opts, env, inst, u, lib, target, iters) {
         Err(why) => ev.reason = Some(why),
         Ok(r) => {
             ev.command = r.command;
@@ -616,7 +753,7 @@ fn attempt(
             }
             match callgrind::parse(&r.output)
                 .map_err(|e| e.to_string())
-                .and_then(|p| analyse::analyse(&p, symbol, prep, iters as usize))
+                .and_then(|p| analyse::analyse(&p, target, iters as usize))
             {
                 Err(why) => ev.reason = Some(format!("callgrind output: {why}")),
                 Ok(c) => return Some(c),
@@ -712,7 +849,7 @@ fn run_valgrind(
     inst: &Instance,
     u: &Unit,
     lib: &Path,
-    symbol: &str,
+    target: &Target,
     iters: u64,
 ) -> Result<RunResult, String> {
     use pqperf_ffi::untrusted::{self, ChildSpec, RESULT_FD_ENV};
@@ -732,7 +869,7 @@ fn run_valgrind(
     let args = counting_args(inst, u, iters);
     let mut argv = vec!["./d".to_string()];
     argv.extend(args.to_argv());
-    let flags = valgrind_flags(symbol);
+    let flags = valgrind_flags(target);
     // The result descriptor's number is known only in the child: the shell writes it with
     // four digits (the environment keeps its size in every run), clears the environment (valgrind's own temporary files go to `tmp/`) and execs
     // setarch → valgrind → the driver.
@@ -836,18 +973,92 @@ mod tests {
             instance: "ML-DSA-44".into(),
         };
         assert_eq!(
-            symbol_of(&nist, Some(Category::Sign), "sign").unwrap(),
-            (
+            target_of(&nist, Some(Category::Sign), "sign").unwrap(),
+            Target::one(
                 "PQCLEAN_MLDSA44_CLEAN_crypto_sign_signature_ctx".to_string(),
-                0
+                0,
+                1
             )
         );
         assert_eq!(
-            symbol_of(&ApiSpec::Iccs, Some(Category::Kem), "dec").unwrap(),
-            ("kem_dec".to_string(), 1)
+            target_of(&ApiSpec::Iccs, Some(Category::Kem), "dec").unwrap(),
+            Target::one("kem_dec".to_string(), 1, 1)
         );
-        assert!(symbol_of(&ApiSpec::Iccs, Some(Category::Kex), "exchange").is_err());
         assert!(avx512_refusal("-O3 -mavx512f").is_some());
         assert!(avx512_refusal("-O3 -mavx2").is_none());
+    }
+
+    #[test]
+    fn an_exchange_that_is_not_the_sum_of_its_steps_fails() {
+        let e = |op: &str, v: Vec<u64>| CountEvidence {
+            candidate: "kex-90".into(),
+            label: "T".into(),
+            operation: op.into(),
+            status: "counted".into(),
+            calls: v.len() as u64,
+            instructions_per_call: pqperf_model::count::Spread::of(&v),
+            instructions: v,
+            ..Default::default()
+        };
+        let set = |x: u64| {
+            vec![
+                e("exchange", vec![x, 60]),
+                e("init_a", vec![10, 10]),
+                e("init_b", vec![20, 20]),
+                e("derive_a", vec![5, 5]),
+                e("derive_b", vec![25, 25]),
+            ]
+        };
+        let mut ok = set(60);
+        exchange_is_its_steps(&mut ok);
+        assert_eq!(ok[0].status, "counted");
+        let mut nested = set(50);
+        exchange_is_its_steps(&mut nested);
+        assert_eq!(nested[0].status, "failed");
+        let why = nested[0].reason.as_deref().unwrap();
+        assert!(
+            why.contains("counted 50 instructions in call 1, its steps 60"),
+            "{why}"
+        );
+        assert!(
+            nested[0].problems().is_empty(),
+            "{:?}",
+            nested[0].problems()
+        );
+        // Without every step there is nothing to check.
+        let mut alone = set(50);
+        alone.truncate(2);
+        exchange_is_its_steps(&mut alone);
+        assert_eq!(alone[0].status, "counted");
+    }
+
+    #[test]
+    fn key_exchange_steps_count_their_function_and_the_exchange_counts_every_step() {
+        let kex = |op: &str| target_of(&ApiSpec::Iccs, Some(Category::Kex), op);
+        // A step: its one function, after the setup exchange, no memory pass.
+        assert_eq!(
+            kex("pass2").unwrap(),
+            Target::one("kex_generate_pass2_msg_b".into(), 1, 0)
+        );
+        assert_eq!(
+            kex("derive_a").unwrap(),
+            Target::one("kex_derive_ss_a".into(), 1, 0)
+        );
+        // The whole exchange: every step's function, a call ends with B's derivation.
+        let x = kex("exchange").unwrap();
+        assert!(x.is_several());
+        assert_eq!(x.symbols.len(), 4 + pqperf_ffi::dl::KEX_MAX_PASS);
+        assert_eq!(
+            (x.last.as_str(), x.preparation, x.memory_pass),
+            ("kex_derive_ss_b", 1, 1)
+        );
+        assert_eq!(x.dump, KEX_EXCHANGE_FN);
+        let f = valgrind_flags(&x);
+        assert!(f.contains(&"--toggle-collect=kex_generate_pass1_msg_a".to_string()));
+        assert_eq!(
+            f.iter().filter(|a| a.starts_with("--dump-after=")).count(),
+            1
+        );
+        assert!(kex("pass0").is_err() && kex("pass17").is_err() && kex("swap").is_err());
     }
 }

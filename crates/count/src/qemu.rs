@@ -427,10 +427,17 @@ fn unit(
         ev.reason = Some(why);
         ev
     };
-    let (symbol, prep) = match crate::symbol_of(&inst.api, inst.category, &u.op) {
-        Ok(s) => s,
+    let target = match crate::target_of(&inst.api, inst.category, &u.op) {
+        Ok(t) if t.is_several() => {
+            return refuse(
+                ev,
+                "a whole key exchange spans several API functions, which the plugin does not count together (its steps are counted)".into(),
+            );
+        }
+        Ok(t) => t,
         Err(why) => return refuse(ev, why),
     };
+    let (symbol, prep, mem) = (target.last.clone(), target.preparation, target.memory_pass);
     ev.symbol = symbol.clone();
     let (emu, plugin) = match (emu, plugin) {
         (Ok(e), Ok(p)) => (e, p),
@@ -474,10 +481,10 @@ fn unit(
     seconds += ev.seconds;
     let mut iters = first;
     let select = |c: &[PluginCall], iters: u64| -> Result<Vec<PluginCall>, String> {
-        let want = prep + iters as usize + 1;
+        let want = prep + iters as usize + mem;
         if c.len() != want {
             return Err(format!(
-                "{} calls of {symbol} in the process, {want} expected ({prep} in the preparation, {iters} counted, 1 in the memory pass)",
+                "{} calls of {symbol} in the process, {want} expected ({prep} in the preparation, {iters} counted, {mem} in the memory pass)",
                 c.len()
             ));
         }

@@ -59,6 +59,9 @@ impl Kex {
     }
 
     /// One complete exchange (mirrors the official KAT_KEX driver); `acc` brackets `step`.
+    /// The count phase ends each counted exchange at this function's return
+    /// (`pqperf_count::KEX_EXCHANGE_FN`): keep its name and keep it a function of its own.
+    #[inline(never)]
     pub(super) fn exchange(&mut self, step: Step, mut acc: Option<&mut Acc>) -> Result<(), String> {
         let api = self.api.clone();
         let s = api.sizes;

@@ -17,6 +17,8 @@
 //! reason                     why not counted (null when counted)
 //! library_sha256             sha256 of the library counted (build.json's)
 //! symbol                     the API function whose calls were counted (`--toggle-collect`)
+//! symbols                    only when several functions make one call (a whole key
+//!                            exchange: every step's API function, `symbol` the last one)
 //! calls                      calls counted (parts of the profile, one per call)
 //! calls_run                  calls of the function in the process (preparation and memory
 //!                            pass included; only `calls` of them are counted)
@@ -88,8 +90,14 @@ pub struct CountEvidence {
     pub reason: Option<String>,
     /// sha256 of the library counted.
     pub library_sha256: Option<String>,
-    /// The API function whose calls were counted.
+    /// The API function whose calls were counted (with [`CountEvidence::symbols`]: the one
+    /// whose return ends a counted call, the last step of a key exchange).
     pub symbol: String,
+    /// The API functions counted together as one call, when more than one: a whole key
+    /// exchange counts every step's function (`kex_init_a` … `kex_derive_ss_b`) and its
+    /// callees, not the driver's code between them. Absent for every other operation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub symbols: Vec<String>,
     /// Calls counted.
     pub calls: u64,
     /// Calls of `symbol` in the whole process (preparation and memory pass included).
@@ -434,6 +442,13 @@ impl CountEvidence {
             }
             other => p.push(format!("unknown status {other:?}")),
         }
+        if !self.symbols.is_empty() && !self.symbols.contains(&self.symbol) {
+            p.push(format!(
+                "symbol {:?} is not one of the symbols counted together ({})",
+                self.symbol,
+                self.symbols.join(", ")
+            ));
+        }
         for k in self.classes.keys() {
             if !CLASSES.contains(&k.as_str()) {
                 p.push(format!("unknown class {k:?}"));
@@ -487,8 +502,26 @@ mod tests {
         ev.classes.insert("sm3".into(), 2.0.into());
         assert!(ev.problems()[0].contains("add up"), "{:?}", ev.problems());
         let text = crate::pyjson::to_string(&ev).unwrap();
+        assert!(
+            !text.contains("\"symbols\""),
+            "absent unless several: {text}"
+        );
         let back: CountEvidence = crate::pyjson::from_str("x".as_ref(), &text).unwrap();
         assert_eq!(back, ev);
+        // A whole key exchange: the call ends with the last of the functions counted together.
+        ev.classes.insert("sm3".into(), 1.0.into());
+        ev.symbols = vec!["kex_init_a".into(), "kex_derive_ss_b".into()];
+        ev.symbol = "kex_derive_ss_b".into();
+        assert!(ev.problems().is_empty(), "{:?}", ev.problems());
+        let text = crate::pyjson::to_string(&ev).unwrap();
+        let back: CountEvidence = crate::pyjson::from_str("x".as_ref(), &text).unwrap();
+        assert_eq!(back, ev);
+        ev.symbol = "sig_sign".into();
+        assert!(
+            ev.problems()[0].contains("not one of the symbols"),
+            "{:?}",
+            ev.problems()
+        );
     }
 
     #[test]

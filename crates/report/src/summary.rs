@@ -278,6 +278,40 @@ fn robust_columns(v: &SystemView, cat: Category) -> bool {
         })
 }
 
+/// True when the dataset holds instruction counts of some candidate of `cat`: the
+/// `<op> instructions/call` columns are shown beside the timings (datasets without counts,
+/// the reference's among them, keep their tables).
+fn count_columns(v: &SystemView, cat: Category) -> bool {
+    v.count
+        .iter()
+        .any(|c| c.value.candidate != "iccs" && v.category(&c.value.candidate) == cat)
+}
+
+/// The note on the `instructions/call` columns: what a count is and what it compares.
+fn count_sentence(v: &SystemView) -> String {
+    let emulated = v.count.iter().find_map(|c| {
+        let m = c.value.method.as_deref()?;
+        Some((
+            c.value.architecture.clone().unwrap_or_default(),
+            m.to_string(),
+        ))
+    });
+    let how = match &emulated {
+        Some((arch, m)) => format!(
+            "{arch} instructions one call executes under emulation, counted by pqperf's TCG plugin ({m})"
+        ),
+        None => "instructions one call executes under valgrind's callgrind".into(),
+    };
+    let across = if emulated.is_some() {
+        format!(" {}", pqperf_model::count::ACROSS_ARCHITECTURES)
+    } else {
+        String::new()
+    };
+    format!(
+        "- **Instructions/call** is the median number of {how}, with the driver's seeded inputs and only the operation's API functions counted (a key exchange: every step's). It is deterministic, the same on any host under any load, and it is work done, not time: between two builds of the same code a changed count is a changed amount of work, but across implementations it does not rank speed (an AVX2 instruction does more than a scalar one).{across} `–` means not counted."
+    )
+}
+
 /// True when some summary row of `cat` has a symmetric share to show.
 fn any_share(v: &SystemView, cat: Category) -> bool {
     v.candidates()
@@ -293,6 +327,7 @@ fn any_share(v: &SystemView, cat: Category) -> bool {
 /// The table rows of one category (empty when nothing is shown).
 fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec<Vec<Cell>> {
     let robust_cols = robust_columns(v, cat);
+    let count_cols = count_columns(v, cat);
     let base = baseline(v);
     let mut rows = Vec::new();
     let cands: Vec<String> = v
@@ -356,6 +391,9 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
                         pk_cell(r, share.as_deref()),
                         ev.clone(),
                     )));
+                }
+                if count_cols {
+                    cells.push(crate::candidate::perf::count_cell(v, &cand, &label, op));
                 }
             }
             cells.extend(size_cells(v, &cand, &label, cat));
@@ -605,6 +643,12 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
             notes.push("- **Hash rows** show three message sizes. The 32 B column compares with the median per-call cost of same-width ICCS `pseudoXOF` calls seen in the hash profiles (no direct helper timings in this dataset), not a production replacement estimate.".into());
         }
     }
+    if rows_of
+        .iter()
+        .any(|(c, r)| !r.is_empty() && count_columns(v, *c))
+    {
+        notes.push(count_sentence(v));
+    }
     if !pqperf || ngcc {
         notes.push("- **Scope:** reference sets are shown. When both ICCS and non-ICCS backends were measured, the non-ICCS one stays on the candidate report; notes flag caveats.".into());
     } else {
@@ -668,18 +712,24 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
             .map(String::from)
             .collect::<Vec<_>>();
         if cat == Category::Hash {
-            if has_baseline {
-                header.extend([
+            let times = if has_baseline {
+                [
                     format!("32 B {unit} (× pseudoXOF)"),
                     format!("1 KiB {unit} (× pseudoXOF)"),
                     format!("64 KiB {unit} (× pseudoXOF)"),
-                ]);
+                ]
             } else {
-                header.extend([
+                [
                     format!("32 B {unit} (vs pseudoXOF)"),
                     format!("1 KiB {unit}"),
                     format!("64 KiB {unit}"),
-                ]);
+                ]
+            };
+            for (t, size) in times.into_iter().zip(["32 B", "1 KiB", "64 KiB"]) {
+                header.push(t);
+                if count_columns(v, cat) {
+                    header.push(format!("{size} instructions/call"));
+                }
             }
         } else {
             // pqperf datasets: no "(sym %)" where no row has a share, and the robust
@@ -696,6 +746,9 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
                     header.push(format!("{op} reference mean {unit}{sym}"));
                 } else {
                     header.push(format!("{op} {unit}{sym}"));
+                }
+                if count_columns(v, cat) {
+                    header.push(format!("{op} instructions/call"));
                 }
             }
             header.extend(size_headers(cat).iter().map(|s| s.to_string()));

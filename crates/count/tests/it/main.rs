@@ -2,4 +2,5 @@
 //! (`cargo test -p <crate> --test it <module>::`).
 
 mod aarch64;
+mod kex;
 mod toy;

@@ -44,6 +44,37 @@ fn fun<'a>(e: &'a CountEvidence, name: &str) -> &'a pqperf_model::count::CountFu
         .unwrap_or_else(|| panic!("{name} in {:?}", e.functions))
 }
 
+/// Two counts of the same library: the instructions (every call, every function, every
+/// class) and the data accesses are identical. The cache-miss figures are not: the cache
+/// simulation also runs through the driver's uncounted code between the calls, whose path
+/// depends on the clock (gates, tick reads), so on a loaded host a call may start with a few
+/// lines more or less in the simulated cache (seen: I1 misses 7.4 against 7.6 per call, the
+/// estimated cycles 0.01 % apart). They stay within 1 %.
+pub(crate) fn same_counts(a: &CountEvidence, b: &CountEvidence) {
+    let what = format!("{} {} {}", a.candidate, a.label, a.operation);
+    assert_eq!(
+        (&a.instructions, a.instructions_per_call),
+        (&b.instructions, b.instructions_per_call),
+        "{what}"
+    );
+    assert_eq!(
+        (&a.functions, &a.classes),
+        (&b.functions, &b.classes),
+        "{what}"
+    );
+    let (pa, pb) = (a.per_call.as_ref().unwrap(), b.per_call.as_ref().unwrap());
+    assert_eq!(
+        (pa.data_reads, pa.data_writes),
+        (pb.data_reads, pb.data_writes),
+        "{what}"
+    );
+    let (ca, cb) = (
+        a.estimated_cycles_per_call.unwrap().mean,
+        b.estimated_cycles_per_call.unwrap().mean,
+    );
+    assert!((ca / cb - 1.0).abs() < 0.01, "{what}: {ca} {cb}");
+}
+
 #[test]
 fn two_runs_agree_exactly_and_one_extra_hash_call_shows_exactly() {
     let tmp = tempfile::tempdir().unwrap();
@@ -95,23 +126,7 @@ fn two_runs_agree_exactly_and_one_extra_hash_call_shows_exactly() {
     o.redo = true;
     let second = run(&o).unwrap();
     for (a, b) in first.evidence.iter().zip(&second.evidence) {
-        assert_eq!(
-            (
-                a.instructions_per_call,
-                a.estimated_cycles_per_call,
-                &a.per_call
-            ),
-            (
-                b.instructions_per_call,
-                b.estimated_cycles_per_call,
-                &b.per_call
-            ),
-            "{} {}",
-            a.candidate,
-            a.operation
-        );
-        assert_eq!(a.functions, b.functions);
-        assert_eq!(a.classes, b.classes);
+        same_counts(a, b);
     }
 
     // Sign is data-independent here: every call counts the same.

@@ -234,7 +234,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         print!("{}", interleave::markdown(&ev));
     }
     super::ui::note(format!("ab: evidence written to {}", path.display()));
-    work_notes(&a.a, &a.b, &ev);
+    work_notes(&o, &units, &ev);
     let unmeasured = ev
         .units
         .iter()
@@ -310,25 +310,44 @@ fn run_counts(
     })
 }
 
-/// Where both run directories hold instruction counts (`pqperf campaign count`), says per
-/// operation whether a timing change is the work (the counts changed) or the code's layout or
-/// the host (identical counts).
-fn work_notes(a: &std::path::Path, b: &std::path::Path, ev: &pqperf_model::ab::AbEvidence) {
+/// Says per measured operation whether a timing change is the work (the counts changed) or
+/// the code's layout or the host (identical counts). With valgrind present both libraries are
+/// counted now, with the same seeded inputs ([`interleave::count_gate`]: seconds for most
+/// operations, no CPU lease, nothing written), so the note is about the libraries just timed;
+/// without valgrind, the counts of both run directories (`pqperf campaign count`) when both
+/// hold some. Counts that could not be made or compared say nothing here.
+fn work_notes(o: &AbOptions, units: &[interleave::UnitPlan], ev: &pqperf_model::ab::AbEvidence) {
     use pqperf_compare::counts;
-    let (Ok(ca), Ok(cb)) = (counts::load_counts(a, None), counts::load_counts(b, None)) else {
-        return;
+    let fresh = pqperf_count::counting_tool()
+        .filter(|_| pqperf_count::count_emulator().is_empty())
+        .and_then(|_| interleave::count_gate(o, units, None, &mut |_| {}).ok());
+    let cc = match fresh {
+        Some(g) => {
+            super::ui::note(format!(
+                "ab: both libraries counted under callgrind in {:.1} s (the work or the layout)",
+                g.seconds
+            ));
+            g.comparison
+        }
+        None => {
+            let (Ok(ca), Ok(cb)) = (
+                counts::load_counts(&o.a_run, None),
+                counts::load_counts(&o.b_run, None),
+            ) else {
+                return;
+            };
+            if ca.is_empty() || cb.is_empty() {
+                return;
+            }
+            counts::compare_counts(&ca, &cb, counts::DEFAULT_THRESHOLD, &o.map)
+        }
     };
-    if ca.is_empty() || cb.is_empty() {
-        return;
-    }
     for u in &ev.units {
-        let map = [(u.label_a.clone(), u.label_b.clone())];
-        let cc = counts::compare_counts(&ca, &cb, counts::DEFAULT_THRESHOLD, &map);
         let inst = format!("{}/{}", u.candidate, u.label_a);
         if let Some(note) = cc
             .rows
             .iter()
-            .find(|k| k.instance == inst && k.operation == u.op)
+            .find(|k| k.instance == inst && k.operation == u.op && k.ratio.is_some())
             .and_then(counts::work_note)
         {
             super::ui::note(format!(

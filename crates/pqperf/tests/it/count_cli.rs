@@ -232,3 +232,69 @@ fn ab_counts_a_a_exactly_and_one_extra_hash_call_is_slower() {
     // ab counted afresh and wrote nothing into the run directories.
     assert!(!a.join("count").exists() && !b.join("count").exists());
 }
+
+/// Timing `pqperf ab` with valgrind present counts both libraries too: on the toy signer and
+/// its variant with one extra hash call per sign, sign's timing change is "the work changed"
+/// with the exact count ratio, and keygen, whose counts are identical, is "the layout or the
+/// host, not the work" whatever its timing did. No figure of the timing is asserted.
+#[test]
+fn timing_ab_says_whether_a_change_is_the_work_or_the_layout() {
+    if pqperf_count::valgrind_version("valgrind").is_none() {
+        eprintln!("skipped: valgrind is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    built_run(&a, &[]);
+    built_run(&b, &["COUNT_EXTRA_HASH"]);
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .unwrap()
+        .to_string();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let o = common::output(
+        None,
+        &[
+            "ab",
+            &s(&a),
+            &s(&b),
+            "--cpu",
+            &cpu,
+            "--trial-target",
+            "0.001",
+            "--pairs",
+            "6",
+            "--op",
+            "keygen",
+            "--op",
+            "sign",
+            "--out",
+            &s(&tmp.path().join("ab.json")),
+        ],
+    );
+    let text = common::text(&o);
+    assert!(
+        text.contains("ab: both libraries counted under callgrind"),
+        "{text}"
+    );
+    let line = |op: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("ab: sign-90 COUNT-TOY-SIG {op}: ")))
+            .unwrap_or_else(|| panic!("{op} in {text}"))
+            .to_string()
+    };
+    let keygen = line("keygen");
+    assert!(
+        keygen.contains("identical") && keygen.contains("layout or the host, not the work"),
+        "{keygen}"
+    );
+    let sign = line("sign");
+    assert!(
+        sign.contains("the work changed: instructions per call ×1.4"),
+        "{sign}"
+    );
+    eprintln!("{keygen}\n{sign}");
+    // Nothing written into the run directories by the counting.
+    assert!(!a.join("count").exists() && !b.join("count").exists());
+}

@@ -172,7 +172,7 @@ fn any_counts(v: &SystemView, cand: &str, labels: &[String]) -> bool {
 
 /// The `instructions/call` cell: the median over the counted calls (cycles' k/M/G form),
 /// or why there is none.
-fn count_cell(v: &SystemView, cand: &str, label: &str, opkey: &str) -> Cell {
+pub(crate) fn count_cell(v: &SystemView, cand: &str, label: &str, opkey: &str) -> Cell {
     match count_of(v, cand, label, opkey) {
         None => Cell::text(DASH),
         Some(c) => {
@@ -250,10 +250,16 @@ pub(super) fn count_note(v: &SystemView, cand: &str, labels: &[String]) -> Optio
             pqperf_model::count::ACROSS_ARCHITECTURES
         ));
     }
+    // A whole key exchange counts every step's API function together.
+    let kex = if mine().any(|c| !c.value.symbols.is_empty()) {
+        "; a key exchange's `exchange`: every step's API function, not the driver's code between them"
+    } else {
+        ""
+    };
     Some(format!(
         "`instructions/call` is the median number of instructions one call executes under \
          valgrind's callgrind ({calls} calls with the driver's seeded inputs, only the \
-         operation's API function and its callees counted): deterministic, the same on any \
+         operation's API function and its callees counted{kex}): deterministic, the same on any \
          host under any load, and work done, not time (an AVX2 instruction does more than a \
          scalar one). Evidence: `count/<id>/<label>__<op>.json`.{check}"
     ))

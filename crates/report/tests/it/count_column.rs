@@ -8,7 +8,7 @@
 
 use pqperf_model::count::{CountEvidence, ESTIMATED_CYCLES_FORMULA, Spread};
 use pqperf_model::dataset::Dataset;
-use pqperf_report::{Form, candidate_page};
+use pqperf_report::{Form, candidate_page, summary_page};
 
 use crate::common;
 use common::*;
@@ -22,6 +22,12 @@ fn count_evidence_gives_the_column() {
     let before = candidate_page(&ds, "x86_1", "sign-08", Form::Harness).unwrap();
     let other_before = candidate_page(&ds, "x86_1", "sign-02", Form::Harness).unwrap();
     assert!(!before.contains("instructions/call"), "golden page changed");
+    // The reference's evidence has no counts: its summary has no instruction column or note.
+    let summary_before = summary_page(&ds, "x86_1", Form::Harness).unwrap();
+    assert!(
+        !summary_before.contains("nstructions/call"),
+        "golden summary changed"
+    );
     let sha = ds
         .system("x86_1")
         .unwrap()
@@ -98,6 +104,59 @@ fn count_evidence_gives_the_column() {
     );
     let site = candidate_page(&ds, "x86_1", "sign-08", Form::Site).unwrap();
     assert!(site.contains("| 434.5 k |"), "{site}");
+    // The summary: an instruction column beside each signature timing, the count where there
+    // is one (linked to its file on the site), `–` elsewhere, and the sentence on what a
+    // count compares; the other categories' tables are unchanged.
+    let summary = summary_page(&ds, "x86_1", Form::Harness).unwrap();
+    let head = summary
+        .lines()
+        .find(|l| l.starts_with("| id |") && l.contains("sign instructions/call"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    for op in ["keygen", "sign", "verify"] {
+        assert!(
+            head.contains(&format!("| {op} instructions/call |")),
+            "{head}"
+        );
+    }
+    let cols: Vec<&str> = head.split('|').map(str::trim).collect();
+    let at = |name: &str| cols.iter().position(|c| *c == name).unwrap();
+    let row_of = |page: &str, label: &str| -> Vec<String> {
+        page.lines()
+            .find(|l| l.starts_with("| [sign-") && l.contains(label))
+            .unwrap_or_else(|| panic!("{label} in {page}"))
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let darts = row_of(&summary, "`DARTS128`");
+    assert_eq!(darts[at("sign instructions/call")], "434.5 k", "{darts:?}");
+    assert_eq!(darts[at("keygen instructions/call")], "–", "{darts:?}");
+    let note = summary
+        .lines()
+        .find(|l| l.starts_with("- **Instructions/call** is the median number of instructions"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(
+        note.contains("work done, not time") && note.contains("does not rank speed"),
+        "{note}"
+    );
+    let kem = |p: &str| -> Vec<String> {
+        p.lines()
+            .skip_while(|l| !l.starts_with("## ") || !l.contains("KEM"))
+            .take_while(|l| !l.starts_with("## Key") && !l.starts_with("## Hash"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(kem(&summary), kem(&summary_before));
+    let site = pqperf_report::summary_doc(&ds, "x86_1", Form::Site).unwrap();
+    // On the site the cell opens the count file (the cell's evidence).
+    assert!(
+        site.blocks
+            .iter()
+            .map(|b| format!("{b:?}"))
+            .any(|b| b.contains("sign instructions/call")
+                && b.contains("count/sign-08/DARTS128__sign.json")),
+        "the summary's count cell names its file"
+    );
     // Another candidate without counts: its page is what it was.
     assert_eq!(
         candidate_page(&ds, "x86_1", "sign-02", Form::Harness).unwrap(),
