@@ -187,6 +187,24 @@ fn seccomp() -> Option<Arc<Vec<seccompiler::BpfProgram>>> {
     .clone()
 }
 
+/// The seccomp filters of a timing child ([`run_conducted`]): [`seccomp`]'s and the refusal of
+/// process creation (`sandbox::NO_PROCESS_CALLS`), when this host applies them (probed once
+/// with `true`; the ffi test `containment::a_timing_child_keeps_its_threads_but_cannot_fork`
+/// shows threads keep working).
+fn seccomp_timing() -> Option<Arc<Vec<seccompiler::BpfProgram>>> {
+    static SC: OnceLock<Option<Arc<Vec<seccompiler::BpfProgram>>>> = OnceLock::new();
+    SC.get_or_init(|| {
+        seccomp()?;
+        let progs = Arc::new(sandbox::seccomp_timing_programs().ok()?);
+        probe(&PreExec {
+            seccomp: Some(progs.clone()),
+            ..Default::default()
+        })
+        .then_some(progs)
+    })
+    .clone()
+}
+
 /// What a probe child started like every candidate child (the policy's namespaces, the
 /// capabilities dropped) reports in its `/proc/self/status`: `Ok(())` when its effective,
 /// permitted, inheritable, bounding and ambient sets are all empty and `no_new_privs` is set,
@@ -592,6 +610,18 @@ fn in_force_inner(p: &Policy) -> Value {
             )
         } else {
             why_not("seccomp")
+        }),
+    );
+    put(
+        "process_creation",
+        json!(match (seccomp_timing().is_some(), filter) {
+            (true, _) => format!(
+                "refused to timing children (seccomp: {}; the process is killed); allowed to the build's compiler, the KAT child and the profilers",
+                sandbox::NO_PROCESS_CALLS.join(", ")
+            ),
+            (false, true) =>
+                "allowed (the host did not apply the timing children's filter)".to_string(),
+            (false, false) => why_not("seccomp"),
         }),
     );
     put(
@@ -1003,7 +1033,11 @@ fn run_inner(
         pre.namespaces = namespaces();
         pre.hide_from_init = hidden_ranges();
         pre.limits = Some(limits);
-        pre.seccomp = seccomp();
+        pre.seccomp = if conduct.is_some() {
+            seccomp_timing()
+        } else {
+            seccomp()
+        };
         if landlock_abi() > 0 {
             let mut w: Vec<PathBuf> = vec![scratch.path().to_path_buf()];
             w.extend(spec.writable.iter().cloned());
