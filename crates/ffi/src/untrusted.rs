@@ -922,6 +922,23 @@ impl Session {
     pub fn cpu(&self) -> crate::procinfo::TreeCpu {
         crate::procinfo::TreeCpu::read(self.root, SETTLE_LIMIT)
     }
+
+    /// Called right after the parent let the child go from a gate read as `at`: waits (at
+    /// most [`SETTLE_LIMIT`]) until a main thread of the child arrives on a CPU and returns
+    /// the main threads' schedstat then ([`crate::procinfo::wait_for_arrival`]): the run-queue
+    /// wait between `go` and the child's first instruction, which no interval can hold.
+    pub fn arrival(
+        &self,
+        at: &crate::procinfo::TreeCpu,
+    ) -> Option<Vec<crate::procinfo::TaskSched>> {
+        let before: Vec<_> = at
+            .tasks
+            .iter()
+            .filter(|t| at.pids.contains(&t.tid))
+            .copied()
+            .collect();
+        crate::procinfo::wait_for_arrival(&at.pids, &before, SETTLE_LIMIT)
+    }
 }
 
 /// Arrival marks kept of a result channel at most (a child writing many small pieces cannot
