@@ -618,7 +618,9 @@ fn check_windows(
         // that from its own schedstat, which the kernel brings up to date only at a
         // scheduler event, so a short interval may read 0.)
         let tol = WINDOW_ABS_S + digest_s;
-        w.tolerance_s = Some(tol);
+        // (None for per-step timing, whose windows bound nothing: `validate` then checks
+        // only their shape.)
+        w.tolerance_s = (!per_step).then_some(tol);
         // The run-queue wait of the window's tasks (schedstat of each at both readings), and
         // the driver's thread's own figures less its wait for the CPU after `go`.
         let wait = (!b.tasks.is_empty())

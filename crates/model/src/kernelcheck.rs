@@ -13,7 +13,8 @@
 //! `window_claimed_s`, `window_run_delay_s` (run-queue seconds of all the child's tasks in
 //! each window; `null` where the kernel has no schedstat), `window_main_s` and
 //! `window_wait_allowance_s` (per window, `null` where the parent did not see the arrival)
-//! and `window_tolerance_s` (the fixed CPU seconds allowed beyond each interval).
+//! and `window_tolerance_s` (the fixed CPU seconds allowed beyond each interval; `null` where
+//! the windows bound nothing, as for per-step timing of a key exchange).
 
 use serde_json::Value;
 
