@@ -44,6 +44,7 @@ fn linker_orders_symbols(order: &std::path::Path) -> bool {
 
 fn main() {
     println!("cargo::rerun-if-changed=c/memhook.c");
+    println!("cargo::rerun-if-changed=c/lean.c");
     println!("cargo::rerun-if-changed=hot-symbols.txt");
     let order = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
         .join("hot-symbols.txt");
@@ -56,6 +57,7 @@ fn main() {
     }
     let objs = cc::Build::new()
         .file("c/memhook.c")
+        .file("c/lean.c")
         .opt_level(2)
         .warnings(true)
         .compile_intermediates();

@@ -13,7 +13,8 @@
  *                    with its thread CPU clock: a forgery of the operation's CPU time,
  *                    whatever the run-queue wait of a busy host added to the wall time.
  * A destructor closes the taken descriptor and waits for the thread, so every line arrives.
- * Marker: `rewrite: lines=N scaled=S` on stderr at the end. */
+ * Marker: `rewrite: lines=N scaled=S` on stderr at the end (with REWRITE_CPU also
+ * `rewrite-cpu: intervals=N hidden_us=H`, the wall time the claims left out). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -43,10 +44,15 @@ static unsigned long long rw_cpu_ns(void) {
 
 /* The factor of the interval that claims `wall_ns`: REWRITE_PCT % of the CPU time since
  * the last gate (never above the truth). */
+static unsigned long rw_intervals;
+static unsigned long long rw_hidden_ns;
+
 static void rw_choose(unsigned long long wall_ns) {
     double cpu = (double)(rw_cpu_ns() - rw_last);
     rw_f = wall_ns ? REWRITE_PCT / 100.0 * cpu / (double)wall_ns : 1.0;
     if (rw_f > 1.0) rw_f = 1.0;
+    rw_intervals++;
+    rw_hidden_ns += wall_ns - (unsigned long long)((double)wall_ns * rw_f);
 }
 #endif
 
@@ -198,5 +204,9 @@ __attribute__((destructor)) static void rw_end(void) {
     if (rw_fd < 0) return;
     close(rw_fd);
     pthread_join(rw_thread, NULL);
+#ifdef REWRITE_CPU
+    fprintf(stderr, "rewrite-cpu: intervals=%lu hidden_us=%llu\n", rw_intervals,
+            rw_hidden_ns / 1000);
+#endif
     fprintf(stderr, "rewrite: lines=%lu scaled=%lu\n", rw_lines, rw_scaled);
 }

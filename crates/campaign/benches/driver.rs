@@ -7,7 +7,8 @@
 //!   the median per-call delta;
 //! * the baseline RSS of the lean driver executable `pqperf-driver` next to that of the same
 //!   driver code running inside a large Rust executable (this benchmark binary, as the former
-//!   `pqperf driver` subcommand ran inside `pqperf`), on the same do-nothing library;
+//!   `pqperf driver` subcommand ran inside `pqperf`), on the same do-nothing library, and by
+//!   hand with and without its start-up trim of its own pages (`crates/driver/c/lean.c`);
 //! * ticks per call of the empty keygen, sign and verify loops of `pqperf-driver` beside those
 //!   of a reference-shaped C loop this benchmark compiles itself (dlopen, the operation called
 //!   in a counted loop between two TSC reads, return code checked), in alternating rounds;
@@ -193,21 +194,27 @@ fn main() {
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(f64::NAN)
     };
-    let (mut fl, mut hand) = (Vec::new(), Vec::new());
+    let (mut fl, mut hand, mut untrimmed) = (Vec::new(), Vec::new(), Vec::new());
+    let by_hand = || {
+        let mut c = Command::new(&exe.exe);
+        c.current_dir(dir)
+            .args([noop.as_str(), "sign", "0", "1", "1", "1000", "1", "--ticks"]);
+        c
+    };
     for _ in 0..15 {
         fl.push(rss_of(Command::new(&floor_exe).arg(dir.join(&noop))));
-        hand.push(rss_of(Command::new(&exe.exe).current_dir(dir).args([
-            noop.as_str(),
-            "sign",
-            "0",
-            "1",
-            "1",
-            "1000",
-            "1",
-            "--ticks",
-        ])));
+        hand.push(rss_of(&mut by_hand()));
+        // The same without the start-up trim of the driver's own pages (`c/lean.c`).
+        untrimmed.push(rss_of(by_hand().env("PQPERF_NO_LEAN", "1")));
     }
-    let (fl, hand) = (median(fl), median(hand));
+    let (fl, hand, untrimmed) = (median(fl), median(hand), median(untrimmed));
+    println!(
+        "baseline RSS by hand (median of 15): lean pqperf-driver {:.0} KiB ({:.2} MB), without its start-up trim (PQPERF_NO_LEAN=1) {:.0} KiB ({:.2} MB)",
+        hand / 1024.0,
+        hand / 1e6,
+        untrimmed / 1024.0,
+        untrimmed / 1e6
+    );
     println!(
         "baseline RSS by hand (median of 15): C dlopen-only floor {:.0} KiB ({:.2} MB); lean pqperf-driver {:.0} KiB ({:.2} MB); ratio {:.2}",
         fl / 1024.0,

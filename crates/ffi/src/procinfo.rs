@@ -437,11 +437,15 @@ pub fn wait_accounted(pid: i32, block: bool) -> std::io::Result<Option<(i32, Chi
 /// `sum_exec_runtime` of every live thread plus that of its ended threads, in nanoseconds).
 /// A task on a CPU has run since its figure was last brought up to date (at most a
 /// scheduler tick), so a reading is taken only when no task of the tree is running
-/// ([`TreeCpu::settled`]).
+/// ([`TreeCpu::settled`]). With the CPU time it reads every task's schedstat (on-CPU and
+/// run-queue nanoseconds, [`TaskSched`]): a task that is not running has no wait pending,
+/// so its run-queue figure is final at a settled reading.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TreeCpu {
     /// Σ CPU nanoseconds of the processes read.
     pub cpu_ns: u64,
+    /// Every live task of the processes read (empty when the kernel has no schedstat).
+    pub tasks: Vec<TaskSched>,
     /// Host pids of the processes read, in walk order.
     pub pids: Vec<i32>,
     /// No task of the tree was running (state `R`) before and after the reading.
@@ -483,6 +487,94 @@ pub fn process_tree(root: i32) -> Vec<i32> {
     out
 }
 
+/// One task's schedstat (`/proc/<pid>/task/<tid>/schedstat`) at a reading.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TaskSched {
+    /// Host thread id.
+    pub tid: i32,
+    /// Nanoseconds on a CPU (first field).
+    pub run_ns: u64,
+    /// Nanoseconds runnable but waiting in a run queue (second field, `run_delay`).
+    pub run_delay_ns: u64,
+    /// Times the task arrived on a CPU (third field, `pcount`): each arrival adds the wait
+    /// before it to `run_delay_ns`, at the same moment.
+    pub pcount: u64,
+}
+
+fn task_sched(pid: i32, tid: i32) -> Option<TaskSched> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/schedstat")).ok()?;
+    let mut f = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some(TaskSched {
+        tid,
+        run_ns: f.next()??,
+        run_delay_ns: f.next()??,
+        pcount: f.next()??,
+    })
+}
+
+/// The main thread's schedstat of each of `pids` (the task whose id is the process's).
+pub fn main_threads_sched(pids: &[i32]) -> Vec<TaskSched> {
+    pids.iter().filter_map(|p| task_sched(*p, *p)).collect()
+}
+
+/// Waits until a main thread of `pids` has arrived on a CPU since `before` (its `pcount`
+/// grew) and returns the main threads' schedstat at that moment; `None` after `limit`.
+/// Read right after the parent lets a gated child go, the first arrival's `run_delay_ns`
+/// growth is the wait between the parent's `go` and the child's first instruction after it
+/// (exactly, when `pcount` grew by one; an upper bound when the poll came later).
+pub fn wait_for_arrival(
+    pids: &[i32],
+    before: &[TaskSched],
+    limit: std::time::Duration,
+) -> Option<Vec<TaskSched>> {
+    let t0 = std::time::Instant::now();
+    loop {
+        let now = main_threads_sched(pids);
+        if now.is_empty() {
+            return None;
+        }
+        let arrived = now.iter().any(|t| {
+            before
+                .iter()
+                .find(|x| x.tid == t.tid)
+                .is_some_and(|x| t.pcount > x.pcount)
+        });
+        if arrived {
+            return Some(now);
+        }
+        if t0.elapsed() >= limit {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(20));
+    }
+}
+
+/// The schedstat of every live task of `pids` (tasks whose file cannot be read are left out).
+pub fn tasks_sched(pids: &[i32]) -> Vec<TaskSched> {
+    let mut out = Vec::new();
+    for pid in pids {
+        for tid in tasks_of(*pid) {
+            out.extend(task_sched(*pid, tid));
+        }
+    }
+    out
+}
+
+/// Σ run-queue nanoseconds of the tasks of `b` since reading `a`: each task's figure less
+/// its figure at `a` (a task new at `b` from zero). A task that ended in between is missing
+/// from `b`, and its wait with it.
+pub fn run_delay_between(a: &[TaskSched], b: &[TaskSched]) -> u64 {
+    b.iter()
+        .map(|t| {
+            let before = a
+                .iter()
+                .find(|x| x.tid == t.tid)
+                .map_or(0, |x| x.run_delay_ns);
+            t.run_delay_ns.saturating_sub(before)
+        })
+        .sum()
+}
+
 fn tasks_of(pid: i32) -> Vec<i32> {
     std::fs::read_dir(format!("/proc/{pid}/task"))
         .into_iter()
@@ -516,12 +608,14 @@ impl TreeCpu {
             let quiet = !any_task_running(&pids);
             if quiet || t0.elapsed() >= settle {
                 let cpu_ns = pids.iter().filter_map(|p| process_cpu_ns(*p)).sum();
+                let tasks = tasks_sched(&pids);
                 let still = !any_task_running(&pids) && process_tree(root) == pids;
                 if quiet && !still && t0.elapsed() < settle {
                     continue;
                 }
                 return TreeCpu {
                     cpu_ns,
+                    tasks,
                     pids,
                     settled: quiet && still,
                 };

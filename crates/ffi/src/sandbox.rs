@@ -845,6 +845,67 @@ pub fn seccomp_programs() -> Result<Vec<seccompiler::BpfProgram>, String> {
     ])
 }
 
+/// The process-creating system calls the filters of a timing child (a conducted driver,
+/// `untrusted::run_conducted`) add: a benchmark never needs a process of its own, and a
+/// helper forked and reaped inside a timed window would take its CPU time out of the
+/// parent's readings. `fork`, `vfork` and `clone` without `CLONE_THREAD` kill the process
+/// (`SIGSYS`); `clone3`, whose flags lie in memory a filter cannot read, fails with `ENOSYS`,
+/// so that glibc's thread creation falls back to `clone` (with `CLONE_THREAD`: threads keep
+/// working, and their CPU time stays in the process's).
+pub const NO_PROCESS_CALLS: &[&str] = &[
+    "fork",
+    "vfork",
+    "clone without CLONE_THREAD",
+    "clone3 (ENOSYS, glibc falls back to clone)",
+];
+
+/// [`seccomp_programs`] and two more for a timing child ([`NO_PROCESS_CALLS`]): process
+/// creation kills the process, `clone3` fails with `ENOSYS`.
+pub fn seccomp_timing_programs() -> Result<Vec<seccompiler::BpfProgram>, String> {
+    use seccompiler::{
+        SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let e = |e: seccompiler::BackendError| e.to_string();
+    // clone's first argument holds its flags on x86-64 and arm64 alike.
+    let no_thread = SeccompRule::new(vec![
+        SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Qword,
+            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
+            0,
+        )
+        .map_err(e)?,
+    ])
+    .map_err(e)?;
+    let mut kill = std::collections::BTreeMap::new();
+    let mut nosys = std::collections::BTreeMap::new();
+    let x32: &[i64] = if cfg!(target_arch = "x86_64") {
+        &[0, 0x4000_0000]
+    } else {
+        &[0]
+    };
+    for bit in x32 {
+        kill.insert(libc::SYS_clone | bit, vec![no_thread.clone()]);
+        #[cfg(target_arch = "x86_64")]
+        {
+            kill.insert(libc::SYS_fork | bit, vec![]);
+            kill.insert(libc::SYS_vfork | bit, vec![]);
+        }
+        nosys.insert(libc::SYS_clone3 | bit, vec![]);
+    }
+    let build = |rules, action| -> Result<seccompiler::BpfProgram, String> {
+        let f = SeccompFilter::new(rules, SeccompAction::Allow, action, arch)
+            .map_err(|e| e.to_string())?;
+        seccompiler::BpfProgram::try_from(f).map_err(|e| e.to_string())
+    };
+    let mut v = seccomp_programs()?;
+    v.push(build(kill, SeccompAction::KillProcess)?);
+    v.push(build(nosys, SeccompAction::Errno(libc::ENOSYS as u32))?);
+    Ok(v)
+}
+
 /// Process groups of live children, killed by the termination handler.
 static LIVE: [AtomicI32; 256] = [const { AtomicI32::new(0) }; 256];
 

@@ -187,6 +187,24 @@ fn seccomp() -> Option<Arc<Vec<seccompiler::BpfProgram>>> {
     .clone()
 }
 
+/// The seccomp filters of a timing child ([`run_conducted`]): [`seccomp`]'s and the refusal of
+/// process creation (`sandbox::NO_PROCESS_CALLS`), when this host applies them (probed once
+/// with `true`; the ffi test `containment::a_timing_child_keeps_its_threads_but_cannot_fork`
+/// shows threads keep working).
+fn seccomp_timing() -> Option<Arc<Vec<seccompiler::BpfProgram>>> {
+    static SC: OnceLock<Option<Arc<Vec<seccompiler::BpfProgram>>>> = OnceLock::new();
+    SC.get_or_init(|| {
+        seccomp()?;
+        let progs = Arc::new(sandbox::seccomp_timing_programs().ok()?);
+        probe(&PreExec {
+            seccomp: Some(progs.clone()),
+            ..Default::default()
+        })
+        .then_some(progs)
+    })
+    .clone()
+}
+
 /// What a probe child started like every candidate child (the policy's namespaces, the
 /// capabilities dropped) reports in its `/proc/self/status`: `Ok(())` when its effective,
 /// permitted, inheritable, bounding and ambient sets are all empty and `no_new_privs` is set,
@@ -595,6 +613,18 @@ fn in_force_inner(p: &Policy) -> Value {
         }),
     );
     put(
+        "process_creation",
+        json!(match (seccomp_timing().is_some(), filter) {
+            (true, _) => format!(
+                "refused to timing children (seccomp: {}; the process is killed); allowed to the build's compiler, the KAT child and the profilers",
+                sandbox::NO_PROCESS_CALLS.join(", ")
+            ),
+            (false, true) =>
+                "allowed (the host did not apply the timing children's filter)".to_string(),
+            (false, false) => why_not("seccomp"),
+        }),
+    );
+    put(
         "device_nodes",
         json!(if abi > 0 {
             "none can be made, scratch included (Landlock without MAKE_CHAR/MAKE_BLOCK)".to_string()
@@ -905,6 +935,23 @@ impl Session {
     pub fn cpu(&self) -> crate::procinfo::TreeCpu {
         crate::procinfo::TreeCpu::read(self.root, SETTLE_LIMIT)
     }
+
+    /// Called right after the parent let the child go from a gate read as `at`: waits (at
+    /// most [`SETTLE_LIMIT`]) until a main thread of the child arrives on a CPU and returns
+    /// the main threads' schedstat then ([`crate::procinfo::wait_for_arrival`]): the run-queue
+    /// wait between `go` and the child's first instruction, which no interval can hold.
+    pub fn arrival(
+        &self,
+        at: &crate::procinfo::TreeCpu,
+    ) -> Option<Vec<crate::procinfo::TaskSched>> {
+        let before: Vec<_> = at
+            .tasks
+            .iter()
+            .filter(|t| at.pids.contains(&t.tid))
+            .copied()
+            .collect();
+        crate::procinfo::wait_for_arrival(&at.pids, &before, SETTLE_LIMIT)
+    }
 }
 
 /// Arrival marks kept of a result channel at most (a child writing many small pieces cannot
@@ -1016,7 +1063,11 @@ fn run_inner(
         pre.namespaces = namespaces();
         pre.hide_from_init = hidden_ranges();
         pre.limits = Some(limits);
-        pre.seccomp = seccomp();
+        pre.seccomp = if conduct.is_some() {
+            seccomp_timing()
+        } else {
+            seccomp()
+        };
         if landlock_abi() > 0 {
             let mut w: Vec<PathBuf> = vec![scratch.path().to_path_buf()];
             w.extend(spec.writable.iter().cloned());

@@ -205,12 +205,15 @@ pub(crate) fn spawn(
                 line: s.received,
                 cpu_ns: r.cpu_ns,
                 settled: r.settled,
-                pids: r.pids,
+                pids: r.pids.clone(),
+                tasks: r.tasks.clone(),
                 at_s: t0.elapsed().as_secs_f64(),
+                arrival: None,
             });
             if !s.send("go") {
                 break;
             }
+            crate::verify::note_arrival(&mut readings, s.arrival(&r));
         }
     });
     (out, readings, load_bad)

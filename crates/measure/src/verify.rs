@@ -24,7 +24,17 @@
 //!   CPU time is at most the interval claimed in it × (1 + [`WINDOW_REL`]) +
 //!   [`WINDOW_ABS_S`] (+ [`DIGEST_S_PER_BYTE`] per declared output byte): a claimed
 //!   interval is wall time, which CPU time never exceeds on the pinned CPU, so honest runs
-//!   beside CPU hogs pass. No process of the child may end between two gates, every reading
+//!   beside CPU hogs pass. A claimed interval holds the driver thread's waits for the CPU
+//!   too, so the parent also reads every task's schedstat (on-CPU and run-queue
+//!   nanoseconds, arrivals on a CPU) at each gate, and right after its `go` it watches the
+//!   driver's thread until it arrives on a CPU: the wait before that arrival lies before any
+//!   interval can start. The thread's on-CPU and run-queue time after the arrival is at most
+//!   the claim × (1 + [`WINDOW_REL`]) + the same tolerance + [`WINDOW_WAITS_ALLOWED`] mean
+//!   waits of the window (its untimed work after the interval may be preempted) +
+//!   [`WINDOW_WAIT_ABS_S`]; a candidate that claims its CPU time in place of its wall time
+//!   on a busy CPU is caught (the evidence keeps `window_run_delay_s`, `window_wake_wait_s`,
+//!   `window_main_s` and `window_wait_allowance_s`, checked again by `validate` through
+//!   `pqperf_model::kernelcheck`). No process of the child may end between two gates, every reading
 //!   must find the child quiet, and the CPU after the last gate (the exit, where CPU the
 //!   readings missed would show) is at most [`EXIT_ABS_S`] + [`EXIT_S_PER_MIB`] per MiB of
 //!   `ru_maxrss`. There is no separate setup-only process any more: the preparation's CPU
@@ -141,6 +151,11 @@ pub struct Reading {
     pub settled: bool,
     /// The child's processes (host pids).
     pub pids: Vec<i32>,
+    /// Every task's schedstat (on-CPU and run-queue nanoseconds) at the reading.
+    pub tasks: Vec<pqperf_ffi::procinfo::TaskSched>,
+    /// The main threads' schedstat when the first of them arrived on a CPU after the parent's
+    /// `go` at this gate (`untrusted::Session::arrival`; `None`: not seen).
+    pub arrival: Option<Vec<pqperf_ffi::procinfo::TaskSched>>,
     /// Seconds since the parent started the child.
     pub at_s: f64,
 }
@@ -148,7 +163,10 @@ pub struct Reading {
 /// Relative tolerance of a window's kernel CPU time against the interval the driver claims
 /// inside it (the interval is wall time on the raw monotonic clock, the CPU time the
 /// scheduler's clock: the same counter on x86 and arm64).
-pub const WINDOW_REL: f64 = 0.01;
+pub const WINDOW_REL: f64 = pqperf_model::kernelcheck::WINDOW_REL;
+/// Fixed run-queue seconds a window may hold beyond its claimed interval, [`WINDOW_ABS_S`] and
+/// the mean waits allowed (`pqperf_model::kernelcheck::WINDOW_WAIT_ABS_S`).
+pub const WINDOW_WAIT_ABS_S: f64 = pqperf_model::kernelcheck::WINDOW_WAIT_ABS_S;
 /// Fixed CPU seconds of a window beyond its claimed interval: the driver's return from the
 /// pipe read, its scheduler snapshots (`getrusage`, `/proc/thread-self/schedstat` and
 /// `sched`) around the interval, the output digest, its lines and the next read. Measured
@@ -406,6 +424,25 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) 
         "ready_cpu_s": w.ready_cpu_s.map(round6),
         "window_cpu_s": w.cpu_s.iter().map(|x| round6(*x)).collect::<Vec<_>>(),
         "window_claimed_s": w.claimed_s.iter().map(|x| round6(*x)).collect::<Vec<_>>(),
+        "window_run_delay_s": w
+            .run_delay_s
+            .iter()
+            .map(|x| x.map(round6))
+            .collect::<Option<Vec<_>>>(),
+        "window_run_delay_sum_s": w
+            .run_delay_s
+            .iter()
+            .copied()
+            .collect::<Option<Vec<_>>>()
+            .map(|v| round6(v.iter().sum())),
+        "window_tolerance_s": w.tolerance_s.map(round6),
+        "window_wake_wait_s": w.wake_wait_s.iter().map(|x| x.map(round6)).collect::<Vec<_>>(),
+        "window_main_s": w.main_s.iter().map(|x| x.map(round6)).collect::<Vec<_>>(),
+        "window_wait_allowance_s": w
+            .wait_allowance_s
+            .iter()
+            .map(|x| x.map(round6))
+            .collect::<Vec<_>>(),
         "exit_cpu_s": w.exit_cpu_s.map(round6),
         "maxrss_bytes": maxrss,
         "problems": bad,
@@ -419,7 +456,77 @@ struct Windows {
     ready_cpu_s: Option<f64>,
     cpu_s: Vec<f64>,
     claimed_s: Vec<f64>,
+    /// Run-queue seconds of each window (`None`: no schedstat at its end).
+    run_delay_s: Vec<Option<f64>>,
+    /// The driver thread's wait for the CPU after the parent's `go` (`None`: not seen).
+    wake_wait_s: Vec<Option<f64>>,
+    /// The driver thread's on-CPU and run-queue seconds after that first arrival.
+    main_s: Vec<Option<f64>>,
+    /// Run-queue seconds allowed for the untimed work after the interval.
+    wait_allowance_s: Vec<Option<f64>>,
+    /// Fixed CPU seconds allowed beyond each interval.
+    tolerance_s: Option<f64>,
     exit_cpu_s: Option<f64>,
+}
+
+/// The driver thread's figures of one window (module doc).
+#[derive(Debug, Clone, Copy)]
+struct MainWindow {
+    /// Wait for the CPU between the parent's `go` and the thread's first arrival.
+    wake_s: f64,
+    /// On-CPU seconds after that arrival up to the closing gate.
+    run_s: f64,
+    /// On-CPU plus run-queue seconds after that arrival (what a wall-time interval inside
+    /// the window holds at most, with the untimed work).
+    busy_s: f64,
+    /// Run-queue seconds allowed for the untimed work after the interval.
+    allowance_s: f64,
+}
+
+/// Mean waits allowed per window for the driver's untimed work after its interval (its
+/// lines and the next gate's read may be preempted once): the mean wait of the window's
+/// waits after the first arrival, × this.
+pub const WINDOW_WAITS_ALLOWED: f64 = 2.0;
+
+/// Records the parent's sighting of the driver's first arrival on a CPU after the `go` of
+/// the last reading (`runner::spawn`).
+pub fn note_arrival(
+    readings: &mut [Reading],
+    arrival: Option<Vec<pqperf_ffi::procinfo::TaskSched>>,
+) {
+    if let Some(last) = readings.last_mut() {
+        last.arrival = arrival;
+    }
+}
+
+/// The driver's thread in the window from gate `a` to gate `b`: the main thread whose
+/// arrival the parent saw after `a`'s `go`, its schedstat at `a`, at that arrival and at
+/// `b`. `None` without schedstat or without a sighting.
+fn main_window(a: &Reading, b: &Reading) -> Option<MainWindow> {
+    use pqperf_ffi::procinfo::TaskSched;
+    let arrival = a.arrival.as_ref()?;
+    let at = |v: &[TaskSched], tid: i32| v.iter().find(|t| t.tid == tid).copied();
+    let (g, s) = arrival.iter().find_map(|s| {
+        let g = at(&a.tasks, s.tid)?;
+        (s.pcount > g.pcount).then_some((g, *s))
+    })?;
+    let e = at(&b.tasks, s.tid)?;
+    let ns = |x: u64| x as f64 / 1e9;
+    let wake_s = ns(s.run_delay_ns.saturating_sub(g.run_delay_ns));
+    let run_s = ns(e.run_ns.saturating_sub(s.run_ns));
+    let rest_wait = ns(e.run_delay_ns.saturating_sub(s.run_delay_ns));
+    let rest_arrivals = e.pcount.saturating_sub(s.pcount);
+    let allowance_s = if rest_arrivals == 0 {
+        0.0
+    } else {
+        WINDOW_WAITS_ALLOWED * rest_wait / rest_arrivals as f64
+    } + WINDOW_WAIT_ABS_S;
+    Some(MainWindow {
+        wake_s,
+        run_s,
+        busy_s: run_s + rest_wait,
+        allowance_s,
+    })
 }
 
 /// Whether the driver said its counter counts core cycles (no fixed rate).
@@ -511,6 +618,18 @@ fn check_windows(
         // that from its own schedstat, which the kernel brings up to date only at a
         // scheduler event, so a short interval may read 0.)
         let tol = WINDOW_ABS_S + digest_s;
+        // (None for per-step timing, whose windows bound nothing: `validate` then checks
+        // only their shape.)
+        w.tolerance_s = (!per_step).then_some(tol);
+        // The run-queue wait of the window's tasks (schedstat of each at both readings), and
+        // the driver's thread's own figures less its wait for the CPU after `go`.
+        let wait = (!b.tasks.is_empty())
+            .then(|| pqperf_ffi::procinfo::run_delay_between(&a.tasks, &b.tasks) as f64 / 1e9);
+        w.run_delay_s.push(wait);
+        let main = main_window(a, b);
+        w.wake_wait_s.push(main.map(|m| m.wake_s));
+        w.main_s.push(main.map(|m| m.busy_s));
+        w.wait_allowance_s.push(main.map(|m| m.allowance_s));
         let mut figures = vec![("interval", c.timed_s)];
         let ticks = k.tick_hz.filter(|h| *h > 0.0 && !core_cycles(p));
         if let (Some(hz), [v]) = (ticks, seg_parsed.sample_trials.as_slice()) {
@@ -520,6 +639,23 @@ fn check_windows(
             if cpu_bound && !per_step && cpu > x * (1.0 + WINDOW_REL) + tol {
                 bad.push(format!(
                     "window {i}: the kernel counted {cpu:.6} s of CPU time, the {what} claimed inside it is {x:.6} s (tolerance {:.0} % + {:.0} µs)",
+                    WINDOW_REL * 100.0,
+                    tol * 1e6
+                ));
+            }
+            // A claimed interval is wall time: it holds the driver thread's waits for the CPU
+            // too, so its CPU time cannot be claimed in its place (which hides the wait).
+            if let Some(m) = main
+                && cpu_bound
+                && !per_step
+                && m.busy_s > x * (1.0 + WINDOW_REL) + tol + m.allowance_s
+            {
+                bad.push(format!(
+                    "window {i}: the driver's thread was on the CPU {:.6} s and waited for it {:.6} s after it started ({:.6} s of run-queue wait in {} wait(s) allowed for its untimed work), the {what} claimed inside it is {x:.6} s (a wall-time interval holds both; tolerance {:.0} % + {:.0} µs)",
+                    m.run_s,
+                    m.busy_s - m.run_s,
+                    m.allowance_s,
+                    WINDOW_WAITS_ALLOWED,
                     WINDOW_REL * 100.0,
                     tol * 1e6
                 ));
@@ -638,7 +774,9 @@ mod tests {
                 cpu_ns: (cpu * 1e9) as u64,
                 settled: true,
                 pids: vec![7],
+                tasks: Vec::new(),
                 at_s: 0.0,
+                arrival: None,
             });
         };
         let mut segs: Vec<Vec<String>> = Vec::new();
@@ -838,6 +976,75 @@ mod tests {
         // Far below a ru_maxrss the driver made (18 MiB claimed for 180 MiB).
         let bad = run(18 * mib, 180, 40);
         assert!(bad.iter().any(|b| b.contains("ru_maxrss is")), "{bad:?}");
+    }
+
+    #[test]
+    fn cpu_time_claimed_in_place_of_wall_time_is_caught_by_the_run_queue_wait() {
+        use pqperf_ffi::procinfo::TaskSched;
+        // Two 0.1 s windows of CPU time on a CPU shared with a hog: after a 10 ms wait for
+        // the CPU following each `go`, the driver's thread (7) waited `wait` seconds in 10
+        // waits inside its interval.
+        let check_with = |claimed: f64, wait: f64| {
+            let p = parsed(claimed, 0.1, 0.0);
+            let (mut r, lines) = gated(&args(), &p, 0.2, Some(vec![0.1, 0.1]));
+            let (mut delay, mut count) = (0u64, 1u64);
+            for x in r.iter_mut() {
+                x.tasks = vec![TaskSched {
+                    tid: 7,
+                    run_ns: x.cpu_ns,
+                    run_delay_ns: delay,
+                    pcount: count,
+                }];
+                delay += 10_000_000;
+                count += 1;
+                x.arrival = Some(vec![TaskSched {
+                    tid: 7,
+                    run_ns: x.cpu_ns,
+                    run_delay_ns: delay,
+                    pcount: count,
+                }]);
+                delay += (wait * 1e9) as u64;
+                count += 10;
+            }
+            let acc = ChildAccounting {
+                user_s: 0.401,
+                run_ns: Some(1),
+                run_delay_ns: Some(delay),
+                ..Default::default()
+            };
+            let k = Kernel {
+                acc: &acc,
+                wall_s: 0.5 + 2.0 * wait + 0.04,
+                tick_hz: Some(2e9),
+                readings: &r,
+                lines: &lines,
+                steal_s: 0.0,
+                parent_rss_bytes: None,
+            };
+            check(&args(), &p, &k)
+        };
+        // Honest: the wall-time interval holds the waits after the arrival.
+        let (bad, ev) = check_with(0.2, 0.1);
+        assert!(bad.is_empty(), "{bad:?}");
+        assert_eq!(ev["window_run_delay_s"], json!([0.11, 0.11]));
+        assert_eq!(ev["window_run_delay_sum_s"], json!(0.22));
+        assert_eq!(ev["window_wake_wait_s"], json!([0.01, 0.01]));
+        assert_eq!(ev["window_main_s"], json!([0.2, 0.2]));
+        let w = pqperf_model::kernelcheck::Windows::of(&ev)
+            .unwrap()
+            .unwrap();
+        assert!(w.broken().is_empty(), "{:?}", w.broken());
+        // The CPU time claimed instead: inside the CPU bound, caught by the waits.
+        let (bad, ev) = check_with(0.1, 0.1);
+        assert_eq!(bad.len(), 2, "{bad:?}");
+        assert!(bad[0].contains("waited for it"), "{bad:?}");
+        let w = pqperf_model::kernelcheck::Windows::of(&ev)
+            .unwrap()
+            .unwrap();
+        assert_eq!(w.broken().len(), 2);
+        // Waits within the allowance (two mean waits: the untimed work's) are not a forgery.
+        let (bad, _) = check_with(0.1, 0.001);
+        assert!(bad.is_empty(), "{bad:?}");
     }
 
     #[test]

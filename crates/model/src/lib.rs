@@ -75,6 +75,7 @@ pub mod fsutil;
 pub mod golden;
 pub mod iccsprovider;
 pub mod katlog;
+pub mod kernelcheck;
 pub mod layout;
 pub mod limits;
 mod locate;

@@ -257,6 +257,7 @@ fn containment(sb: &serde_json::Value) -> String {
         ("parent_death", "when pqperf ends"),
         ("capabilities", "capabilities"),
         ("privileged_calls", "privileged system calls"),
+        ("process_creation", "process creation"),
         ("device_nodes", "device nodes"),
         ("environment", "environment"),
         ("namespace_init", "PID 1 of the child's namespace"),
@@ -683,6 +684,12 @@ mod tests {
         let t = sandbox_sentence(&new);
         assert!(
             t.contains("capabilities: none (probed); privileged system calls: refused with EPERM"),
+            "{t}"
+        );
+        new["process_creation"] = serde_json::json!("refused to timing children (seccomp: fork)");
+        let t = sandbox_sentence(&new);
+        assert!(
+            t.contains("; process creation: refused to timing children (seccomp: fork)"),
             "{t}"
         );
     }

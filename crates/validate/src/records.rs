@@ -175,6 +175,25 @@ pub(crate) fn check_record(
         }
     }
 
+    // The parent's windows (`kernel_check.window_*`): well formed, and a process recorded
+    // complete obeys their rule (CPU time and run-queue wait bound each claimed interval).
+    for (i, pr) in r.processes.iter().enumerate() {
+        let Some(kc) = pr.extra.get("kernel_check") else {
+            continue;
+        };
+        let at = format!("processes[{i}].kernel_check");
+        match pqperf_model::kernelcheck::Windows::of(kc) {
+            Err(e) => rep.problems.push(p(&at, e)),
+            Ok(Some(w)) if pr.status == "complete" => {
+                for b in w.broken() {
+                    rep.problems
+                        .push(p(&at, format!("complete process, but {b}")));
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+
     // Trials and process aggregates.
     let pt = ProcessTotals::of(&r.processes);
     if pt.trials != r.trials {

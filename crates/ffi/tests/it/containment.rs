@@ -192,3 +192,54 @@ fn a_child_sees_a_fixed_environment_and_nothing_of_pqperf_in_pid_1() {
         "{rec}"
     );
 }
+
+#[test]
+fn a_timing_child_keeps_its_threads_but_cannot_fork() {
+    // A thread (glibc's clone3 refused with ENOSYS, then clone with CLONE_THREAD), then a
+    // fork: killed by SIGSYS in a timing child (conducted), allowed in any other child.
+    let work = tempfile::tempdir().unwrap();
+    let c = work.path().join("threadfork.c");
+    std::fs::write(
+        &c,
+        "#include <pthread.h>\n#include <stdio.h>\n#include <unistd.h>\n#include <sys/wait.h>\n\
+static void *f(void *a) { return a; }\n\
+int main(void) { pthread_t t; int r = pthread_create(&t, NULL, f, NULL); if (r == 0) pthread_join(t, NULL);\n\
+printf(\"thread %d\\n\", r); fflush(stdout); pid_t p = fork(); if (p == 0) _exit(0); if (p > 0) waitpid(p, NULL, 0);\n\
+printf(\"forked %d\\n\", p > 0); return 0; }\n",
+    )
+    .unwrap();
+    let st = Command::new("gcc")
+        .arg(&c)
+        .arg("-pthread")
+        .arg("-o")
+        .arg(work.path().join("threadfork"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let spec = ChildSpec {
+        program: work.path().join("threadfork"),
+        cwd: work.path().to_path_buf(),
+        timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
+    let free = untrusted::run(&spec);
+    assert_eq!(free.code(), Some(0), "{}", free.stderr.text());
+    assert_eq!(free.stdout.text(), "thread 0\nforked 1\n");
+    let timed = untrusted::run_conducted(&spec, &mut |s| while s.next_line().is_some() {});
+    assert!(
+        timed.stdout.text().starts_with("thread 0\n"),
+        "{}",
+        timed.stdout.text()
+    );
+    let rec = untrusted::in_force_json(&untrusted::policy());
+    let refused = rec["process_creation"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("refused"));
+    if refused {
+        assert_eq!(timed.code(), Some(-31), "{}", timed.stdout.text());
+        assert!(!timed.stdout.text().contains("forked"));
+    } else {
+        eprintln!("process creation not refused here: {rec}");
+        assert_eq!(timed.code(), Some(0));
+    }
+}

@@ -40,7 +40,7 @@ const EXE_DETECT: &str = include_str!("../../../../testdata/hostile/exe_detect.h
 const REWRITE: &str = include_str!("../../../../testdata/hostile/rewrite.h");
 const SETUP_BURN: &str = include_str!("../../../../testdata/hostile/setup_burn.h");
 
-fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
+pub(crate) fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));
     c.args(common::toy::campaign_args(run, phase))
         .args(extra)
@@ -50,7 +50,7 @@ fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
 
 /// Campaign options of these tests: the last allowed CPU, 2 ms trials, a 60 s calibration
 /// limit and a small stack region.
-fn short_trials() -> Vec<String> {
+pub(crate) fn short_trials() -> Vec<String> {
     let cpu = pqperf_ffi::affinity::get_affinity()
         .unwrap()
         .last()
@@ -71,7 +71,7 @@ fn short_trials() -> Vec<String> {
     .to_vec()
 }
 
-fn ok(mut c: Command) -> String {
+pub(crate) fn ok(mut c: Command) -> String {
     let out = c.output().expect("run pqperf");
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
@@ -79,7 +79,7 @@ fn ok(mut c: Command) -> String {
     text
 }
 
-fn record(run: &Path, cand: &str, label: &str, op: &str) -> serde_json::Value {
+pub(crate) fn record(run: &Path, cand: &str, label: &str, op: &str) -> serde_json::Value {
     let p = run.join(format!("records/{cand}/{label}__{op}.json"));
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     serde_json::from_str(&text).unwrap()
@@ -354,7 +354,7 @@ fn forging_toy_sig() -> String {
 }
 
 /// The `rewrite: … scaled=N` marker of a process entry (0: none).
-fn scaled_lines(p: &serde_json::Value) -> u64 {
+pub(crate) fn scaled_lines(p: &serde_json::Value) -> u64 {
     p["stderr"]
         .as_str()
         .unwrap_or("")

@@ -19,6 +19,7 @@ mod hostile_output;
 mod hostile_privilege;
 mod hostile_sandbox;
 mod hostile_timing;
+mod hostile_wait;
 mod iccs_bench_cli;
 mod iccs_provider_pages;
 mod measure_campaign;

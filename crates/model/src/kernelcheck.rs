@@ -1,0 +1,202 @@
+//! The parent's windows of one timing-driver process, as `pqperf-measure::verify` records them
+//! in `processes[].kernel_check` (free-form JSON beside the record's fields), and the rule they
+//! obey: every timed interval the driver claims lies between two readings of the child's
+//! kernel accounting by the parent, and what the kernel counted in that window bounds the
+//! claimed interval from below. A claimed interval is wall time, so it holds the driver
+//! thread's waits for the CPU as well as its CPU time: the thread's on-CPU and run-queue
+//! seconds after its first arrival on a CPU following the parent's `go` (the wait before
+//! that arrival, `window_wake_wait_s`, lies before any interval can start) are at most the
+//! claim plus the tolerances and an allowance for the waits of the untimed work after the
+//! interval (`window_wait_allowance_s`).
+//!
+//! The keys read here: `windows_bound` (`"in force"` or why not), `window_cpu_s`,
+//! `window_claimed_s`, `window_run_delay_s` (run-queue seconds of all the child's tasks in
+//! each window; `null` where the kernel has no schedstat), `window_main_s` and
+//! `window_wait_allowance_s` (per window, `null` where the parent did not see the arrival)
+//! and `window_tolerance_s` (the fixed CPU seconds allowed beyond each interval; `null` where
+//! the windows bound nothing, as for per-step timing of a key exchange).
+
+use serde_json::Value;
+
+/// Relative tolerance of a window's kernel figures against the interval claimed inside it.
+pub const WINDOW_REL: f64 = 0.01;
+
+/// Fixed run-queue seconds a window may hold beyond its claimed interval, besides the
+/// allowance for the untimed work's waits (figures are read at different moments of the
+/// same scheduler clock).
+pub const WINDOW_WAIT_ABS_S: f64 = 0.000_2;
+
+/// The windows of one process.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Windows {
+    /// The bound is in force (`windows_bound` = `"in force"`; not under an emulator).
+    pub in_force: bool,
+    /// Kernel CPU seconds of each window.
+    pub cpu_s: Vec<f64>,
+    /// Seconds claimed inside each window.
+    pub claimed_s: Vec<f64>,
+    /// Run-queue seconds of each window (every task of the child), when recorded.
+    pub run_delay_s: Option<Vec<f64>>,
+    /// The driver thread's on-CPU and run-queue seconds after its first arrival, per window.
+    pub main_s: Vec<Option<f64>>,
+    /// Run-queue seconds allowed for the untimed work, per window.
+    pub wait_allowance_s: Vec<Option<f64>>,
+    /// Fixed CPU seconds allowed beyond each interval, when recorded.
+    pub tolerance_s: Option<f64>,
+}
+
+fn number(k: &str, x: &Value) -> Result<f64, String> {
+    x.as_f64()
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .ok_or(format!("{k} holds {x}, not a number ≥ 0"))
+}
+
+fn list(k: &str, v: Option<&Value>) -> Result<Vec<f64>, String> {
+    v.and_then(Value::as_array)
+        .ok_or(format!("{k} is not a list"))?
+        .iter()
+        .map(|x| number(k, x))
+        .collect()
+}
+
+/// A list of numbers or nulls of `n` entries (absent: `n` nulls).
+fn optional_list(k: &str, v: Option<&Value>, n: usize) -> Result<Vec<Option<f64>>, String> {
+    let Some(v) = v else {
+        return Ok(vec![None; n]);
+    };
+    let a = v.as_array().ok_or(format!("{k} is not a list"))?;
+    if a.len() != n {
+        return Err(format!("{} {k} for {n} window_cpu_s", a.len()));
+    }
+    a.iter()
+        .map(|x| (!x.is_null()).then(|| number(k, x)).transpose())
+        .collect()
+}
+
+impl Windows {
+    /// The windows of a `kernel_check` object; `Ok(None)` when it records none (a process
+    /// from before the windows, or a failed one). `Err`: a key of the wrong shape.
+    pub fn of(kc: &Value) -> Result<Option<Windows>, String> {
+        let Some(cpu) = kc.get("window_cpu_s") else {
+            return Ok(None);
+        };
+        let cpu_s = list("window_cpu_s", Some(cpu))?;
+        let n = cpu_s.len();
+        let claimed_s = list("window_claimed_s", kc.get("window_claimed_s"))?;
+        if claimed_s.len() != n {
+            return Err(format!(
+                "{} window_claimed_s for {n} window_cpu_s",
+                claimed_s.len()
+            ));
+        }
+        let run_delay_s = match kc.get("window_run_delay_s") {
+            None | Some(Value::Null) => None,
+            Some(v) => {
+                let d = list("window_run_delay_s", Some(v))?;
+                if d.len() != n {
+                    return Err(format!(
+                        "{} window_run_delay_s for {n} window_cpu_s",
+                        d.len()
+                    ));
+                }
+                Some(d)
+            }
+        };
+        let main_s = optional_list("window_main_s", kc.get("window_main_s"), n)?;
+        let wait_allowance_s = optional_list(
+            "window_wait_allowance_s",
+            kc.get("window_wait_allowance_s"),
+            n,
+        )?;
+        let tolerance_s = match kc.get("window_tolerance_s") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(number("window_tolerance_s", v)?),
+        };
+        Ok(Some(Windows {
+            in_force: kc.get("windows_bound").and_then(Value::as_str) == Some("in force"),
+            cpu_s,
+            claimed_s,
+            run_delay_s,
+            main_s,
+            wait_allowance_s,
+            tolerance_s,
+        }))
+    }
+
+    /// The windows whose recorded figures break the rule (module doc), one message each:
+    /// what a process recorded `complete` must not hold. Figures are rounded to the
+    /// microsecond in the evidence, so each comparison allows 3 µs more.
+    pub fn broken(&self) -> Vec<String> {
+        let (true, Some(tol)) = (self.in_force, self.tolerance_s) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (i, (cpu, claim)) in self.cpu_s.iter().zip(&self.claimed_s).enumerate() {
+            let allowed = claim * (1.0 + WINDOW_REL) + tol + 3e-6;
+            if *cpu > allowed {
+                out.push(format!(
+                    "window {}: {cpu} s of CPU time for {claim} s claimed",
+                    i + 1
+                ));
+            }
+            if let (Some(busy), Some(wait)) = (self.main_s[i], self.wait_allowance_s[i])
+                && busy > allowed + wait
+            {
+                out.push(format!(
+                    "window {}: the driver's thread was on the CPU or waiting for it {busy} s ({wait} s of waits allowed) for {claim} s claimed",
+                    i + 1
+                ));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn windows_are_read_and_their_rule_is_checked() {
+        let kc = json!({
+            "windows_bound": "in force",
+            "window_cpu_s": [0.1, 0.1],
+            "window_claimed_s": [0.2, 0.1],
+            "window_run_delay_s": [0.11, 0.01],
+            "window_main_s": [0.2, 0.1],
+            "window_wait_allowance_s": [0.0002, 0.0002],
+            "window_tolerance_s": 0.0006,
+        });
+        let w = Windows::of(&kc).unwrap().unwrap();
+        assert_eq!(w.run_delay_s, Some(vec![0.11, 0.01]));
+        assert!(w.broken().is_empty());
+        // The CPU time claimed in place of the wall time: the wait is hidden.
+        let mut hid = w.clone();
+        hid.claimed_s[0] = 0.1;
+        assert_eq!(hid.broken().len(), 1, "{:?}", hid.broken());
+        // Not under an emulator.
+        hid.in_force = false;
+        assert!(hid.broken().is_empty());
+        // Windows where the arrival was not seen are not judged by the wait.
+        let mut unseen = kc.clone();
+        unseen["window_main_s"] = json!([null, 0.1]);
+        unseen["window_claimed_s"] = json!([0.1, 0.1]);
+        assert!(Windows::of(&unseen).unwrap().unwrap().broken().is_empty());
+        assert_eq!(Windows::of(&json!({"cpu_s": 1.0})).unwrap(), None);
+        let bad =
+            json!({"window_cpu_s": [0.1], "window_claimed_s": [0.1], "window_run_delay_s": [-1.0]});
+        assert!(
+            Windows::of(&bad)
+                .unwrap_err()
+                .contains("window_run_delay_s")
+        );
+        let short =
+            json!({"window_cpu_s": [0.1], "window_claimed_s": [0.1], "window_run_delay_s": []});
+        assert!(
+            Windows::of(&short)
+                .unwrap_err()
+                .contains("0 window_run_delay_s")
+        );
+    }
+}
