@@ -13,6 +13,7 @@ use crate::svg;
 use crate::{PageOut, joint};
 use pqperf_model::order::natural_cmp;
 use pqperf_report::page::{Block, Cell, Evidence, Page, Section, Table};
+use pqperf_report::view::RecordRef;
 
 /// Paths of the pages the site generates itself (besides the report's Markdown pages).
 pub fn generated_paths(site: &SiteData) -> Vec<String> {
@@ -188,22 +189,24 @@ pub fn candidate_charts(
     page: &str,
     known: &HashSet<String>,
 ) -> String {
-    let recs: Vec<_> = sys
-        .records
+    // (record, its operation key) of the candidate's complete records.
+    let recs: Vec<(RecordRef, String)> = sys
+        .records()
         .iter()
-        .filter(|r| r.candidate == cand && r.complete)
+        .filter(|r| r.rec.candidate == cand && r.complete())
+        .map(|r| (*r, r.opkey()))
         .collect();
     if recs.is_empty() {
         return String::new();
     }
     let mut labels: Vec<&str> = Vec::new();
     let mut ops: Vec<&str> = Vec::new();
-    for r in &recs {
-        if !labels.contains(&r.label.as_str()) {
-            labels.push(&r.label);
+    for (r, opkey) in &recs {
+        if !labels.contains(&r.rec.label.as_str()) {
+            labels.push(&r.rec.label);
         }
-        if !ops.contains(&r.opkey.as_str()) {
-            ops.push(&r.opkey);
+        if !ops.contains(&opkey.as_str()) {
+            ops.push(opkey);
         }
     }
     labels.sort_by(|a, b| natural_cmp(a, b));
@@ -219,8 +222,8 @@ pub fn candidate_charts(
             ops = keep;
         }
     }
-    let href = |rel: &str| {
-        let p = format!("evidence/{}/{}", sys.id, rel);
+    let href = |r: &RecordRef| {
+        let p = sys.evidence_path(r);
         known.contains(&p).then(|| relative(page, &p))
     };
     let groups: Vec<(String, Vec<Option<svg::Value>>)> = labels
@@ -230,11 +233,11 @@ pub fn candidate_charts(
                 .iter()
                 .map(|o| {
                     recs.iter()
-                        .find(|r| r.label == *l && r.opkey == *o)
-                        .and_then(|r| {
-                            r.mean_cycles.map(|v| svg::Value {
+                        .find(|(r, k)| r.rec.label == *l && k == o)
+                        .and_then(|(r, _)| {
+                            r.rec.mean_cycles.map(|v| svg::Value {
                                 value: v,
-                                href: href(&r.path),
+                                href: href(r),
                             })
                         })
                 })
@@ -266,15 +269,16 @@ pub fn candidate_charts(
         .flat_map(|l| {
             let mut rs: Vec<_> = recs
                 .iter()
-                .filter(|r| r.label == *l && r.percentiles.is_some())
+                .filter_map(|(r, k)| Some((r, k, r.per_call_cycles()?)))
+                .filter(|(r, _, _)| r.rec.label == *l)
                 .collect();
-            rs.sort_by_key(|r| pqperf_model::order::op_rank(&r.opkey));
+            rs.sort_by_key(|(_, k, _)| pqperf_model::order::op_rank(k));
             rs.into_iter()
-                .map(|r| {
+                .map(|(r, k, q)| {
                     (
-                        format!("{} {}", r.label, r.opkey),
-                        r.percentiles.unwrap_or([0.0; 3]),
-                        href(&r.path),
+                        format!("{} {k}", r.rec.label),
+                        [q.p50, q.p90, q.p99],
+                        href(r),
                     )
                 })
                 .collect::<Vec<_>>()

@@ -7,9 +7,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::data::{Category, Rec, SiteData, SystemFacts, security_target};
+use crate::data::{Category, SiteData, SystemFacts};
 use pqperf_model::fmt;
 use pqperf_model::order::natural_cmp;
+use pqperf_report::view::RecordRef;
 
 /// The claimed security targets with a ranking page each.
 pub const TARGETS: [u32; 4] = [128, 192, 256, 512];
@@ -161,8 +162,8 @@ pub fn interval_ranks(values: &[f64], intervals: &[Option<(f64, f64)>]) -> Vec<f
 }
 
 /// Evidence path of a record inside the site.
-pub fn record_evidence(sys: &SystemFacts, rec: &Rec) -> String {
-    format!("evidence/{}/{}", sys.id, rec.path)
+pub fn record_evidence(sys: &SystemFacts, rec: &RecordRef) -> String {
+    sys.evidence_path(rec)
 }
 
 /// How the summary shows the symmetric share of an instance (`method.md` §13.4 item 6).
@@ -187,12 +188,7 @@ pub fn share_rule(
     let ops = cat.ops();
     let shares_of = |l: &str| -> Vec<f64> {
         ops.iter()
-            .filter_map(|op| {
-                sys.profiles
-                    .get(&(cand.to_string(), l.to_string(), op.to_string()))
-            })
-            .filter(|p| p.complete)
-            .filter_map(|p| p.hash_share)
+            .filter_map(|op| sys.hash_share(cand, l, op))
             .collect()
     };
     let own = shares_of(label);
@@ -201,11 +197,15 @@ pub fn share_rule(
         return ShareRule::Show;
     }
     let has_iccs = sys
-        .build
-        .iter()
-        .filter(|((c, _), b)| c == cand && b.variant == "reference")
-        .any(|((_, l), _)| shares_of(l).iter().any(|s| *s > 0.0));
-    let verdict = site.side.survey.get(cand).map(String::as_str).unwrap_or("");
+        .built()
+        .into_iter()
+        .filter(|(c, _, v)| *c == cand && *v == "reference")
+        .any(|(_, l, _)| shares_of(l).iter().any(|s| *s > 0.0));
+    let verdict = site
+        .side
+        .survey_of(cand)
+        .map(|s| s.verdict.as_str())
+        .unwrap_or("");
     if has_iccs {
         if verdict == "ICCS-only" {
             ShareRule::Show
@@ -217,24 +217,29 @@ pub fn share_rule(
     }
 }
 
-fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -> Option<Cell> {
-    if !rec.complete {
+fn cycles_cell(
+    site: &SiteData,
+    sys: &SystemFacts,
+    rule: ShareRule,
+    rec: RecordRef,
+) -> Option<Cell> {
+    if !rec.complete() {
         return None;
     }
-    let mean = rec.mean_cycles?;
+    let mean = rec.rec.mean_cycles?;
     // pqperf records with a robust estimate: the estimate is the value (in cycles at the
     // record's own cycles per second, so the column's unit stays), its interval decides ties,
     // and the reference mean is shown under it.
     let robust = rec
-        .robust
-        .zip(rec.mean_seconds)
-        .filter(|([e, _, _], s)| *e > 0.0 && *s > 0.0);
+        .robust()
+        .zip(rec.rec.mean_seconds)
+        .filter(|(rb, s)| rb.estimate_seconds > 0.0 && *s > 0.0);
     let (value, interval, beside) = match robust {
-        Some(([e, lo, hi], s)) => {
+        Some((rb, s)) => {
             let k = mean / s;
             (
-                e * k,
-                Some((lo * k, hi * k)),
+                rb.estimate_seconds * k,
+                Some((rb.ci_low_seconds * k, rb.ci_high_seconds * k)),
                 Some(format!("reference mean {}", fmt::fmt_cycles(Some(mean)))),
             )
         }
@@ -248,20 +253,19 @@ fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -
             fmt::fmt_cycles(Some(hi))
         ));
     }
-    if rec.opkey.starts_with("hash_") {
-        let width = rec.sizes.get("digest_bytes").map(|b| b * 8);
-        let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &rec.opkey));
-        if let Some(b) = base.filter(|b| b.complete).and_then(|b| b.mean_cycles)
+    let opkey = rec.opkey();
+    if opkey.starts_with("hash_") {
+        let width = rec.rec.sizes.get("digest_bytes").map(|b| b * 8);
+        let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &opkey));
+        if let Some(b) = base
+            .filter(|b| b.complete())
+            .and_then(|b| b.rec.mean_cycles)
             && b > 0.0
         {
             text.push_str(&format!(" ({})", fmt::ratio(value / b)));
         }
     } else {
-        let prof = sys
-            .profiles
-            .get(&(rec.candidate.clone(), rec.label.clone(), rec.opkey.clone()))
-            .filter(|p| p.complete)
-            .and_then(|p| p.hash_share);
+        let prof = sys.hash_share(&rec.rec.candidate, &rec.rec.label, &opkey);
         match (rule, prof) {
             (ShareRule::Unknown, _) => text.push_str(" (??%)"),
             (_, Some(s)) => text.push_str(&format!(" ({})", fmt::pct(Some(s)))),
@@ -272,7 +276,7 @@ fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -
     Some(Cell {
         value,
         text,
-        evidence: record_evidence(sys, rec),
+        evidence: record_evidence(sys, &rec),
         robust: beside,
         interval,
     })
@@ -286,9 +290,9 @@ fn bytes_cell(
     kind: MetricKind,
 ) -> Option<Cell> {
     let key = (cand.to_string(), label.to_string());
-    let first_sized = || sys.sized_record(cand, label);
+    let first_sized = || sys.view.sized_record(cand, label);
     let side_file = |name: &str| {
-        if site.side.files.contains_key(name) {
+        if site.side_files.contains_key(name) {
             format!("evidence/side/{name}")
         } else {
             String::new()
@@ -296,19 +300,20 @@ fn bytes_cell(
     };
     let (value, approx, evidence) = match kind {
         MetricKind::Bandwidth => {
-            if let Some(b) = site.side.kex_bandwidth.get(&key) {
-                (*b, false, side_file("kex_bandwidth.csv"))
+            if let Some(b) = site.side.kex_bandwidth_bytes(cand, label) {
+                (b, false, side_file("kex_bandwidth.csv"))
             } else {
                 let r = first_sized()?;
                 let b = r
+                    .rec
                     .kex
                     .get("kex_total_msg_bytes")
-                    .or_else(|| r.sizes.get("total_msg_bytes"))?;
-                (*b, false, record_evidence(sys, r))
+                    .or_else(|| r.rec.sizes.get("total_msg_bytes"))?;
+                (*b, false, record_evidence(sys, &r))
             }
         }
         _ => {
-            let ext = site.side.ext_sizes.get(&key);
+            let ext = site.side.external_sizes.get(&key);
             let from_ext = ext.and_then(|e| match kind {
                 MetricKind::PublicKey => e.public_key_bytes,
                 MetricKind::Signature => e.signature_bytes,
@@ -327,8 +332,8 @@ fn bytes_cell(
                     MetricKind::Ciphertext => "ct_bytes",
                     _ => return None,
                 };
-                let v = *r.sizes.get(field).filter(|v| **v > 0)?;
-                (v, false, record_evidence(sys, r))
+                let v = *r.rec.sizes.get(field).filter(|v| **v > 0)?;
+                (v, false, record_evidence(sys, &r))
             }
         }
     };
@@ -347,10 +352,8 @@ fn bytes_cell(
 }
 
 fn is_recommended(site: &SiteData, cand: &str, label: &str) -> bool {
-    site.side.notes.iter().any(|(id, re, note)| {
-        id == cand
-            && note.contains("used in ordered measurements")
-            && regex::Regex::new(re).is_ok_and(|r| r.is_match(label))
+    site.side.summary_notes.iter().any(|n| {
+        n.id == cand && n.note.contains("used in ordered measurements") && n.label.is_match(label)
     })
 }
 
@@ -364,16 +367,19 @@ pub fn rank_category(
     let ms = metrics(cat);
     // Eligible reference instances at this target with every metric present.
     let mut labels: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for ((cand, label), b) in &sys.build {
-        if b.variant == "reference" {
-            labels.entry(cand.clone()).or_default().push(label.clone());
+    for (cand, label, variant) in sys.built() {
+        if variant == "reference" {
+            labels
+                .entry(cand.to_string())
+                .or_default()
+                .push(label.to_string());
         }
     }
-    for r in &sys.records {
-        if r.variant == "reference" {
-            let v = labels.entry(r.candidate.clone()).or_default();
-            if !v.contains(&r.label) {
-                v.push(r.label.clone());
+    for r in sys.records() {
+        if r.rec.variant == "reference" {
+            let v = labels.entry(r.rec.candidate.clone()).or_default();
+            if !v.contains(&r.rec.label) {
+                v.push(r.rec.label.clone());
             }
         }
     }
@@ -387,7 +393,7 @@ pub fn rank_category(
         }
         ls.sort_by(|a, b| natural_cmp(a, b));
         for label in ls.iter() {
-            if security_target(&site.side, cand, label) != Some(target) {
+            if site.side.security_target(cand, label) != Some(target) {
                 continue;
             }
             let rule = share_rule(site, sys, cat, cand, label);
@@ -524,9 +530,9 @@ pub fn rank_instructions(sys: &SystemFacts, r: &CategoryRanking) -> Vec<Instruct
             let cells: Option<Vec<(f64, String)>> = ops
                 .iter()
                 .map(|op| {
-                    sys.counts
-                        .get(&(e.candidate.clone(), e.label.clone(), op.to_string()))
-                        .map(|c| (c.median, c.path.clone()))
+                    let c = sys.view.counted(&e.candidate, &e.label, op)?;
+                    let median = c.value.instructions_per_call.as_ref()?.median;
+                    Some((median, pqperf_report::view::rel_path(&c.path)))
                 })
                 .collect();
             Some(InstructionEntry {
@@ -572,10 +578,11 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
         })
         .collect();
     let mut instances: Vec<(String, String, String)> = Vec::new();
-    for ((cand, label), b) in &sys.build {
-        instances.push((cand.clone(), label.clone(), b.variant.clone()));
+    for (cand, label, variant) in sys.built() {
+        instances.push((cand.to_string(), label.to_string(), variant.to_string()));
     }
-    for r in &sys.records {
+    for r in sys.records() {
+        let r = r.rec;
         if !instances
             .iter()
             .any(|(c, l, _)| *c == r.candidate && *l == r.label)
@@ -587,7 +594,7 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
     let mut out = Vec::new();
     for (cand, label, variant) in instances {
         if cand == "iccs"
-            || security_target(&site.side, &cand, &label) != Some(target)
+            || site.side.security_target(&cand, &label) != Some(target)
             || ranked.contains(&(cand.clone(), label.clone()))
         {
             continue;
@@ -628,16 +635,20 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
 pub fn claimed_targets(site: &SiteData, sys: &SystemFacts) -> Vec<(Option<u32>, Vec<String>)> {
     let mut m: BTreeMap<Option<u32>, Vec<String>> = BTreeMap::new();
     let mut seen: Vec<(String, String)> = Vec::new();
-    let keys = sys.build.keys().cloned().chain(
-        sys.records
-            .iter()
-            .map(|r| (r.candidate.clone(), r.label.clone())),
-    );
+    let keys = sys
+        .built()
+        .into_iter()
+        .map(|(c, l, _)| (c.to_string(), l.to_string()))
+        .chain(
+            sys.records()
+                .iter()
+                .map(|r| (r.rec.candidate.clone(), r.rec.label.clone())),
+        );
     for (cand, label) in keys {
         if cand == "iccs" || seen.contains(&(cand.clone(), label.clone())) {
             continue;
         }
-        let t = security_target(&site.side, &cand, &label);
+        let t = site.side.security_target(&cand, &label);
         m.entry(t).or_default().push(format!("{cand}/{label}"));
         seen.push((cand, label));
     }
