@@ -43,9 +43,8 @@ pub struct SystemFacts<'a> {
     pub clock_ghz: Option<f64>,
     /// Clock sentence for the joint view (`2.10 GHz, turbo off`).
     pub clock_text: String,
-    /// The file and field the clock sentence was read from (campaign.json's environment, or
-    /// a record's environment), when known.
-    pub clock_evidence: Option<(Evidence, String)>,
+    /// The files (and JSON fields) the facts above and below were read from.
+    pub sources: FactSources,
     /// Directory holding `records/`, `profile/`, `kat/`, `build.json`, `campaign.json`.
     pub data_dir: PathBuf,
     /// The host-check outcome of campaign.json (`None` when campaign.json is absent).
@@ -55,6 +54,22 @@ pub struct SystemFacts<'a> {
     /// What the timing figures count when it is not core cycles: `ticks (TSC)` for records
     /// whose measuring child named a tick counter (`pqperf_report::counter`); `None`: cycles.
     pub counter_unit: Option<String>,
+}
+
+/// Where a system's site-only facts come from: each an evidence file and, for a JSON file,
+/// the field (a JSON pointer) that holds the fact.
+#[derive(Clone, Debug, Default)]
+pub struct FactSources {
+    /// Architecture: systems.csv, else campaign.json's environment.
+    pub arch: Option<(Evidence, Option<String>)>,
+    /// Description: systems.csv.
+    pub description: Option<(Evidence, Option<String>)>,
+    /// Clock sentence: campaign.json's environment, else a record's.
+    pub clock: Option<(Evidence, Option<String>)>,
+    /// Host-check outcome and emulation: campaign.json.
+    pub host: Option<(Evidence, Option<String>)>,
+    /// Counter unit: the first record that named its counter.
+    pub counter: Option<(Evidence, Option<String>)>,
 }
 
 impl<'a> SystemFacts<'a> {

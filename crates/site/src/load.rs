@@ -94,15 +94,27 @@ pub fn from_system<'a>(
         description: String::new(),
         clock_ghz: None,
         clock_text: String::new(),
-        clock_evidence: None,
+        sources: Default::default(),
         data_dir: data_dir.to_path_buf(),
         host_state: None,
         emulated: None,
         counter_unit: None,
     };
+    let campaign = Evidence::Run {
+        system: sys.id.clone(),
+        path: "campaign.json".into(),
+    };
     if let Some(c) = &sys.campaign {
         let c = &c.value;
         out.host_state = Some(c.host_state());
+        let host_field = if c.host_problems.is_some() {
+            Some("/host_problems".to_string())
+        } else if c.host_checks.is_some() {
+            Some("/host_checks".to_string())
+        } else {
+            None
+        };
+        out.sources.host = Some((campaign.clone(), host_field));
         out.emulated = c.emulated().map(str::to_string);
         let at_end = c.environment_at_end.as_ref().filter(|e| {
             e.get("cpufreq_max_khz").is_some_and(|v| !v.is_null())
@@ -116,15 +128,12 @@ pub fn from_system<'a>(
             let (text, ghz) = clock(env.as_map());
             out.clock_text = text;
             out.clock_ghz = ghz;
-            out.clock_evidence = Some((
-                Evidence::Run {
-                    system: sys.id.clone(),
-                    path: "campaign.json".into(),
-                },
-                field.to_string(),
-            ));
+            if !out.clock_text.is_empty() {
+                out.sources.clock = Some((campaign.clone(), Some(field.to_string())));
+            }
             if let Some(a) = env.str("architecture") {
                 out.arch = a.to_string();
+                out.sources.arch = Some((campaign.clone(), Some(format!("{field}/architecture"))));
             }
         }
     }
@@ -138,17 +147,23 @@ pub fn from_system<'a>(
         let (text, ghz) = clock(l.value.environment.as_map());
         out.clock_text = text;
         out.clock_ghz = out.clock_ghz.or(ghz);
-        out.clock_evidence = Some((
+        if !out.clock_text.is_empty() {
+            out.sources.clock = Some((
+                pqperf_report::view::run_evidence(&sys.id, &l.path),
+                Some("/environment".to_string()),
+            ));
+        }
+    }
+    if let Some((l, t)) = sys.records.iter().find_map(|l| {
+        let p = l.value.pqperf.as_ref()?;
+        Some((l, pqperf_report::counter::of_pqperf(&p.extra)?))
+    }) {
+        out.counter_unit = Some(t.unit());
+        out.sources.counter = Some((
             pqperf_report::view::run_evidence(&sys.id, &l.path),
-            "/environment".to_string(),
+            Some("/pqperf/counter".to_string()),
         ));
     }
-    out.counter_unit = sys
-        .records
-        .iter()
-        .filter_map(|l| l.value.pqperf.as_ref())
-        .find_map(|p| pqperf_report::counter::of_pqperf(&p.extra))
-        .map(|t| t.unit());
     Ok(out)
 }
 
@@ -216,10 +231,13 @@ pub fn load<'a>(
     for sys in ds.systems.iter().filter(|s| ids.contains(&s.id.as_str())) {
         let mut facts = from_system(ds, side, sys, &root.join(&sys.dir))?;
         if let Some(row) = ds.systems_csv.iter().flatten().find(|r| r.id == sys.id) {
+            let csv = (Evidence::Side("systems.csv".into()), None);
             if !row.arch.is_empty() {
                 facts.arch = row.arch.clone();
+                facts.sources.arch = Some(csv.clone());
             }
             facts.description = row.description.clone();
+            facts.sources.description = Some(csv);
         }
         site.systems.push(facts);
     }

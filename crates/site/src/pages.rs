@@ -11,6 +11,7 @@ use crate::html::{self, escape, relative};
 use crate::rank::{self, CategoryRanking, MetricKind, TARGETS};
 use crate::svg;
 use crate::{PageOut, joint};
+use pqperf_model::md::escape_text;
 use pqperf_model::order::natural_cmp;
 use pqperf_report::page::{Block, Cell, Evidence, Page, Section, Table};
 use pqperf_report::view::RecordRef;
@@ -660,7 +661,7 @@ pub fn ranking_page(
     }
 }
 
-/// The host column of the index: the host-check outcome recorded in campaign.json.
+/// The host column of the index (Markdown): the host-check outcome recorded in campaign.json.
 fn host_cell(s: &SystemFacts) -> String {
     use pqperf_model::HostState;
     let state = match &s.host_state {
@@ -669,7 +670,7 @@ fn host_cell(s: &SystemFacts) -> String {
         }
         Some(HostState::NotFixed(problems)) => format!(
             "<span class=\"st bad\">not fixed</span>: {}",
-            escape(&problems.join("; "))
+            escape_text(&problems.join("; "))
         ),
         Some(HostState::Unknown) => {
             "<span class=\"st bad\">unknown</span> (no host-check outcome recorded)".to_string()
@@ -677,9 +678,55 @@ fn host_cell(s: &SystemFacts) -> String {
         None => "unknown (no campaign.json)".to_string(),
     };
     match &s.emulated {
-        Some(e) => format!("emulated ({}); {state}", escape(e)),
+        Some(e) => format!("emulated ({}); {state}", escape_text(e)),
         None => state,
     }
+}
+
+/// A root-index cell: Markdown text naming the file (and field) its fact came from.
+fn fact_cell(text: String, source: &Option<(Evidence, Option<String>)>) -> Cell {
+    match source {
+        Some((e, Some(ptr))) => Cell::value(text, Some(e.clone())).at(ptr.clone()),
+        Some((e, None)) => Cell::value(text, Some(e.clone())),
+        None => Cell::text(text),
+    }
+}
+
+/// The systems table of the root index: one row per system, each fact linked to the file it
+/// came from, the system to its summary and the ordered measurements to their pages.
+fn systems_table(site: &SiteData) -> Table {
+    let mut t = Table::new([
+        "system",
+        "architecture",
+        "machine",
+        "clock",
+        "counter",
+        "host",
+        "ordered measurements",
+    ]);
+    t.prose = true;
+    for s in &site.systems {
+        let ranks: Vec<String> = TARGETS
+            .iter()
+            .map(|t| format!("[{t}-bit]({}/ranking-{t}.html)", s.id))
+            .collect();
+        let clock = if s.clock_text.is_empty() {
+            "unknown".to_string()
+        } else {
+            s.clock_text.clone()
+        };
+        let src = &s.sources;
+        t.row(vec![
+            Cell::text(format!("[{}]({}/index.html)", escape_text(&s.id), s.id)),
+            fact_cell(escape_text(&s.arch), &src.arch),
+            fact_cell(escape_text(&s.description), &src.description),
+            fact_cell(escape_text(&clock), &src.clock),
+            fact_cell(escape_text(s.unit()), &src.counter),
+            fact_cell(host_cell(s), &src.host),
+            Cell::text(ranks.join(" · ")),
+        ]);
+    }
+    t
 }
 
 /// Root `index.html`: the systems, their summaries, rankings and the joint view.
@@ -717,53 +764,7 @@ pub fn root_index(site: &SiteData, known: &HashSet<String>) -> PageOut {
                 .join(", ")
         );
     }
-    let labels = [
-        "system",
-        "architecture",
-        "machine",
-        "clock",
-        "counter",
-        "host",
-        "ordered measurements",
-    ];
-    b.push_str("<div class=\"table-wrap\"><table class=\"cards\">\n<thead>\n<tr>\n");
-    for l in labels {
-        let _ = writeln!(b, "<th>{l}</th>");
-    }
-    b.push_str("</tr>\n</thead>\n<tbody>\n");
-    for s in &site.systems {
-        let summary = format!("{}/index.html", s.id);
-        let name = if known.contains(&summary) {
-            format!("<a href=\"{}\">{}</a>", escape(&summary), escape(&s.id))
-        } else {
-            escape(&s.id)
-        };
-        let ranks: Vec<String> = TARGETS
-            .iter()
-            .map(|t| format!("<a href=\"{}/ranking-{t}.html\">{t}-bit</a>", escape(&s.id)))
-            .collect();
-        let host = host_cell(s);
-        let clock = if s.clock_text.is_empty() {
-            "unknown".to_string()
-        } else {
-            s.clock_text.clone()
-        };
-        let cells = [
-            name,
-            escape(&s.arch),
-            escape(&s.description),
-            escape(&clock),
-            escape(s.unit()),
-            host,
-            ranks.join(" · "),
-        ];
-        b.push_str("<tr>\n");
-        for (l, c) in labels.iter().zip(cells) {
-            let _ = writeln!(b, "<td data-label=\"{l}\">{c}</td>");
-        }
-        b.push_str("</tr>\n");
-    }
-    b.push_str("</tbody>\n</table></div>\n");
+    b.push_str(&html::table_html(systems_table(site), "index.html", known));
     if known.contains("joint/index.html") {
         b.push_str("<p>The <a href=\"joint/index.html\">joint view</a> shows each candidate's cycles on every system side by side, with their ratio and each system's clock.</p>\n");
     }
