@@ -625,12 +625,12 @@ fn write_table(
                 match href {
                     Some(h) => {
                         // A value whose field is named opens the evidence viewer at it.
-                        let viewer = crate::viewer::page_path(&h);
+                        let viewer = crate::evidence::page_path(&h);
                         let target = match &cell.pointer {
                             Some(ptr) if known.contains(&viewer) => format!(
                                 "{}#{}",
                                 relative(page, &viewer),
-                                crate::viewer::fragment(ptr)
+                                crate::evidence::fragment(ptr)
                             ),
                             _ => relative(page, &h),
                         };

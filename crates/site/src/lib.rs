@@ -224,8 +224,8 @@ fn render_site(
     known.insert("style.css".into());
     for (_, dest) in evidence {
         known.insert(dest.clone());
-        if viewer::has_viewer(dest) {
-            known.insert(viewer::page_path(dest));
+        if evidence::has_viewer(dest) {
+            known.insert(evidence::page_path(dest));
         }
     }
     for (p, _) in &site.pages {
@@ -349,7 +349,7 @@ fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteE
                 std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
             }
         }
-        if viewer::has_viewer(dest) {
+        if evidence::has_viewer(dest) {
             write_viewer(src, dest, out)?;
         }
     }
@@ -360,7 +360,7 @@ fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteE
 /// gets a page that says so and links the raw file).
 fn write_viewer(src: &Path, dest: &str, out: &Path) -> Result<(), SiteError> {
     let bytes = std::fs::read(src).map_err(|e| SiteError::io(src, e))?;
-    let page = viewer::page_path(dest);
+    let page = evidence::page_path(dest);
     let html = viewer::render(dest, &bytes).unwrap_or_else(|| {
         let name = dest.rsplit('/').next().unwrap_or(dest);
         format!(
