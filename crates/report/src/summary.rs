@@ -8,21 +8,7 @@ use crate::view::{RecordRef, SystemView};
 use crate::{Form, ReportError};
 use pqperf_model::fmt::{DASH, fmt_cycles, fmt_f, fmt_time, pct, ratio};
 use pqperf_model::order::{Category, natural_cmp};
-use pqperf_model::vocab::{Operation, other_spelling};
-
-/// The record of an operation, accepting `encaps`/`decaps` for `enc`/`dec`.
-fn op_record<'a>(v: &SystemView<'a>, cand: &str, label: &str, op: &str) -> Option<RecordRef<'a>> {
-    v.record(cand, label, op)
-        .or_else(|| other_spelling(op).and_then(|a| v.record(cand, label, a)))
-}
-
-/// The profile share of an operation (None without a complete profile).
-fn op_share(v: &SystemView, cand: &str, label: &str, op: &str) -> Option<f64> {
-    v.profile(cand, label, op)
-        .or_else(|| v.profile(cand, label, other_spelling(op).unwrap_or(op)))
-        .filter(|p| p.usable() && !crate::candidate::own_primitive_profile(p))
-        .map(|p| p.prof.hash_share_f64())
-}
+use pqperf_model::vocab::Operation;
 
 /// True when a profile of the label is of a non-ICCS instance (its own SHAKE/SHA-2/AES).
 fn own_primitive_label(v: &SystemView, cand: &str, label: &str) -> bool {
@@ -198,7 +184,7 @@ fn reference_labels(v: &SystemView, cand: &str) -> Vec<String> {
 fn shares(v: &SystemView, cand: &str, label: &str, cat: Category) -> Vec<f64> {
     cat.ops()
         .iter()
-        .filter_map(|op| op_share(v, cand, label, op))
+        .filter_map(|op| v.hash_share(cand, label, op))
         .collect()
 }
 
@@ -316,7 +302,7 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
             let unknown_share = cat != Category::Hash && zero && !has_iccs;
             let mut cells = Vec::new();
             for op in cat.ops() {
-                let r = op_record(v, &cand, &label, op);
+                let r = v.record_any_spelling(&cand, &label, op);
                 let ev = r.map(|r| r.evidence(&v.id));
                 // pqperf datasets: the robust estimate with its interval is the headline,
                 // the reference mean beside it.
@@ -348,9 +334,9 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
                     )));
                 } else {
                     let share = if unknown_share {
-                        op_share(v, &cand, &label, op).map(|_| "??%".to_string())
+                        v.hash_share(&cand, &label, op).map(|_| "??%".to_string())
                     } else {
-                        op_share(v, &cand, &label, op).map(|s| pct(Some(s)))
+                        v.hash_share(&cand, &label, op).map(|s| pct(Some(s)))
                     };
                     cells.push(mean_at(Cell::value(
                         pk_cell(r, share.as_deref()),

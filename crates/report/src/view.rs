@@ -449,6 +449,18 @@ impl<'a> SystemView<'a> {
         })
     }
 
+    /// The share of an operation's time in the ICCS placeholder hashes (`hash_share`), from
+    /// its usable profile under either spelling of a KEM operation; `None` when unprofiled or
+    /// when the profile is of the instance's own SHAKE/SHA-2/AES, which is no ICCS share
+    /// (`candidate::own_primitive_profile`). The summary and the site's rankings show this.
+    pub fn hash_share(&self, cand: &str, label: &str, opkey: &str) -> Option<f64> {
+        let alias = pqperf_model::vocab::other_spelling(opkey).unwrap_or(opkey);
+        self.profile(cand, label, opkey)
+            .or_else(|| self.profile(cand, label, alias))
+            .filter(|p| p.usable() && !crate::candidate::own_primitive_profile(p))
+            .map(|p| p.prof.hash_share_f64())
+    }
+
     /// Profiles of one instance in operation order.
     pub fn profiles_of(&self, cand: &str, label: &str) -> Vec<ProfileRef<'a>> {
         let mut v: Vec<ProfileRef<'a>> = self.inst_profiles(cand, label).collect();

@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use pqperf_report::candidate::own_primitive_profile;
 use pqperf_report::page::Evidence;
 use pqperf_report::view::{RecordRef, Side, SystemView};
 
@@ -95,17 +94,6 @@ impl<'a> SystemFacts<'a> {
     /// names (`enc`/`encaps`, `dec`/`decaps`).
     pub fn record(&self, cand: &str, label: &str, opkey: &str) -> Option<RecordRef<'a>> {
         self.view.record_any_spelling(cand, label, opkey)
-    }
-
-    /// The share of an operation's time spent in the ICCS placeholder hashes, from its
-    /// complete profile (`None` unprofiled, or a profile of the instance's own SHAKE/SHA-2/AES,
-    /// which is no ICCS share: left out, as on the summary).
-    pub fn hash_share(&self, cand: &str, label: &str, opkey: &str) -> Option<f64> {
-        let p = self.view.profile(cand, label, opkey)?;
-        if p.prof.status != "complete" || own_primitive_profile(&p) {
-            return None;
-        }
-        p.prof.hash_share.as_f64()
     }
 
     /// The build.json instances as (candidate, label, variant), sorted by (candidate, label).

@@ -342,19 +342,6 @@ fn cand_cell(site: &SiteData, cand: &str, label: &str) -> String {
     )
 }
 
-/// The evidence a ranking value names, from its site path (`evidence/<system>/<path>` or
-/// `evidence/side/<file>`).
-fn ranking_evidence(site_path: &str) -> Option<Evidence> {
-    let rest = site_path.strip_prefix("evidence/")?;
-    match rest.split_once('/')? {
-        ("side", f) => Some(Evidence::Side(f.to_string())),
-        (system, path) => Some(Evidence::Run {
-            system: system.to_string(),
-            path: path.to_string(),
-        }),
-    }
-}
-
 /// The shown position of each row (`2`, `2 (tie)`) from the rows' mean ranks.
 fn positions(means: &[f64]) -> Vec<String> {
     (0..means.len())
@@ -408,7 +395,7 @@ fn ranking_table(
                     escape(b)
                 ));
             }
-            row.push(Cell::value(text, ranking_evidence(&cell.evidence)));
+            row.push(Cell::value(text, cell.evidence.clone()));
         }
         t.row(row);
     }
@@ -450,17 +437,14 @@ fn instruction_ranking(
             Cell::text(cand_cell(site, &e.candidate, &e.label)),
             Cell::text(pqperf_model::fmt::mean_rank(e.mean_rank)),
         ];
-        for ((n, path), rk) in e.cells.iter().zip(&e.ranks) {
+        for ((n, ev), rk) in e.cells.iter().zip(&e.ranks) {
             row.push(Cell::value(
                 format!(
                     "{} · rank {}",
                     pqperf_model::fmt::fmt_cycles(Some(*n)),
                     pqperf_model::fmt::rank(*rk)
                 ),
-                Some(Evidence::Run {
-                    system: sys.id.clone(),
-                    path: path.clone(),
-                }),
+                Some(ev.clone()),
             ));
         }
         t.row(row);
@@ -525,9 +509,12 @@ fn ranking_scatter(
             ),
             x: e.cells[xi].value,
             y: e.cells[yi].value,
-            href: known
-                .contains(&e.cells[yi].evidence)
-                .then(|| relative(page, &e.cells[yi].evidence)),
+            href: e.cells[yi]
+                .evidence
+                .as_ref()
+                .map(crate::evidence::href)
+                .filter(|p| known.contains(p))
+                .map(|p| relative(page, &p)),
         })
         .collect();
     svg::scatter_log(

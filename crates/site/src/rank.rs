@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::data::{Category, SiteData, SystemFacts};
 use pqperf_model::fmt;
 use pqperf_model::order::natural_cmp;
+use pqperf_report::page::Evidence;
 use pqperf_report::view::RecordRef;
 
 /// The claimed security targets with a ranking page each.
@@ -75,8 +76,8 @@ pub struct Cell {
     pub value: f64,
     /// The value as shown.
     pub text: String,
-    /// Site-root-relative path of the evidence file the value came from.
-    pub evidence: String,
+    /// The evidence file the value came from (`None`: a side table the site does not hold).
+    pub evidence: Option<Evidence>,
     /// A second figure shown under the value: for pqperf records whose value is the robust
     /// estimate, the reference mean.
     pub robust: Option<String>,
@@ -161,11 +162,6 @@ pub fn interval_ranks(values: &[f64], intervals: &[Option<(f64, f64)>]) -> Vec<f
     ranks
 }
 
-/// Evidence path of a record inside the site.
-pub fn record_evidence(sys: &SystemFacts, rec: &RecordRef) -> String {
-    sys.evidence_path(rec)
-}
-
 /// How the summary shows the symmetric share of an instance (`method.md` §13.4 item 6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShareRule {
@@ -188,7 +184,7 @@ pub fn share_rule(
     let ops = cat.ops();
     let shares_of = |l: &str| -> Vec<f64> {
         ops.iter()
-            .filter_map(|op| sys.hash_share(cand, l, op))
+            .filter_map(|op| sys.view.hash_share(cand, l, op))
             .collect()
     };
     let own = shares_of(label);
@@ -217,12 +213,7 @@ pub fn share_rule(
     }
 }
 
-fn cycles_cell(
-    site: &SiteData,
-    sys: &SystemFacts,
-    rule: ShareRule,
-    rec: RecordRef,
-) -> Option<Cell> {
+fn cycles_cell(sys: &SystemFacts, rule: ShareRule, rec: RecordRef) -> Option<Cell> {
     if !rec.complete() {
         return None;
     }
@@ -265,18 +256,19 @@ fn cycles_cell(
             text.push_str(&format!(" ({})", fmt::ratio(value / b)));
         }
     } else {
-        let prof = sys.hash_share(&rec.rec.candidate, &rec.rec.label, &opkey);
+        let prof = sys
+            .view
+            .hash_share(&rec.rec.candidate, &rec.rec.label, &opkey);
         match (rule, prof) {
             (ShareRule::Unknown, _) => text.push_str(" (??%)"),
             (_, Some(s)) => text.push_str(&format!(" ({})", fmt::pct(Some(s)))),
             _ => {}
         }
     }
-    let _ = site;
     Some(Cell {
         value,
         text,
-        evidence: record_evidence(sys, &rec),
+        evidence: Some(rec.evidence(&sys.id)),
         robust: beside,
         interval,
     })
@@ -292,11 +284,9 @@ fn bytes_cell(
     let key = (cand.to_string(), label.to_string());
     let first_sized = || sys.view.sized_record(cand, label);
     let side_file = |name: &str| {
-        if site.side_files.contains_key(name) {
-            format!("evidence/side/{name}")
-        } else {
-            String::new()
-        }
+        site.side_files
+            .contains_key(name)
+            .then(|| Evidence::Side(name.to_string()))
     };
     let (value, approx, evidence) = match kind {
         MetricKind::Bandwidth => {
@@ -309,7 +299,7 @@ fn bytes_cell(
                     .kex
                     .get("kex_total_msg_bytes")
                     .or_else(|| r.rec.sizes.get("total_msg_bytes"))?;
-                (*b, false, record_evidence(sys, &r))
+                (*b, false, Some(r.evidence(&sys.id)))
             }
         }
         _ => {
@@ -333,7 +323,7 @@ fn bytes_cell(
                     _ => return None,
                 };
                 let v = *r.rec.sizes.get(field).filter(|v| **v > 0)?;
-                (v, false, record_evidence(sys, &r))
+                (v, false, Some(r.evidence(&sys.id)))
             }
         }
     };
@@ -405,7 +395,7 @@ pub fn rank_category(
                 .map(|m| match m.kind {
                     MetricKind::Cycles(op) => sys
                         .record(cand, label, op)
-                        .and_then(|r| cycles_cell(site, sys, rule, r)),
+                        .and_then(|r| cycles_cell(sys, rule, r)),
                     k => bytes_cell(site, sys, cand, label, k),
                 })
                 .collect();
@@ -503,8 +493,8 @@ pub struct InstructionEntry {
     pub candidate: String,
     /// Instance label (the one the timing ranking ranks).
     pub label: String,
-    /// Per timed metric: median instructions per call and the count file (system-relative).
-    pub cells: Vec<(f64, String)>,
+    /// Per timed metric: median instructions per call and its count file.
+    pub cells: Vec<(f64, Evidence)>,
     /// Rank per metric (equal counts share the average rank).
     pub ranks: Vec<f64>,
     /// Mean of `ranks`.
@@ -527,12 +517,13 @@ pub fn rank_instructions(sys: &SystemFacts, r: &CategoryRanking) -> Vec<Instruct
         .entries
         .iter()
         .filter_map(|e| {
-            let cells: Option<Vec<(f64, String)>> = ops
+            let cells: Option<Vec<(f64, Evidence)>> = ops
                 .iter()
                 .map(|op| {
                     let c = sys.view.counted(&e.candidate, &e.label, op)?;
                     let median = c.value.instructions_per_call.as_ref()?.median;
-                    Some((median, pqperf_report::view::rel_path(&c.path)))
+                    let ev = pqperf_report::view::run_evidence(&sys.id, &c.path);
+                    Some((median, ev))
                 })
                 .collect();
             Some(InstructionEntry {
@@ -614,7 +605,7 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
                 .filter(|m| match m.kind {
                     MetricKind::Cycles(op) => sys
                         .record(&cand, &label, op)
-                        .and_then(|r| cycles_cell(site, sys, ShareRule::Show, r))
+                        .and_then(|r| cycles_cell(sys, ShareRule::Show, r))
                         .is_none(),
                     k => bytes_cell(site, sys, &cand, &label, k).is_none(),
                 })
