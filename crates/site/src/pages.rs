@@ -13,6 +13,7 @@ use crate::svg;
 use crate::{PageOut, joint};
 use pqperf_model::md::escape_text;
 use pqperf_model::order::natural_cmp;
+use pqperf_model::record::Quantiles;
 use pqperf_report::page::{Block, Cell, Evidence, Page, Section, Table};
 use pqperf_report::view::RecordRef;
 
@@ -265,7 +266,7 @@ pub fn candidate_charts(
         out.push_str("<h2 id=\"charts\">Charts</h2>\n");
         out.push_str(&chart);
     }
-    let rows: Vec<(String, [f64; 3], Option<String>)> = labels
+    let rows: Vec<(String, &Quantiles, Option<String>)> = labels
         .iter()
         .flat_map(|l| {
             let mut rs: Vec<_> = recs
@@ -275,13 +276,7 @@ pub fn candidate_charts(
                 .collect();
             rs.sort_by_key(|(_, k, _)| pqperf_model::order::op_rank(k));
             rs.into_iter()
-                .map(|(r, k, q)| {
-                    (
-                        format!("{} {k}", r.rec.label),
-                        [q.p50, q.p90, q.p99],
-                        href(r),
-                    )
-                })
+                .map(|(r, k, q)| (format!("{} {k}", r.rec.label), q, href(r)))
                 .collect::<Vec<_>>()
         })
         .collect();
