@@ -276,6 +276,40 @@ fn any_share(v: &SystemView, cat: Category) -> bool {
         })
 }
 
+/// How the summary and the rankings show an instance's ICCS share (method.md §13.4 item 6,
+/// the non-ICCS row rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareRule {
+    /// Show the measured shares.
+    Show,
+    /// A zero-placeholder instance of a candidate without an ICCS backend: `??%`.
+    Unknown,
+    /// Left out of the summary and the rankings (its non-ICCS backend stays on the
+    /// candidate page).
+    Omit,
+}
+
+/// The [`ShareRule`] of one reference instance: when its profiled shares of `cat`'s operations
+/// are all zero (a placeholder build) and the candidate has a reference instance with an ICCS
+/// share, it is left out unless the survey says `ICCS-only`; with no such instance its share is
+/// unknown. (The summary shows every hash function's row whatever this says; the rankings
+/// apply it to hash functions too.)
+pub fn share_rule(v: &SystemView, cand: &str, label: &str, cat: Category) -> ShareRule {
+    let sh = shares(v, cand, label, cat);
+    let zero = !sh.is_empty() && sh.iter().all(|s| *s == 0.0);
+    if !zero {
+        return ShareRule::Show;
+    }
+    let has_iccs = reference_labels(v, cand)
+        .iter()
+        .any(|l| shares(v, cand, l, cat).iter().any(|s| *s > 0.0));
+    match (has_iccs, verdict(v, cand) == Some("ICCS-only")) {
+        (false, _) => ShareRule::Unknown,
+        (true, true) => ShareRule::Show,
+        (true, false) => ShareRule::Omit,
+    }
+}
+
 /// The table rows of one category (empty when nothing is shown).
 fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec<Vec<Cell>> {
     let robust_cols = robust_columns(v, cat);
@@ -288,18 +322,16 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
         .collect();
     for cand in cands {
         let labels = reference_labels(v, &cand);
-        let has_iccs = labels
-            .iter()
-            .any(|l| shares(v, &cand, l, cat).iter().any(|s| *s > 0.0));
-        let iccs_only = verdict(v, &cand) == Some("ICCS-only");
         let algorithm = v.side.algorithm(&cand).unwrap_or(&cand).to_string();
         for label in labels {
-            let sh = shares(v, &cand, &label, cat);
-            let zero = !sh.is_empty() && sh.iter().all(|s| *s == 0.0);
-            if cat != Category::Hash && !iccs_only && zero && has_iccs {
+            let rule = match cat {
+                Category::Hash => ShareRule::Show,
+                _ => share_rule(v, &cand, &label, cat),
+            };
+            if rule == ShareRule::Omit {
                 continue;
             }
-            let unknown_share = cat != Category::Hash && zero && !has_iccs;
+            let unknown_share = rule == ShareRule::Unknown;
             let mut cells = Vec::new();
             for op in cat.ops() {
                 let r = v.record_any_spelling(&cand, &label, op);

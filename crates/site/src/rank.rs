@@ -11,6 +11,7 @@ use crate::data::{Category, SiteData, SystemFacts};
 use pqperf_model::fmt;
 use pqperf_model::order::natural_cmp;
 use pqperf_report::page::Evidence;
+use pqperf_report::summary::{ShareRule, share_rule};
 use pqperf_report::view::RecordRef;
 
 /// The claimed security targets with a ranking page each.
@@ -160,57 +161,6 @@ pub fn interval_ranks(values: &[f64], intervals: &[Option<(f64, f64)>]) -> Vec<f
         i = j + 1;
     }
     ranks
-}
-
-/// How the summary shows the symmetric share of an instance (`method.md` §13.4 item 6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShareRule {
-    /// Show measured shares.
-    Show,
-    /// Zero-placeholder instance of a candidate without an ICCS backend: `??%`.
-    Unknown,
-    /// Omitted from the summary and the rankings.
-    Omit,
-}
-
-/// Apply the non-ICCS row rule to (candidate, label) on a system.
-pub fn share_rule(
-    site: &SiteData,
-    sys: &SystemFacts,
-    cat: Category,
-    cand: &str,
-    label: &str,
-) -> ShareRule {
-    let ops = cat.ops();
-    let shares_of = |l: &str| -> Vec<f64> {
-        ops.iter()
-            .filter_map(|op| sys.view.hash_share(cand, l, op))
-            .collect()
-    };
-    let own = shares_of(label);
-    let zero_placeholder = !own.is_empty() && own.iter().all(|s| *s == 0.0);
-    if !zero_placeholder {
-        return ShareRule::Show;
-    }
-    let has_iccs = sys
-        .built()
-        .into_iter()
-        .filter(|(c, _, v)| *c == cand && *v == "reference")
-        .any(|(_, l, _)| shares_of(l).iter().any(|s| *s > 0.0));
-    let verdict = site
-        .side
-        .survey_of(cand)
-        .map(|s| s.verdict.as_str())
-        .unwrap_or("");
-    if has_iccs {
-        if verdict == "ICCS-only" {
-            ShareRule::Show
-        } else {
-            ShareRule::Omit
-        }
-    } else {
-        ShareRule::Unknown
-    }
 }
 
 fn cycles_cell(sys: &SystemFacts, rule: ShareRule, rec: RecordRef) -> Option<Cell> {
@@ -386,7 +336,7 @@ pub fn rank_category(
             if site.side.security_target(cand, label) != Some(target) {
                 continue;
             }
-            let rule = share_rule(site, sys, cat, cand, label);
+            let rule = share_rule(&sys.view, cand, label, cat);
             if rule == ShareRule::Omit {
                 continue;
             }
@@ -597,7 +547,7 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
             format!("{variant} build (rankings compare reference builds)")
         } else if c.category == Category::Hash {
             "hash functions are not ranked".to_string()
-        } else if share_rule(site, sys, c.category, &cand, &label) == ShareRule::Omit {
+        } else if share_rule(&sys.view, &cand, &label, c.category) == ShareRule::Omit {
             "its non-ICCS backend stays on the candidate page".to_string()
         } else {
             let missing: Vec<String> = metrics(c.category)
