@@ -14,7 +14,7 @@ use pqperf_model::vocab::Operation;
 fn own_primitive_label(v: &SystemView, cand: &str, label: &str) -> bool {
     v.profiles_of(cand, label)
         .iter()
-        .any(|p| p.usable() && crate::candidate::own_primitive_profile(p))
+        .any(|p| p.usable() && crate::view::own_primitive_profile(p))
 }
 
 /// `cell(rec)` of method.md §13.1: `–`, `failed`, cycles or time, plus ` (n=…)`.

@@ -207,6 +207,37 @@ impl ProfileRef<'_> {
     }
 }
 
+/// ICCS placeholder functions (`calls[].fn` of ICCS profiles).
+const ICCS_FNS: &[&str] = &["pseudohash", "pseudoXOF", "sm3hash"];
+
+/// True for a profile of a non-ICCS (e.g. PQClean `nist`) instance: it called hash functions
+/// of its own and none of the ICCS placeholders, so its `hash_share` is not an ICCS share.
+pub fn own_primitive_profile(p: &ProfileRef) -> bool {
+    own_primitives(std::slice::from_ref(p)).is_some()
+}
+
+/// For profiles of non-ICCS (e.g. PQClean `nist`) instances: the sorted hash-function
+/// families they called. `None` when any profile called an ICCS placeholder, or when no
+/// profile called anything but the DRNG (the ICCS titles apply).
+pub fn own_primitives(rows: &[ProfileRef]) -> Option<Vec<String>> {
+    let mut fams: std::collections::BTreeSet<String> = Default::default();
+    for p in rows {
+        for c in &p.prof.calls {
+            if ICCS_FNS.contains(&c.func.as_str()) {
+                return None;
+            }
+            if c.func != "drng" {
+                fams.insert(c.func.clone());
+            }
+        }
+    }
+    if fams.is_empty() {
+        None
+    } else {
+        Some(fams.into_iter().collect())
+    }
+}
+
 /// A path relative to a system dataset directory, with `/` separators.
 pub fn rel_path(path: &std::path::Path) -> String {
     path.components()
@@ -452,12 +483,12 @@ impl<'a> SystemView<'a> {
     /// The share of an operation's time in the ICCS placeholder hashes (`hash_share`), from
     /// its usable profile under either spelling of a KEM operation; `None` when unprofiled or
     /// when the profile is of the instance's own SHAKE/SHA-2/AES, which is no ICCS share
-    /// (`candidate::own_primitive_profile`). The summary and the site's rankings show this.
+    /// ([`own_primitive_profile`]). The summary and the site's rankings show this.
     pub fn hash_share(&self, cand: &str, label: &str, opkey: &str) -> Option<f64> {
         let alias = pqperf_model::vocab::other_spelling(opkey).unwrap_or(opkey);
         self.profile(cand, label, opkey)
             .or_else(|| self.profile(cand, label, alias))
-            .filter(|p| p.usable() && !crate::candidate::own_primitive_profile(p))
+            .filter(|p| p.usable() && !own_primitive_profile(p))
             .map(|p| p.prof.hash_share_f64())
     }
 
