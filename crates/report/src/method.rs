@@ -417,7 +417,7 @@ pub fn page(v: &SystemView, form: Form) -> Result<Page, ReportError> {
     }
     if v.profiles
         .iter()
-        .any(|p| p.usable() && crate::candidate::own_primitive_profile(p))
+        .any(|p| p.usable() && crate::view::own_primitive_profile(p))
     {
         share.push_str(" Instances that do not use the ICCS placeholders (PQClean `nist` builds) are wrapped around their own common SHAKE/SHA-3/SHA-2/AES functions and `PQCLEAN_randombytes` instead: their share is the time in the scheme's own symmetric primitives, shown on the candidate page with the measured wrapper overhead per call, and the summary gives no ICCS share for them.");
     }

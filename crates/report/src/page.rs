@@ -85,6 +85,9 @@ pub struct Table {
     /// A column whose runs of equal values a long table may be folded by (the site shows
     /// each group of rows as a collapsible block).
     pub group_column: Option<usize>,
+    /// The cells are words, not figures: the site does not set a cell that holds a digit as
+    /// a number (kept on one line).
+    pub prose: bool,
 }
 
 impl Table {
@@ -95,6 +98,7 @@ impl Table {
             rows: Vec::new(),
             status_column: None,
             group_column: None,
+            prose: false,
         }
     }
 

@@ -8,27 +8,13 @@ use crate::view::{RecordRef, SystemView};
 use crate::{Form, ReportError};
 use pqperf_model::fmt::{DASH, fmt_cycles, fmt_f, fmt_time, pct, ratio};
 use pqperf_model::order::{Category, natural_cmp};
-use pqperf_model::vocab::{Operation, other_spelling};
-
-/// The record of an operation, accepting `encaps`/`decaps` for `enc`/`dec`.
-fn op_record<'a>(v: &SystemView<'a>, cand: &str, label: &str, op: &str) -> Option<RecordRef<'a>> {
-    v.record(cand, label, op)
-        .or_else(|| other_spelling(op).and_then(|a| v.record(cand, label, a)))
-}
-
-/// The profile share of an operation (None without a complete profile).
-fn op_share(v: &SystemView, cand: &str, label: &str, op: &str) -> Option<f64> {
-    v.profile(cand, label, op)
-        .or_else(|| v.profile(cand, label, other_spelling(op).unwrap_or(op)))
-        .filter(|p| p.usable() && !crate::candidate::own_primitive_profile(p))
-        .map(|p| p.prof.hash_share_f64())
-}
+use pqperf_model::vocab::Operation;
 
 /// True when a profile of the label is of a non-ICCS instance (its own SHAKE/SHA-2/AES).
 fn own_primitive_label(v: &SystemView, cand: &str, label: &str) -> bool {
     v.profiles_of(cand, label)
         .iter()
-        .any(|p| p.usable() && crate::candidate::own_primitive_profile(p))
+        .any(|p| p.usable() && crate::view::own_primitive_profile(p))
 }
 
 /// `cell(rec)` of method.md §13.1: `–`, `failed`, cycles or time, plus ` (n=…)`.
@@ -198,7 +184,7 @@ fn reference_labels(v: &SystemView, cand: &str) -> Vec<String> {
 fn shares(v: &SystemView, cand: &str, label: &str, cat: Category) -> Vec<f64> {
     cat.ops()
         .iter()
-        .filter_map(|op| op_share(v, cand, label, op))
+        .filter_map(|op| v.hash_share(cand, label, op))
         .collect()
 }
 
@@ -324,6 +310,40 @@ fn any_share(v: &SystemView, cat: Category) -> bool {
         })
 }
 
+/// How the summary and the rankings show an instance's ICCS share (method.md §13.4 item 6,
+/// the non-ICCS row rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareRule {
+    /// Show the measured shares.
+    Show,
+    /// A zero-placeholder instance of a candidate without an ICCS backend: `??%`.
+    Unknown,
+    /// Left out of the summary and the rankings (its non-ICCS backend stays on the
+    /// candidate page).
+    Omit,
+}
+
+/// The [`ShareRule`] of one reference instance: when its profiled shares of `cat`'s operations
+/// are all zero (a placeholder build) and the candidate has a reference instance with an ICCS
+/// share, it is left out unless the survey says `ICCS-only`; with no such instance its share is
+/// unknown. (The summary shows every hash function's row whatever this says; the rankings
+/// apply it to hash functions too.)
+pub fn share_rule(v: &SystemView, cand: &str, label: &str, cat: Category) -> ShareRule {
+    let sh = shares(v, cand, label, cat);
+    let zero = !sh.is_empty() && sh.iter().all(|s| *s == 0.0);
+    if !zero {
+        return ShareRule::Show;
+    }
+    let has_iccs = reference_labels(v, cand)
+        .iter()
+        .any(|l| shares(v, cand, l, cat).iter().any(|s| *s > 0.0));
+    match (has_iccs, verdict(v, cand) == Some("ICCS-only")) {
+        (false, _) => ShareRule::Unknown,
+        (true, true) => ShareRule::Show,
+        (true, false) => ShareRule::Omit,
+    }
+}
+
 /// The table rows of one category (empty when nothing is shown).
 fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec<Vec<Cell>> {
     let robust_cols = robust_columns(v, cat);
@@ -337,21 +357,19 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
         .collect();
     for cand in cands {
         let labels = reference_labels(v, &cand);
-        let has_iccs = labels
-            .iter()
-            .any(|l| shares(v, &cand, l, cat).iter().any(|s| *s > 0.0));
-        let iccs_only = verdict(v, &cand) == Some("ICCS-only");
         let algorithm = v.side.algorithm(&cand).unwrap_or(&cand).to_string();
         for label in labels {
-            let sh = shares(v, &cand, &label, cat);
-            let zero = !sh.is_empty() && sh.iter().all(|s| *s == 0.0);
-            if cat != Category::Hash && !iccs_only && zero && has_iccs {
+            let rule = match cat {
+                Category::Hash => ShareRule::Show,
+                _ => share_rule(v, &cand, &label, cat),
+            };
+            if rule == ShareRule::Omit {
                 continue;
             }
-            let unknown_share = cat != Category::Hash && zero && !has_iccs;
+            let unknown_share = rule == ShareRule::Unknown;
             let mut cells = Vec::new();
             for op in cat.ops() {
-                let r = op_record(v, &cand, &label, op);
+                let r = v.record_any_spelling(&cand, &label, op);
                 let ev = r.map(|r| r.evidence(&v.id));
                 // pqperf datasets: the robust estimate with its interval is the headline,
                 // the reference mean beside it.
@@ -383,9 +401,9 @@ fn category_rows(v: &SystemView, cat: Category, form: Form, me: &PageRef) -> Vec
                     )));
                 } else {
                     let share = if unknown_share {
-                        op_share(v, &cand, &label, op).map(|_| "??%".to_string())
+                        v.hash_share(&cand, &label, op).map(|_| "??%".to_string())
                     } else {
-                        op_share(v, &cand, &label, op).map(|s| pct(Some(s)))
+                        v.hash_share(&cand, &label, op).map(|s| pct(Some(s)))
                     };
                     cells.push(mean_at(Cell::value(
                         pk_cell(r, share.as_deref()),

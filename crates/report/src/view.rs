@@ -1,6 +1,8 @@
-//! What the page renderers read, gathered from a loaded [`pqperf_model`] dataset for one
-//! system: the model's records, profiles, build.json and campaign by reference, and the side
-//! CSV rows (kat issues with compiled regexes, external sizes, survey, notes).
+//! The one view of a loaded [`pqperf_model`] dataset that the Markdown pages and the site
+//! read: per system ([`SystemView`]) the model's records, profiles, build.json, campaign, ct
+//! and count evidence by reference, with lookups by instance and operation key; per dataset
+//! ([`Side`]) the side CSV rows (kat issues and notes with compiled regexes, external sizes,
+//! KEX bandwidth, survey, security targets).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -58,6 +60,8 @@ pub struct Side {
     pub kex_bandwidth: BTreeMap<(String, String), KexBandwidth>,
     /// `symmetric_survey.csv` rows in file order.
     pub survey: Vec<SurveyRow>,
+    /// `security_targets.csv`: (id, label) → target bits (`None`: curated as no target).
+    pub targets: HashMap<(String, String), Option<u32>>,
     /// Candidates with evidence (records or build entries), per system present in the
     /// dataset; used to link only to pages that exist.
     pub present: BTreeMap<String, std::collections::BTreeSet<String>>,
@@ -87,6 +91,30 @@ impl Side {
     /// Algorithm name from downloads.csv.
     pub fn algorithm(&self, id: &str) -> Option<&str> {
         self.downloads.get(id).map(|(a, _)| a.as_str())
+    }
+
+    /// Security target of an instance: the `security_targets.csv` value (publish writes
+    /// PQClean instances' targets from their claimed NIST level, META.yml, and NGCC
+    /// instances' from their label); without a row, the target the label states exactly once
+    /// (`pqperf_model::sidecsv::target_bits_from_label`: `BiT-128`, `DARTS512`, `X-192`); an
+    /// empty TargetBits means no known target (method.md §14).
+    pub fn security_target(&self, cand: &str, label: &str) -> Option<u32> {
+        let curated = self.targets.get(&(cand.to_string(), label.to_string()));
+        if let Some(Some(t)) = curated {
+            return Some(*t);
+        }
+        if curated.is_some() {
+            return None;
+        }
+        pqperf_model::sidecsv::target_bits_from_label(label).and_then(|b| u32::try_from(b).ok())
+    }
+
+    /// KEX bandwidth of an instance in bytes (`kex_bandwidth.csv`: PkA + PkB +
+    /// ProtocolMessageBytes), when curated.
+    pub fn kex_bandwidth_bytes(&self, cand: &str, label: &str) -> Option<u64> {
+        self.kex_bandwidth
+            .get(&(cand.to_string(), label.to_string()))
+            .map(|k| k.pk_a_bytes + k.pk_b_bytes + k.protocol_message_bytes)
     }
 
     /// NICCS page URL from downloads.csv (None when absent or empty).
@@ -122,6 +150,35 @@ impl RecordRef<'_> {
     pub fn complete(&self) -> bool {
         self.rec.status == "complete"
     }
+
+    /// The path relative to the system dataset directory, with `/` separators.
+    pub fn rel_path(&self) -> String {
+        rel_path(self.path)
+    }
+}
+
+impl<'a> RecordRef<'a> {
+    /// pqperf's robust per-call estimate with its interval (`pqperf.robust`), when recorded.
+    pub fn robust(&self) -> Option<&'a pqperf_model::robust::Robust> {
+        self.rec.pqperf.as_ref()?.robust.as_ref()
+    }
+
+    /// Per-call cycle quantiles (`pqperf.per_call_cycles`), when the record carries samples.
+    pub fn per_call_cycles(&self) -> Option<&'a pqperf_model::record::Quantiles> {
+        self.rec.pqperf.as_ref()?.per_call_cycles.as_ref()
+    }
+
+    /// `66.1 µs (65.9–66.4 µs)`: the robust estimate with its interval, when recorded.
+    pub fn robust_text(&self) -> Option<String> {
+        let rb = self.robust()?;
+        let t = |s: f64| pqperf_model::fmt::fmt_time(Some(s));
+        Some(format!(
+            "{} ({}–{})",
+            t(rb.estimate_seconds),
+            t(rb.ci_low_seconds),
+            t(rb.ci_high_seconds)
+        ))
+    }
 }
 
 /// A profile with its path relative to the system dataset (`profile/<id>/<f>.json`).
@@ -150,15 +207,50 @@ impl ProfileRef<'_> {
     }
 }
 
+/// ICCS placeholder functions (`calls[].fn` of ICCS profiles).
+const ICCS_FNS: &[&str] = &["pseudohash", "pseudoXOF", "sm3hash"];
+
+/// True for a profile of a non-ICCS (e.g. PQClean `nist`) instance: it called hash functions
+/// of its own and none of the ICCS placeholders, so its `hash_share` is not an ICCS share.
+pub fn own_primitive_profile(p: &ProfileRef) -> bool {
+    own_primitives(std::slice::from_ref(p)).is_some()
+}
+
+/// For profiles of non-ICCS (e.g. PQClean `nist`) instances: the sorted hash-function
+/// families they called. `None` when any profile called an ICCS placeholder, or when no
+/// profile called anything but the DRNG (the ICCS titles apply).
+pub fn own_primitives(rows: &[ProfileRef]) -> Option<Vec<String>> {
+    let mut fams: std::collections::BTreeSet<String> = Default::default();
+    for p in rows {
+        for c in &p.prof.calls {
+            if ICCS_FNS.contains(&c.func.as_str()) {
+                return None;
+            }
+            if c.func != "drng" {
+                fams.insert(c.func.clone());
+            }
+        }
+    }
+    if fams.is_empty() {
+        None
+    } else {
+        Some(fams.into_iter().collect())
+    }
+}
+
+/// A path relative to a system dataset directory, with `/` separators.
+pub fn rel_path(path: &std::path::Path) -> String {
+    path.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// A file of a system's run directory (its path relative to it) as page evidence.
 pub fn run_evidence(system: &str, path: &std::path::Path) -> crate::page::Evidence {
     crate::page::Evidence::Run {
         system: system.to_string(),
-        path: path
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/"),
+        path: rel_path(path),
     }
 }
 
@@ -349,6 +441,57 @@ impl<'a> SystemView<'a> {
         self.inst_records(cand, label).find(|r| r.opkey() == opkey)
     }
 
+    /// The record of one instance and operation key under either spelling of a KEM
+    /// operation (`enc`/`encaps`, `dec`/`decaps`; the given one first).
+    pub fn record_any_spelling(
+        &self,
+        cand: &str,
+        label: &str,
+        opkey: &str,
+    ) -> Option<RecordRef<'a>> {
+        self.record(cand, label, opkey).or_else(|| {
+            let alias = pqperf_model::vocab::other_spelling(opkey)?;
+            self.record(cand, label, alias)
+        })
+    }
+
+    /// The first record (by path) of an instance that carries API sizes.
+    pub fn sized_record(&self, cand: &str, label: &str) -> Option<RecordRef<'a>> {
+        self.inst_records(cand, label)
+            .filter(|r| !r.rec.sizes.is_empty())
+            .min_by(|a, b| a.path.cmp(b.path))
+    }
+
+    /// The counted instruction-count evidence of one instance and operation
+    /// (`count/<id>/<label>__<op>.json` with status `counted`), if any.
+    pub fn counted(
+        &self,
+        cand: &str,
+        label: &str,
+        op: &str,
+    ) -> Option<&'a pqperf_model::Loaded<pqperf_model::count::CountEvidence>> {
+        self.count.iter().find(|l| {
+            let c = &l.value;
+            c.status == "counted"
+                && c.instructions_per_call.is_some()
+                && c.candidate == cand
+                && c.label == label
+                && c.operation == op
+        })
+    }
+
+    /// The share of an operation's time in the ICCS placeholder hashes (`hash_share`), from
+    /// its usable profile under either spelling of a KEM operation; `None` when unprofiled or
+    /// when the profile is of the instance's own SHAKE/SHA-2/AES, which is no ICCS share
+    /// ([`own_primitive_profile`]). The summary and the site's rankings show this.
+    pub fn hash_share(&self, cand: &str, label: &str, opkey: &str) -> Option<f64> {
+        let alias = pqperf_model::vocab::other_spelling(opkey).unwrap_or(opkey);
+        self.profile(cand, label, opkey)
+            .or_else(|| self.profile(cand, label, alias))
+            .filter(|p| p.usable() && !own_primitive_profile(p))
+            .map(|p| p.prof.hash_share_f64())
+    }
+
     /// Profiles of one instance in operation order.
     pub fn profiles_of(&self, cand: &str, label: &str) -> Vec<ProfileRef<'a>> {
         let mut v: Vec<ProfileRef<'a>> = self.inst_profiles(cand, label).collect();
@@ -368,7 +511,11 @@ impl<'a> SystemView<'a> {
     }
 
     /// Records of one instance, in path order.
-    fn inst_records(&self, cand: &str, label: &str) -> impl Iterator<Item = RecordRef<'a>> + '_ {
+    pub fn inst_records(
+        &self,
+        cand: &str,
+        label: &str,
+    ) -> impl Iterator<Item = RecordRef<'a>> + '_ {
         let ix = positions(&self.index.inst_records, cand, label);
         ix.iter().map(|&i| self.records[i])
     }
@@ -484,6 +631,12 @@ impl Side {
             side.kex_bandwidth
                 .insert((k.id.clone(), k.instance.clone()), k.clone());
         }
+        for t in ds.security_targets.iter().flatten() {
+            // No TargetBits: no claimed target.
+            let bits = t.target_bits.map(|b| u32::try_from(b).unwrap_or(u32::MAX));
+            side.targets
+                .insert((t.id.clone(), t.instance.clone()), bits);
+        }
         for sys in &ds.systems {
             side.present
                 .insert(sys.id.clone(), sys.candidates().into_iter().collect());
@@ -557,5 +710,33 @@ impl<'a> SystemView<'a> {
             count: &data.count,
             index,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_fallbacks() {
+        let mut side = Side::default();
+        let t = |side: &Side, c: &str, l: &str| side.security_target(c, l);
+        assert_eq!(t(&side, "sign-06", "COMPASS-SIG-256"), Some(256));
+        assert_eq!(t(&side, "sign-06", "COMPASS-SIG-384"), None);
+        assert_eq!(t(&side, "sign-08", "DARTS512"), Some(512));
+        assert_eq!(t(&side, "sign-09", "X-192"), Some(192));
+        assert_eq!(t(&side, "sign-09", "X-192-256"), None);
+        // PQClean targets come from security_targets.csv (publish writes them from the
+        // claimed NIST level); no name table guesses them.
+        assert_eq!(t(&side, "ml-dsa-87", "clean"), None);
+        side.targets
+            .insert(("sign-06".into(), "COMPASS-SIG-384".into()), Some(256));
+        side.targets
+            .insert(("sign-08".into(), "DARTS512".into()), None);
+        assert_eq!(t(&side, "sign-06", "COMPASS-SIG-384"), Some(256));
+        assert_eq!(t(&side, "sign-08", "DARTS512"), None);
+        side.targets
+            .insert(("ml-kem-512".into(), "ml-kem-512".into()), Some(128));
+        assert_eq!(t(&side, "ml-kem-512", "ml-kem-512"), Some(128));
     }
 }

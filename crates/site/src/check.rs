@@ -134,7 +134,7 @@ pub fn check_links(out: &Path) -> Result<(Vec<Broken>, usize), SiteError> {
                 Some(t) if set.contains(t.as_str()) => match frag {
                     Some(f) if !f.is_empty() && t.ends_with(".html") => {
                         ids.get(t).is_some_and(|s| {
-                            s.contains(f) || s.contains(&crate::viewer::unfragment(f))
+                            s.contains(f) || s.contains(&crate::evidence::unfragment(f))
                         })
                     }
                     _ => true,

@@ -588,7 +588,7 @@ fn write_table(
             for (i, cell) in row.iter().enumerate() {
                 let events = cell_events(&cell.text, page, known);
                 let info = cell_info(&events);
-                let numeric = info.text.bytes().any(|b| b.is_ascii_digit());
+                let numeric = !t.prose && info.text.bytes().any(|b| b.is_ascii_digit());
                 let class = if Some(i) == t.status_column {
                     if info.text.starts_with("PASS")
                         || info.text == "no findings"
@@ -625,12 +625,12 @@ fn write_table(
                 match href {
                     Some(h) => {
                         // A value whose field is named opens the evidence viewer at it.
-                        let viewer = crate::viewer::page_path(&h);
+                        let viewer = crate::evidence::page_path(&h);
                         let target = match &cell.pointer {
                             Some(ptr) if known.contains(&viewer) => format!(
                                 "{}#{}",
                                 relative(page, &viewer),
-                                crate::viewer::fragment(ptr)
+                                crate::evidence::fragment(ptr)
                             ),
                             _ => relative(page, &h),
                         };

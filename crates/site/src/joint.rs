@@ -11,13 +11,15 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use crate::PageOut;
-use crate::data::{Rec, SiteData, SystemFacts};
+use crate::data::{SiteData, SystemFacts};
 use crate::html::{escape, relative};
 use crate::svg;
 use pqperf_model::fmt;
 use pqperf_model::md::escape_text;
 use pqperf_model::order::natural_cmp;
+use pqperf_model::robust::Robust;
 use pqperf_report::page::{Cell, Evidence, Table};
+use pqperf_report::view::RecordRef;
 
 /// Candidates shown in the joint view: those present on at least two systems.
 fn joint_candidates(site: &SiteData) -> Vec<String> {
@@ -46,8 +48,8 @@ pub fn paths(site: &SiteData) -> Vec<String> {
 fn rows(site: &SiteData, cand: &str) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = Vec::new();
     for s in &site.systems {
-        for r in s.records.iter().filter(|r| r.candidate == cand) {
-            let k = (r.label.clone(), r.opkey.clone());
+        for r in s.records().iter().filter(|r| r.rec.candidate == cand) {
+            let k = (r.rec.label.clone(), r.opkey());
             if !v.contains(&k) {
                 v.push(k);
             }
@@ -61,31 +63,36 @@ fn rows(site: &SiteData, cand: &str) -> Vec<(String, String)> {
     v
 }
 
-fn cycles_of(r: Option<&Rec>) -> Option<f64> {
-    r.filter(|r| r.complete).and_then(|r| r.mean_cycles)
+fn cycles_of(r: Option<RecordRef>) -> Option<f64> {
+    r.filter(|r| r.complete()).and_then(|r| r.rec.mean_cycles)
 }
 
-fn seconds_of(r: Option<&Rec>) -> Option<f64> {
-    r.filter(|r| r.complete).and_then(|r| r.mean_seconds)
+fn seconds_of(r: Option<RecordRef>) -> Option<f64> {
+    r.filter(|r| r.complete()).and_then(|r| r.rec.mean_seconds)
 }
 
-/// pqperf's robust estimate of a complete record (seconds: estimate, low, high).
-fn robust_of(r: Option<&Rec>) -> Option<[f64; 3]> {
-    r.filter(|r| r.complete)
-        .and_then(|r| r.robust)
-        .filter(|[e, ..]| *e > 0.0)
+/// pqperf's robust estimate of a complete record.
+fn robust_of(r: Option<RecordRef<'_>>) -> Option<&Robust> {
+    r.filter(|r| r.complete())
+        .and_then(|r| r.robust())
+        .filter(|rb| rb.estimate_seconds > 0.0)
 }
 
 /// The figures a ratio between two records uses, `(a, c)` with an interval each: the robust
 /// estimates with their intervals when both records carry one (in cycles at each record's
 /// own cycles per second when `cycles`), else the reference means without.
 type Figure = (f64, Option<(f64, f64)>);
-fn ratio_figures(a: Option<&Rec>, c: Option<&Rec>, cycles: bool) -> Option<(Figure, Figure)> {
-    let mean = |r: Option<&Rec>| {
+fn ratio_figures(
+    a: Option<RecordRef>,
+    c: Option<RecordRef>,
+    cycles: bool,
+) -> Option<(Figure, Figure)> {
+    let mean = |r: Option<RecordRef>| {
         if cycles { cycles_of(r) } else { seconds_of(r) }
     };
-    let robust = |r: Option<&Rec>| -> Option<Figure> {
-        let [e, lo, hi] = robust_of(r)?;
+    let robust = |r: Option<RecordRef>| -> Option<Figure> {
+        let rb = robust_of(r)?;
+        let (e, lo, hi) = (rb.estimate_seconds, rb.ci_low_seconds, rb.ci_high_seconds);
         let k = if cycles {
             cycles_of(r)? / seconds_of(r).filter(|s| *s > 0.0)?
         } else {
@@ -150,14 +157,8 @@ fn ratio_cell(r: f64) -> String {
 
 /// A record's figure as a table cell naming the record as its evidence (the table writer
 /// links it when the site holds the file).
-fn ev_cell(sys: &SystemFacts, rec: Option<&Rec>, text: &str) -> Cell {
-    Cell::value(
-        escape_text(text),
-        rec.map(|r| Evidence::Run {
-            system: sys.id.clone(),
-            path: r.path.clone(),
-        }),
-    )
+fn ev_cell(sys: &SystemFacts, rec: Option<RecordRef>, text: &str) -> Cell {
+    Cell::value(escape_text(text), rec.map(|r| r.evidence(&sys.id)))
 }
 
 /// The instructions per call of `cand`'s `label`/`opkey` on `sys` (its count evidence,
@@ -165,9 +166,12 @@ fn ev_cell(sys: &SystemFacts, rec: Option<&Rec>, text: &str) -> Cell {
 /// naming the file; `–` without a counted file.
 fn count_cell(sys: &SystemFacts, cand: &str, label: &str, opkey: &str) -> Cell {
     let rel = format!("count/{cand}/{label}__{opkey}.json");
-    let ev: Option<pqperf_model::count::CountEvidence> =
-        pqperf_model::pyjson::read(&sys.data_dir.join(&rel), std::path::Path::new(&rel)).ok();
-    match ev.as_ref().and_then(|e| e.instructions_per_call.as_ref()) {
+    let ev = sys
+        .view
+        .count
+        .iter()
+        .find(|l| pqperf_report::view::rel_path(&l.path) == rel);
+    match ev.and_then(|e| e.value.instructions_per_call.as_ref()) {
         Some(sp) => Cell::value(
             escape_text(&fmt::fmt_cycles(Some(sp.median))),
             Some(Evidence::Run {
@@ -183,7 +187,7 @@ fn count_cell(sys: &SystemFacts, cand: &str, label: &str, opkey: &str) -> Cell {
 fn has_counts(site: &SiteData, cand: &str) -> bool {
     site.systems
         .iter()
-        .any(|s| s.data_dir.join("count").join(cand).is_dir())
+        .any(|s| s.view.count.iter().any(|c| c.value.candidate == cand))
 }
 
 /// A ratio cell `c / a` (`–` without both); the ratio is kept in `acc` when given.
@@ -260,9 +264,9 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             escape(&first.id)
         );
         if site.systems.iter().any(|s| {
-            s.records
+            s.records()
                 .iter()
-                .any(|r| r.candidate == *cand && r.robust.is_some())
+                .any(|r| r.rec.candidate == *cand && r.robust().is_some())
         }) {
             b.push_str("<p>Where both records carry pqperf's robust per-call estimate, the time column shows it first (with its 95 % interval) and the ratios use it, with the interval both estimates' intervals allow; otherwise the reference means.</p>\n");
         }
@@ -297,7 +301,7 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
                 Cell::text(pqperf_model::md::code_span(label)),
                 Cell::text(escape_text(opkey)),
             ];
-            let recs: Vec<Option<&Rec>> = site
+            let recs: Vec<Option<RecordRef>> = site
                 .systems
                 .iter()
                 .map(|s| s.record(cand, label, opkey))
@@ -305,13 +309,15 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             let mut bars = Vec::new();
             for (s, r) in site.systems.iter().zip(&recs) {
                 let (text, time) = match r {
-                    Some(r) if !r.complete => ("failed".to_string(), "failed".to_string()),
+                    Some(r) if !r.complete() => ("failed".to_string(), "failed".to_string()),
                     Some(r) => (
-                        fmt::fmt_cycles(r.mean_cycles),
+                        fmt::fmt_cycles(r.rec.mean_cycles),
                         // pqperf records: the robust estimate with its interval first.
                         match r.robust_text() {
-                            Some(rb) => format!("{rb} (mean {})", fmt::fmt_time(r.mean_seconds)),
-                            None => fmt::fmt_time(r.mean_seconds),
+                            Some(rb) => {
+                                format!("{rb} (mean {})", fmt::fmt_time(r.rec.mean_seconds))
+                            }
+                            None => fmt::fmt_time(r.rec.mean_seconds),
                         },
                     ),
                     None => ("–".to_string(), "–".to_string()),
@@ -321,11 +327,13 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
                 if counts {
                     cells.push(count_cell(s, cand, label, opkey));
                 }
-                let shown = robust_of(*r).map(|[e, ..]| e).or(seconds_of(*r));
+                let shown = robust_of(*r)
+                    .map(|rb| rb.estimate_seconds)
+                    .or(seconds_of(*r));
                 bars.push(shown.map(|t| svg::Value {
                     value: t * 1e6,
                     href: r.and_then(|r| {
-                        let p = format!("evidence/{}/{}", s.id, r.path);
+                        let p = s.evidence_path(&r);
                         known.contains(&p).then(|| relative(&path, &p))
                     }),
                 }));
@@ -333,7 +341,7 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
             chart_groups.push((format!("{label} {opkey}"), bars));
             let all_reference = recs
                 .iter()
-                .all(|r| r.is_some_and(|r| r.variant == "reference"));
+                .all(|r| r.is_some_and(|r| r.rec.variant == "reference"));
             for (k, r) in recs.iter().skip(1).enumerate() {
                 let keep = all_reference;
                 cells.push(Cell::text(ratio_with_interval(
@@ -455,14 +463,45 @@ pub fn pages(site: &SiteData, known: &HashSet<String>) -> Vec<PageOut> {
 mod tests {
     use super::*;
 
-    fn rec(mean_s: f64, mean_c: f64, robust: Option<[f64; 3]>) -> Rec {
-        Rec {
-            complete: true,
+    fn rec(mean_s: f64, mean_c: f64, robust: Option<[f64; 3]>) -> pqperf_model::record::Record {
+        let mut r = pqperf_model::record::Record {
+            status: "complete".into(),
             mean_seconds: Some(mean_s),
             mean_cycles: Some(mean_c),
-            robust,
             ..Default::default()
+        };
+        if let Some([e, lo, hi]) = robust {
+            r.pqperf = Some(pqperf_model::record::PqperfRecordExt {
+                robust: Some(Robust {
+                    estimator: "p50".into(),
+                    tick_hz: 1e9,
+                    method: String::new(),
+                    resamples: 0,
+                    seed: 0,
+                    confidence: 0.95,
+                    calls: 0,
+                    estimate_ticks: e * 1e9,
+                    ci_low_ticks: lo * 1e9,
+                    ci_high_ticks: hi * 1e9,
+                    estimate_seconds: e,
+                    ci_low_seconds: lo,
+                    ci_high_seconds: hi,
+                    ci_half_width_rel: 0.0,
+                    samples: Vec::new(),
+                    trials: None,
+                    fenced_out: None,
+                }),
+                ..Default::default()
+            });
         }
+        r
+    }
+
+    fn at(r: &pqperf_model::record::Record) -> Option<RecordRef<'_>> {
+        Some(RecordRef {
+            path: std::path::Path::new("records/x/y__sign.json"),
+            rec: r,
+        })
     }
 
     #[test]
@@ -470,16 +509,16 @@ mod tests {
         // Reference means say 2.5× slower; the robust estimates say 8 % faster.
         let a = rec(1e-5, 20_000.0, Some([1.0e-5, 0.99e-5, 1.01e-5]));
         let b = rec(2.5e-5, 50_000.0, Some([0.92e-5, 0.91e-5, 0.93e-5]));
-        let (x, y) = ratio_figures(Some(&a), Some(&b), false).unwrap();
+        let (x, y) = ratio_figures(at(&a), at(&b), false).unwrap();
         assert_eq!((x.0, y.0), (1.0e-5, 0.92e-5));
         let cell = ratio_with_interval(Some((x, y)), None);
         assert!(cell.contains("[0.901–0.939]"), "{cell}");
         // In cycles: each estimate at its record's own cycles per second.
-        let (x, y) = ratio_figures(Some(&a), Some(&b), true).unwrap();
+        let (x, y) = ratio_figures(at(&a), at(&b), true).unwrap();
         assert!((x.0 - 20_000.0).abs() < 1e-6 && (y.0 - 18_400.0).abs() < 1e-6);
         // One side without an estimate: the reference means, no interval.
         let c = rec(2.5e-5, 50_000.0, None);
-        let f = ratio_figures(Some(&a), Some(&c), false).unwrap();
+        let f = ratio_figures(at(&a), at(&c), false).unwrap();
         assert_eq!(f, ((1e-5, None), (2.5e-5, None)));
         assert!(!ratio_with_interval(Some(f), None).contains('['));
     }

@@ -94,7 +94,7 @@ const STYLE: &str = include_str!("style.css");
 
 /// Evidence files of the site: (source file, site-root-relative destination).
 pub fn evidence_files(site: &SiteData) -> Vec<(PathBuf, String)> {
-    evidence_files_of(&system_dirs(site), &site.side.files)
+    evidence_files_of(&system_dirs(site), &site.side_files)
 }
 
 /// (id, data directory) of every system of the site.
@@ -224,8 +224,8 @@ fn render_site(
     known.insert("style.css".into());
     for (_, dest) in evidence {
         known.insert(dest.clone());
-        if viewer::has_viewer(dest) {
-            known.insert(viewer::page_path(dest));
+        if evidence::has_viewer(dest) {
+            known.insert(evidence::page_path(dest));
         }
     }
     for (p, _) in &site.pages {
@@ -349,7 +349,7 @@ fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteE
                 std::fs::copy(src, &d).map_err(|e| SiteError::io(src, e))?;
             }
         }
-        if viewer::has_viewer(dest) {
+        if evidence::has_viewer(dest) {
             write_viewer(src, dest, out)?;
         }
     }
@@ -360,7 +360,7 @@ fn copy_evidence(evidence: &[(PathBuf, String)], out: &Path) -> Result<(), SiteE
 /// gets a page that says so and links the raw file).
 fn write_viewer(src: &Path, dest: &str, out: &Path) -> Result<(), SiteError> {
     let bytes = std::fs::read(src).map_err(|e| SiteError::io(src, e))?;
-    let page = viewer::page_path(dest);
+    let page = evidence::page_path(dest);
     let html = viewer::render(dest, &bytes).unwrap_or_else(|| {
         let name = dest.rsplit('/').next().unwrap_or(dest);
         format!(
@@ -688,7 +688,8 @@ fn render_loaded(
 ) -> Result<Built, SiteError> {
     let timing = std::env::var_os("PQPERF_SITE_TIMING").is_some();
     let t = std::time::Instant::now();
-    let mut site = load::load(ds, systems)?;
+    let side = load::side(ds)?;
+    let mut site = load::load(ds, &side, systems)?;
     let ids: Vec<String> = site.systems.iter().map(|s| s.id.clone()).collect();
     std::fs::create_dir_all(out).map_err(|e| SiteError::io(out, e))?;
     refuse_symlinks_in_out(out)?;
@@ -699,7 +700,7 @@ fn render_loaded(
         // are made and rendered.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let dirs = system_dirs(&site);
-        let side = site.side.files.clone();
+        let side = site.side_files.clone();
         let ev = scope.spawn(move || {
             let evidence = evidence_files_of(&dirs, &side);
             let _ = tx.send(evidence.clone());
@@ -736,8 +737,12 @@ pub fn summary_page(out: &Path, system: &str) -> PathBuf {
 pub(crate) fn candidate_systems(site: &SiteData) -> BTreeMap<String, Vec<String>> {
     let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for s in &site.systems {
-        let mut ids: HashSet<&str> = s.records.iter().map(|r| r.candidate.as_str()).collect();
-        ids.extend(s.build.keys().map(|(c, _)| c.as_str()));
+        let mut ids: HashSet<&str> = s
+            .records()
+            .iter()
+            .map(|r| r.rec.candidate.as_str())
+            .collect();
+        ids.extend(s.built().into_iter().map(|(c, _, _)| c));
         for id in ids {
             m.entry(id.to_string()).or_default().push(s.id.clone());
         }

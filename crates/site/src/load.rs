@@ -1,7 +1,7 @@
-//! The site's facts from a loaded evidence model ([`pqperf_model::dataset::Dataset`]): records,
-//! profiles, build entries and the campaign clock are taken from the model (every JSON file
-//! is parsed once, by the model), and so are the curated side CSVs and `downloads.csv`; only
-//! `short_names.csv` (a site-only table) is read here.
+//! The site's facts from a loaded evidence model ([`pqperf_model::dataset::Dataset`]): each
+//! system's evidence through the report's [`SystemView`] (every JSON file is parsed once, by
+//! the model), the side CSVs through the report's [`Side`], plus the campaign clock, host and
+//! counter facts only the site shows; only `short_names.csv` (a site-only table) is read here.
 //! Report pages are not made here; the caller supplies them from the report stage.
 
 use std::collections::{BTreeMap, HashMap};
@@ -9,9 +9,11 @@ use std::path::Path;
 
 use pqperf_model::dataset::{Dataset, SystemData as ModelSystem};
 use pqperf_model::sidecsv::CsvTable;
+use pqperf_report::page::Evidence;
+use pqperf_report::view::{Side, SystemView};
 
 use crate::SiteError;
-use crate::data::{BuildFact, Candidate, Category, Prof, Rec, Side, SiteData, SystemFacts};
+use crate::data::{Candidate, Category, SiteData, SystemFacts};
 use crate::evidence::infer_category;
 
 fn clock(env: &serde_json::Map<String, serde_json::Value>) -> (String, Option<f64>) {
@@ -76,149 +78,93 @@ fn clock(env: &serde_json::Map<String, serde_json::Value>) -> (String, Option<f6
     }
 }
 
-/// One system's facts from its loaded evidence; `data_dir` is the directory on disk.
-pub fn from_system(sys: &ModelSystem, data_dir: &Path) -> SystemFacts {
+/// One system's site facts: the report's view of its evidence plus the clock, host and
+/// counter facts only the site shows; `data_dir` is the directory on disk.
+pub fn from_system<'a>(
+    ds: &'a Dataset,
+    side: &'a Side,
+    sys: &ModelSystem,
+    data_dir: &Path,
+) -> Result<SystemFacts<'a>, SiteError> {
+    let view = SystemView::new(ds, side, &sys.id).map_err(|e| SiteError::Input(e.to_string()))?;
     let mut out = SystemFacts {
         id: sys.id.clone(),
+        view,
+        arch: String::new(),
+        description: String::new(),
+        clock_ghz: None,
+        clock_text: String::new(),
+        sources: Default::default(),
         data_dir: data_dir.to_path_buf(),
-        ..Default::default()
+        host_state: None,
+        emulated: None,
+        counter_unit: None,
+    };
+    let campaign = Evidence::Run {
+        system: sys.id.clone(),
+        path: "campaign.json".into(),
     };
     if let Some(c) = &sys.campaign {
         let c = &c.value;
         out.host_state = Some(c.host_state());
+        let host_field = if c.host_problems.is_some() {
+            Some("/host_problems".to_string())
+        } else if c.host_checks.is_some() {
+            Some("/host_checks".to_string())
+        } else {
+            None
+        };
+        out.sources.host = Some((campaign.clone(), host_field));
         out.emulated = c.emulated().map(str::to_string);
-        let env = c
-            .environment_at_end
-            .as_ref()
-            .filter(|e| {
-                e.get("cpufreq_max_khz").is_some_and(|v| !v.is_null())
-                    || e.get("core_clock_hz").is_some()
-            })
-            .or(c.environment_at_start.as_ref());
+        let at_end = c.environment_at_end.as_ref().filter(|e| {
+            e.get("cpufreq_max_khz").is_some_and(|v| !v.is_null())
+                || e.get("core_clock_hz").is_some()
+        });
+        let (env, field) = match at_end {
+            Some(e) => (Some(e), "/environment_at_end"),
+            None => (c.environment_at_start.as_ref(), "/environment_at_start"),
+        };
         if let Some(env) = env {
             let (text, ghz) = clock(env.as_map());
             out.clock_text = text;
             out.clock_ghz = ghz;
+            if !out.clock_text.is_empty() {
+                out.sources.clock = Some((campaign.clone(), Some(field.to_string())));
+            }
             if let Some(a) = env.str("architecture") {
                 out.arch = a.to_string();
+                out.sources.arch = Some((campaign.clone(), Some(format!("{field}/architecture"))));
             }
         }
     }
-    if let Some(b) = &sys.build {
-        for e in b.value.instances.values() {
-            out.build.insert(
-                (e.candidate.clone(), e.label.clone()),
-                BuildFact {
-                    variant: e.variant.clone(),
-                    kat: Some(e.kat.clone()),
-                    kat_log: e.kat_log.clone(),
-                },
-            );
-        }
-    }
     if out.clock_text.is_empty()
-        && let Some(env) = sys
+        && let Some(l) = sys
             .records
             .iter()
-            .filter(|l| l.value.status == "complete" && !l.value.environment.is_empty())
-            .map(|l| &l.value.environment)
-            .next()
+            .find(|l| l.value.status == "complete" && !l.value.environment.is_empty())
     {
         // No clock in campaign.json: the environment the timing records carry.
-        let (text, ghz) = clock(env.as_map());
+        let (text, ghz) = clock(l.value.environment.as_map());
         out.clock_text = text;
         out.clock_ghz = out.clock_ghz.or(ghz);
-    }
-    out.counter_unit = sys
-        .records
-        .iter()
-        .filter_map(|l| l.value.pqperf.as_ref())
-        .find_map(|p| pqperf_report::counter::of_pqperf(&p.extra))
-        .map(|t| t.unit());
-    out.records.reserve(sys.records.len());
-    for l in &sys.records {
-        let r = &l.value;
-        out.records.push(Rec {
-            complete: r.status == "complete",
-            candidate: r.candidate.clone(),
-            label: r.label.clone(),
-            variant: r.variant.clone(),
-            operation: r.operation.clone(),
-            opkey: opkey(&r.operation, r.input_bytes),
-            input_bytes: r.input_bytes,
-            kat: Some(r.kat.clone()),
-            mean_cycles: r.mean_cycles,
-            mean_seconds: r.mean_seconds,
-            measurements: r.measurements.unwrap_or(0),
-            sizes: r.sizes.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-            kex: r.kex.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-            path: rel(&l.path),
-            percentiles: r
-                .pqperf
-                .as_ref()
-                .and_then(|x| x.per_call_cycles.as_ref())
-                .map(|q| [q.p50, q.p90, q.p99]),
-            robust: r
-                .pqperf
-                .as_ref()
-                .and_then(|x| x.robust.as_ref())
-                .map(|b| [b.estimate_seconds, b.ci_low_seconds, b.ci_high_seconds]),
-        });
-    }
-    for l in &sys.count {
-        let c = &l.value;
-        if let Some(sp) = c.instructions_per_call.filter(|_| c.status == "counted") {
-            out.counts.insert(
-                (c.candidate.clone(), c.label.clone(), c.operation.clone()),
-                crate::data::CountFact {
-                    median: sp.median,
-                    path: rel(&l.path),
-                },
-            );
+        if !out.clock_text.is_empty() {
+            out.sources.clock = Some((
+                pqperf_report::view::run_evidence(&sys.id, &l.path),
+                Some("/environment".to_string()),
+            ));
         }
     }
-    for l in &sys.profiles {
-        let p = &l.value;
-        if p.operation.is_empty() {
-            continue;
-        }
-        out.profiles.insert(
-            (
-                p.candidate.clone(),
-                p.label.clone(),
-                opkey(&p.operation, p.input_bytes),
-            ),
-            Prof {
-                // A profile of the instance's own SHAKE/SHA-2/AES is no ICCS placeholder share
-                // (the rankings' `(hash %)`): left out, as on the summary.
-                hash_share: p.hash_share.as_f64().filter(|_| {
-                    !pqperf_report::candidate::own_primitive_profile(
-                        &pqperf_report::view::ProfileRef {
-                            path: &l.path,
-                            prof: p,
-                        },
-                    )
-                }),
-                complete: p.status == "complete",
-                path: rel(&l.path),
-            },
-        );
+    if let Some((l, t)) = sys.records.iter().find_map(|l| {
+        let p = l.value.pqperf.as_ref()?;
+        Some((l, pqperf_report::counter::of_pqperf(&p.extra)?))
+    }) {
+        out.counter_unit = Some(t.unit());
+        out.sources.counter = Some((
+            pqperf_report::view::run_evidence(&sys.id, &l.path),
+            Some("/pqperf/counter".to_string()),
+        ));
     }
-    out
-}
-
-/// `operation`, or `<operation>_<input_bytes>` for hash records.
-fn opkey(operation: &str, input_bytes: u64) -> String {
-    if input_bytes > 0 {
-        format!("{operation}_{input_bytes}")
-    } else {
-        operation.to_string()
-    }
-}
-
-/// A system-relative path with `/` separators.
-fn rel(p: &Path) -> String {
-    p.to_string_lossy().replace('\\', "/")
+    Ok(out)
 }
 
 /// Side files of the published layout, copied into the site as evidence (site name = file name).
@@ -232,12 +178,28 @@ const SIDE_FILES: [&str; 7] = [
     "performance/kat_issues.csv",
 ];
 
-/// The site's facts of a loaded dataset; `only` restricts to these system ids (the model
-/// keeps systems.csv order, then the others by id).
-pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
+/// The side tables of a loaded dataset as the report reads them (label expressions
+/// compiled; a bad one is named with its file and line).
+pub fn side(ds: &Dataset) -> Result<Side, SiteError> {
+    Side::from_dataset(ds).map_err(|e| SiteError::Input(e.to_string()))
+}
+
+/// The site's facts of a loaded dataset and its [`side`] tables; `only` restricts to these
+/// system ids (the model keeps systems.csv order, then the others by id).
+pub fn load<'a>(
+    ds: &'a Dataset,
+    side: &'a Side,
+    only: &[String],
+) -> Result<SiteData<'a>, SiteError> {
     let root = ds.root.as_path();
-    let mut site = SiteData::default();
-    let mut side = Side::default();
+    let mut site = SiteData {
+        systems: Vec::new(),
+        candidates: Vec::new(),
+        side,
+        side_files: BTreeMap::new(),
+        pages: Vec::new(),
+        downloads: Vec::new(),
+    };
     for rel in SIDE_FILES {
         let p = root.join(rel);
         if p.is_file() {
@@ -245,7 +207,7 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            side.files.insert(name, p);
+            site.side_files.insert(name, p);
         }
     }
     let mut ids: Vec<&str> = ds.systems.iter().map(|s| s.id.as_str()).collect();
@@ -267,41 +229,18 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
         )));
     }
     for sys in ds.systems.iter().filter(|s| ids.contains(&s.id.as_str())) {
-        let mut facts = from_system(sys, &root.join(&sys.dir));
+        let mut facts = from_system(ds, side, sys, &root.join(&sys.dir))?;
         if let Some(row) = ds.systems_csv.iter().flatten().find(|r| r.id == sys.id) {
+            let csv = (Evidence::Side("systems.csv".into()), None);
             if !row.arch.is_empty() {
                 facts.arch = row.arch.clone();
+                facts.sources.arch = Some(csv.clone());
             }
             facts.description = row.description.clone();
+            facts.sources.description = Some(csv);
         }
         site.systems.push(facts);
     }
-    // Curated tables, as the model read them (errors name file and line there).
-    for t in ds.security_targets.iter().flatten() {
-        // No TargetBits: no claimed target (data::security_target still applies the NIST
-        // level of a known PQClean scheme).
-        let bits = t.target_bits.map(|b| u32::try_from(b).unwrap_or(u32::MAX));
-        side.targets
-            .insert((t.id.clone(), t.instance.clone()), bits);
-    }
-    for e in ds.external_sizes.iter().flatten() {
-        side.ext_sizes
-            .insert((e.id.clone(), e.instance.clone()), e.clone());
-    }
-    for k in ds.kex_bandwidth.iter().flatten() {
-        side.kex_bandwidth.insert(
-            (k.id.clone(), k.instance.clone()),
-            k.pk_a_bytes + k.pk_b_bytes + k.protocol_message_bytes,
-        );
-    }
-    for r in ds.symmetric_survey.iter().flatten() {
-        side.survey.insert(r.id.clone(), r.verdict.clone());
-    }
-    for n in ds.summary_notes.iter().flatten() {
-        side.notes
-            .push((n.id.clone(), n.label.clone(), n.note.clone()));
-    }
-    site.side = side;
     // Candidates: downloads.csv names, short names, categories from ids or operations.
     let names: HashMap<&str, &str> = ds
         .downloads
@@ -329,14 +268,14 @@ pub fn load(ds: &Dataset, only: &[String]) -> Result<SiteData, SiteError> {
     }
     let mut ops: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for s in &site.systems {
-        for r in &s.records {
-            let v = ops.entry(r.candidate.clone()).or_default();
-            if !v.contains(&r.operation) {
-                v.push(r.operation.clone());
+        for r in s.records() {
+            let v = ops.entry(r.rec.candidate.clone()).or_default();
+            if !v.contains(&r.rec.operation) {
+                v.push(r.rec.operation.clone());
             }
         }
-        for (c, _) in s.build.keys() {
-            ops.entry(c.clone()).or_default();
+        for (c, _, _) in s.built() {
+            ops.entry(c.to_string()).or_default();
         }
     }
     for (id, o) in ops {

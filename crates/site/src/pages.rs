@@ -11,8 +11,11 @@ use crate::html::{self, escape, relative};
 use crate::rank::{self, CategoryRanking, MetricKind, TARGETS};
 use crate::svg;
 use crate::{PageOut, joint};
+use pqperf_model::md::escape_text;
 use pqperf_model::order::natural_cmp;
+use pqperf_model::record::Quantiles;
 use pqperf_report::page::{Block, Cell, Evidence, Page, Section, Table};
+use pqperf_report::view::RecordRef;
 
 /// Paths of the pages the site generates itself (besides the report's Markdown pages).
 pub fn generated_paths(site: &SiteData) -> Vec<String> {
@@ -188,22 +191,24 @@ pub fn candidate_charts(
     page: &str,
     known: &HashSet<String>,
 ) -> String {
-    let recs: Vec<_> = sys
-        .records
+    // (record, its operation key) of the candidate's complete records.
+    let recs: Vec<(RecordRef, String)> = sys
+        .records()
         .iter()
-        .filter(|r| r.candidate == cand && r.complete)
+        .filter(|r| r.rec.candidate == cand && r.complete())
+        .map(|r| (*r, r.opkey()))
         .collect();
     if recs.is_empty() {
         return String::new();
     }
     let mut labels: Vec<&str> = Vec::new();
     let mut ops: Vec<&str> = Vec::new();
-    for r in &recs {
-        if !labels.contains(&r.label.as_str()) {
-            labels.push(&r.label);
+    for (r, opkey) in &recs {
+        if !labels.contains(&r.rec.label.as_str()) {
+            labels.push(&r.rec.label);
         }
-        if !ops.contains(&r.opkey.as_str()) {
-            ops.push(&r.opkey);
+        if !ops.contains(&opkey.as_str()) {
+            ops.push(opkey);
         }
     }
     labels.sort_by(|a, b| natural_cmp(a, b));
@@ -219,8 +224,8 @@ pub fn candidate_charts(
             ops = keep;
         }
     }
-    let href = |rel: &str| {
-        let p = format!("evidence/{}/{}", sys.id, rel);
+    let href = |r: &RecordRef| {
+        let p = sys.evidence_path(r);
         known.contains(&p).then(|| relative(page, &p))
     };
     let groups: Vec<(String, Vec<Option<svg::Value>>)> = labels
@@ -230,11 +235,11 @@ pub fn candidate_charts(
                 .iter()
                 .map(|o| {
                     recs.iter()
-                        .find(|r| r.label == *l && r.opkey == *o)
-                        .and_then(|r| {
-                            r.mean_cycles.map(|v| svg::Value {
+                        .find(|(r, k)| r.rec.label == *l && k == o)
+                        .and_then(|(r, _)| {
+                            r.rec.mean_cycles.map(|v| svg::Value {
                                 value: v,
-                                href: href(&r.path),
+                                href: href(r),
                             })
                         })
                 })
@@ -261,22 +266,17 @@ pub fn candidate_charts(
         out.push_str("<h2 id=\"charts\">Charts</h2>\n");
         out.push_str(&chart);
     }
-    let rows: Vec<(String, [f64; 3], Option<String>)> = labels
+    let rows: Vec<(String, &Quantiles, Option<String>)> = labels
         .iter()
         .flat_map(|l| {
             let mut rs: Vec<_> = recs
                 .iter()
-                .filter(|r| r.label == *l && r.percentiles.is_some())
+                .filter_map(|(r, k)| Some((r, k, r.per_call_cycles()?)))
+                .filter(|(r, _, _)| r.rec.label == *l)
                 .collect();
-            rs.sort_by_key(|r| pqperf_model::order::op_rank(&r.opkey));
+            rs.sort_by_key(|(_, k, _)| pqperf_model::order::op_rank(k));
             rs.into_iter()
-                .map(|r| {
-                    (
-                        format!("{} {}", r.label, r.opkey),
-                        r.percentiles.unwrap_or([0.0; 3]),
-                        href(&r.path),
-                    )
-                })
+                .map(|(r, k, q)| (format!("{} {k}", r.rec.label), q, href(r)))
                 .collect::<Vec<_>>()
         })
         .collect();
@@ -337,19 +337,6 @@ fn cand_cell(site: &SiteData, cand: &str, label: &str) -> String {
     )
 }
 
-/// The evidence a ranking value names, from its site path (`evidence/<system>/<path>` or
-/// `evidence/side/<file>`).
-fn ranking_evidence(site_path: &str) -> Option<Evidence> {
-    let rest = site_path.strip_prefix("evidence/")?;
-    match rest.split_once('/')? {
-        ("side", f) => Some(Evidence::Side(f.to_string())),
-        (system, path) => Some(Evidence::Run {
-            system: system.to_string(),
-            path: path.to_string(),
-        }),
-    }
-}
-
 /// The shown position of each row (`2`, `2 (tie)`) from the rows' mean ranks.
 fn positions(means: &[f64]) -> Vec<String> {
     (0..means.len())
@@ -403,7 +390,7 @@ fn ranking_table(
                     escape(b)
                 ));
             }
-            row.push(Cell::value(text, ranking_evidence(&cell.evidence)));
+            row.push(Cell::value(text, cell.evidence.clone()));
         }
         t.row(row);
     }
@@ -445,17 +432,14 @@ fn instruction_ranking(
             Cell::text(cand_cell(site, &e.candidate, &e.label)),
             Cell::text(pqperf_model::fmt::mean_rank(e.mean_rank)),
         ];
-        for ((n, path), rk) in e.cells.iter().zip(&e.ranks) {
+        for ((n, ev), rk) in e.cells.iter().zip(&e.ranks) {
             row.push(Cell::value(
                 format!(
                     "{} · rank {}",
                     pqperf_model::fmt::fmt_cycles(Some(*n)),
                     pqperf_model::fmt::rank(*rk)
                 ),
-                Some(Evidence::Run {
-                    system: sys.id.clone(),
-                    path: path.clone(),
-                }),
+                Some(ev.clone()),
             ));
         }
         t.row(row);
@@ -520,9 +504,12 @@ fn ranking_scatter(
             ),
             x: e.cells[xi].value,
             y: e.cells[yi].value,
-            href: known
-                .contains(&e.cells[yi].evidence)
-                .then(|| relative(page, &e.cells[yi].evidence)),
+            href: e.cells[yi]
+                .evidence
+                .as_ref()
+                .map(crate::evidence::href)
+                .filter(|p| known.contains(p))
+                .map(|p| relative(page, &p)),
         })
         .collect();
     svg::scatter_log(
@@ -656,7 +643,7 @@ pub fn ranking_page(
     }
 }
 
-/// The host column of the index: the host-check outcome recorded in campaign.json.
+/// The host column of the index (Markdown): the host-check outcome recorded in campaign.json.
 fn host_cell(s: &SystemFacts) -> String {
     use pqperf_model::HostState;
     let state = match &s.host_state {
@@ -665,7 +652,7 @@ fn host_cell(s: &SystemFacts) -> String {
         }
         Some(HostState::NotFixed(problems)) => format!(
             "<span class=\"st bad\">not fixed</span>: {}",
-            escape(&problems.join("; "))
+            escape_text(&problems.join("; "))
         ),
         Some(HostState::Unknown) => {
             "<span class=\"st bad\">unknown</span> (no host-check outcome recorded)".to_string()
@@ -673,9 +660,55 @@ fn host_cell(s: &SystemFacts) -> String {
         None => "unknown (no campaign.json)".to_string(),
     };
     match &s.emulated {
-        Some(e) => format!("emulated ({}); {state}", escape(e)),
+        Some(e) => format!("emulated ({}); {state}", escape_text(e)),
         None => state,
     }
+}
+
+/// A root-index cell: Markdown text naming the file (and field) its fact came from.
+fn fact_cell(text: String, source: &Option<(Evidence, Option<String>)>) -> Cell {
+    match source {
+        Some((e, Some(ptr))) => Cell::value(text, Some(e.clone())).at(ptr.clone()),
+        Some((e, None)) => Cell::value(text, Some(e.clone())),
+        None => Cell::text(text),
+    }
+}
+
+/// The systems table of the root index: one row per system, each fact linked to the file it
+/// came from, the system to its summary and the ordered measurements to their pages.
+fn systems_table(site: &SiteData) -> Table {
+    let mut t = Table::new([
+        "system",
+        "architecture",
+        "machine",
+        "clock",
+        "counter",
+        "host",
+        "ordered measurements",
+    ]);
+    t.prose = true;
+    for s in &site.systems {
+        let ranks: Vec<String> = TARGETS
+            .iter()
+            .map(|t| format!("[{t}-bit]({}/ranking-{t}.html)", s.id))
+            .collect();
+        let clock = if s.clock_text.is_empty() {
+            "unknown".to_string()
+        } else {
+            s.clock_text.clone()
+        };
+        let src = &s.sources;
+        t.row(vec![
+            Cell::text(format!("[{}]({}/index.html)", escape_text(&s.id), s.id)),
+            fact_cell(escape_text(&s.arch), &src.arch),
+            fact_cell(escape_text(&s.description), &src.description),
+            fact_cell(escape_text(&clock), &src.clock),
+            fact_cell(escape_text(s.unit()), &src.counter),
+            fact_cell(host_cell(s), &src.host),
+            Cell::text(ranks.join(" · ")),
+        ]);
+    }
+    t
 }
 
 /// Root `index.html`: the systems, their summaries, rankings and the joint view.
@@ -713,53 +746,7 @@ pub fn root_index(site: &SiteData, known: &HashSet<String>) -> PageOut {
                 .join(", ")
         );
     }
-    let labels = [
-        "system",
-        "architecture",
-        "machine",
-        "clock",
-        "counter",
-        "host",
-        "ordered measurements",
-    ];
-    b.push_str("<div class=\"table-wrap\"><table class=\"cards\">\n<thead>\n<tr>\n");
-    for l in labels {
-        let _ = writeln!(b, "<th>{l}</th>");
-    }
-    b.push_str("</tr>\n</thead>\n<tbody>\n");
-    for s in &site.systems {
-        let summary = format!("{}/index.html", s.id);
-        let name = if known.contains(&summary) {
-            format!("<a href=\"{}\">{}</a>", escape(&summary), escape(&s.id))
-        } else {
-            escape(&s.id)
-        };
-        let ranks: Vec<String> = TARGETS
-            .iter()
-            .map(|t| format!("<a href=\"{}/ranking-{t}.html\">{t}-bit</a>", escape(&s.id)))
-            .collect();
-        let host = host_cell(s);
-        let clock = if s.clock_text.is_empty() {
-            "unknown".to_string()
-        } else {
-            s.clock_text.clone()
-        };
-        let cells = [
-            name,
-            escape(&s.arch),
-            escape(&s.description),
-            escape(&clock),
-            escape(s.unit()),
-            host,
-            ranks.join(" · "),
-        ];
-        b.push_str("<tr>\n");
-        for (l, c) in labels.iter().zip(cells) {
-            let _ = writeln!(b, "<td data-label=\"{l}\">{c}</td>");
-        }
-        b.push_str("</tr>\n");
-    }
-    b.push_str("</tbody>\n</table></div>\n");
+    b.push_str(&html::table_html(systems_table(site), "index.html", known));
     if known.contains("joint/index.html") {
         b.push_str("<p>The <a href=\"joint/index.html\">joint view</a> shows each candidate's cycles on every system side by side, with their ratio and each system's clock.</p>\n");
     }

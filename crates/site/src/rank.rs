@@ -7,9 +7,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::data::{Category, Rec, SiteData, SystemFacts, security_target};
+use crate::data::{Category, SiteData, SystemFacts};
 use pqperf_model::fmt;
 use pqperf_model::order::natural_cmp;
+use pqperf_report::page::Evidence;
+use pqperf_report::summary::{ShareRule, share_rule};
+use pqperf_report::view::RecordRef;
 
 /// The claimed security targets with a ranking page each.
 pub const TARGETS: [u32; 4] = [128, 192, 256, 512];
@@ -74,8 +77,8 @@ pub struct Cell {
     pub value: f64,
     /// The value as shown.
     pub text: String,
-    /// Site-root-relative path of the evidence file the value came from.
-    pub evidence: String,
+    /// The evidence file the value came from (`None`: a side table the site does not hold).
+    pub evidence: Option<Evidence>,
     /// A second figure shown under the value: for pqperf records whose value is the robust
     /// estimate, the reference mean.
     pub robust: Option<String>,
@@ -160,81 +163,24 @@ pub fn interval_ranks(values: &[f64], intervals: &[Option<(f64, f64)>]) -> Vec<f
     ranks
 }
 
-/// Evidence path of a record inside the site.
-pub fn record_evidence(sys: &SystemFacts, rec: &Rec) -> String {
-    format!("evidence/{}/{}", sys.id, rec.path)
-}
-
-/// How the summary shows the symmetric share of an instance (`method.md` §13.4 item 6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShareRule {
-    /// Show measured shares.
-    Show,
-    /// Zero-placeholder instance of a candidate without an ICCS backend: `??%`.
-    Unknown,
-    /// Omitted from the summary and the rankings.
-    Omit,
-}
-
-/// Apply the non-ICCS row rule to (candidate, label) on a system.
-pub fn share_rule(
-    site: &SiteData,
-    sys: &SystemFacts,
-    cat: Category,
-    cand: &str,
-    label: &str,
-) -> ShareRule {
-    let ops = cat.ops();
-    let shares_of = |l: &str| -> Vec<f64> {
-        ops.iter()
-            .filter_map(|op| {
-                sys.profiles
-                    .get(&(cand.to_string(), l.to_string(), op.to_string()))
-            })
-            .filter(|p| p.complete)
-            .filter_map(|p| p.hash_share)
-            .collect()
-    };
-    let own = shares_of(label);
-    let zero_placeholder = !own.is_empty() && own.iter().all(|s| *s == 0.0);
-    if !zero_placeholder {
-        return ShareRule::Show;
-    }
-    let has_iccs = sys
-        .build
-        .iter()
-        .filter(|((c, _), b)| c == cand && b.variant == "reference")
-        .any(|((_, l), _)| shares_of(l).iter().any(|s| *s > 0.0));
-    let verdict = site.side.survey.get(cand).map(String::as_str).unwrap_or("");
-    if has_iccs {
-        if verdict == "ICCS-only" {
-            ShareRule::Show
-        } else {
-            ShareRule::Omit
-        }
-    } else {
-        ShareRule::Unknown
-    }
-}
-
-fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -> Option<Cell> {
-    if !rec.complete {
+fn cycles_cell(sys: &SystemFacts, rule: ShareRule, rec: RecordRef) -> Option<Cell> {
+    if !rec.complete() {
         return None;
     }
-    let mean = rec.mean_cycles?;
+    let mean = rec.rec.mean_cycles?;
     // pqperf records with a robust estimate: the estimate is the value (in cycles at the
     // record's own cycles per second, so the column's unit stays), its interval decides ties,
     // and the reference mean is shown under it.
     let robust = rec
-        .robust
-        .zip(rec.mean_seconds)
-        .filter(|([e, _, _], s)| *e > 0.0 && *s > 0.0);
+        .robust()
+        .zip(rec.rec.mean_seconds)
+        .filter(|(rb, s)| rb.estimate_seconds > 0.0 && *s > 0.0);
     let (value, interval, beside) = match robust {
-        Some(([e, lo, hi], s)) => {
+        Some((rb, s)) => {
             let k = mean / s;
             (
-                e * k,
-                Some((lo * k, hi * k)),
+                rb.estimate_seconds * k,
+                Some((rb.ci_low_seconds * k, rb.ci_high_seconds * k)),
                 Some(format!("reference mean {}", fmt::fmt_cycles(Some(mean)))),
             )
         }
@@ -248,31 +194,31 @@ fn cycles_cell(site: &SiteData, sys: &SystemFacts, rule: ShareRule, rec: &Rec) -
             fmt::fmt_cycles(Some(hi))
         ));
     }
-    if rec.opkey.starts_with("hash_") {
-        let width = rec.sizes.get("digest_bytes").map(|b| b * 8);
-        let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &rec.opkey));
-        if let Some(b) = base.filter(|b| b.complete).and_then(|b| b.mean_cycles)
+    let opkey = rec.opkey();
+    if opkey.starts_with("hash_") {
+        let width = rec.rec.sizes.get("digest_bytes").map(|b| b * 8);
+        let base = width.and_then(|w| sys.record("iccs", &format!("pseudoXOF-{w}"), &opkey));
+        if let Some(b) = base
+            .filter(|b| b.complete())
+            .and_then(|b| b.rec.mean_cycles)
             && b > 0.0
         {
             text.push_str(&format!(" ({})", fmt::ratio(value / b)));
         }
     } else {
         let prof = sys
-            .profiles
-            .get(&(rec.candidate.clone(), rec.label.clone(), rec.opkey.clone()))
-            .filter(|p| p.complete)
-            .and_then(|p| p.hash_share);
+            .view
+            .hash_share(&rec.rec.candidate, &rec.rec.label, &opkey);
         match (rule, prof) {
             (ShareRule::Unknown, _) => text.push_str(" (??%)"),
             (_, Some(s)) => text.push_str(&format!(" ({})", fmt::pct(Some(s)))),
             _ => {}
         }
     }
-    let _ = site;
     Some(Cell {
         value,
         text,
-        evidence: record_evidence(sys, rec),
+        evidence: Some(rec.evidence(&sys.id)),
         robust: beside,
         interval,
     })
@@ -286,29 +232,28 @@ fn bytes_cell(
     kind: MetricKind,
 ) -> Option<Cell> {
     let key = (cand.to_string(), label.to_string());
-    let first_sized = || sys.sized_record(cand, label);
+    let first_sized = || sys.view.sized_record(cand, label);
     let side_file = |name: &str| {
-        if site.side.files.contains_key(name) {
-            format!("evidence/side/{name}")
-        } else {
-            String::new()
-        }
+        site.side_files
+            .contains_key(name)
+            .then(|| Evidence::Side(name.to_string()))
     };
     let (value, approx, evidence) = match kind {
         MetricKind::Bandwidth => {
-            if let Some(b) = site.side.kex_bandwidth.get(&key) {
-                (*b, false, side_file("kex_bandwidth.csv"))
+            if let Some(b) = site.side.kex_bandwidth_bytes(cand, label) {
+                (b, false, side_file("kex_bandwidth.csv"))
             } else {
                 let r = first_sized()?;
                 let b = r
+                    .rec
                     .kex
                     .get("kex_total_msg_bytes")
-                    .or_else(|| r.sizes.get("total_msg_bytes"))?;
-                (*b, false, record_evidence(sys, r))
+                    .or_else(|| r.rec.sizes.get("total_msg_bytes"))?;
+                (*b, false, Some(r.evidence(&sys.id)))
             }
         }
         _ => {
-            let ext = site.side.ext_sizes.get(&key);
+            let ext = site.side.external_sizes.get(&key);
             let from_ext = ext.and_then(|e| match kind {
                 MetricKind::PublicKey => e.public_key_bytes,
                 MetricKind::Signature => e.signature_bytes,
@@ -327,8 +272,8 @@ fn bytes_cell(
                     MetricKind::Ciphertext => "ct_bytes",
                     _ => return None,
                 };
-                let v = *r.sizes.get(field).filter(|v| **v > 0)?;
-                (v, false, record_evidence(sys, r))
+                let v = *r.rec.sizes.get(field).filter(|v| **v > 0)?;
+                (v, false, Some(r.evidence(&sys.id)))
             }
         }
     };
@@ -347,10 +292,8 @@ fn bytes_cell(
 }
 
 fn is_recommended(site: &SiteData, cand: &str, label: &str) -> bool {
-    site.side.notes.iter().any(|(id, re, note)| {
-        id == cand
-            && note.contains("used in ordered measurements")
-            && regex::Regex::new(re).is_ok_and(|r| r.is_match(label))
+    site.side.summary_notes.iter().any(|n| {
+        n.id == cand && n.note.contains("used in ordered measurements") && n.label.is_match(label)
     })
 }
 
@@ -364,16 +307,19 @@ pub fn rank_category(
     let ms = metrics(cat);
     // Eligible reference instances at this target with every metric present.
     let mut labels: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for ((cand, label), b) in &sys.build {
-        if b.variant == "reference" {
-            labels.entry(cand.clone()).or_default().push(label.clone());
+    for (cand, label, variant) in sys.built() {
+        if variant == "reference" {
+            labels
+                .entry(cand.to_string())
+                .or_default()
+                .push(label.to_string());
         }
     }
-    for r in &sys.records {
-        if r.variant == "reference" {
-            let v = labels.entry(r.candidate.clone()).or_default();
-            if !v.contains(&r.label) {
-                v.push(r.label.clone());
+    for r in sys.records() {
+        if r.rec.variant == "reference" {
+            let v = labels.entry(r.rec.candidate.clone()).or_default();
+            if !v.contains(&r.rec.label) {
+                v.push(r.rec.label.clone());
             }
         }
     }
@@ -387,10 +333,10 @@ pub fn rank_category(
         }
         ls.sort_by(|a, b| natural_cmp(a, b));
         for label in ls.iter() {
-            if security_target(&site.side, cand, label) != Some(target) {
+            if site.side.security_target(cand, label) != Some(target) {
                 continue;
             }
-            let rule = share_rule(site, sys, cat, cand, label);
+            let rule = share_rule(&sys.view, cand, label, cat);
             if rule == ShareRule::Omit {
                 continue;
             }
@@ -399,7 +345,7 @@ pub fn rank_category(
                 .map(|m| match m.kind {
                     MetricKind::Cycles(op) => sys
                         .record(cand, label, op)
-                        .and_then(|r| cycles_cell(site, sys, rule, r)),
+                        .and_then(|r| cycles_cell(sys, rule, r)),
                     k => bytes_cell(site, sys, cand, label, k),
                 })
                 .collect();
@@ -497,8 +443,8 @@ pub struct InstructionEntry {
     pub candidate: String,
     /// Instance label (the one the timing ranking ranks).
     pub label: String,
-    /// Per timed metric: median instructions per call and the count file (system-relative).
-    pub cells: Vec<(f64, String)>,
+    /// Per timed metric: median instructions per call and its count file.
+    pub cells: Vec<(f64, Evidence)>,
     /// Rank per metric (equal counts share the average rank).
     pub ranks: Vec<f64>,
     /// Mean of `ranks`.
@@ -521,12 +467,13 @@ pub fn rank_instructions(sys: &SystemFacts, r: &CategoryRanking) -> Vec<Instruct
         .entries
         .iter()
         .filter_map(|e| {
-            let cells: Option<Vec<(f64, String)>> = ops
+            let cells: Option<Vec<(f64, Evidence)>> = ops
                 .iter()
                 .map(|op| {
-                    sys.counts
-                        .get(&(e.candidate.clone(), e.label.clone(), op.to_string()))
-                        .map(|c| (c.median, c.path.clone()))
+                    let c = sys.view.counted(&e.candidate, &e.label, op)?;
+                    let median = c.value.instructions_per_call.as_ref()?.median;
+                    let ev = pqperf_report::view::run_evidence(&sys.id, &c.path);
+                    Some((median, ev))
                 })
                 .collect();
             Some(InstructionEntry {
@@ -572,10 +519,11 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
         })
         .collect();
     let mut instances: Vec<(String, String, String)> = Vec::new();
-    for ((cand, label), b) in &sys.build {
-        instances.push((cand.clone(), label.clone(), b.variant.clone()));
+    for (cand, label, variant) in sys.built() {
+        instances.push((cand.to_string(), label.to_string(), variant.to_string()));
     }
-    for r in &sys.records {
+    for r in sys.records() {
+        let r = r.rec;
         if !instances
             .iter()
             .any(|(c, l, _)| *c == r.candidate && *l == r.label)
@@ -587,7 +535,7 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
     let mut out = Vec::new();
     for (cand, label, variant) in instances {
         if cand == "iccs"
-            || security_target(&site.side, &cand, &label) != Some(target)
+            || site.side.security_target(&cand, &label) != Some(target)
             || ranked.contains(&(cand.clone(), label.clone()))
         {
             continue;
@@ -599,7 +547,7 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
             format!("{variant} build (rankings compare reference builds)")
         } else if c.category == Category::Hash {
             "hash functions are not ranked".to_string()
-        } else if share_rule(site, sys, c.category, &cand, &label) == ShareRule::Omit {
+        } else if share_rule(&sys.view, &cand, &label, c.category) == ShareRule::Omit {
             "its non-ICCS backend stays on the candidate page".to_string()
         } else {
             let missing: Vec<String> = metrics(c.category)
@@ -607,7 +555,7 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
                 .filter(|m| match m.kind {
                     MetricKind::Cycles(op) => sys
                         .record(&cand, &label, op)
-                        .and_then(|r| cycles_cell(site, sys, ShareRule::Show, r))
+                        .and_then(|r| cycles_cell(sys, ShareRule::Show, r))
                         .is_none(),
                     k => bytes_cell(site, sys, &cand, &label, k).is_none(),
                 })
@@ -628,16 +576,20 @@ pub fn left_out(site: &SiteData, sys: &SystemFacts, target: u32) -> Vec<(String,
 pub fn claimed_targets(site: &SiteData, sys: &SystemFacts) -> Vec<(Option<u32>, Vec<String>)> {
     let mut m: BTreeMap<Option<u32>, Vec<String>> = BTreeMap::new();
     let mut seen: Vec<(String, String)> = Vec::new();
-    let keys = sys.build.keys().cloned().chain(
-        sys.records
-            .iter()
-            .map(|r| (r.candidate.clone(), r.label.clone())),
-    );
+    let keys = sys
+        .built()
+        .into_iter()
+        .map(|(c, l, _)| (c.to_string(), l.to_string()))
+        .chain(
+            sys.records()
+                .iter()
+                .map(|r| (r.rec.candidate.clone(), r.rec.label.clone())),
+        );
     for (cand, label) in keys {
         if cand == "iccs" || seen.contains(&(cand.clone(), label.clone())) {
             continue;
         }
-        let t = security_target(&site.side, &cand, &label);
+        let t = site.side.security_target(&cand, &label);
         m.entry(t).or_default().push(format!("{cand}/{label}"));
         seen.push((cand, label));
     }

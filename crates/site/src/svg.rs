@@ -8,6 +8,7 @@ use std::fmt::Write;
 
 use crate::html::escape;
 use pqperf_model::fmt;
+use pqperf_model::record::Quantiles;
 
 const W: f64 = 720.0;
 
@@ -257,13 +258,14 @@ pub fn scatter_log(title: &str, x_label: &str, y_label: &str, points: &[Point]) 
     Some(out)
 }
 
-/// Per-call distribution rows: (label, p50, p90, p99, evidence href).
+/// Per-call distribution rows: (label, the record's per-call quantiles, evidence href); the
+/// chart draws p50, p90 and p99.
 pub fn distribution(
     title: &str,
     unit: &str,
-    rows: &[(String, [f64; 3], Option<String>)],
+    rows: &[(String, &Quantiles, Option<String>)],
 ) -> Option<String> {
-    let axis = LogAxis::over(rows.iter().flat_map(|(_, p, _)| p.iter().copied()))?;
+    let axis = LogAxis::over(rows.iter().flat_map(|(_, q, _)| [q.p50, q.p90, q.p99]))?;
     let (left, right, top) = (200.0, 20.0, 30.0);
     let row_h = 18.0;
     let plot_h = row_h * rows.len() as f64;
@@ -294,9 +296,9 @@ pub fn distribution(
         h - 6.0,
         escape(unit)
     );
-    for (i, (label, p, href)) in rows.iter().enumerate() {
+    for (i, (label, q, href)) in rows.iter().enumerate() {
         let y = top + i as f64 * row_h + row_h / 2.0;
-        let [x50, x90, x99] = p.map(|v| left + axis.frac(v) * pw);
+        let [x50, x90, x99] = [q.p50, q.p90, q.p99].map(|v| left + axis.frac(v) * pw);
         let _ = write!(
             out,
             "<text class=\"cat\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
@@ -309,9 +311,9 @@ pub fn distribution(
             out,
             "<g><title>{}: p50 {}, p90 {}, p99 {} {}</title><line class=\"s0 whisker\" x1=\"{x50:.1}\" y1=\"{y:.1}\" x2=\"{x99:.1}\" y2=\"{y:.1}\"/><rect class=\"s0\" x=\"{x50:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"8\"/><circle class=\"s1\" cx=\"{x50:.1}\" cy=\"{y:.1}\" r=\"4\"/></g>",
             escape(label),
-            fmt::fmt_cycles(Some(p[0])),
-            fmt::fmt_cycles(Some(p[1])),
-            fmt::fmt_cycles(Some(p[2])),
+            fmt::fmt_cycles(Some(q.p50)),
+            fmt::fmt_cycles(Some(q.p90)),
+            fmt::fmt_cycles(Some(q.p99)),
             escape(unit),
             y - 4.0,
             (x90 - x50).max(1.0)
@@ -377,7 +379,16 @@ mod tests {
         }];
         let s = scatter_log("s", "signature bytes", "sign cycles", &pts).unwrap();
         assert!(s.contains("<circle class=\"pt\""));
-        let rows = [("BiT-128 sign".into(), [1e6, 1.2e6, 2e6], None)];
+        let q = Quantiles {
+            samples: 100,
+            method: "linear".into(),
+            min: 0.9e6,
+            p50: 1e6,
+            p90: 1.2e6,
+            p99: 2e6,
+            max: 3e6,
+        };
+        let rows = [("BiT-128 sign".into(), &q, None)];
         let d = distribution("d", "cycles", &rows).unwrap();
         assert!(d.contains("p50 1.00 M, p90 1.20 M, p99 2.00 M cycles"));
         assert!(d.contains(">cycles per call (log scale)<"));

@@ -8,52 +8,6 @@
 
 use crate::html::escape;
 
-/// Does an evidence file (site-root-relative) get a viewer page?
-pub fn has_viewer(dest: &str) -> bool {
-    dest.ends_with(".json")
-}
-
-/// The viewer page of an evidence file (site-root-relative).
-pub fn page_path(dest: &str) -> String {
-    format!("{dest}.html")
-}
-
-/// A JSON pointer as a URL fragment: characters other than ASCII letters, digits and
-/// `/ - _ . ~` percent-encoded (the id the viewer writes is the pointer itself).
-pub fn fragment(pointer: &str) -> String {
-    let mut out = String::with_capacity(pointer.len());
-    for b in pointer.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Decode a fragment [`fragment`] wrote (for the link check).
-pub fn unfragment(frag: &str) -> String {
-    let b = frag.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && let Some(v) = b
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(v);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// One reference token of a JSON pointer (`~` → `~0`, `/` → `~1`).
 fn token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
@@ -335,6 +289,7 @@ impl Scanner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evidence::{fragment, unfragment};
 
     #[test]
     fn every_field_is_a_line_with_its_pointer_as_id() {

@@ -20,8 +20,8 @@ mod symmetric;
 use kat::kat_section;
 use perf::performance_table;
 use sizes::sizes_section;
+pub use symmetric::calls_per_operation;
 use symmetric::symmetric_section;
-pub use symmetric::{calls_per_operation, own_primitive_profile};
 
 /// Render the page of candidate `cand` on the system of `v` as Markdown.
 pub fn render(v: &SystemView, cand: &str, form: Form) -> Result<String, ReportError> {

@@ -1,13 +1,13 @@
 //! The symmetric-primitive section of the candidate page: profile shares per instance and
 //! operation, calls per operation, own primitives of non-ICCS instances, wrapper overhead.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::Form;
 use crate::common::code;
 use crate::links::{PageRef, link};
 use crate::page::{Cell, Page, Table};
-use crate::view::{ProfileRef, SystemView};
+use crate::view::{ProfileRef, SystemView, own_primitives};
 use pqperf_model::fmt::{DASH, fmt_g, pct};
 
 /// `drng 2, pseudoXOF 15, sm3hash 1`: Σ calls per fn ÷ total operations, sorted by name.
@@ -119,37 +119,6 @@ pub(super) fn symmetric_section(
     out.table(t);
     out.blank();
     out
-}
-
-/// ICCS placeholder functions (`calls[].fn` of ICCS profiles).
-pub(super) const ICCS_FNS: &[&str] = &["pseudohash", "pseudoXOF", "sm3hash"];
-
-/// True for a profile of a non-ICCS (e.g. PQClean `nist`) instance: it called hash functions
-/// of its own and none of the ICCS placeholders, so its `hash_share` is not an ICCS share.
-pub fn own_primitive_profile(p: &ProfileRef) -> bool {
-    own_primitives(std::slice::from_ref(p)).is_some()
-}
-
-/// For profiles of non-ICCS (e.g. PQClean `nist`) instances: the sorted hash-function
-/// families they called. `None` when any profile called an ICCS placeholder, or when no
-/// profile called anything but the DRNG (the ICCS titles apply).
-pub(super) fn own_primitives(rows: &[ProfileRef]) -> Option<Vec<String>> {
-    let mut fams: BTreeSet<String> = BTreeSet::new();
-    for p in rows {
-        for c in &p.prof.calls {
-            if ICCS_FNS.contains(&c.func.as_str()) {
-                return None;
-            }
-            if c.func != "drng" {
-                fams.insert(c.func.clone());
-            }
-        }
-    }
-    if fams.is_empty() {
-        None
-    } else {
-        Some(fams.into_iter().collect())
-    }
 }
 
 /// `outer 31, inner 12 ticks` from the profile's `pqperf.wrapper_overhead`, when recorded.
