@@ -463,7 +463,6 @@ fn calibrate(
         driver: exe.clone(),
         calibration_timeout: Duration::from_secs_f64(crate::options::DEFAULT_CALIBRATION_TIMEOUT_S),
         planning: plan::planning(trial_target_s, 3600.0),
-        adaptive: false,
         target_ci: None,
     };
     let mut t1: f64 = 0.0;
@@ -728,7 +727,6 @@ fn measure_slot(
             driver: exe.clone(),
             calibration_timeout: p.timeout,
             planning: plan::planning(o.trial_target_s, 3600.0),
-            adaptive: false,
             target_ci: None,
         };
         let args = driver_args(&s, inst, &u.op, u.bytes, 1, p.iters, p.warmups);

@@ -138,7 +138,7 @@ pub(crate) fn phase_measure(
     // memory pass included), the output check's replays and, under --target-ci, the budgets
     // the protocol will likely spend (`PlannedOp::likely`); the remaining time is corrected
     // by how the finished operations compared with their expectation.
-    let replay = pqperf_measure::outcheck::replays(&opts.driver);
+    let replay = pqperf_measure::outcheck::replays(&opts.driver());
     let likely = |p: &PlannedOp| p.likely(&opts.planning, opts.samples, replay);
     let expect = |p: &PlannedOp| likely(p).0.max(0.1);
     let est_total: f64 = todo.iter().map(|p| expect(p)).sum();

@@ -118,7 +118,7 @@ pub fn confident_plan(
 /// setup, the warm-ups, the reference trials, the sampled trials (at most
 /// `driver::SAMPLE_CALLS` calls after each reference trial, when `sampling`) and the
 /// memory pass (one call). `t` is the cost of one call (the calibration's, scaled by the load
-/// it saw: [`load_factor`]), `setup` the process setup from the calibration. Re-runs and trials added by `--adaptive` / `--target-ci` are not in it (see
+/// it saw: [`load_factor`]), `setup` the process setup from the calibration. Re-runs and trials added by `--target-ci` are not in it (see
 /// [`PlannedOp::bound_s`]).
 pub fn expected_s(pl: &Plan, t: f64, setup: f64, sampling: bool) -> f64 {
     let (procs, calls_s) = expected_parts(pl, t, sampling);
