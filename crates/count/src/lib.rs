@@ -31,7 +31,7 @@ use pqperf_model::count::{
 };
 use pqperf_model::layout::RunLayout;
 use pqperf_model::record::Record;
-use pqperf_model::vocab::Category;
+use pqperf_model::vocab::{Category, Operation};
 
 /// Calls counted per operation by default.
 pub const DEFAULT_CALLS: u64 = 10;
@@ -337,7 +337,8 @@ pub fn refresh_timing_checks(
 ) -> Result<Vec<String>, CountError> {
     let mut out = Vec::new();
     for inst in instances {
-        for (opkey, _, _) in pqperf_measure::instance::base_ops(inst.category) {
+        for op in pqperf_measure::instance::base_ops(inst.category) {
+            let opkey = op.key().into_owned();
             if !ops.is_empty() && !ops.contains(&opkey) {
                 continue;
             }
@@ -376,7 +377,10 @@ fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountErr
     let mut units = Vec::new();
     let mut kept = 0;
     for (i, inst) in opts.instances.iter().enumerate() {
-        for (opkey, op, bytes) in pqperf_measure::instance::base_ops(inst.category) {
+        for (opkey, op, bytes) in pqperf_measure::instance::base_ops(inst.category)
+            .into_iter()
+            .map(Operation::driver_unit)
+        {
             if !opts.ops.is_empty() && !opts.ops.contains(&opkey) {
                 continue;
             }

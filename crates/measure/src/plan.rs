@@ -4,7 +4,7 @@
 use crate::calibrate::{cal_path, ops_of};
 use crate::instance::Instance;
 use crate::settings::UnitSettings;
-use pqperf_model::vocab::Category;
+use pqperf_model::vocab::{Category, Operation};
 
 use pqperf_model::calibration::{self, Calibration};
 use serde_json::Value;
@@ -210,12 +210,8 @@ pub fn duration_text(s: f64) -> String {
 pub struct PlannedOp {
     /// The instance.
     pub inst: Instance,
-    /// Record key (`hash_32`, `keygen`).
-    pub opkey: String,
-    /// Driver operation.
-    pub op: String,
-    /// Hash message bytes.
-    pub bytes: u64,
+    /// The operation (its record key, driver call and input bytes).
+    pub op: Operation,
     /// The plan, or None when the calibration produced no trial.
     pub plan: Option<Plan>,
     /// The calibration result.
@@ -287,7 +283,7 @@ impl PlannedOp {
             return false;
         };
         let floor = planning.min_total.div_ceil(planning.trials.max(1));
-        self.op == "sign"
+        self.op == Operation::Sign
             || pl.iterations_per_trial <= floor
             || self
                 .confident
@@ -345,14 +341,14 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
     for inst in insts {
         let exch_t1 =
             calibration::read(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c.t1_s);
-        for (opkey, op, bytes) in ops_of(&opts.run_dir, inst) {
-            let Some(cal) = calibration::read(&cal_path(&opts.run_dir, inst, &opkey)) else {
+        for op in ops_of(&opts.run_dir, inst) {
+            let Some(cal) = calibration::read(&cal_path(&opts.run_dir, inst, &op.key())) else {
                 continue;
             };
             let mut confident = None;
             let plan = match (cal.t1_s, cal.setup_s) {
                 (Some(t1), Some(setup)) => {
-                    let c = (inst.category == Some(Category::Kex) && opkey != "exchange")
+                    let c = (inst.category == Some(Category::Kex) && op != Operation::Exchange)
                         .then_some(exch_t1)
                         .flatten();
                     let setup = setup.max(0.0);
@@ -374,9 +370,7 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
             };
             out.push(PlannedOp {
                 inst: inst.clone(),
-                opkey,
                 op,
-                bytes,
                 plan,
                 calibration: cal,
                 confident,
@@ -413,9 +407,7 @@ mod tests {
                     api: crate::driver::ApiSpec::Iccs,
                     kat_not_passed: false,
                 },
-                opkey: op.into(),
-                op: op.into(),
-                bytes: 0,
+                op: op.parse().unwrap(),
                 plan: Some(plan),
                 calibration,
                 confident: Some(Confident {

@@ -547,8 +547,7 @@ impl<'a> OpMeasure<'a> {
         let mut a = driver_args(
             self.opts,
             &self.p.inst,
-            &self.p.op,
-            self.p.bytes,
+            self.p.op,
             trials as u32,
             pl.iterations_per_trial,
             pl.warmups,
@@ -621,7 +620,7 @@ impl<'a> OpMeasure<'a> {
                 .then(|| {
                     robust::half_width_rel(
                         &r.m.sample_trials,
-                        robust::Estimator::choose(&self.p.op, &r.m.sample_trials),
+                        robust::Estimator::choose(&self.p.op.call(), &r.m.sample_trials),
                         resamples,
                         robust::SEED,
                         robust::CONFIDENCE,
@@ -767,7 +766,7 @@ pub fn measure_one(
 
 /// Writes `rec` as the record of `p` (reference serialisation, bounded size, atomically).
 pub fn write_record(run_dir: &Path, p: &PlannedOp, rec: &Record) -> Res<()> {
-    let path = rec_path(run_dir, &p.inst, &p.opkey);
+    let path = rec_path(run_dir, &p.inst, &p.op.key());
     let text = pyjson::to_string(rec).map_err(|e| MeasureError::msg(e.to_string()))?;
     pqperf_model::limits::check_size(&path, text.len())
         .map_err(|e| MeasureError::msg(e.to_string()))?;
@@ -884,7 +883,7 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
             // Never written: the bound every reader enforces (pqperf_model::limits).
             ext.extra.insert("samples_refused".into(), json!(why));
         } else if hz > 0.0 {
-            ext.robust = Robust::compute(&sample_trials, &p.op, hz);
+            ext.robust = Robust::compute(&sample_trials, &p.op.call(), hz);
         }
     }
     if !attempts.is_empty() {
@@ -907,8 +906,8 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
         instance: e.instance.clone(),
         variant: e.variant.clone(),
         flags: e.flags.clone(),
-        operation: p.op.clone(),
-        input_bytes: p.bytes,
+        operation: p.op.call().into_owned(),
+        input_bytes: p.op.bytes(),
         plan: match &plan {
             Some(pl) => pl.clone(),
             None => Default::default(),
@@ -1164,9 +1163,7 @@ mod tests {
                 api: crate::driver::ApiSpec::Iccs,
                 kat_not_passed: false,
             },
-            opkey: "keygen".into(),
-            op: "keygen".into(),
-            bytes: 0,
+            op: pqperf_model::vocab::Operation::Keygen,
             plan: Some(pqperf_model::Plan {
                 iterations_per_trial: 100,
                 warmups: 3,

@@ -422,7 +422,7 @@ fn planned_measure(o: &CampaignOptions) -> Option<(usize, f64)> {
     let planned = pqperf_measure::plan::plan_all(&o.unit(), &insts);
     let todo: Vec<f64> = planned
         .iter()
-        .filter(|p| !pqperf_measure::record::rec_path(&o.run_dir, &p.inst, &p.opkey).exists())
+        .filter(|p| !pqperf_measure::record::rec_path(&o.run_dir, &p.inst, &p.op.key()).exists())
         .filter_map(|p| p.plan.as_ref().map(pqperf_measure::plan::estimated_s))
         .collect();
     (!todo.is_empty()).then(|| (todo.len(), todo.iter().sum()))
