@@ -159,7 +159,7 @@ pub(crate) fn phase_measure(
             budget_ops.iter().map(|p| p.expected_s(opts.samples)).sum::<f64>(),
             budget_ops
                 .iter()
-                .filter_map(|p| p.confident.map(|c| c.budget_s))
+                .filter_map(|p| p.target_ci.map(|c| c.budget_s))
                 .sum::<f64>(),
             if replay { "one per operation" } else { "none" },
             procs,
@@ -347,7 +347,7 @@ pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> Exit {
         with.len(),
         plan::duration_text(total),
         plan::duration_text(reference),
-        if with.iter().any(|p| p.confident.is_some()) {
+        if with.iter().any(|p| p.target_ci.is_some()) {
             format!(
                 "; --target-ci: at most {} when every operation spends its budget",
                 plan::duration_text(bound)

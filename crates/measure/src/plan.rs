@@ -218,7 +218,7 @@ pub struct PlannedOp {
     pub calibration: Calibration,
     /// The `--target-ci` protocol's parameters, when it plans this operation (`plan` is then
     /// its short-trial plan).
-    pub confident: Option<Confident>,
+    pub target_ci: Option<TargetCiPlan>,
 }
 
 /// Largest [`load_factor`].
@@ -279,14 +279,14 @@ impl PlannedOp {
     /// process that costs more to start than that). Measured (demo set, 27 operations): every
     /// operation stopped by `budget_spent` was one of these, and none of the others was.
     pub fn likely_spends_budget(&self, planning: &Planning) -> bool {
-        let (Some(_), Some(pl)) = (self.confident, &self.plan) else {
+        let (Some(_), Some(pl)) = (self.target_ci, &self.plan) else {
             return false;
         };
         let floor = planning.min_total.div_ceil(planning.trials.max(1));
         self.op == Operation::Sign
             || pl.iterations_per_trial <= floor
             || self
-                .confident
+                .target_ci
                 .is_some_and(|c| c.trial_target_s >= crate::decide::MAX_TRIAL_S)
     }
 
@@ -303,7 +303,7 @@ impl PlannedOp {
         }
         let mut scale = 1.0;
         if self.likely_spends_budget(planning)
-            && let Some(c) = self.confident
+            && let Some(c) = self.target_ci
         {
             scale = (c.budget_s / e).max(1.0);
         }
@@ -316,7 +316,7 @@ impl PlannedOp {
     /// The most this operation may take as planned: the `--target-ci` budget, else the
     /// expected seconds.
     pub fn bound_s(&self, sampling: bool) -> f64 {
-        match self.confident {
+        match self.target_ci {
             Some(c) => c.budget_s.max(self.expected_s(sampling)),
             None => self.expected_s(sampling),
         }
@@ -325,7 +325,7 @@ impl PlannedOp {
 
 /// How the `--target-ci` protocol measures one operation (`crate::decide`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Confident {
+pub struct TargetCiPlan {
     /// Relative half-width aimed at (0.01 = ±1 %).
     pub target: f64,
     /// Seconds of timed work per trial, chosen from the calibration.
@@ -356,7 +356,7 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                         confident_plan(&opts.planning, t1, setup, c).map(|x| (target, x))
                     }) {
                         Some((target, (plan, trial_target_s, budget_s))) => {
-                            confident = Some(Confident {
+                            confident = Some(TargetCiPlan {
                                 target,
                                 trial_target_s,
                                 budget_s,
@@ -373,7 +373,7 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                 op,
                 plan,
                 calibration: cal,
-                confident,
+                target_ci: confident,
             });
         }
     }
@@ -410,7 +410,7 @@ mod tests {
                 op: op.parse().unwrap(),
                 plan: Some(plan),
                 calibration,
-                confident: Some(Confident {
+                target_ci: Some(TargetCiPlan {
                     target: 0.01,
                     trial_target_s,
                     budget_s,
@@ -432,7 +432,7 @@ mod tests {
         // Signing: the budget (what the reference protocol would spend).
         let sign = op("sign", 300e-6);
         assert!(sign.likely_spends_budget(&planning));
-        let budget = sign.confident.unwrap().budget_s;
+        let budget = sign.target_ci.unwrap().budget_s;
         let (l, _, _) = sign.likely(&planning, true, false);
         assert!((l - budget).abs() < 1e-9, "{l} {budget}");
         // A call at the 20-call floor.

@@ -147,7 +147,7 @@ fn kept_attempt(runs: &[(Run, bool)]) -> usize {
 
 /// The target and the trial limit of adding trials after the planned ones: the
 /// `--target-ci` protocol's; `None` (the reference protocol): nothing is added.
-fn adding_rule(confident: Option<plan::Confident>) -> Option<(f64, u64)> {
+fn adding_rule(confident: Option<plan::TargetCiPlan>) -> Option<(f64, u64)> {
     confident.map(|c| (c.target, decide::MAX_TARGET_CI_TRIALS))
 }
 
@@ -414,7 +414,7 @@ impl OpRun<'_> {
 /// True when the operation runs under pqperf's own protocol (`--target-ci` with separate
 /// processes, recorded as `target_ci`), whose processes get their own input streams.
 fn own_streams(p: &PlannedOp, pl: &pqperf_model::Plan) -> bool {
-    p.confident.is_some() && pl.separate_processes
+    p.target_ci.is_some() && pl.separate_processes
 }
 
 /// Where an operation's measurement stands.
@@ -512,7 +512,7 @@ impl<'a> OpMeasure<'a> {
             Some(pl) => pl,
         };
         let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
-        let confident = p.confident.filter(|_| pl.separate_processes);
+        let confident = p.target_ci.filter(|_| pl.separate_processes);
         me.r = Some(OpRun {
             ctx: RunCtx {
                 opts,
@@ -577,7 +577,7 @@ impl<'a> OpMeasure<'a> {
                     self.stage = Stage::Planned(i + 1);
                 } else {
                     let pl = self.plan.as_ref().expect("a running operation has a plan");
-                    let confident = self.p.confident.filter(|_| pl.separate_processes);
+                    let confident = self.p.target_ci.filter(|_| pl.separate_processes);
                     self.adding = adding_rule(confident);
                     self.stage = Stage::Adding;
                     self.check_stop();
@@ -665,7 +665,7 @@ impl<'a> OpMeasure<'a> {
         let confident = self
             .plan
             .as_ref()
-            .and_then(|pl| self.p.confident.filter(|_| pl.separate_processes));
+            .and_then(|pl| self.p.target_ci.filter(|_| pl.separate_processes));
         if let Some((target, _)) = self.adding {
             let pl = self.plan.as_ref().expect("a running operation has a plan");
             r.m.protocol = record::PROTOCOL_TARGET_CI;
@@ -1109,7 +1109,7 @@ mod tests {
     fn adding_trials_says_why_it_stopped() {
         // The reference protocol adds nothing.
         assert_eq!(adding_rule(None), None);
-        let c = plan::Confident {
+        let c = plan::TargetCiPlan {
             target: 0.005,
             trial_target_s: 0.05,
             budget_s: 3.0,
@@ -1172,7 +1172,7 @@ mod tests {
                 ..Default::default()
             }),
             calibration: Default::default(),
-            confident: None,
+            target_ci: None,
         }
     }
 
