@@ -384,7 +384,7 @@ fn main() {
     )
     .unwrap();
     let mut o = CampaignOptions::new(&run).unwrap();
-    o.driver = exe.clone();
+    o.driver = exe.exe.clone();
     o.cpu = cpu;
     o.planning = pqperf_measure::plan::planning(0.05, 900.0);
     o.allow_unfixed_host = true;

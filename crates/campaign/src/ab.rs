@@ -44,6 +44,7 @@ use pqperf_model::ab::{
 use pqperf_model::pynum::quantile_sorted;
 use pqperf_model::robust::Estimator;
 use pqperf_model::select::Selection;
+use pqperf_model::vocab::Operation;
 
 use pqperf_compare::CompareError;
 use pqperf_compare::paired::{Slot, look_confidence, looks, paired, schedule_looks};
@@ -63,8 +64,8 @@ pub struct AbOptions {
     pub map: Vec<(String, String)>,
     /// `--only`: side A's instances selected.
     pub select: Selection,
-    /// Operation keys to measure (`keygen`, `hash_32`, …); empty: every operation.
-    pub ops: Vec<String>,
+    /// Operations to measure (`--op keygen`, `--op hash_32`, …); empty: every operation.
+    pub ops: Vec<Operation>,
     /// Pairs per unit at the first look.
     pub pairs: usize,
     /// Most pairs per unit (sequential design, [`pqperf_compare::paired::looks`]): a unit whose
@@ -178,12 +179,8 @@ pub struct UnitPlan {
     pub a: Instance,
     /// Side B's instance.
     pub b: Instance,
-    /// Operation key.
-    pub opkey: String,
-    /// Driver operation.
-    pub op: String,
-    /// Hash message bytes.
-    pub bytes: u64,
+    /// The operation.
+    pub op: Operation,
 }
 
 /// The category word of an instance in a message (`uncategorised` for an id of no category).
@@ -257,16 +254,14 @@ pub fn units(o: &AbOptions) -> Result<Vec<UnitPlan>, CompareError> {
                 category_word(b.category)
             )));
         }
-        for (opkey, op, bytes) in base_ops(a.category) {
-            if !o.ops.is_empty() && !o.ops.contains(&opkey) {
+        for op in base_ops(a.category) {
+            if !o.ops.is_empty() && !o.ops.contains(&op) {
                 continue;
             }
             out.push(UnitPlan {
                 a: a.clone(),
                 b: b.clone(),
-                opkey,
                 op,
-                bytes,
             });
         }
     }
@@ -281,7 +276,8 @@ pub fn units(o: &AbOptions) -> Result<Vec<UnitPlan>, CompareError> {
             if o.ops.is_empty() {
                 String::new()
             } else {
-                format!(" with operation {}", o.ops.join("/"))
+                let keys: Vec<String> = o.ops.iter().map(Operation::to_string).collect();
+                format!(" with operation {}", keys.join("/"))
             },
             o.b_run.display(),
             if o.map.is_empty() {
@@ -463,14 +459,13 @@ fn calibrate(
         driver: exe.clone(),
         calibration_timeout: Duration::from_secs_f64(crate::options::DEFAULT_CALIBRATION_TIMEOUT_S),
         planning: plan::planning(trial_target_s, 3600.0),
-        adaptive: false,
         target_ci: None,
     };
     let mut t1: f64 = 0.0;
     let mut setup: f64 = 0.0;
     for (side, inst, exe) in [("A", &u.a, exe_a), ("B", &u.b, exe_b)] {
         let s = settings(exe);
-        let args = driver_args(&s, inst, &u.op, u.bytes, 1, 1, 0);
+        let args = driver_args(&s, inst, u.op, 1, 1, 0);
         let run = runner::run_driver(exe, &args, s.calibration_timeout);
         let t = run
             .process
@@ -482,7 +477,7 @@ fn calibrate(
             return Err(format!(
                 "calibration of side {side} ({}) {}: {}{}",
                 inst.key(),
-                u.opkey,
+                u.op,
                 run.process.status,
                 run.process
                     .stderr
@@ -564,7 +559,7 @@ pub fn run(
         match &p {
             Ok(p) => say(format!(
                 "ab: {} {} → {} {}: {} calls per trial",
-                u.a.entry.candidate, u.a.entry.label, u.b.entry.label, u.opkey, p.iters
+                u.a.entry.candidate, u.a.entry.label, u.b.entry.label, u.op, p.iters
             )),
             Err(e) => say(format!("ab: {e}; not measured")),
         }
@@ -627,7 +622,7 @@ pub fn run(
                     say(format!(
                         "ab: {} {}: {} after {n} pairs, stopped",
                         units[i].a.entry.label,
-                        units[i].opkey,
+                        units[i].op,
                         r.verdict.text()
                     ));
                     stopped[i] = Some(r);
@@ -667,7 +662,7 @@ pub fn run(
             candidate: u.a.entry.candidate.clone(),
             label_a: u.a.entry.label.clone(),
             label_b: u.b.entry.label.clone(),
-            op: u.opkey.clone(),
+            op: u.op.key().into_owned(),
             library_sha256_a: u.a.entry.library_sha256.clone(),
             library_sha256_b: u.b.entry.library_sha256.clone(),
             iterations: p.as_ref().map_or(0, |p| p.iters),
@@ -728,14 +723,17 @@ fn measure_slot(
             driver: exe.clone(),
             calibration_timeout: p.timeout,
             planning: plan::planning(o.trial_target_s, 3600.0),
-            adaptive: false,
             target_ci: None,
         };
-        let args = driver_args(&s, inst, &u.op, u.bytes, 1, p.iters, p.warmups);
+        let args = driver_args(&s, inst, u.op, 1, p.iters, p.warmups);
         let mut run = runner::run_driver(exe, &args, p.timeout);
         let disturbed = run.complete() && mark_disturbed(&mut run, None);
         let inconsistent = run.process.status == INCONSISTENT;
-        (ab_process(&run, &u.op, tick_hz), disturbed, inconsistent)
+        (
+            ab_process(&run, &u.op.call(), tick_hz),
+            disturbed,
+            inconsistent,
+        )
     };
     // A pair with a disturbed (or inconsistent) process is measured again as the
     // campaign re-runs its processes; the least disturbed complete attempt is kept.
@@ -791,7 +789,7 @@ fn measure_slot(
         say(format!(
             "ab: {} {} pair {}: re-run {reruns} time(s) ({} kept)",
             u.a.entry.label,
-            u.opkey,
+            u.op,
             slot.pair + 1,
             if pr.disturbed {
                 "a disturbed attempt"
@@ -969,7 +967,7 @@ pub fn count_gate(
         ));
     };
     let t0 = std::time::Instant::now();
-    let mut ops: Vec<String> = units.iter().map(|u| u.opkey.clone()).collect();
+    let mut ops: Vec<String> = units.iter().map(|u| u.op.key().into_owned()).collect();
     ops.sort();
     ops.dedup();
     let side = |run: &Path, pick: &dyn Fn(&UnitPlan) -> &Instance| {

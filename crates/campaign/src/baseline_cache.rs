@@ -44,7 +44,7 @@ pub fn cache_dir(run: &Path) -> Option<PathBuf> {
 
 /// The key of a host and a protocol: sha256 (first 16 hex digits) of the system id, the CPU
 /// model, the kernel and the measured CPU of `env`, of the options that shape a record (planning,
-/// `--adaptive`, `--target-ci`, sampling) and of the timing driver executable (a rebuilt or
+/// `--target-ci`, sampling) and of the timing driver executable (a rebuilt or
 /// another driver, such as a test's fake one, never shares a key with the real one).
 pub fn host_key(opts: &CampaignOptions, system_id: &str, env: &Value) -> String {
     let unit = opts.unit();
@@ -54,7 +54,6 @@ pub fn host_key(opts: &CampaignOptions, system_id: &str, env: &Value) -> String 
         "kernel": env["kernel"],
         "cpu_number": env["cpu_number"],
         "planning": pqperf_measure::plan::planning_json(&unit.planning),
-        "adaptive": unit.adaptive,
         "target_ci": unit.target_ci,
         "samples": unit.samples,
         "driver_sha256": file_sha256(&unit.driver.exe),

@@ -46,7 +46,7 @@ pub mod systems;
 pub use error::CampaignError;
 pub use exit::Exit;
 pub use observe::{Logger, Observer};
-pub use options::{CampaignOptions, ContainmentData, OptionsData, TargetCi, default_cpu};
+pub use options::{CampaignOptions, ContainmentData, TargetCi, default_cpu};
 pub use phase::{PagesRefresh, Phase, PhaseCtx, PhaseError};
 pub use phases::{INTERLEAVE_SEED, INTERLEAVE_WINDOW};
 pub use pqperf_measure::record::utc_now;

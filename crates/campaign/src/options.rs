@@ -1,5 +1,8 @@
-//! Options of a campaign invocation as plain data (the CLI fills them from its arguments),
-//! with the reference defaults.
+//! The options of a campaign, checked once. The CLI builds one [`CampaignOptions`] from its
+//! arguments (every value checked there, errors naming the option); the parallel launcher
+//! writes it as JSON ([`CampaignOptions::write`]) and its shard children read the same type
+//! back ([`CampaignOptions::read`], checked again on reading); what measuring one unit needs
+//! of it is [`CampaignOptions::unit`].
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -21,8 +24,9 @@ pub const DEFAULT_CALIBRATION_TIMEOUT_S: f64 = 900.0;
 /// `--target-ci PCT`: the half-width of the robust 95 % interval a campaign measures each
 /// operation to, checked once ([`TargetCi::from_percent`]) and converted once
 /// ([`TargetCi::fraction`]); the CLI's parser, the shard children's options file and the
-/// demo all go through it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// demo all go through it. In a file it is the percentage, checked again on reading.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
 pub struct TargetCi {
     pct: f64,
 }
@@ -51,8 +55,25 @@ impl TargetCi {
     }
 }
 
-/// Options of a campaign invocation.
-#[derive(Debug, Clone)]
+impl TryFrom<f64> for TargetCi {
+    type Error = String;
+
+    fn try_from(pct: f64) -> Result<TargetCi, String> {
+        TargetCi::from_percent(pct).map_err(|why| format!("--target-ci {pct}: {why}"))
+    }
+}
+
+impl From<TargetCi> for f64 {
+    fn from(t: TargetCi) -> f64 {
+        t.pct
+    }
+}
+
+/// Options of a campaign invocation, checked: the one type the CLI builds, the parallel
+/// launcher hands its children (a JSON file, so no option is lost in re-typed flags) and the
+/// phases read. Fields marked "this process" are not written to the file.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CampaignOptions {
     /// Run directory.
     pub run_dir: PathBuf,
@@ -61,13 +82,15 @@ pub struct CampaignOptions {
     /// `--cpu auto`: measuring phases lease a free CPU of the allowed set instead of `cpu`.
     pub cpu_auto: bool,
     /// The instances the phases work on: `--only`, `--defer`, `--deferred-only`
-    /// (`--shard` is applied on top, [`crate::select::selected`]).
+    /// (`--shard` is applied on top, [`crate::select::selected`]). In a file: its patterns
+    /// (a selection of explicit keys, [`Selection::keys`], is not written).
+    #[serde(with = "selection_patterns")]
     pub select: Selection,
     /// `--system`.
     pub system: Option<String>,
-    /// `--shard K/N`.
+    /// `--shard K/N` (`slurm` resolved).
     pub shard: Option<(usize, usize)>,
-    /// Planning constants.
+    /// Planning constants (`--trial-target`, `--op-budget`).
     pub planning: Planning,
     /// Measure although the host has problems.
     pub allow_unfixed_host: bool,
@@ -75,18 +98,16 @@ pub struct CampaignOptions {
     pub samples: bool,
     /// Stack bytes painted by the driver's memory pass.
     pub stack_region: u64,
-    /// Adaptive stopping (`--adaptive`): trials are added until the CI half-width is ≤ 1 %
-    /// or the operation budget is spent.
-    pub adaptive: bool,
-    /// `--target-ci PCT`: short trials in fresh processes until the robust interval is that
-    /// narrow or the budget is spent (`pqperf_measure::decide`); `None` (the default here) is
-    /// the reference protocol.
+    /// The measuring protocol: `Some`: `--target-ci PCT`, short trials in fresh processes
+    /// until the robust interval is that narrow or the budget is spent
+    /// (`pqperf_measure::decide`); `None` (the default here): the reference protocol. It
+    /// needs the per-call samples (`samples`).
     pub target_ci: Option<TargetCi>,
     /// `--iccs-baseline`: `campaign all` times the ICCS helper baseline even when no selected
     /// candidate links the helpers.
     pub iccs_baseline: bool,
-    /// The driver executable.
-    pub driver: DriverExe,
+    /// The driver executable (it runs in `run_dir`: [`CampaignOptions::driver`]).
+    pub driver: PathBuf,
     /// The systems registry (`systems.csv`).
     pub systems_csv: PathBuf,
     /// Register this machine with this description if it is not registered.
@@ -103,17 +124,59 @@ pub struct CampaignOptions {
     /// Directory of the profile and hash-cost locks (default: the run dir's parent; the CPU
     /// leases are host-wide, see [`crate::lease`]).
     pub lock_dir: Option<PathBuf>,
-    /// Echo log lines to stdout.
-    pub echo: bool,
     /// `--redo`: do the phase's units again although their evidence exists and is current.
     pub redo: bool,
     /// `--keep-stale`: keep evidence whose library is no longer the built one (said in the
     /// log and in campaign.json `pqperf.stale_kept`) instead of doing it again.
     pub keep_stale: bool,
-    /// The command line as the evidence shows it (the CLI's flags included, paths by their
-    /// file name), noted in campaign.json `pqperf.commands` so that the published "commands
-    /// run" can be repeated; `None`: `pqperf campaign <phase>`.
+    /// The containment of candidate code (`--no-sandbox`, `--mem-limit`) the parallel
+    /// launcher ran under, which its children apply; `None`: this process's own flags.
+    #[serde(default)]
+    pub containment: Option<ContainmentData>,
+    /// This process: echo log lines to stdout.
+    #[serde(skip, default = "echo_default")]
+    pub echo: bool,
+    /// This process: the command line as the evidence shows it (the CLI's flags included,
+    /// paths by their file name), noted in campaign.json `pqperf.commands` so that the
+    /// published "commands run" can be repeated; `None`: `pqperf campaign <phase>` (a shard
+    /// child's command is its launcher's).
+    #[serde(skip)]
     pub command: Option<String>,
+}
+
+fn echo_default() -> bool {
+    true
+}
+
+/// A [`Selection`] in the options file: its patterns, compiled again on reading (errors
+/// name the option).
+mod selection_patterns {
+    use pqperf_model::select::Selection;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Patterns {
+        only: Option<String>,
+        defer: Option<String>,
+        deferred_only: bool,
+    }
+
+    pub fn serialize<S: Serializer>(s: &Selection, ser: S) -> Result<S::Ok, S::Error> {
+        Patterns {
+            only: s.only_pattern().map(String::from),
+            defer: s.defer_pattern().map(String::from),
+            deferred_only: s.deferred_only(),
+        }
+        .serialize(ser)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Selection, D::Error> {
+        let p = Patterns::deserialize(d)?;
+        Selection::only(p.only.as_deref())
+            .and_then(|s| s.with_defer(p.defer.as_deref(), p.deferred_only))
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl CampaignOptions {
@@ -121,7 +184,7 @@ impl CampaignOptions {
     pub fn new(run_dir: &Path) -> Res<Self> {
         let run_dir = run_dir.to_path_buf();
         Ok(CampaignOptions {
-            driver: DriverExe::current(&run_dir)?,
+            driver: DriverExe::locate()?,
             systems_csv: run_dir
                 .parent()
                 .unwrap_or(Path::new("."))
@@ -136,7 +199,6 @@ impl CampaignOptions {
             allow_unfixed_host: false,
             samples: true,
             stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
-            adaptive: false,
             target_ci: None,
             iccs_baseline: false,
             register: None,
@@ -145,25 +207,34 @@ impl CampaignOptions {
             probe_attempts: 3,
             publish_to: None,
             lock_dir: None,
-            echo: true,
             redo: false,
             keep_stale: false,
+            containment: None,
+            echo: true,
             command: None,
         })
     }
 
-    /// What measuring one unit needs of these options.
+    /// What measuring one unit needs of these options (the one place they are turned into
+    /// the measuring side's terms: the target as a fraction, the driver in the run directory).
     pub fn unit(&self) -> UnitSettings {
         UnitSettings {
             run_dir: self.run_dir.clone(),
             cpu: self.cpu,
             samples: self.samples,
             stack_region: self.stack_region,
-            driver: self.driver.clone(),
+            driver: self.driver(),
             calibration_timeout: self.calibration_timeout,
             planning: self.planning.clone(),
-            adaptive: self.adaptive,
             target_ci: self.target_ci.map(TargetCi::fraction),
+        }
+    }
+
+    /// The driver executable, working in the run directory.
+    pub fn driver(&self) -> DriverExe {
+        DriverExe {
+            exe: self.driver.clone(),
+            cwd: self.run_dir.clone(),
         }
     }
 
@@ -182,6 +253,24 @@ impl CampaignOptions {
                 .to_path_buf()
         })
     }
+
+    /// Write these options to `path` (JSON, atomically): the parallel launcher's file for
+    /// its children.
+    pub fn write(&self, path: &Path) -> Res<()> {
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|e| CampaignError::msg(format!("{}: {e}", path.display())))?;
+        pqperf_model::fsutil::write_atomic(path, text.as_bytes())?;
+        Ok(())
+    }
+
+    /// Read options written by [`CampaignOptions::write`], checked again (the target, the
+    /// patterns); errors name the file.
+    pub fn read(path: &Path) -> Res<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| pqperf_model::fsutil::io_err("reading", path, e))?;
+        serde_json::from_str(&text)
+            .map_err(|e| CampaignError::msg(format!("{}: {e}", path.display())))
+    }
 }
 
 /// The highest CPU this process may use (reference default is 2; on a small machine the last
@@ -191,69 +280,6 @@ pub fn default_cpu() -> usize {
         .ok()
         .and_then(|v| v.last().copied())
         .unwrap_or(0)
-}
-
-/// A campaign invocation's options as the user gave them, as data: what the CLI parses, what
-/// the parallel launcher hands its child processes (a JSON file, so no option is lost in
-/// re-typed flags), and what [`OptionsData::to_options`] turns into [`CampaignOptions`].
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OptionsData {
-    /// Run directory (`None`: the default, `runs/default`).
-    pub run_dir: Option<PathBuf>,
-    /// Benchmark CPU (`None`: [`default_cpu`]).
-    pub cpu: Option<usize>,
-    /// `--cpu auto`: lease a free CPU of the allowed set.
-    #[serde(default)]
-    pub cpu_auto: bool,
-    /// `--only` pattern ([`Selection`]).
-    pub only: Option<String>,
-    /// `--defer` pattern.
-    pub defer: Option<String>,
-    /// `--deferred-only`.
-    pub deferred_only: bool,
-    /// `--system`.
-    pub system: Option<String>,
-    /// `--register` description.
-    pub register: Option<String>,
-    /// `--systems` registry.
-    pub systems: Option<PathBuf>,
-    /// `--shard K/N|slurm`.
-    pub shard: Option<String>,
-    /// `--trial-target` seconds.
-    pub trial_target: f64,
-    /// `--op-budget` seconds.
-    pub op_budget: f64,
-    /// `--allow-unfixed-host`.
-    pub allow_unfixed_host: bool,
-    /// `--prior-data`.
-    pub prior_data: Option<PathBuf>,
-    /// `--calibration-timeout` seconds.
-    pub calibration_timeout: f64,
-    /// `--publish-to`.
-    pub publish_to: Option<PathBuf>,
-    /// `--no-samples`.
-    pub no_samples: bool,
-    /// `--stack-region` bytes.
-    pub stack_region: u64,
-    /// `--adaptive`.
-    pub adaptive: bool,
-    /// `--target-ci` percent (`None`: the reference protocol).
-    #[serde(default)]
-    pub target_ci: Option<f64>,
-    /// `--iccs-baseline`.
-    #[serde(default)]
-    pub iccs_baseline: bool,
-    /// `--probe-attempts`.
-    pub probe_attempts: usize,
-    /// `--redo`.
-    pub redo: bool,
-    /// `--keep-stale`.
-    pub keep_stale: bool,
-    /// The containment of candidate code (`--no-sandbox`, `--mem-limit`) the parallel
-    /// launcher ran under, which its children take from here; `None`: a child's own flags.
-    #[serde(default)]
-    pub containment: Option<ContainmentData>,
 }
 
 /// The process-wide containment policy (`pqperf_ffi::untrusted::Policy`) as data.
@@ -289,70 +315,6 @@ impl ContainmentData {
     }
 }
 
-impl OptionsData {
-    /// The options of the campaign, checked (patterns compiled, shard parsed with `env`).
-    pub fn to_options(&self, env: impl Fn(&str) -> Option<String>) -> Res<CampaignOptions> {
-        let run = self
-            .run_dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(pqperf_build::DEFAULT_RUN_DIR));
-        let mut o = CampaignOptions::new(&run)?;
-        if let Some(c) = self.cpu {
-            o.cpu = c;
-        }
-        o.cpu_auto = self.cpu_auto;
-        o.select = Selection::only(self.only.as_deref())
-            .and_then(|s| s.with_defer(self.defer.as_deref(), self.deferred_only))
-            .map_err(|e| CampaignError::msg(e.to_string()))?;
-        o.system = self.system.clone();
-        o.register = self.register.clone();
-        if let Some(s) = &self.systems {
-            o.systems_csv = s.clone();
-        }
-        if let Some(s) = &self.shard {
-            o.shard = Some(crate::parse_shard(s, env).map_err(CampaignError::msg)?);
-        }
-        o.planning = plan::planning(self.trial_target, self.op_budget);
-        o.allow_unfixed_host = self.allow_unfixed_host;
-        o.prior_data = self.prior_data.clone();
-        o.calibration_timeout = Duration::from_secs_f64(self.calibration_timeout.max(1.0));
-        o.publish_to = self.publish_to.clone();
-        o.samples = !self.no_samples;
-        o.stack_region = self.stack_region;
-        o.adaptive = self.adaptive && !self.no_samples;
-        let target = self
-            .target_ci
-            .map(|pct| {
-                TargetCi::from_percent(pct)
-                    .map_err(|why| CampaignError::msg(format!("--target-ci {pct}: {why}")))
-            })
-            .transpose()?;
-        // The interval comes from the per-call samples: without them there is none to aim at.
-        o.target_ci = target.filter(|_| !self.no_samples);
-        o.probe_attempts = self.probe_attempts;
-        o.iccs_baseline = self.iccs_baseline;
-        o.redo = self.redo;
-        o.keep_stale = self.keep_stale;
-        Ok(o)
-    }
-
-    /// Write these options to `path` (JSON, atomically).
-    pub fn write(&self, path: &Path) -> Res<()> {
-        let text = serde_json::to_string_pretty(self)
-            .map_err(|e| CampaignError::msg(format!("{}: {e}", path.display())))?;
-        pqperf_model::fsutil::write_atomic(path, text.as_bytes())?;
-        Ok(())
-    }
-
-    /// Read options written by [`OptionsData::write`]; errors name the file.
-    pub fn read(path: &Path) -> Res<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| pqperf_model::fsutil::io_err("reading", path, e))?;
-        serde_json::from_str(&text)
-            .map_err(|e| CampaignError::msg(format!("{}: {e}", path.display())))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,23 +329,57 @@ mod tests {
             assert!(TargetCi::from_percent(bad).is_err(), "{bad}");
         }
         let d = tempfile::tempdir().unwrap();
-        let mut data: OptionsData = serde_json::from_value(serde_json::json!({
-            "run_dir": d.path(), "cpu": null, "only": null, "defer": null,
-            "deferred_only": false, "system": null, "register": null, "systems": null,
-            "shard": null, "trial_target": 1.0, "op_budget": 900.0,
-            "allow_unfixed_host": false, "prior_data": null, "calibration_timeout": 900.0,
-            "publish_to": null, "no_samples": false, "stack_region": 4096,
-            "adaptive": false, "target_ci": 2.5, "probe_attempts": 3,
-            "redo": false, "keep_stale": false
-        }))
-        .unwrap();
-        let o = data.to_options(|_| None).unwrap();
-        assert_eq!(o.unit().target_ci, Some(0.025));
-        data.target_ci = Some(0.0);
-        let e = data.to_options(|_| None).unwrap_err().to_string();
+        let file = d.path().join("options.json");
+        let mut o = CampaignOptions::new(&d.path().join("run")).unwrap();
+        o.target_ci = Some(TargetCi::from_percent(2.5).unwrap());
+        o.write(&file).unwrap();
+        assert_eq!(
+            CampaignOptions::read(&file).unwrap().unit().target_ci,
+            Some(0.025)
+        );
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        v["target_ci"] = serde_json::json!(0.0);
+        std::fs::write(&file, v.to_string()).unwrap();
+        let e = CampaignOptions::read(&file).unwrap_err().to_string();
         assert!(
             e.contains("--target-ci 0: a percentage above 0 and at most 100"),
             "{e}"
         );
+    }
+
+    /// What the launcher writes its children read back as the same options; the patterns are
+    /// compiled again (a bad one is named with its option), the process's own fields are not
+    /// written.
+    #[test]
+    fn the_options_file_reads_back_the_same_options() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("options.json");
+        let mut o = CampaignOptions::new(&d.path().join("run")).unwrap();
+        o.select = Selection::only(Some("^ml-dsa-44/"))
+            .and_then(|s| s.with_defer(Some("^sign-30/"), true))
+            .unwrap();
+        o.shard = Some((2, 3));
+        o.planning = plan::planning(0.25, 7.0);
+        o.calibration_timeout = Duration::from_millis(1500);
+        o.containment = Some(ContainmentData {
+            sandbox: false,
+            address_space: Some(1 << 30),
+        });
+        o.command = Some("pqperf campaign all".into());
+        o.write(&file).unwrap();
+        let back = CampaignOptions::read(&file).unwrap();
+        let json = |o: &CampaignOptions| serde_json::to_value(o).unwrap();
+        assert_eq!(json(&back), json(&o));
+        assert_eq!(back.select.only_pattern(), Some("^ml-dsa-44/"));
+        assert_eq!(back.select.defer_pattern(), Some("^sign-30/"));
+        assert!(back.select.deferred_only());
+        assert_eq!(back.command, None);
+        assert!(back.echo);
+        let mut v = json(&o);
+        v["select"]["only"] = serde_json::json!("(");
+        std::fs::write(&file, v.to_string()).unwrap();
+        let e = CampaignOptions::read(&file).unwrap_err().to_string();
+        assert!(e.contains("--only \"(\""), "{e}");
     }
 }

@@ -12,7 +12,7 @@ use pqperf_measure::instance::{Instance, base_ops};
 use pqperf_measure::plan::{self, PlannedOp, plan_all};
 use pqperf_measure::record::{MeasureTotals, OpMeasure, rec_path};
 use pqperf_model::robust::SplitMix64;
-use pqperf_model::vocab::{Category, Counter};
+use pqperf_model::vocab::{Category, Counter, Operation};
 use serde_json::Value;
 
 use crate::rundir::remove_stale_temps;
@@ -55,20 +55,20 @@ pub(crate) fn phase_calibrate(
 ) -> Res<Exit> {
     let unit = opts.unit();
     let log_line = |m: String| log.log(m);
-    let todo: Vec<(&Instance, (String, String, u64))> = insts
+    let todo: Vec<(&Instance, Operation)> = insts
         .iter()
         .flat_map(|i| base_ops(i.category).into_iter().map(move |o| (i, o)))
         .collect();
     log.progress_begin("calibrate", todo.len() as f64);
     let (mut units, mut had, mut failed) = (0usize, 0usize, 0usize);
     let mut check = EvidenceCheck::new(opts, log, redo);
-    let mut one = |inst: &Instance, opkey: &str, op: &str, bytes: u64| -> Res<()> {
+    let mut one = |inst: &Instance, op: Operation| -> Res<()> {
         units += 1;
         log.progress_item(&format!(
-            "{} {} {opkey}",
+            "{} {} {op}",
             inst.entry.candidate, inst.entry.label
         ));
-        let path = cal_path(&opts.run_dir, inst, opkey);
+        let path = cal_path(&opts.run_dir, inst, &op.key());
         if path.exists() {
             let built = inst.entry.library_sha256.as_deref();
             let cal = pqperf_model::calibration::read(&path);
@@ -80,17 +80,17 @@ pub(crate) fn phase_calibrate(
                 had += 1;
             }
         }
-        let v = calibrate_one(&unit, &log_line, inst, opkey, op, bytes)?;
+        let v = calibrate_one(&unit, &log_line, inst, op)?;
         if v.t1_s.is_none() {
             failed += 1;
         }
         stop_if_scratch_left()
     };
-    for (inst, (opkey, op, bytes)) in &todo {
-        one(inst, opkey, op, *bytes)?;
+    for &(inst, op) in &todo {
+        one(inst, op)?;
         if inst.category == Some(Category::Kex) {
-            for (k, o, b) in ops_of(&opts.run_dir, inst).into_iter().skip(1) {
-                one(inst, &k, &o, b)?;
+            for o in ops_of(&opts.run_dir, inst).into_iter().skip(1) {
+                one(inst, o)?;
             }
         }
         log.progress_advance(1.0);
@@ -120,7 +120,7 @@ pub(crate) fn phase_measure(
     let todo: Vec<&PlannedOp> = planned
         .iter()
         .filter(|p| {
-            let path = rec_path(&opts.run_dir, &p.inst, &p.opkey);
+            let path = rec_path(&opts.run_dir, &p.inst, &p.op.key());
             !path.exists()
                 || check.redo_json(
                     &path,
@@ -138,7 +138,7 @@ pub(crate) fn phase_measure(
     // memory pass included), the output check's replays and, under --target-ci, the budgets
     // the protocol will likely spend (`PlannedOp::likely`); the remaining time is corrected
     // by how the finished operations compared with their expectation.
-    let replay = pqperf_measure::outcheck::replays(&opts.driver);
+    let replay = pqperf_measure::outcheck::replays(&opts.driver());
     let likely = |p: &PlannedOp| p.likely(&opts.planning, opts.samples, replay);
     let expect = |p: &PlannedOp| likely(p).0.max(0.1);
     let est_total: f64 = todo.iter().map(|p| expect(p)).sum();
@@ -159,7 +159,7 @@ pub(crate) fn phase_measure(
             budget_ops.iter().map(|p| p.expected_s(opts.samples)).sum::<f64>(),
             budget_ops
                 .iter()
-                .filter_map(|p| p.confident.map(|c| c.budget_s))
+                .filter_map(|p| p.target_ci.map(|c| c.budget_s))
                 .sum::<f64>(),
             if replay { "one per operation" } else { "none" },
             procs,
@@ -203,7 +203,7 @@ pub(crate) fn phase_measure(
             }
             log.progress_item(&format!(
                 "{} {} {}",
-                a.p.inst.entry.candidate, a.p.inst.entry.label, a.p.opkey
+                a.p.inst.entry.candidate, a.p.inst.entry.label, a.p.op
             ));
             let t = std::time::Instant::now();
             let before = (totals.attempts, totals.timed_s);
@@ -229,8 +229,8 @@ pub(crate) fn phase_measure(
                 crate::baseline_cache::store(
                     &opts.run_dir,
                     key,
-                    &rec_path(&opts.run_dir, &p.inst, &p.opkey),
-                    &pqperf_measure::calibrate::cal_path(&opts.run_dir, &p.inst, &p.opkey),
+                    &rec_path(&opts.run_dir, &p.inst, &p.op.key()),
+                    &pqperf_measure::calibrate::cal_path(&opts.run_dir, &p.inst, &p.op.key()),
                 )?;
             }
             let what = match (rec.mean_cycles, rec.mean_seconds) {
@@ -283,7 +283,7 @@ pub(crate) fn phase_measure(
                 "measure {} {} {}: {} n={} {what}{why} (left ~{})",
                 p.inst.entry.candidate,
                 p.inst.entry.label,
-                p.opkey,
+                p.op,
                 rec.status,
                 rec.measurements.unwrap_or(0),
                 plan::duration_text(eta.remaining_s())
@@ -347,7 +347,7 @@ pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> Exit {
         with.len(),
         plan::duration_text(total),
         plan::duration_text(reference),
-        if with.iter().any(|p| p.confident.is_some()) {
+        if with.iter().any(|p| p.target_ci.is_some()) {
             format!(
                 "; --target-ci: at most {} when every operation spends its budget",
                 plan::duration_text(bound)
@@ -375,7 +375,7 @@ pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> Exit {
             p.expected_s(opts.samples) / 60.0,
             p.inst.entry.candidate,
             p.inst.entry.label,
-            p.opkey,
+            p.op,
             pl.iterations_per_trial,
             if pl.separate_processes {
                 "True"

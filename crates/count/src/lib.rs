@@ -31,7 +31,7 @@ use pqperf_model::count::{
 };
 use pqperf_model::layout::RunLayout;
 use pqperf_model::record::Record;
-use pqperf_model::vocab::Category;
+use pqperf_model::vocab::{Category, Operation};
 
 /// Calls counted per operation by default.
 pub const DEFAULT_CALLS: u64 = 10;
@@ -471,7 +471,8 @@ pub fn refresh_timing_checks(
 ) -> Result<Vec<String>, CountError> {
     let mut out = Vec::new();
     for inst in instances {
-        for (opkey, _, _) in pqperf_measure::calibrate::ops_of(run_dir, inst) {
+        for op in pqperf_measure::calibrate::ops_of(run_dir, inst) {
+            let opkey = op.key().into_owned();
             if !ops.is_empty() && !ops.contains(&opkey) {
                 continue;
             }
@@ -511,7 +512,10 @@ fn count_units(opts: &CountOptions, keep: bool) -> Result<CountSummary, CountErr
     let mut kept = 0;
     for (i, inst) in opts.instances.iter().enumerate() {
         // The timed operations: a key exchange's steps too, once its calibration named them.
-        for (opkey, op, bytes) in pqperf_measure::calibrate::ops_of(&opts.run_dir, inst) {
+        for (opkey, op, bytes) in pqperf_measure::calibrate::ops_of(&opts.run_dir, inst)
+            .into_iter()
+            .map(Operation::driver_unit)
+        {
             if !opts.ops.is_empty() && !opts.ops.contains(&opkey) {
                 continue;
             }

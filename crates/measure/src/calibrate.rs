@@ -28,16 +28,15 @@ pub fn calibrate_one(
     opts: &UnitSettings,
     log: &dyn Fn(String),
     inst: &Instance,
-    opkey: &str,
-    op: &str,
-    bytes: u64,
+    op: Operation,
 ) -> Res<Calibration> {
-    let path = cal_path(&opts.run_dir, inst, opkey);
+    let opkey = op.key();
+    let path = cal_path(&opts.run_dir, inst, &opkey);
     if let Some(c) = calibration::read(&path) {
         return Ok(c);
     }
     // One timed call, no sampled trial (it would double the call and count as setup time).
-    let mut args = driver_args(opts, inst, op, bytes, 1, 1, 0);
+    let mut args = driver_args(opts, inst, op, 1, 1, 0);
     args.samples = false;
     let mut run = runner::run_driver(&opts.driver, &args, opts.calibration_timeout);
     if run.process.status == crate::verify::INCONSISTENT {
@@ -91,8 +90,8 @@ pub fn calibrate_one(
     Ok(cal)
 }
 
-/// Operations (opkey, op, bytes) of an instance given its exchange calibration (KEX).
-pub fn ops_of(run: &Path, inst: &Instance) -> Vec<(String, String, u64)> {
+/// Operations of an instance given its exchange calibration (KEX).
+pub fn ops_of(run: &Path, inst: &Instance) -> Vec<Operation> {
     let mut ops = base_ops(inst.category);
     if inst.category == Some(Category::Kex) {
         let cal = calibration::read(&cal_path(run, inst, "exchange"));
@@ -108,11 +107,7 @@ pub fn ops_of(run: &Path, inst: &Instance) -> Vec<(String, String, u64)> {
             };
             let (passes, run_p) = (meta("kex_passes"), meta("kex_passes_run"));
             let passes = u32::try_from(passes.min(run_p)).unwrap_or(u32::MAX);
-            ops.extend(
-                Operation::kex_steps(passes)
-                    .into_iter()
-                    .map(Operation::driver_unit),
-            );
+            ops.extend(Operation::kex_steps(passes));
         }
     }
     ops

@@ -30,31 +30,26 @@ impl Instance {
     }
 }
 
-/// Operation keys `(opkey, op, bytes)` of a category (§2.8, [`Category::operations`]); KEX
-/// steps need the exchange calibration.
-pub fn base_ops(category: Option<Category>) -> Vec<(String, String, u64)> {
-    category
-        .map(Category::operations)
-        .unwrap_or_default()
-        .into_iter()
-        .map(Operation::driver_unit)
-        .collect()
+/// The operations of a category (§2.8, [`Category::operations`]); KEX steps need the
+/// exchange calibration.
+pub fn base_ops(category: Option<Category>) -> Vec<Operation> {
+    category.map(Category::operations).unwrap_or_default()
 }
 
-/// The driver arguments for `trials` trials of `iters` calls of `op` on `inst`, pinned to the benchmark CPU.
+/// The driver arguments for `trials` trials of `iters` calls of `op` on `inst` (the driver's
+/// call and input bytes of [`Operation`]), pinned to the benchmark CPU.
 pub fn driver_args(
     opts: &UnitSettings,
     inst: &Instance,
-    op: &str,
-    bytes: u64,
+    op: Operation,
     trials: u32,
     iters: u64,
     warmups: u64,
 ) -> DriverArgs {
     DriverArgs {
         lib: PathBuf::from(inst.entry.library.clone().unwrap_or_default()),
-        op: op.to_string(),
-        bytes,
+        op: op.call().into_owned(),
+        bytes: op.bytes(),
         trials,
         iters,
         warmups,

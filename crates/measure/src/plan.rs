@@ -4,7 +4,7 @@
 use crate::calibrate::{cal_path, ops_of};
 use crate::instance::Instance;
 use crate::settings::UnitSettings;
-use pqperf_model::vocab::Category;
+use pqperf_model::vocab::{Category, Operation};
 
 use pqperf_model::calibration::{self, Calibration};
 use serde_json::Value;
@@ -118,7 +118,7 @@ pub fn confident_plan(
 /// setup, the warm-ups, the reference trials, the sampled trials (at most
 /// `driver::SAMPLE_CALLS` calls after each reference trial, when `sampling`) and the
 /// memory pass (one call). `t` is the cost of one call (the calibration's, scaled by the load
-/// it saw: [`load_factor`]), `setup` the process setup from the calibration. Re-runs and trials added by `--adaptive` / `--target-ci` are not in it (see
+/// it saw: [`load_factor`]), `setup` the process setup from the calibration. Re-runs and trials added by `--target-ci` are not in it (see
 /// [`PlannedOp::bound_s`]).
 pub fn expected_s(pl: &Plan, t: f64, setup: f64, sampling: bool) -> f64 {
     let (procs, calls_s) = expected_parts(pl, t, sampling);
@@ -210,19 +210,15 @@ pub fn duration_text(s: f64) -> String {
 pub struct PlannedOp {
     /// The instance.
     pub inst: Instance,
-    /// Record key (`hash_32`, `keygen`).
-    pub opkey: String,
-    /// Driver operation.
-    pub op: String,
-    /// Hash message bytes.
-    pub bytes: u64,
+    /// The operation (its record key, driver call and input bytes).
+    pub op: Operation,
     /// The plan, or None when the calibration produced no trial.
     pub plan: Option<Plan>,
     /// The calibration result.
     pub calibration: Calibration,
     /// The `--target-ci` protocol's parameters, when it plans this operation (`plan` is then
     /// its short-trial plan).
-    pub confident: Option<Confident>,
+    pub target_ci: Option<TargetCiPlan>,
 }
 
 /// Largest [`load_factor`].
@@ -283,14 +279,14 @@ impl PlannedOp {
     /// process that costs more to start than that). Measured (demo set, 27 operations): every
     /// operation stopped by `budget_spent` was one of these, and none of the others was.
     pub fn likely_spends_budget(&self, planning: &Planning) -> bool {
-        let (Some(_), Some(pl)) = (self.confident, &self.plan) else {
+        let (Some(_), Some(pl)) = (self.target_ci, &self.plan) else {
             return false;
         };
         let floor = planning.min_total.div_ceil(planning.trials.max(1));
-        self.op == "sign"
+        self.op == Operation::Sign
             || pl.iterations_per_trial <= floor
             || self
-                .confident
+                .target_ci
                 .is_some_and(|c| c.trial_target_s >= crate::decide::MAX_TRIAL_S)
     }
 
@@ -307,7 +303,7 @@ impl PlannedOp {
         }
         let mut scale = 1.0;
         if self.likely_spends_budget(planning)
-            && let Some(c) = self.confident
+            && let Some(c) = self.target_ci
         {
             scale = (c.budget_s / e).max(1.0);
         }
@@ -320,7 +316,7 @@ impl PlannedOp {
     /// The most this operation may take as planned: the `--target-ci` budget, else the
     /// expected seconds.
     pub fn bound_s(&self, sampling: bool) -> f64 {
-        match self.confident {
+        match self.target_ci {
             Some(c) => c.budget_s.max(self.expected_s(sampling)),
             None => self.expected_s(sampling),
         }
@@ -329,7 +325,7 @@ impl PlannedOp {
 
 /// How the `--target-ci` protocol measures one operation (`crate::decide`).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Confident {
+pub struct TargetCiPlan {
     /// Relative half-width aimed at (0.01 = ±1 %).
     pub target: f64,
     /// Seconds of timed work per trial, chosen from the calibration.
@@ -345,14 +341,14 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
     for inst in insts {
         let exch_t1 =
             calibration::read(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c.t1_s);
-        for (opkey, op, bytes) in ops_of(&opts.run_dir, inst) {
-            let Some(cal) = calibration::read(&cal_path(&opts.run_dir, inst, &opkey)) else {
+        for op in ops_of(&opts.run_dir, inst) {
+            let Some(cal) = calibration::read(&cal_path(&opts.run_dir, inst, &op.key())) else {
                 continue;
             };
             let mut confident = None;
             let plan = match (cal.t1_s, cal.setup_s) {
                 (Some(t1), Some(setup)) => {
-                    let c = (inst.category == Some(Category::Kex) && opkey != "exchange")
+                    let c = (inst.category == Some(Category::Kex) && op != Operation::Exchange)
                         .then_some(exch_t1)
                         .flatten();
                     let setup = setup.max(0.0);
@@ -360,7 +356,7 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                         confident_plan(&opts.planning, t1, setup, c).map(|x| (target, x))
                     }) {
                         Some((target, (plan, trial_target_s, budget_s))) => {
-                            confident = Some(Confident {
+                            confident = Some(TargetCiPlan {
                                 target,
                                 trial_target_s,
                                 budget_s,
@@ -374,12 +370,10 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
             };
             out.push(PlannedOp {
                 inst: inst.clone(),
-                opkey,
                 op,
-                bytes,
                 plan,
                 calibration: cal,
-                confident,
+                target_ci: confident,
             });
         }
     }
@@ -413,12 +407,10 @@ mod tests {
                     api: crate::driver::ApiSpec::Iccs,
                     kat_not_passed: false,
                 },
-                opkey: op.into(),
-                op: op.into(),
-                bytes: 0,
+                op: op.parse().unwrap(),
                 plan: Some(plan),
                 calibration,
-                confident: Some(Confident {
+                target_ci: Some(TargetCiPlan {
                     target: 0.01,
                     trial_target_s,
                     budget_s,
@@ -440,7 +432,7 @@ mod tests {
         // Signing: the budget (what the reference protocol would spend).
         let sign = op("sign", 300e-6);
         assert!(sign.likely_spends_budget(&planning));
-        let budget = sign.confident.unwrap().budget_s;
+        let budget = sign.target_ci.unwrap().budget_s;
         let (l, _, _) = sign.likely(&planning, true, false);
         assert!((l - budget).abs() < 1e-9, "{l} {budget}");
         // A call at the 20-call floor.

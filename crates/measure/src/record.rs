@@ -1,6 +1,6 @@
 //! Measuring one planned operation and building its record (method §7), in three parts:
 //! [`run_op`] runs the driver processes of the plan (re-runs of disturbed ones, trials added
-//! by adaptive stopping or the `--target-ci` protocol; every decision is a pure function of
+//! by the `--target-ci` protocol; every decision is a pure function of
 //! [`crate::decide`]), [`assemble_record`] builds the record from what they produced
 //! (statistics, sizes, counter, per-call quantiles, robust estimate, `pqperf.protocol`)
 //! without starting anything, and [`write_record`] writes it to
@@ -21,12 +21,12 @@
 //! `pqperf.attempts` with the per-trial facts; `processes[].disturbed_retries` is the number
 //! of re-runs of that process.
 //!
-//! **Adaptive stopping** (`UnitSettings::adaptive`): after the planned processes, one more
-//! single-trial process is added while the robust estimate's CI half-width exceeds 1 %, the
-//! driver time of the operation stays under its budget and fewer than [`MAX_ADDED_TRIALS`]
-//! were added; `pqperf.adaptive` says why it stopped and `plan.trials` counts every trial.
-//! The `--target-ci` protocol (`UnitSettings::target_ci`, [`crate::decide`]) plans short
-//! trials and adds trials the same way up to its own target, trial limit and budget.
+//! **Adding trials** (the `--target-ci` protocol, `UnitSettings::target_ci`,
+//! [`crate::decide`]): it plans short trials in separate processes; after the planned ones,
+//! one more single-trial process is added while the robust estimate's CI half-width exceeds
+//! the target, the driver time of the operation stays under its budget and fewer than
+//! [`decide::MAX_TARGET_CI_TRIALS`] ran; `pqperf.adaptive` says why it stopped and
+//! `plan.trials` counts every trial. The reference protocol adds none.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -72,10 +72,9 @@ pub fn rec_path(run: &Path, inst: &Instance, opkey: &str) -> PathBuf {
 pub const MAX_PREEMPTED_SHARE: f64 = 0.02;
 /// Re-runs of a disturbed driver process at most.
 pub use crate::decide::MAX_RETRIES;
-/// Trials adaptive stopping adds at most.
-pub const MAX_ADDED_TRIALS: u64 = 20;
-/// Target relative CI half-width of adaptive stopping.
-pub const ADAPTIVE_TARGET: f64 = 0.01;
+/// The relative half-width the reference protocol's re-run decision ([`decide::rerun`])
+/// holds a disturbed process's figures to (the `--target-ci` protocol uses its target).
+pub const REFERENCE_TOLERANCE: f64 = 0.01;
 /// Bootstrap replicates of the stopping check's look after each added process (the record's
 /// interval, and the check that confirms a stop, use `robust::RESAMPLES`).
 pub const STOP_CHECK_RESAMPLES: u64 = 200;
@@ -147,18 +146,9 @@ fn kept_attempt(runs: &[(Run, bool)]) -> usize {
 }
 
 /// The target and the trial limit of adding trials after the planned ones: the
-/// `--target-ci` protocol's, or adaptive stopping's (`--adaptive`: ±1 %, at most
-/// [`MAX_ADDED_TRIALS`] added to the `planned` ones); `None`: nothing is added.
-fn adding_rule(
-    confident: Option<plan::Confident>,
-    adaptive: bool,
-    planned: u64,
-) -> Option<(f64, u64)> {
-    match confident {
-        Some(c) => Some((c.target, decide::MAX_TARGET_CI_TRIALS)),
-        None if adaptive => Some((ADAPTIVE_TARGET, planned + MAX_ADDED_TRIALS)),
-        None => None,
-    }
+/// `--target-ci` protocol's; `None` (the reference protocol): nothing is added.
+fn adding_rule(confident: Option<plan::TargetCiPlan>) -> Option<(f64, u64)> {
+    confident.map(|c| (c.target, decide::MAX_TARGET_CI_TRIALS))
 }
 
 /// Timing totals of a measure phase (for the efficiency figure and the re-run share).
@@ -444,7 +434,7 @@ impl OpRun<'_> {
 /// True when the operation runs under pqperf's own protocol (`--target-ci` with separate
 /// processes, recorded as `target_ci`), whose processes get their own input streams.
 fn own_streams(p: &PlannedOp, pl: &pqperf_model::Plan) -> bool {
-    p.confident.is_some() && pl.separate_processes
+    p.target_ci.is_some() && pl.separate_processes
 }
 
 /// Where an operation's measurement stands.
@@ -452,8 +442,7 @@ fn own_streams(p: &PlannedOp, pl: &pqperf_model::Plan) -> bool {
 enum Stage {
     /// Planned processes still to run (the index of the next).
     Planned(u64),
-    /// Every planned process completed; trials are being added (`--adaptive`,
-    /// `--target-ci`).
+    /// Every planned process completed; trials are being added (`--target-ci`).
     Adding,
     /// Nothing more runs.
     Done,
@@ -485,8 +474,8 @@ pub struct OpMeasure<'a> {
 }
 
 impl<'a> OpMeasure<'a> {
-    /// Prepares the measurement of `p` as planned (reference plan, adaptive additions, or the
-    /// `--target-ci` protocol); nothing runs yet.
+    /// Prepares the measurement of `p` as planned (the reference plan or the `--target-ci`
+    /// protocol); nothing runs yet.
     pub fn new(
         opts: &'a UnitSettings,
         env: &'a Value,
@@ -543,7 +532,7 @@ impl<'a> OpMeasure<'a> {
             Some(pl) => pl,
         };
         let timeout = Duration::from_secs_f64(pl.timeout_per_process_s.unwrap_or(1.0).max(1.0));
-        let confident = p.confident.filter(|_| pl.separate_processes);
+        let confident = p.target_ci.filter(|_| pl.separate_processes);
         me.r = Some(OpRun {
             ctx: RunCtx {
                 opts,
@@ -553,7 +542,7 @@ impl<'a> OpMeasure<'a> {
             m,
             spent_s: 0.0,
             budget_s: confident.map_or(opts.planning.op_budget_s, |c| c.budget_s),
-            tolerance: confident.map_or(ADAPTIVE_TARGET, |c| c.target),
+            tolerance: confident.map_or(REFERENCE_TOLERANCE, |c| c.target),
             declined: Vec::new(),
         });
         me.stage = Stage::Planned(0);
@@ -578,8 +567,7 @@ impl<'a> OpMeasure<'a> {
         let mut a = driver_args(
             self.opts,
             &self.p.inst,
-            &self.p.op,
-            self.p.bytes,
+            self.p.op,
             trials as u32,
             pl.iterations_per_trial,
             pl.warmups,
@@ -609,8 +597,8 @@ impl<'a> OpMeasure<'a> {
                     self.stage = Stage::Planned(i + 1);
                 } else {
                     let pl = self.plan.as_ref().expect("a running operation has a plan");
-                    let confident = self.p.confident.filter(|_| pl.separate_processes);
-                    self.adding = adding_rule(confident, r.ctx.opts.adaptive, pl.trials);
+                    let confident = self.p.target_ci.filter(|_| pl.separate_processes);
+                    self.adding = adding_rule(confident);
                     self.stage = Stage::Adding;
                     self.check_stop();
                 }
@@ -652,7 +640,7 @@ impl<'a> OpMeasure<'a> {
                 .then(|| {
                     robust::half_width_rel(
                         &r.m.sample_trials,
-                        robust::Estimator::choose(&self.p.op, &r.m.sample_trials),
+                        robust::Estimator::choose(&self.p.op.call(), &r.m.sample_trials),
                         resamples,
                         robust::SEED,
                         robust::CONFIDENCE,
@@ -697,14 +685,10 @@ impl<'a> OpMeasure<'a> {
         let confident = self
             .plan
             .as_ref()
-            .and_then(|pl| self.p.confident.filter(|_| pl.separate_processes));
+            .and_then(|pl| self.p.target_ci.filter(|_| pl.separate_processes));
         if let Some((target, _)) = self.adding {
             let pl = self.plan.as_ref().expect("a running operation has a plan");
-            r.m.protocol = if confident.is_some() {
-                record::PROTOCOL_TARGET_CI
-            } else {
-                record::PROTOCOL_REFERENCE_ADAPTIVE
-            };
+            r.m.protocol = record::PROTOCOL_TARGET_CI;
             r.m.adaptive = Some(Adaptive {
                 target_half_width_rel: target,
                 planned_trials: pl.trials,
@@ -802,7 +786,7 @@ pub fn measure_one(
 
 /// Writes `rec` as the record of `p` (reference serialisation, bounded size, atomically).
 pub fn write_record(run_dir: &Path, p: &PlannedOp, rec: &Record) -> Res<()> {
-    let path = rec_path(run_dir, &p.inst, &p.opkey);
+    let path = rec_path(run_dir, &p.inst, &p.op.key());
     let text = pyjson::to_string(rec).map_err(|e| MeasureError::msg(e.to_string()))?;
     pqperf_model::limits::check_size(&path, text.len())
         .map_err(|e| MeasureError::msg(e.to_string()))?;
@@ -919,7 +903,7 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
             // Never written: the bound every reader enforces (pqperf_model::limits).
             ext.extra.insert("samples_refused".into(), json!(why));
         } else if hz > 0.0 {
-            ext.robust = Robust::compute(&sample_trials, &p.op, hz);
+            ext.robust = Robust::compute(&sample_trials, &p.op.call(), hz);
         }
     }
     if !attempts.is_empty() {
@@ -942,8 +926,8 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
         instance: e.instance.clone(),
         variant: e.variant.clone(),
         flags: e.flags.clone(),
-        operation: p.op.clone(),
-        input_bytes: p.bytes,
+        operation: p.op.call().into_owned(),
+        input_bytes: p.op.bytes(),
         plan: match &plan {
             Some(pl) => pl.clone(),
             None => Default::default(),
@@ -1142,31 +1126,23 @@ mod tests {
     }
 
     #[test]
-    fn adaptive_stopping_says_why_it_stopped() {
-        let t = ADAPTIVE_TARGET;
-        assert_eq!(adding_rule(None, false, 5), None);
-        let (target, max) = adding_rule(None, true, 5).unwrap();
-        assert_eq!((target, max), (t, 5 + MAX_ADDED_TRIALS));
-        let stop =
-            |h, added: u64, spent| decide::stop_adding(h, target, 5 + added, max, spent, 0.1, 10.0);
-        assert_eq!(stop(None, 0, 0.0), Some("no_samples"));
-        assert_eq!(stop(Some(t), 0, 0.0), Some("ci_reached"));
-        assert_eq!(
-            stop(Some(2.0 * t), MAX_ADDED_TRIALS, 0.0),
-            Some("max_trials")
-        );
-        assert_eq!(stop(Some(2.0 * t), 3, 9.95), Some("budget_spent"));
-        assert_eq!(stop(Some(2.0 * t), 3, 9.8), None);
-        assert_eq!(stop(Some(2.0 * t), MAX_ADDED_TRIALS - 1, 0.0), None);
-        let c = plan::Confident {
+    fn adding_trials_says_why_it_stopped() {
+        // The reference protocol adds nothing.
+        assert_eq!(adding_rule(None), None);
+        let c = plan::TargetCiPlan {
             target: 0.005,
             trial_target_s: 0.05,
             budget_s: 3.0,
         };
-        assert_eq!(
-            adding_rule(Some(c), true, 5),
-            Some((0.005, decide::MAX_TARGET_CI_TRIALS))
-        );
+        let (t, max) = adding_rule(Some(c)).unwrap();
+        assert_eq!((t, max), (0.005, decide::MAX_TARGET_CI_TRIALS));
+        let stop = |h, trials: u64, spent| decide::stop_adding(h, t, trials, max, spent, 0.1, 10.0);
+        assert_eq!(stop(None, 8, 0.0), Some("no_samples"));
+        assert_eq!(stop(Some(t), 8, 0.0), Some("ci_reached"));
+        assert_eq!(stop(Some(2.0 * t), max, 0.0), Some("max_trials"));
+        assert_eq!(stop(Some(2.0 * t), 9, 9.95), Some("budget_spent"));
+        assert_eq!(stop(Some(2.0 * t), 9, 9.8), None);
+        assert_eq!(stop(Some(2.0 * t), max - 1, 0.0), None);
     }
 
     #[test]
@@ -1207,9 +1183,7 @@ mod tests {
                 api: crate::driver::ApiSpec::Iccs,
                 kat_not_passed: false,
             },
-            opkey: "keygen".into(),
-            op: "keygen".into(),
-            bytes: 0,
+            op: pqperf_model::vocab::Operation::Keygen,
             plan: Some(pqperf_model::Plan {
                 iterations_per_trial: 100,
                 warmups: 3,
@@ -1218,7 +1192,7 @@ mod tests {
                 ..Default::default()
             }),
             calibration: Default::default(),
-            confident: None,
+            target_ci: None,
         }
     }
 

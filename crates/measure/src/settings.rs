@@ -24,9 +24,6 @@ pub struct UnitSettings {
     pub calibration_timeout: Duration,
     /// Planning constants.
     pub planning: Planning,
-    /// Adaptive stopping: add trials after the planned ones until the robust estimate's CI
-    /// half-width is at most 1 % or the operation budget is spent.
-    pub adaptive: bool,
     /// `--target-ci`: the relative half-width (0.01 = ±1 %) the short-trial protocol runs to
     /// (`crate::decide`); `None` is the reference protocol.
     pub target_ci: Option<f64>,

@@ -297,7 +297,7 @@ pub fn runq_share_of(trials: &[TrialSched]) -> Option<f64> {
 /// `pqperf.protocol`: the reference protocol as planned (trials of the trial target).
 pub const PROTOCOL_REFERENCE: &str = "reference";
 /// `pqperf.protocol`: the reference plan, then trials added while the interval was wide
-/// (`--adaptive`).
+/// (`--adaptive`, retired: records of earlier versions carry it; none are written now).
 pub const PROTOCOL_REFERENCE_ADAPTIVE: &str = "reference+adaptive";
 /// `pqperf.protocol`: short trials in fresh processes until the robust interval is narrow
 /// enough or the budget is spent (`--target-ci`).

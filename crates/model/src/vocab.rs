@@ -361,6 +361,20 @@ impl fmt::Display for Operation {
     }
 }
 
+/// An operation key as typed (`--op sign`): [`Operation::parse`], refused with the keys the
+/// model knows.
+impl std::str::FromStr for Operation {
+    type Err = String;
+
+    fn from_str(key: &str) -> Result<Operation, String> {
+        Operation::parse(key).ok_or_else(|| {
+            format!(
+                "{key:?}: not an operation key (keygen, enc, dec, sign, verify, exchange, init_a, init_b, pass<K>, derive_a, derive_b, hash_<BYTES>)"
+            )
+        })
+    }
+}
+
 /// Rank of an operation key within an instance ([`Operation`] order); a bare `hash` sorts
 /// with the hashes, any key the model does not know last, by name.
 pub fn op_rank(opkey: &str) -> (u32, u64, String) {

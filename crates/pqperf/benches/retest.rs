@@ -33,7 +33,7 @@ fn main() {
     prepare(&quiet, "^ml-dsa-44/");
     prepare(&loaded, "^ml-dsa-44/ml-dsa-44$");
     let t0 = std::time::Instant::now();
-    measure(&quiet, cpu, &systems, &target, &["--adaptive"]);
+    measure(&quiet, cpu, &systems, &target, &["--target-ci", "1"]);
     {
         let _spin = Spinner::start(cpu);
         measure(&loaded, cpu, &systems, &target, &[]);

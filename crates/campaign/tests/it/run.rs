@@ -33,7 +33,7 @@ fn hand_made_run(root: &Path, labels: &[&str]) -> PathBuf {
 
 fn options(root: &Path, run: &Path) -> CampaignOptions {
     let mut o = CampaignOptions::new(run).unwrap();
-    o.driver.exe = fake_driver(root);
+    o.driver = fake_driver(root);
     o.allow_unfixed_host = true;
     o.probe_attempts = 1;
     o.echo = false;

@@ -72,7 +72,7 @@ pub struct AbArgs {
     only: Option<String>,
     /// Only these operation keys (`keygen`, `sign`, `hash_32`, …; repeatable).
     #[arg(long = "op", value_name = "OPKEY")]
-    ops: Vec<String>,
+    ops: Vec<pqperf_model::vocab::Operation>,
     /// Pairs per operation at the first look (at least 6).
     #[arg(long, default_value_t = 10)]
     pairs: usize,
@@ -355,5 +355,33 @@ fn work_notes(o: &AbOptions, units: &[interleave::UnitPlan], ev: &pqperf_model::
                 u.candidate, u.label_a, u.op
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use pqperf_model::vocab::Operation;
+
+    #[derive(clap::Parser)]
+    struct T {
+        #[command(flatten)]
+        a: super::AbArgs,
+    }
+
+    /// `--op` is parsed into the vocabulary's operation once, here; a key it does not know is
+    /// refused naming the option and the keys it knows.
+    #[test]
+    fn an_operation_is_parsed_once_with_a_clear_error() {
+        let t = T::try_parse_from(["ab", "a", "b", "--op", "sign", "--op", "hash_32"]).unwrap();
+        assert_eq!(t.a.ops, vec![Operation::Sign, Operation::Hash(32)]);
+        let e = T::try_parse_from(["ab", "a", "b", "--op", "sgn"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("--op") && e.contains("\"sgn\": not an operation key (keygen"),
+            "{e}"
+        );
     }
 }

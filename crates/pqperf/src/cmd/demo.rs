@@ -21,14 +21,14 @@ pub struct DemoArgs {
     #[arg(long, default_value = "runs/demo")]
     run_dir: PathBuf,
     /// Seconds of timed work per trial of the reference protocol (default 0.05: this is a
-    /// demo); given, it selects that protocol (with adaptive stopping) unless `--target-ci`
-    /// is given too.
-    #[arg(long)]
+    /// demo); given, it selects that protocol unless `--target-ci` is given too.
+    #[arg(long, value_parser = super::options::parse_seconds)]
     trial_target: Option<f64>,
     /// Half-width in percent the `--target-ci` protocol runs each operation to (default 1;
-    /// `off`: the reference protocol with adaptive stopping), as in `pqperf campaign`.
-    #[arg(long, value_name = "PCT|off", value_parser = super::measure::parse_target_ci)]
-    target_ci: Option<super::measure::TargetCiArg>,
+    /// `off`: the reference protocol's 5 planned trials of `--trial-target`), as in `pqperf
+    /// campaign`.
+    #[arg(long, value_name = "PCT|off", value_parser = super::options::parse_target_ci)]
+    target_ci: Option<super::options::TargetCiArg>,
     /// Benchmark CPU (default: the last CPU this process may use).
     #[arg(long)]
     cpu: Option<usize>,
@@ -39,13 +39,8 @@ pub struct DemoArgs {
 
 /// `pqperf demo`.
 pub fn run_demo(a: DemoArgs) -> anyhow::Result<ExitCode> {
-    use super::measure::TargetCiArg;
-    let target_ci = match a.target_ci {
-        Some(TargetCiArg::Pct(t)) => Some(t),
-        Some(TargetCiArg::Off) => None,
-        None if a.trial_target.is_some() => None,
-        None => Some(campaign::TargetCi::DEFAULT),
-    };
+    // The campaign's rule: a trial target asks for the reference protocol.
+    let target_ci = super::options::protocol(a.target_ci, a.trial_target.is_some(), true);
     run(&a.run_dir, a.trial_target.unwrap_or(0.05), target_ci, a.cpu)
 }
 
@@ -147,7 +142,6 @@ pub fn run(
         },
         900.0,
     );
-    o.adaptive = o.target_ci.is_none();
     o.allow_unfixed_host = true;
     o.probe_attempts = 1;
     o.calibration_timeout = std::time::Duration::from_secs(600);
@@ -204,7 +198,7 @@ pub fn run(
                 "measure (5 trials per operation, trial target {trial_target} s{})",
                 match plan {
                     Some((n, s)) => format!(
-                        "; the plan of {n} operation(s) counts {} of reference trials, to which the sampled and adaptive trials and the memory pass add",
+                        "; the plan of {n} operation(s) counts {} of reference trials, to which the sampled trials and the memory pass add",
                         super::ui::human(std::time::Duration::from_secs_f64(s))
                     ),
                     None => String::new(),
@@ -410,11 +404,11 @@ fn first_estimate(run_dir: &Path, trial_target: f64, target_ci: bool) -> Estimat
     }
     steps.push(("calibrate", ops_left * cost::CALIBRATE_PER_OP));
     // The reference protocol: 5 processes, each a reference trial of the target and a sampled
-    // trial of at most as long, with adaptive trials until ±1 % (at most 20 more).
+    // trial of at most as long.
     let per_op = if target_ci {
         cost::MEASURE_PER_OP_TARGET_CI
     } else {
-        25.0 * (2.0 * trial_target + cost::PROCESS_SETUP)
+        5.0 * (2.0 * trial_target + cost::PROCESS_SETUP)
     };
     steps.push(("measure", ops_left * per_op));
     steps.push(("profile, publish and pages", cost::REST));
@@ -428,7 +422,7 @@ fn planned_measure(o: &CampaignOptions) -> Option<(usize, f64)> {
     let planned = pqperf_measure::plan::plan_all(&o.unit(), &insts);
     let todo: Vec<f64> = planned
         .iter()
-        .filter(|p| !pqperf_measure::record::rec_path(&o.run_dir, &p.inst, &p.opkey).exists())
+        .filter(|p| !pqperf_measure::record::rec_path(&o.run_dir, &p.inst, &p.op.key()).exists())
         .filter_map(|p| p.plan.as_ref().map(pqperf_measure::plan::estimated_s))
         .collect();
     (!todo.is_empty()).then(|| (todo.len(), todo.iter().sum()))

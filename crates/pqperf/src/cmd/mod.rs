@@ -9,6 +9,7 @@ pub mod demo;
 pub mod iccs;
 pub mod measure;
 pub mod meta;
+pub mod options;
 pub mod profile;
 pub mod report;
 pub mod sandbox;

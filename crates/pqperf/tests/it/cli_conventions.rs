@@ -270,6 +270,37 @@ fn a_bad_only_pattern_is_refused_naming_the_option_and_the_pattern() {
     );
 }
 
+/// Campaign options are checked once, each error naming its option (exit 2, nothing
+/// created); the retired `--adaptive` says what to use instead.
+#[test]
+fn campaign_options_are_refused_naming_the_option() {
+    let d = tempfile::tempdir().unwrap();
+    let run_dir = d.path().join("run");
+    let r = run_dir.to_str().unwrap();
+    for (args, says) in [
+        (
+            &["--adaptive"][..],
+            "--adaptive is retired: `--target-ci PCT`",
+        ),
+        (&["--trial-target", "0"], "--trial-target"),
+        (&["--shard", "3/2"], "--shard 3/2"),
+        (&["--defer", "("], "--defer \"(\""),
+    ] {
+        let mut a = vec!["campaign", "measure", "--run-dir", r];
+        a.extend_from_slice(args);
+        let (code, stdout, err) = run(&a);
+        assert_eq!(code, 2, "{args:?}: {stdout}{err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let (code, stdout, err) = run(&["ab", r, r, "--op", "sgn"]);
+    assert_eq!(code, 2, "{stdout}{err}");
+    assert!(err.contains("not an operation key"), "{err}");
+    assert!(
+        !run_dir.exists(),
+        "a refused option created the run directory"
+    );
+}
+
 #[test]
 fn a_dataset_root_that_is_a_file_is_refused_once() {
     let d = tempfile::tempdir().unwrap();
