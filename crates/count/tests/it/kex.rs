@@ -64,16 +64,13 @@ fn every_timed_step_is_counted_identically_in_two_runs_and_adds_up_to_the_exchan
         driver: pqperf_measure::runner::DriverExe::current(&run_dir).unwrap(),
         calibration_timeout: Duration::from_secs(120),
         planning: pqperf_measure::plan::reference_planning(),
-        adaptive: false,
         target_ci: None,
     };
     let cal = pqperf_measure::calibrate::calibrate_one(
         &unit,
         &|_| {},
         &insts[0],
-        "exchange",
-        "exchange",
-        0,
+        pqperf_model::vocab::Operation::Exchange,
     )
     .unwrap();
     assert!(cal.t1_s.is_some(), "{cal:?}");
