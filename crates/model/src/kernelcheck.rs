@@ -22,9 +22,11 @@ use serde_json::Value;
 pub const WINDOW_REL: f64 = 0.01;
 
 /// Fixed run-queue seconds a window may hold beyond its claimed interval, besides the
-/// allowance for the untimed work's waits (figures are read at different moments of the
-/// same scheduler clock).
-pub const WINDOW_WAIT_ABS_S: f64 = 0.000_2;
+/// allowance for the untimed work's waits: one scheduler slice of another task that can
+/// fall in the untimed work before or after the interval. Honest real drivers under a
+/// busy test host (load 5–15, 2 ms test trials) held up to 1.4 ms of waits outside their
+/// intervals beyond the mean-wait allowance, so 0.2 ms (the first figure) failed them.
+pub const WINDOW_WAIT_ABS_S: f64 = 0.002;
 
 /// The windows of one process.
 #[derive(Debug, Clone, Default, PartialEq)]
