@@ -2,9 +2,12 @@
 //! the input of an earlier call of its trial, so a library that caches its outputs by input
 //! gains nothing.
 //!
-//! - **sign**: call `n` of the process signs the process's base message with `u64_le(n)`
+//! - **sign**: the call of input index `n` signs the process's base message with `u64_le(n)`
 //!   XORed into its first 8 bytes ([`Messages`], `pqperf_model::stream::message_for_call`):
-//!   one 8-byte store before each call, no message repeats in the process.
+//!   one 8-byte store before each call, no message repeats in the process. The input index
+//!   of a call is `pqperf_model::stream::CallLayout::input_index` of its position (the
+//!   driver seeks to it at the start of each window, `timing::Stream`; pool entries: index
+//!   mod entries).
 //! - **verify** and **dec**: a pool of [`pool_size`] distinct inputs (signatures of distinct
 //!   messages, ciphertexts of distinct encapsulations) prepared untimed during the
 //!   preparation (before the driver's first gate, `timing::Gate`), taken in
@@ -70,6 +73,11 @@ impl Messages {
         let mut m = self.base;
         pqperf_model::stream::message_for_call(&self.base, n, &mut m);
         m
+    }
+
+    /// The next call signs the message of input index `n`.
+    pub(super) fn seek(&mut self, n: u64) {
+        self.next = n;
     }
 
     /// Writes the next call's message into `m` (64 bytes).
@@ -181,6 +189,11 @@ impl SigPool {
         Ok(())
     }
 
+    /// The next [`SigPool::take`] hands out entry `index mod entries`.
+    pub(super) fn seek(&mut self, index: u64) {
+        self.next = (index % self.lens.len().max(1) as u64) as usize;
+    }
+
     /// The position of the entry the next [`SigPool::take`] hands out.
     #[inline(always)]
     pub(super) fn position(&self) -> usize {
@@ -263,6 +276,11 @@ impl CtPool {
             &mut self.ct.as_mut_slice()[k * s..k * s + self.len],
             &mut self.out.as_mut_slice()[k * q..(k + 1) * q],
         )
+    }
+
+    /// The next [`CtPool::take`] hands out entry `index mod entries`.
+    pub(super) fn seek(&mut self, index: u64) {
+        self.next = (index % self.n.max(1) as u64) as usize;
     }
 
     /// The output slot of the last call.

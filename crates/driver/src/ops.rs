@@ -293,6 +293,18 @@ impl Op {
         })
     }
 
+    /// Makes the next call take the input of input index `index` (its message, or pool
+    /// entry `index mod entries`; `pqperf_model::stream::CallLayout::input_index`). Called
+    /// outside the timed loops, at the start of each window.
+    pub(super) fn seek_input(&mut self, index: u64) {
+        match self {
+            Op::SigSign { msgs, .. } | Op::NSignSign(_, _, _, msgs, _) => msgs.seek(index),
+            Op::SigVerify { pool, .. } | Op::NSignVerify(_, _, pool) => pool.seek(index),
+            Op::KemDec { pool, .. } | Op::NKemDec(_, _, pool) => pool.seek(index),
+            _ => {}
+        }
+    }
+
     pub(super) fn guards_intact(&self) -> bool {
         let all = |bs: &[&GuardedBuf]| bs.iter().all(|b| b.guards_intact());
         match self {

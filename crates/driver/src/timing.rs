@@ -27,7 +27,7 @@ use super::*;
 use pqperf_ffi::procinfo::SchedSnap;
 
 /// Calls in one sampled trial at most (bounds the per-call samples kept in a record).
-pub const SAMPLE_CALLS: u64 = 400;
+pub const SAMPLE_CALLS: u64 = pqperf_model::stream::SAMPLE_CALLS_MAX;
 
 /// `PQPERF <key>\t<trial> calls=… ns=… count=… nivcsw=… runq_ns=… …` for one trial.
 fn sched_line(
@@ -195,6 +195,65 @@ impl<'a> Gate<'a> {
     }
 }
 
+/// The input stream of a process of pqperf's own protocol that makes its own inputs (a seed
+/// on its argv, not relayed): at the start of each window (the warm-ups, every trial, the
+/// memory pass) the next call takes the input of its input index
+/// (`pqperf_model::stream::CallLayout::input_index`) and the DRNG is reseeded with
+/// `window_seed(seed, index)`, so what a call gets depends on (seed, index) only. `None`:
+/// the reference protocol's order (no seeking, one seeding) or relayed inputs (the parent
+/// relays each window's entries in that order, `pqperf_measure::relay`).
+struct Stream {
+    layout: pqperf_model::stream::CallLayout,
+    seed: [u8; pqperf_model::stream::SEED_BYTES],
+    drng: Drng,
+}
+
+/// The library's DRNG, for reseeding.
+enum Drng {
+    Nist(NistRng),
+    Iccs(IccsDrng),
+}
+
+impl Stream {
+    fn new(a: &DriverArgs, lib: &Library, sampled: bool) -> R<Option<Stream>> {
+        let Some(seed) = a.seed.filter(|_| !a.relayed) else {
+            return Ok(None);
+        };
+        let missing = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));
+        let drng = match a.api {
+            ApiSpec::Iccs => Drng::Iccs(IccsDrng::new(lib).map_err(missing)?),
+            ApiSpec::Nist { .. } => Drng::Nist(NistRng::new(lib).map_err(missing)?),
+        };
+        Ok(Some(Stream {
+            layout: pqperf_model::stream::CallLayout {
+                warmups: a.warmups,
+                trials: u64::from(a.trials),
+                iters: a.iters,
+                sampled,
+                own_stream: true,
+            },
+            seed,
+            drng,
+        }))
+    }
+
+    /// Positions the inputs and the DRNG for the window whose first call is at `position`.
+    fn at(s: &Option<Stream>, p: &mut Prepared, position: u64) -> R<()> {
+        let Some(s) = s else { return Ok(()) };
+        let i = s.layout.input_index(position);
+        p.op.seek_input(i);
+        let w = pqperf_model::stream::window_seed(&s.seed, i);
+        let rc = match &s.drng {
+            Drng::Nist(r) => r.seed(&w),
+            Drng::Iccs(d) => d.seed(&w),
+        };
+        if rc != 0 {
+            return Err(setup("DRNG reseeding failed"));
+        }
+        Ok(())
+    }
+}
+
 /// Loads one window's relayed inputs into the operation's pool.
 fn load_window(p: &mut Prepared, b: &[u8]) -> Result<(), String> {
     p.stats.rejected.clear();
@@ -337,6 +396,8 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
     );
     let _ = writeln!(o.0, "PQPERF\tcounter\t{}", counter.kind().evidence_name());
     let _ = writeln!(o.0, "PQPERF\tpeak_rss_reset\t{}", peak_reset);
+    let stream = Stream::new(a, &lib, a.samples && step.is_none())?;
+    Stream::at(&stream, &mut p, 0)?;
     for _ in 0..a.warmups {
         p.op.call(&mut p.stats)
             .map_err(|e| setup(format!("warm-up operation failed: {e}")))?;
@@ -376,6 +437,7 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
         if t > 1 && !gate.pass_loading(&mut o, &mut p, &mut pending) {
             return Err(ended());
         }
+        Stream::at(&stream, &mut p, a.warmups + u64::from(t - 1) * a.iters)?;
         let s0 = SchedSnap::now();
         let (ns, count) = if let (Some(s), Op::Kex(k)) = (step, &mut p.op) {
             let mut acc = Acc {
@@ -421,6 +483,11 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
             if !gate.pass_loading(&mut o, &mut p, &mut pending) {
                 return Err(ended());
             }
+            Stream::at(
+                &stream,
+                &mut p,
+                a.warmups + total + u64::from(t - 1) * sample_calls,
+            )?;
             let s0 = SchedSnap::now();
             let b = counter.begin();
             let t0 = counters::monotonic_raw_ns();
@@ -487,6 +554,11 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
         o.meta("verify_rejections", s.verify_rejections);
     }
     o.meta("peak_rss_bytes", procinfo::vm_hwm_bytes().unwrap_or(0));
+    if let Some(s) = &stream {
+        let l = s.layout;
+        let at = l.first_sampled_position() + l.trials * l.sample_calls();
+        Stream::at(&stream, &mut p, at)?;
+    }
     memory_pass(&mut p, a.stack_region, &mut o);
     o.meta("measurement_count", total);
     o.meta(

@@ -11,10 +11,12 @@
 //! is bounded by [`load_allowance_s`], so no more than that can be spent on the coming
 //! inputs before their window.
 //!
-//! Call `c` of a process (warm-ups first, then the windows in order) gets pool entry `c mod
-//! n` (`n`: the pool's entries, `pqperf_driver::inputs::pool_entries`): the same entries in
-//! the same order as a process that prepares its own pool from the same seed (the output
-//! check's replay), so the inputs stay a pure function of (stream seed, call index).
+//! Call `c` of a process (warm-ups first, then the windows in order) gets pool entry `i mod
+//! n` (`i`: its input index, `pqperf_model::stream::CallLayout::input_index`, which puts the
+//! sampled calls first under pqperf's own protocol; `n`: the pool's entries,
+//! `pqperf_driver::inputs::pool_entries`): the same entries in the same order as a process
+//! that prepares its own pool from the same seed (the output check's replay), so the inputs
+//! stay a pure function of (stream seed, input index).
 //!
 //! The parent checks what it can ([`Plan::check`]):
 //! - **dec**: after each window the driver reports the digest of the shared secrets the
@@ -292,7 +294,15 @@ impl Plan {
     pub fn with_draw(a: &DriverArgs, p: &Prepared, draw: &mut dyn FnMut() -> u64) -> Plan {
         let n = p.entries.len() as u64;
         let verify = a.op == "verify";
-        let entry = |c: u64| &p.entries[(c % n) as usize];
+        let layout = pqperf_model::stream::CallLayout {
+            warmups: a.warmups,
+            trials: u64::from(a.trials),
+            iters: a.iters,
+            sampled: a.samples,
+            own_stream: a.seed.is_some(),
+        };
+        let slot = |c: u64| (layout.input_index(c) % n) as usize;
+        let entry = |c: u64| &p.entries[slot(c)];
         let warm: Vec<&[u8]> = (0..a.warmups).map(|c| entry(c).as_slice()).collect();
         let setup = Relay::setup_payload(&p.key, p.ct_len, p.ss_len, &warm);
         let sample_calls = a.iters.min(pqperf_driver::SAMPLE_CALLS);
@@ -327,7 +337,7 @@ impl Plan {
             let expect_dec = (!verify).then(|| {
                 let mut d = pqperf_model::stream::OutputDigest::new();
                 for i in 0..checked {
-                    d.update(&p.expected[((c + i) % n) as usize]);
+                    d.update(&p.expected[slot(c + i)]);
                 }
                 d.finish()
             });
@@ -525,17 +535,30 @@ mod tests {
         let plan = Plan::with_draw(&a, &p, &mut || 0);
         let r = Relay::parse_setup(&plan.setup).unwrap();
         assert_eq!((r.key, r.ct_len, r.ss_len), (vec![9; 4], 3, 2));
-        assert_eq!(r.warm, [[0u8; 3], [1; 3]].concat());
-        // 2 reference windows of 5 calls, 2 sampled of 5: calls 2.. → entries (c mod 8).
+        // Input indices (own stream): the 2 sampled windows of 5 calls take 0..10, the 2
+        // warm-ups 10, 11, the 2 reference windows of 5 calls 12..22; entry = index mod 8.
+        assert_eq!(r.warm, [[2u8; 3], [3; 3]].concat());
         assert_eq!(plan.windows.len(), 4);
-        assert_eq!(plan.windows[0].payload[..3], [2; 3]);
-        assert_eq!(plan.windows[1].payload[..3], [7; 3]);
+        assert_eq!(plan.windows[0].payload[..3], [4; 3]);
         assert_eq!(
-            plan.windows[1].payload[3..6],
+            plan.windows[0].payload[12..15],
             [0; 3],
             "wraps at the pool's end"
         );
+        assert_eq!(plan.windows[1].payload[..3], [1; 3]);
         assert!(plan.windows[2].sampled);
+        assert_eq!(plan.windows[2].payload[..3], [0; 3], "sampled calls first");
+        assert_eq!(plan.windows[3].payload[..3], [5; 3]);
+        // The memory pass's entries after the last window: indices 22.. (6, 7, …).
+        assert_eq!(plan.windows[3].payload[15..18], [6; 3]);
+        // The reference protocol keeps the call order.
+        let mut fixed = a.clone();
+        fixed.seed = None;
+        let plan_ref = Plan::with_draw(&fixed, &p, &mut || 0);
+        let r = Relay::parse_setup(&plan_ref.setup).unwrap();
+        assert_eq!(r.warm, [[0u8; 3], [1; 3]].concat());
+        assert_eq!(plan_ref.windows[0].payload[..3], [2; 3]);
+        assert_eq!(plan_ref.windows[1].payload[..3], [7; 3]);
         // The dec check: the driver's digest of what it wrote against the encapsulations'.
         let mut lines = Vec::new();
         for (i, w) in plan.windows.iter().enumerate() {
@@ -569,11 +592,11 @@ mod tests {
             k * 3
         });
         let w = &plan.windows[0];
-        // Slot 3 % 5 = 3, bit 6: byte 0 of the message, bit 6.
+        // Slot 3 % 5 = 3 (call 5: input index 15, entry 7), bit 6: byte 0 of the message.
         assert_eq!(w.tampered, Some(3));
         let e = &w.payload[3 * 70..4 * 70];
-        assert_eq!(e[6], 5 ^ (1 << 6));
-        assert_eq!(e[7..], [5; 63]);
+        assert_eq!(e[6], 7 ^ (1 << 6));
+        assert_eq!(e[7..], [7; 63]);
         let t: Vec<u64> = plan.windows.iter().map(|w| w.tampered.unwrap()).collect();
         let honest: Vec<String> = t
             .iter()

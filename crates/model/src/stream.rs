@@ -20,8 +20,15 @@
 //! number of sampled trials).
 //!
 //! Messages: a signing process signs a different 64-byte message in every call (issue 36,
-//! "no repeated inputs"): call `n` (counted from 0 over the whole process) signs
-//! [`base_message`] with `u64_le(n)` XORed into its first 8 bytes ([`message_for_call`]).
+//! "no repeated inputs"): the call with input index `n` signs [`base_message`] with
+//! `u64_le(n)` XORed into its first 8 bytes ([`message_for_call`]).
+//!
+//! Input indices ([`CallLayout::input_index`]): under pqperf's own protocol the sampled
+//! trials' calls take the indices `0, 1, …` (a block fixed whatever the calibrated calls per
+//! trial, so two runs' sampled calls share their indices), the warm-ups and the reference
+//! trials the indices after that block, and the DRNG is reseeded at the start of every
+//! window with [`window_seed`]`(seed, index of its first call)`. The reference protocol keeps
+//! the call order as the input index (parity with the reference harness).
 
 use sha2::{Digest, Sha256};
 
@@ -32,16 +39,101 @@ use sha2::{Digest, Sha256};
 /// what `pqperf compare` pairs on (`pqperf_compare::streams`). Any change of what call `n`
 /// receives (its message, its randomness, where its bytes come from) must change this name,
 /// so that records made before and after are not paired.
-pub const CALL_INPUTS: &str = "seed+call-index v1";
+pub const CALL_INPUTS: &str = "seed+call-index v2";
 
-/// The call index (counted from 0 over the whole process, warm-ups included) of the first
-/// call of a process's sampled trials: the driver runs its `warmups`, then its `trials`
-/// reference trials of `iters` calls, then the sampled trials back to back (each
-/// `min(iters, 400)` calls), so sampled trial `t` (0-based) starts at
-/// `first_sampled_call + t · min(iters, 400)`. Recorded by the parent from the argv it
-/// passed (`stream.first_sampled_call`), not from a line of the driver.
+/// Calls of one sampled trial at most (the driver's `SAMPLE_CALLS`).
+pub const SAMPLE_CALLS_MAX: u64 = 400;
+
+/// The calls of a driver process in the order it makes them: `warmups`, `trials` reference
+/// trials of `iters` calls, then (when `sampled`) `trials` sampled trials of
+/// `min(iters, 400)` calls, then the memory pass. `own_stream`: a process of pqperf's own
+/// protocol (its own seed); the reference protocol keeps the call order as input order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallLayout {
+    /// Warm-up calls.
+    pub warmups: u64,
+    /// Reference trials (as many sampled trials follow when `sampled`).
+    pub trials: u64,
+    /// Calls per reference trial.
+    pub iters: u64,
+    /// Whether sampled trials follow (`--samples`, not a per-step kex).
+    pub sampled: bool,
+    /// A process of pqperf's own protocol (its own seed).
+    pub own_stream: bool,
+}
+
+impl CallLayout {
+    /// Calls of one sampled trial (0 without sampling).
+    pub fn sample_calls(&self) -> u64 {
+        if self.sampled {
+            self.iters.min(SAMPLE_CALLS_MAX)
+        } else {
+            0
+        }
+    }
+
+    /// The call position (counted from 0 over the process) of the first sampled call.
+    pub fn first_sampled_position(&self) -> u64 {
+        self.warmups
+            .saturating_add(self.trials.saturating_mul(self.iters))
+    }
+
+    /// The input index of the call at `position` (counted from 0 over the whole process,
+    /// warm-ups first): what its message, its pool entry (`index mod entries`) and its
+    /// window's DRNG seed derive from, with the process seed. Own stream: the sampled
+    /// calls take `0 .. trials · sample_calls` in order, the calls before them the indices
+    /// after that block, the calls after them (the memory pass) their own position. A
+    /// bijection of the positions (no two calls of a process share an index), consecutive
+    /// within every window. Reference protocol: the position itself.
+    pub fn input_index(&self, position: u64) -> u64 {
+        if !self.own_stream {
+            return position;
+        }
+        let first = self.first_sampled_position();
+        let block = self.trials.saturating_mul(self.sample_calls());
+        if position < first {
+            position.saturating_add(block)
+        } else if position - first < block {
+            position - first
+        } else {
+            position
+        }
+    }
+}
+
+/// The input index of a process's first sampled call under pqperf's own protocol (0: the
+/// sampled block comes first whatever the calibration; [`CallLayout::input_index`]); sampled
+/// trial `t` (0-based) starts at `first_sampled_call + t · min(iters, 400)`. Recorded by the
+/// parent from the argv it passed (`stream.first_sampled_call`), not from a line of the
+/// driver.
 pub fn first_sampled_call(warmups: u64, trials: u64, iters: u64) -> u64 {
-    warmups.saturating_add(trials.saturating_mul(iters))
+    let l = CallLayout {
+        warmups,
+        trials,
+        iters,
+        sampled: true,
+        own_stream: true,
+    };
+    l.input_index(l.first_sampled_position())
+}
+
+/// The DRNG seed a process of pqperf's own protocol reseeds with at the start of the window
+/// whose first call has input index `index` (its warm-ups, each trial, the memory pass), so
+/// the randomness a call draws depends on (seed, index) and not on how many calls ran
+/// before it: SHA-256("pqperf window v2" ‖ seed ‖ u64_le(index) ‖ u8(k)), k = 0, 1.
+pub fn window_seed(seed: &[u8; SEED_BYTES], index: u64) -> [u8; SEED_BYTES] {
+    let block = |k: u8| {
+        let mut h = Sha256::new();
+        h.update(b"pqperf window v2");
+        h.update(seed);
+        h.update(index.to_le_bytes());
+        h.update([k]);
+        h.finalize()
+    };
+    let mut s = [0u8; SEED_BYTES];
+    s[..32].copy_from_slice(&block(0));
+    s[32..].copy_from_slice(&block(1)[..16]);
+    s
 }
 
 /// Seed bytes of a driver process's DRNG.
@@ -176,6 +268,63 @@ mod tests {
         assert_eq!(parse_seed_hex(&hx).unwrap(), s1);
         assert!(parse_seed_hex("00ff").unwrap_err().contains("48"));
         assert!(parse_seed_hex("zz").is_err());
+    }
+
+    #[test]
+    fn input_indices_are_distinct_and_the_sampled_block_is_fixed() {
+        for (warmups, trials, iters, sampled) in [
+            (3, 1, 1000, true),
+            (3, 1, 77, true),
+            (0, 2, 450, true),
+            (2, 3, 5, true),
+            (3, 1, 50, false),
+        ] {
+            let l = CallLayout {
+                warmups,
+                trials,
+                iters,
+                sampled,
+                own_stream: true,
+            };
+            // Every call, the memory pass's included.
+            let total = l.first_sampled_position() + trials * l.sample_calls() + 1;
+            let idx: Vec<u64> = (0..total).map(|p| l.input_index(p)).collect();
+            let set: std::collections::HashSet<_> = idx.iter().collect();
+            assert_eq!(set.len() as u64, total, "{l:?}");
+            assert_eq!(*idx.iter().max().unwrap(), total - 1, "a permutation");
+            // The sampled calls: 0, 1, … in order.
+            let first = l.first_sampled_position();
+            for k in 0..trials * l.sample_calls() {
+                assert_eq!(l.input_index(first + k), k);
+            }
+            if sampled {
+                assert_eq!(first_sampled_call(warmups, trials, iters), 0);
+            }
+            let r = CallLayout {
+                own_stream: false,
+                ..l
+            };
+            assert!((0..total).all(|p| r.input_index(p) == p), "reference order");
+        }
+        // Different calibrations: the sampled block's indices coincide.
+        let at = |iters: u64| {
+            let l = CallLayout {
+                warmups: 3,
+                trials: 1,
+                iters,
+                sampled: true,
+                own_stream: true,
+            };
+            (0..l.sample_calls())
+                .map(|k| l.input_index(l.first_sampled_position() + k))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at(1000), at(2000));
+        assert_eq!(at(200)[..], at(1000)[..200]);
+        let s = process_seed(3);
+        assert_ne!(window_seed(&s, 0), window_seed(&s, 1));
+        assert_ne!(window_seed(&s, 0), window_seed(&process_seed(4), 0));
+        assert_eq!(window_seed(&s, 9), window_seed(&s, 9));
     }
 
     #[test]

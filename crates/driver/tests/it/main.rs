@@ -3,3 +3,4 @@
 
 mod hot_symbols;
 mod memory;
+mod streams;

@@ -129,7 +129,7 @@ fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixe
                 assert_eq!(argv_seed(p).as_deref(), Some(seed), "{p}");
                 assert_eq!(p["meta"]["fake_seed"], seed, "{p}");
                 // What pairing two runs by stream needs: the input mapping, where the sampled
-                // calls sit (warm-ups, then the reference trial), how many sampled trials.
+                // calls sit (input index 0 whatever the calibration), how many sampled trials.
                 assert_eq!(
                     p["stream"]["inputs"],
                     pqperf_model::stream::CALL_INPUTS,
@@ -139,9 +139,10 @@ fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixe
                 let warmups = r["plan"]["warmups"].as_u64().unwrap();
                 assert_eq!(
                     p["stream"]["first_sampled_call"].as_u64(),
-                    Some(warmups + iters),
+                    Some(pqperf_model::stream::first_sampled_call(warmups, 1, iters)),
                     "{p}"
                 );
+                assert_eq!(p["stream"]["first_sampled_call"].as_u64(), Some(0), "{p}");
                 if p["status"] == "complete" {
                     assert_eq!(p["stream"]["sampled_trials"].as_u64(), Some(1), "{p}");
                 }
