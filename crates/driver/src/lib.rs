@@ -158,12 +158,18 @@ impl PreparedOp {
 /// computes wrong outputs only inside `pqperf-driver` is caught
 /// (`pqperf_measure::outcheck`).
 pub fn replay(a: &DriverArgs) -> Result<Option<String>, (i32, String)> {
+    // The library again (the same handle, dlopen counts it) for the DRNG reseeding of an
+    // own stream's windows, exactly as the timing process does (`timing::Stream`).
+    let lib = Library::open(&a.lib).map_err(|e| (2, e.to_string()))?;
     let mut p = PreparedOp::prepare(a)?;
     if p.prepared.kex_step.is_some_and(|s| s != Step::Whole) {
         return Ok(None);
     }
+    let stream = timing::Stream::new(a, &lib, a.samples && p.prepared.kex_step.is_none())
+        .map_err(|Fail(c, m)| (c, m))?;
     let fail = |e: String| (3, format!("measured operation failed: {e}"));
     let pr = &mut p.prepared;
+    timing::Stream::at(&stream, pr, 0).map_err(|Fail(c, m)| (c, m))?;
     for _ in 0..a.warmups {
         pr.op.call(&mut pr.stats).map_err(fail)?;
     }
@@ -172,11 +178,13 @@ pub fn replay(a: &DriverArgs) -> Result<Option<String>, (i32, String)> {
         return Ok(None);
     };
     let sampled = if a.samples { a.trials } else { 0 };
-    let calls = std::iter::repeat_n(a.iters, a.trials as usize).chain(std::iter::repeat_n(
-        a.iters.min(SAMPLE_CALLS),
-        sampled as usize,
-    ));
-    for n in calls {
+    let sample_calls = a.iters.min(SAMPLE_CALLS);
+    // (first call's position, calls) of every window, as the timing process runs them.
+    let trials = (0..u64::from(a.trials)).map(|t| (a.warmups + t * a.iters, a.iters));
+    let done = a.warmups + u64::from(a.trials) * a.iters;
+    let samples = (0..u64::from(sampled)).map(|t| (done + t * sample_calls, sample_calls));
+    for (at, n) in trials.chain(samples) {
+        timing::Stream::at(&stream, pr, at).map_err(|Fail(c, m)| (c, m))?;
         pr.op.call_n(n, &mut pr.stats).map_err(fail)?;
         if let Some(x) = pr.op.output(&pr.stats) {
             outputs.update(&x);

@@ -202,7 +202,7 @@ impl<'a> Gate<'a> {
 /// `window_seed(seed, index)`, so what a call gets depends on (seed, index) only. `None`:
 /// the reference protocol's order (no seeking, one seeding) or relayed inputs (the parent
 /// relays each window's entries in that order, `pqperf_measure::relay`).
-struct Stream {
+pub(crate) struct Stream {
     layout: pqperf_model::stream::CallLayout,
     seed: [u8; pqperf_model::stream::SEED_BYTES],
     drng: Drng,
@@ -215,7 +215,7 @@ enum Drng {
 }
 
 impl Stream {
-    fn new(a: &DriverArgs, lib: &Library, sampled: bool) -> R<Option<Stream>> {
+    pub(crate) fn new(a: &DriverArgs, lib: &Library, sampled: bool) -> R<Option<Stream>> {
         let Some(seed) = a.seed.filter(|_| !a.relayed) else {
             return Ok(None);
         };
@@ -238,7 +238,7 @@ impl Stream {
     }
 
     /// Positions the inputs and the DRNG for the window whose first call is at `position`.
-    fn at(s: &Option<Stream>, p: &mut Prepared, position: u64) -> R<()> {
+    pub(crate) fn at(s: &Option<Stream>, p: &mut Prepared, position: u64) -> R<()> {
         let Some(s) = s else { return Ok(()) };
         let i = s.layout.input_index(position);
         p.op.seek_input(i);
