@@ -321,25 +321,9 @@ fn t_quantile(df: f64, confidence: f64) -> f64 {
         return t975(df);
     }
     if (confidence - 0.90).abs() < 1e-12 {
-        return t95(df);
+        return pqperf_model::robust::t95(df);
     }
     t975(df) * crate::rank::z_upper((1.0 - confidence) / 2.0) / 1.959_964
-}
-
-/// One-sided 95 % quantile of Student's t (the two-sided 90 % interval's), table for 1–30,
-/// then 1.645 + 1.6/df (within 0.002 of the exact value); non-integer `df` round down.
-pub fn t95(df: f64) -> f64 {
-    const T: [f64; 30] = [
-        6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.796, 1.782, 1.771,
-        1.761, 1.753, 1.746, 1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
-        1.703, 1.701, 1.699, 1.697,
-    ];
-    let d = df.floor().max(1.0);
-    if d <= 30.0 {
-        T[d as usize - 1]
-    } else {
-        1.645 + 1.6 / d
-    }
 }
 
 /// The 20 % trimmed mean of `x` and its Tukey–McLaughlin half-width at `confidence`.
@@ -729,8 +713,8 @@ mod tests {
 
     #[test]
     fn t_quantiles_of_the_paired_interval() {
-        assert_eq!(t95(5.0), 2.015);
-        assert!((t95(60.0) - 1.671).abs() < 0.002);
+        assert_eq!(pqperf_model::robust::t95(5.0), 2.015);
+        assert!((pqperf_model::robust::t95(60.0) - 1.671).abs() < 0.002);
         assert!((t_quantile(1e6, 0.90) - 1.645).abs() < 0.001);
         assert!((t_quantile(1e6, 0.99) - 2.576).abs() < 0.003);
     }

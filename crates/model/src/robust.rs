@@ -259,6 +259,22 @@ pub fn trimmed_mean(x: &mut [f64]) -> Option<f64> {
     Some(py_sum(kept) / kept.len() as f64)
 }
 
+/// One-sided 95 % quantile of Student's t (the two-sided 90 % interval's), table for 1–30,
+/// then 1.645 + 1.6/df (within 0.002 of the exact value); non-integer `df` round down.
+pub fn t95(df: f64) -> f64 {
+    const T: [f64; 30] = [
+        6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.796, 1.782, 1.771,
+        1.761, 1.753, 1.746, 1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706,
+        1.703, 1.701, 1.699, 1.697,
+    ];
+    let d = df.floor().max(1.0);
+    if d <= 30.0 {
+        T[d as usize - 1]
+    } else {
+        1.645 + 1.6 / d
+    }
+}
+
 /// Two-sided 97.5 % quantile of Student's t with `df` degrees of freedom (table for 1–30,
 /// then 1.96 + 2.4/df, within 0.002 of the exact value); non-integer `df` round down.
 pub fn t975(df: f64) -> f64 {
