@@ -163,6 +163,8 @@ pub(crate) fn spawn(
         }
         // The gate whose window's inputs are being loaded: (window, CPU before, bytes).
         let mut loading: Option<(usize, u64, usize)> = None;
+        // The reading at that gate's `wait`, where the window before the loading ended.
+        let mut closing: Option<(u64, Vec<pqperf_ffi::procinfo::TaskSched>)> = None;
         let mut gate = 0usize;
         while let Some(l) = s.next_line() {
             let wait = l.starts_with("PQPERF\twait\t");
@@ -192,6 +194,7 @@ pub(crate) fn spawn(
             if wait && let Some(w) = relay.and_then(|p| p.windows.get(gate)) {
                 // The next window's inputs, relayed only now that its CPU time was read.
                 loading = Some((gate, r.cpu_ns, w.payload.len()));
+                closing = Some((r.cpu_ns, r.tasks.clone()));
                 gate += 1;
                 if !s.send_payload("go", &w.payload) {
                     break;
@@ -209,6 +212,7 @@ pub(crate) fn spawn(
                 tasks: r.tasks.clone(),
                 at_s: t0.elapsed().as_secs_f64(),
                 arrival: None,
+                closing: closing.take(),
             });
             if !s.send("go") {
                 break;

@@ -158,6 +158,21 @@ pub struct Reading {
     pub arrival: Option<Vec<pqperf_ffi::procinfo::TaskSched>>,
     /// Seconds since the parent started the child.
     pub at_s: f64,
+    /// With relayed inputs, the CPU nanoseconds and schedstat read at the gate's `wait` line,
+    /// before the driver loaded the next window's inputs: the window that ends at this
+    /// reading ends there (the loading's CPU is bounded on its own, `runner::spawn`, and its
+    /// waits for the CPU lie outside any interval).
+    pub closing: Option<(u64, Vec<pqperf_ffi::procinfo::TaskSched>)>,
+}
+
+impl Reading {
+    /// The CPU nanoseconds and schedstat where the window ending at this reading ends.
+    fn end(&self) -> (u64, &[pqperf_ffi::procinfo::TaskSched]) {
+        match &self.closing {
+            Some((cpu, tasks)) => (*cpu, tasks),
+            None => (self.cpu_ns, &self.tasks),
+        }
+    }
 }
 
 /// Relative tolerance of a window's kernel CPU time against the interval the driver claims
@@ -510,7 +525,7 @@ fn main_window(a: &Reading, b: &Reading) -> Option<MainWindow> {
         let g = at(&a.tasks, s.tid)?;
         (s.pcount > g.pcount).then_some((g, *s))
     })?;
-    let e = at(&b.tasks, s.tid)?;
+    let e = at(b.end().1, s.tid)?;
     let ns = |x: u64| x as f64 / 1e9;
     let wake_s = ns(s.run_delay_ns.saturating_sub(g.run_delay_ns));
     let run_s = ns(e.run_ns.saturating_sub(s.run_ns));
@@ -603,7 +618,8 @@ fn check_windows(
             .unwrap_or(&[]);
         let seg_parsed = crate::output::parse_output(seg);
         let c = Claims::of(&seg_parsed);
-        let cpu = b.cpu_ns.saturating_sub(a.cpu_ns) as f64 / 1e9;
+        let (b_cpu, b_tasks) = b.end();
+        let cpu = b_cpu.saturating_sub(a.cpu_ns) as f64 / 1e9;
         w.cpu_s.push(cpu);
         w.claimed_s.push(c.timed_s);
         if c.intervals != 1 {
@@ -623,8 +639,8 @@ fn check_windows(
         w.tolerance_s = (!per_step).then_some(tol);
         // The run-queue wait of the window's tasks (schedstat of each at both readings), and
         // the driver's thread's own figures less its wait for the CPU after `go`.
-        let wait = (!b.tasks.is_empty())
-            .then(|| pqperf_ffi::procinfo::run_delay_between(&a.tasks, &b.tasks) as f64 / 1e9);
+        let wait = (!b_tasks.is_empty())
+            .then(|| pqperf_ffi::procinfo::run_delay_between(&a.tasks, b_tasks) as f64 / 1e9);
         w.run_delay_s.push(wait);
         let main = main_window(a, b);
         w.wake_wait_s.push(main.map(|m| m.wake_s));
@@ -777,6 +793,7 @@ mod tests {
                 tasks: Vec::new(),
                 at_s: 0.0,
                 arrival: None,
+                closing: None,
             });
         };
         let mut segs: Vec<Vec<String>> = Vec::new();
