@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Install what pqperf and its tests need on a fresh Debian machine (idempotent).
 # Everything comes from the package registries: Debian packages here, crates through cargo.
-# `--tests` adds what only the test suite needs: headless Chromium and a font for the site's
-# browser tests (the demo and every pqperf command run without them; the browser is most of
-# a fresh machine's set-up time).
+# Without options, what the demo (`cargo run --release -p pqperf -- demo`) needs: gcc and
+# binutils (builds), valgrind (ct, count), util-linux (setarch for the counts) and python3
+# (its version is part of every record's environment snapshot). `--tests` adds what only the
+# test suite needs: headless Chromium and a font for the site's browser tests (the demo and
+# every pqperf command run without them; the browser is most of a fresh machine's set-up
+# time). Nothing runs `make` (submitted Makefiles are read, never run).
 set -euo pipefail
-pkgs=(gcc binutils make valgrind util-linux python3)
+pkgs=(gcc binutils valgrind util-linux python3)
 if [ "${1:-}" = "--tests" ]; then
   pkgs+=(chromium fonts-dejavu-core)
 fi

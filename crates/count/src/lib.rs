@@ -685,9 +685,16 @@ fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -
             return ev;
         }
     }
-    // With the automatic number of calls a first process counts one call; its (deterministic)
-    // count decides how many calls the budget allows, and a second process counts those.
-    let first = if opts.auto_calls { 1 } else { opts.calls };
+    // With the automatic number of calls the (deterministic) count of the first call decides
+    // how many calls the budget allows ([`calls_for`]), and the evidence is a process that
+    // counted exactly those. The first process counts one call, or at once as many as the
+    // budget allows when the calibration says the call is short ([`first_calls`]); a second
+    // process runs only when the first one's count asks for another number of calls.
+    let first = if opts.auto_calls {
+        first_calls(&opts.run_dir, inst, &u.opkey, opts.calls)
+    } else {
+        opts.calls
+    };
     let mut seconds = 0.0;
     let mut c = match attempt(opts, env, inst, u, &lib, &target, first, &mut ev) {
         Some(c) => c,
@@ -696,7 +703,7 @@ fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -
     seconds += ev.seconds;
     if opts.auto_calls {
         let want = calls_for(c.instructions[0], opts.calls);
-        if want > 1 {
+        if want != first {
             c = match attempt(opts, env, inst, u, &lib, &target, want, &mut ev) {
                 Some(c) => c,
                 None => return ev,
@@ -715,6 +722,27 @@ fn count_unit_inner(opts: &CountOptions, env: &Env, inst: &Instance, u: &Unit) -
     ev.classes = c.classes;
     ev.instructions = c.instructions;
     ev
+}
+
+/// Calibrated single calls at most this long (seconds) are counted `max` calls at once in the
+/// first process: at a few instructions per nanosecond such a call has at most a few million
+/// instructions, so [`calls_for`] gives `max` calls (every PQClean operation of the demo set
+/// under 1 ms does). A wrong guess costs a second process, never other figures.
+pub const SHORT_CALL_S: f64 = 0.001;
+
+/// Calls the first counting process of an operation counts: `max` when the operation's
+/// calibration (`calibrate/<id>/<label>__<op>.json`) timed its single call at most
+/// [`SHORT_CALL_S`], else 1 (the count of that call then decides).
+pub fn first_calls(run_dir: &Path, inst: &Instance, opkey: &str, max: u64) -> u64 {
+    let cal = pqperf_model::calibration::read(&RunLayout::new(run_dir).calibration(
+        &inst.entry.candidate,
+        &inst.entry.label,
+        opkey,
+    ));
+    match cal.and_then(|c| c.t1_s) {
+        Some(t1) if t1 > 0.0 && t1 <= SHORT_CALL_S => max.max(1),
+        _ => 1,
+    }
 }
 
 /// Instructions the counted calls of one operation may add up to under the automatic rule
@@ -818,7 +846,7 @@ pub(crate) fn each_unit(
 /// The driver's arguments of a counting run (callgrind or the emulator's plugin): one trial of
 /// `iters` calls of the unit's operation, no warm-up, no samples, ticks forced (no cycle
 /// counter probe), the stream-0 seed [`COUNT_STREAM`], the library as `./l.so` in the scratch
-/// folder.
+/// folder, and a verify/dec input pool of [`counting_pool`] entries.
 pub(crate) fn counting_args(
     inst: &Instance,
     u: &Unit,
@@ -838,10 +866,21 @@ pub(crate) fn counting_args(
         // No stack painting: valgrind does not grow the stack below the stack pointer.
         stack_region: 0,
         seed: Some(pqperf_model::stream::process_seed(COUNT_STREAM)),
-        pool_max: None,
+        pool_max: Some(counting_pool(iters)),
         prepare: false,
         relayed: false,
     }
+}
+
+/// Entries of a counting process's verify/dec input pool: one per call the process makes,
+/// the `iters` counted calls and the memory pass, so that no counted call repeats an input.
+/// The driver's own rule also reserves room for a sampled trial and warm-ups, which a
+/// counting process does not run; under valgrind each entry is a signature or an
+/// encapsulation made at about fifty times its native cost (SPHINCS+-SHAKE-128f: ≈ 4 s a
+/// signature), before the one call counted. The entries come from the seeded stream in order,
+/// so the counted calls get the same inputs with any pool of at least `iters` entries.
+pub fn counting_pool(iters: u64) -> u64 {
+    iters.saturating_add(1)
 }
 
 /// Runs the driver under callgrind, contained, in a fresh scratch folder holding only short
@@ -965,6 +1004,9 @@ mod tests {
         assert_eq!(calls_for(11_417_750, DEFAULT_CALLS), 8);
         assert_eq!(calls_for(919_728_721, DEFAULT_CALLS), 1);
         assert_eq!(calls_for(0, 3), 3);
+        // One input per call of a counting process: the counted calls and the memory pass.
+        assert_eq!(counting_pool(1), 2);
+        assert_eq!(counting_pool(10), 11);
         let nist = ApiSpec::Nist {
             kind: "sign".into(),
             namespace: "PQCLEAN_MLDSA44_CLEAN".into(),

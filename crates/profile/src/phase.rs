@@ -87,6 +87,21 @@ pub fn iterations(t1: f64, target_s: f64) -> (u64, u64) {
     (iters, warm)
 }
 
+/// Entries of a profiling child's verify/dec input pool: its warm-ups, its `iters` profiled
+/// iterations and [`SET_ASIDE_SLACK`] iterations set aside and repeated, each call with an
+/// input of its own. The timing driver's rule also reserves a sampled trial (up to 400
+/// calls), which a profiling child does not run: for SPHINCS+ verify that was 668 signatures
+/// (≈ 32 s) to profile 332 verifications.
+pub fn profiling_pool(iters: u64, warmups: u64) -> u64 {
+    iters
+        .saturating_add(warmups)
+        .saturating_add(SET_ASIDE_SLACK)
+}
+
+/// Iterations set aside (the thread lost the CPU) that the profiling pool still covers with
+/// inputs of their own; further repeats take the pool's entries again from the first.
+pub const SET_ASIDE_SLACK: u64 = 16;
+
 /// The child's hard timeout: the reference's 3·(ITERS + WARMUPS)·t1 + 3·setup + 300 s, with
 /// ITERS widened to the set-aside budget (4·ITERS + 16).
 pub fn timeout_s(iters: u64, warmups: u64, t1: f64, setup: f64) -> f64 {
@@ -468,7 +483,7 @@ pub fn profile_instances_with(
                 api: inst.api.clone(),
                 stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                 seed: None,
-                pool_max: None,
+                pool_max: Some(profiling_pool(iters, warm)),
                 prepare: false,
                 relayed: false,
             };
@@ -657,4 +672,18 @@ pub fn host_state_difference(run: &Path, cpu: usize, now: &Value) -> Option<Stri
         }
     }
     (!diffs.is_empty()).then(|| diffs.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profiling_pool_covers_the_profiled_calls() {
+        // SPHINCS+ verify at the reference's 1 s target: 332 iterations, one warm-up.
+        let (iters, warm) = iterations(0.003014, 1.0);
+        assert_eq!((iters, warm), (332, 1));
+        assert_eq!(profiling_pool(iters, warm), 332 + 1 + SET_ASIDE_SLACK);
+        assert_eq!(profiling_pool(u64::MAX, 1), u64::MAX);
+    }
 }

@@ -90,6 +90,9 @@ pub fn run(
     cpu: Option<usize>,
 ) -> anyhow::Result<ExitCode> {
     let t0 = Instant::now();
+    // The CPUs this process may use as started: the measuring phases move it off their
+    // benchmark CPU, and the valgrind phases after them use every core again.
+    let started_on = pqperf_ffi::affinity::get_affinity().ok();
     std::fs::create_dir_all(run_dir)?;
     let first = first_estimate(run_dir, trial_target, target_ci.is_some());
     super::ui::note(format!(
@@ -163,19 +166,6 @@ pub fn run(
     let mut ct = o.clone();
     ct.select = demo_set;
     let _ = campaign::run_phase(Phase::Ct, &ct)?;
-    // Instruction counts (callgrind) need no quiet CPU but run on every core: before the
-    // timing phases too. Without valgrind the phase says so and the demo goes on.
-    step(
-        "instruction counts (valgrind callgrind, only the operation counted, every core)",
-        t0,
-    );
-    let count = campaign::run_phase(Phase::Count, &ct)?;
-    super::ui::note(format!(
-        "demo: [{:6.1} s] count phase ended (exit status {}, {:.1} s)",
-        t0.elapsed().as_secs_f64(),
-        count.code,
-        count.wall_s
-    ));
     step(
         "calibrate (one call per operation, fresh pinned process)",
         t0,
@@ -188,6 +178,26 @@ pub fn run(
     if cal.code != Exit::Done {
         failed.push(format!("calibrate (exit status {})", cal.code));
     }
+    // Instruction counts (callgrind) need no quiet CPU but run on every core: after the
+    // one-second calibration (whose single-call times let the count phase count a short
+    // operation's calls in one valgrind process instead of two) and before the measure
+    // phase, never beside it; on the cores this process started with (the calibration moved
+    // it off its benchmark CPU, which it no longer leases). Without valgrind the phase says
+    // so and the demo goes on.
+    if let Some(cpus) = &started_on {
+        let _ = pqperf_ffi::affinity::set_affinity(cpus);
+    }
+    step(
+        "instruction counts (valgrind callgrind, only the operation counted, every core)",
+        t0,
+    );
+    let count = campaign::run_phase(Phase::Count, &ct)?;
+    super::ui::note(format!(
+        "demo: [{:6.1} s] count phase ended (exit status {}, {:.1} s)",
+        t0.elapsed().as_secs_f64(),
+        count.code,
+        count.wall_s
+    ));
     let plan = planned_measure(&o);
     step(
         &match target_ci.map(campaign::TargetCi::percent) {
@@ -321,8 +331,10 @@ mod cost {
     pub const KAT: f64 = 2.0;
     /// The constant-time check of one instance under valgrind (two at a time).
     pub const CT_PER_INSTANCE: f64 = 5.5;
-    /// The instruction counts of the set (callgrind, every core).
-    pub const COUNT: f64 = 24.0;
+    /// The instruction counts of the set (callgrind, every core): 44 s in the fresh demo at
+    /// load ≈ 2 before the counting processes prepared only their own inputs, × 0.58 (the CPU
+    /// ratio of `pqperf count --redo` on that run, after / before).
+    pub const COUNT: f64 = 26.0;
     /// Calibrating one operation (one fresh pinned process).
     pub const CALIBRATE_PER_OP: f64 = 0.1;
     /// Measuring one operation under `--target-ci` (the demo's default): short trials in
@@ -332,8 +344,10 @@ mod cost {
     /// One driver process of the reference protocol beyond its trials: set-up (sandbox,
     /// loading the library), warm-ups, the memory pass, the parent's checks.
     pub const PROCESS_SETUP: f64 = 0.1;
-    /// Profile, publish, validate, pages and site.
-    pub const REST: f64 = 17.0;
+    /// Profile, publish, validate, pages and site: the profile phase took 56 s in the fresh
+    /// demo at load ≈ 2, of which ≈ 21 s signed verify inputs its children no longer prepare
+    /// (`pqperf_profile::phase::profiling_pool`); the rest ≈ 3 s.
+    pub const REST: f64 = 38.0;
 }
 
 /// The demo's first estimate: the steps that this run directory still lacks, with their
