@@ -151,10 +151,13 @@ pub(crate) fn phase_measure(
             .collect();
         let procs: f64 = todo.iter().map(|p| likely(p).1).sum();
         log.log(format!(
-            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
+            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; relayed inputs' preparations {:.1} s; {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
             plan::duration_text(est_total),
             todo.len(),
             planned,
+            todo.iter()
+                .map(|p| p.likely_prepare_s(&opts.planning, opts.samples))
+                .sum::<f64>(),
             budget_ops.len(),
             budget_ops.iter().map(|p| p.expected_s(opts.samples)).sum::<f64>(),
             budget_ops
@@ -173,6 +176,10 @@ pub(crate) fn phase_measure(
             let (_, a, b) = likely(p);
             (acc.0 + a, acc.1 + b)
         }),
+        left_prep_s: todo
+            .iter()
+            .map(|p| p.likely_prepare_s(&opts.planning, opts.samples))
+            .sum(),
         ..Default::default()
     };
     let mut incomplete = 0usize;
@@ -233,7 +240,8 @@ pub(crate) fn phase_measure(
         for a in done {
             let (p, est) = (a.p, a.est);
             let (_, procs, calls) = likely(p);
-            eta.finished((procs, calls), est, a.run);
+            let prep = p.likely_prepare_s(&opts.planning, opts.samples);
+            eta.finished((procs, calls), est, prep, a.run);
             let rec = a.op.finish(&mut totals)?;
             if let Some(key) = baseline_key
                 && p.inst.entry.candidate == "iccs"

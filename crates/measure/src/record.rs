@@ -1264,6 +1264,7 @@ mod tests {
             }),
             calibration: Default::default(),
             target_ci: None,
+            prep: None,
         }
     }
 
