@@ -313,12 +313,13 @@ impl OpRun<'_> {
         // The first process's output check needs no output of it: its replay starts now,
         // beside it (the same library, off the measuring CPU), and the loop waits only for
         // what is left of it when the process has ended (issue 41).
-        let mut beside =
-            (index == 0 && crate::outcheck::replays(&self.ctx.opts.driver)).then(|| {
-                let (d, a, timeout) =
-                    (self.ctx.opts.driver.clone(), args.clone(), self.ctx.timeout);
-                std::thread::spawn(move || crate::outcheck::replay_digest(&d, &a, timeout, None))
-            });
+        let mut beside = (index == 0
+            && crate::outcheck::replays(&self.ctx.opts.driver)
+            && off_the_measuring_cpu(args.cpu))
+        .then(|| {
+            let (d, a, timeout) = (self.ctx.opts.driver.clone(), args.clone(), self.ctx.timeout);
+            std::thread::spawn(move || crate::outcheck::replay_digest(&d, &a, timeout, None))
+        });
         loop {
             let mut run = runner::run_driver_then(
                 &self.ctx.opts.driver,
@@ -460,6 +461,16 @@ impl OpRun<'_> {
     fn one_s(&self, per: u64) -> f64 {
         (self.spent_s / (self.m.processes.len().max(1) as f64)) / per.max(1) as f64
     }
+}
+
+/// Whether what this process starts unpinned (a replay beside the timed process) stays off
+/// `cpu`: the parent's own CPUs leave it out (the campaign keeps it free); with no CPU or an
+/// unknown affinity nothing is started beside.
+fn off_the_measuring_cpu(cpu: Option<usize>) -> bool {
+    cpu.is_some_and(|c| {
+        pqperf_ffi::affinity::get_affinity()
+            .is_ok_and(|mine| !mine.is_empty() && !mine.contains(&c))
+    })
 }
 
 /// True when the operation runs under pqperf's own protocol (`--target-ci` with separate
