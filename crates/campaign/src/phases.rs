@@ -151,10 +151,13 @@ pub(crate) fn phase_measure(
             .collect();
         let procs: f64 = todo.iter().map(|p| likely(p).1).sum();
         log.log(format!(
-            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
+            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; relayed inputs' preparations {:.1} s; {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
             plan::duration_text(est_total),
             todo.len(),
             planned,
+            todo.iter()
+                .map(|p| p.likely_prepare_s(&opts.planning, opts.samples))
+                .sum::<f64>(),
             budget_ops.len(),
             budget_ops.iter().map(|p| p.expected_s(opts.samples)).sum::<f64>(),
             budget_ops
@@ -173,6 +176,10 @@ pub(crate) fn phase_measure(
             let (_, a, b) = likely(p);
             (acc.0 + a, acc.1 + b)
         }),
+        left_prep_s: todo
+            .iter()
+            .map(|p| p.likely_prepare_s(&opts.planning, opts.samples))
+            .sum(),
         ..Default::default()
     };
     let mut incomplete = 0usize;
@@ -184,9 +191,13 @@ pub(crate) fn phase_measure(
         while active.len() < INTERLEAVE_WINDOW
             && let Some(p) = queue.next()
         {
+            let mut op = OpMeasure::new(&unit, env, counter_info, p);
+            // Its next preparation starts with its library's turn (below), never beside
+            // another library's timed process.
+            op.set_prepare_during(false);
             active.push(Active {
                 p,
-                op: OpMeasure::new(&unit, env, counter_info, p),
+                op,
                 est: expect(p),
                 run: (0.0, 0.0, 0.0),
             });
@@ -194,9 +205,19 @@ pub(crate) fn phase_measure(
         if active.is_empty() {
             break;
         }
-        let mut order: Vec<usize> = (0..active.len()).collect();
-        rng.shuffle(&mut order);
-        for i in order {
+        let order = round_order(&active, &mut rng);
+        for (k, &i) in order.iter().enumerate() {
+            let lib = active[i].p.inst.key();
+            if k == 0 || active[order[k - 1]].p.inst.key() != lib {
+                // The library's turn begins: the relayed preparations of its operations
+                // start now, beside its other processes of the round (issue 41).
+                for &j in &order[k..] {
+                    if active[j].p.inst.key() != lib {
+                        break;
+                    }
+                    active[j].op.prepare_next();
+                }
+            }
             let a = &mut active[i];
             if a.op.done() {
                 continue;
@@ -219,7 +240,8 @@ pub(crate) fn phase_measure(
         for a in done {
             let (p, est) = (a.p, a.est);
             let (_, procs, calls) = likely(p);
-            eta.finished((procs, calls), est, a.run);
+            let prep = p.likely_prepare_s(&opts.planning, opts.samples);
+            eta.finished((procs, calls), est, prep, a.run);
             let rec = a.op.finish(&mut totals)?;
             if let Some(key) = baseline_key
                 && p.inst.entry.candidate == "iccs"
@@ -328,6 +350,41 @@ pub(crate) fn phase_measure(
     Ok((Exit::failed_if(incomplete > 0), totals))
 }
 
+/// The order of one round over the active operations: drawn from `rng`, then the operations
+/// of one library (instance) put together where its first one was drawn, those whose inputs
+/// are relayed last within it (their preparations run beside its other processes). A
+/// library's processes thus follow each other, and whatever runs beside a timed process
+/// (a preparation, a replay) is the same library's (docs/threat-model.md).
+fn round_order(active: &[Active], rng: &mut SplitMix64) -> Vec<usize> {
+    let keys: Vec<(String, bool)> = active
+        .iter()
+        .map(|a| (a.p.inst.key(), a.op.relays_next()))
+        .collect();
+    grouped_order(&keys, rng)
+}
+
+/// [`round_order`] over (library, relayed) pairs.
+fn grouped_order(keys: &[(String, bool)], rng: &mut SplitMix64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    rng.shuffle(&mut order);
+    let mut first: Vec<(&str, usize)> = Vec::new();
+    for (pos, &i) in order.iter().enumerate() {
+        if !first.iter().any(|(k, _)| *k == keys[i].0) {
+            first.push((&keys[i].0, pos));
+        }
+    }
+    let rank = |i: usize| {
+        let lib = first
+            .iter()
+            .find(|(k, _)| *k == keys[i].0)
+            .map_or(0, |f| f.1);
+        (lib, keys[i].1)
+    };
+    // A stable sort keeps the drawn order within a library and a relay class.
+    order.sort_by_key(|&i| rank(i));
+    order
+}
+
 pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> Exit {
     let planned = plan_all(&opts.unit(), insts);
     let with: Vec<&PlannedOp> = planned.iter().filter(|p| p.plan.is_some()).collect();
@@ -385,4 +442,52 @@ pub(crate) fn phase_plan(opts: &CampaignOptions, insts: &[Instance]) -> Exit {
         );
     }
     Exit::Done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_round_keeps_each_library_together_with_its_relayed_operations_last() {
+        let keys: Vec<(String, bool)> = [
+            ("a", false),
+            ("b", true),
+            ("a", true),
+            ("c", false),
+            ("b", false),
+            ("a", false),
+            ("c", false),
+            ("b", false),
+        ]
+        .iter()
+        .map(|(k, r)| (k.to_string(), *r))
+        .collect();
+        let mut rng = SplitMix64::new(INTERLEAVE_SEED);
+        let mut libs_first = Vec::new();
+        for _ in 0..20 {
+            let order = grouped_order(&keys, &mut rng);
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..keys.len()).collect::<Vec<_>>());
+            // Each library's operations follow each other, the relayed one last.
+            let libs: Vec<&str> = order.iter().map(|&i| keys[i].0.as_str()).collect();
+            let mut seen: Vec<&str> = Vec::new();
+            for (k, l) in libs.iter().enumerate() {
+                if k == 0 || libs[k - 1] != *l {
+                    assert!(!seen.contains(l), "{libs:?}");
+                    seen.push(l);
+                }
+                let later_plain = order[k + 1..]
+                    .iter()
+                    .any(|&j| keys[j].0 == *l && !keys[j].1);
+                assert!(!(keys[order[k]].1 && later_plain), "{order:?}");
+            }
+            libs_first.push(seen[0]);
+        }
+        // The libraries' order is still drawn.
+        libs_first.sort_unstable();
+        libs_first.dedup();
+        assert!(libs_first.len() > 1, "{libs_first:?}");
+    }
 }

@@ -446,6 +446,7 @@ impl PidsCgroup {
     fn kill_all(&self) -> usize {
         let mut killed = 0;
         let t0 = Instant::now();
+        let mut pause = Duration::from_micros(100);
         while t0.elapsed() < DRAIN_LIMIT {
             let pids: Vec<i32> = std::fs::read_to_string(self.dir.join("cgroup.procs"))
                 .unwrap_or_default()
@@ -460,20 +461,29 @@ impl PidsCgroup {
                     killed += 1;
                 }
             }
-            std::thread::sleep(Duration::from_millis(5));
+            backoff(&mut pause, Duration::from_millis(5));
         }
         killed
     }
 }
 
+/// How long the removal of a cgroup is retried (its killed processes are still exiting).
+const CGROUP_REMOVE_LIMIT: Duration = Duration::from_secs(3);
+
+/// Sleeps of a polling loop: 100 µs, doubling up to `max` (an ended child is usually gone
+/// within a millisecond; issue 41: fixed 10 ms sleeps were a large part of a short process).
+fn backoff(pause: &mut Duration, max: Duration) {
+    std::thread::sleep(*pause);
+    *pause = (*pause * 2).min(max);
+}
+
 impl Drop for PidsCgroup {
     fn drop(&mut self) {
         self.kill_all();
-        for _ in 0..300 {
-            if std::fs::remove_dir(&self.dir).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        let t0 = Instant::now();
+        let mut pause = Duration::from_micros(100);
+        while std::fs::remove_dir(&self.dir).is_err() && t0.elapsed() < CGROUP_REMOVE_LIMIT {
+            backoff(&mut pause, Duration::from_millis(10));
         }
     }
 }

@@ -11,14 +11,22 @@
 //! | `sandbox_s` | the parent's set-up (scratch folder, cgroup, landlock ruleset) to `exec` done |
 //! | `prepare_s` | `exec` to the first result line: start-up, dlopen, keys, the verify/dec input pool, counter |
 //! | `warmup_s` | first line to `META warmups` |
-//! | `timed_s` | Σ reference trial seconds (the efficiency's numerator) |
+//! | `timed_s` | Σ reference trial seconds |
 //! | `sampled_s` | Σ sampled trial seconds (the per-call samples the robust estimate uses) |
 //! | `trial_other_s` | the rest up to the last trial line: canary, scheduler snapshots, reporting |
 //! | `tail_s` | last trial line to `STATUS`: the canary after, the untimed memory pass |
 //! | `exit_s` | `STATUS` to the reaped child (exit, address-space teardown) |
 //! | `reap_s` | reaped to the outcome: draining, leftovers, scratch removal |
 //! | `check_s` | the parent's kernel check |
-//! | `replay_s` | the output check's replay (one process per operation, `crate::outcheck`) |
+//! | `replay_s` | the measuring loop's wait for the output check's replay (`crate::outcheck`; a replay made beside the timed process counts only what was left when it ended) |
+//!
+//! `prepare_s` holds the measuring loop's wait for a relayed preparation (`crate::relay`,
+//! none when it was made ahead) besides the child's own preparation, once: every part is
+//! time the measuring loop spent on the process (its critical path), so that a phase's
+//! parts never add up to more than its wall time. The phase's *efficiency* is the seconds
+//! inside timed trials, reference and sampled (both are timed calls of the operation; the
+//! sampled ones carry the robust estimate), ÷ the phase's wall time; the reference trials'
+//! share alone is logged beside it.
 //!
 //! A part the parent could not place (a process that failed before a line) stays 0 and its
 //! time is in the part after the last mark it saw; lines that arrived in one read (a child
@@ -227,8 +235,18 @@ impl PhaseBudget {
         self.count += 1;
     }
 
-    /// Σ timed ÷ `wall_s` (0 without a wall time).
+    /// Σ seconds inside timed trials (reference and sampled) ÷ `wall_s` (0 without a wall
+    /// time).
     pub fn efficiency(&self, wall_s: f64) -> f64 {
+        if wall_s > 0.0 {
+            (self.processes.timed_s + self.processes.sampled_s) / wall_s
+        } else {
+            0.0
+        }
+    }
+
+    /// Σ reference trial seconds ÷ `wall_s` (0 without a wall time).
+    pub fn reference_share(&self, wall_s: f64) -> f64 {
         if wall_s > 0.0 {
             self.processes.timed_s / wall_s
         } else {
@@ -265,6 +283,8 @@ impl PhaseBudget {
             "phase_wall_s": round6(wall_s),
             "processes": self.count,
             "efficiency": (self.efficiency(wall_s) * 1e4).round() / 1e4,
+            "efficiency_of": "seconds inside timed trials (reference and sampled) / phase wall",
+            "reference_share": (self.reference_share(wall_s) * 1e4).round() / 1e4,
             "seconds": parts,
             "shares": shares,
         })
@@ -297,10 +317,11 @@ impl PhaseBudget {
             })
             .collect();
         format!(
-            "measure budget: {} driver process(es), phase wall {:.1} s, efficiency {:.1} % (Σ timed ÷ phase wall); {}",
+            "measure budget: {} driver process(es), phase wall {:.1} s, efficiency {:.1} % (Σ timed trials, reference + sampled, ÷ phase wall; reference trials alone {:.1} %); {}",
             self.count,
             wall_s,
             100.0 * self.efficiency(wall_s),
+            100.0 * self.reference_share(wall_s),
             shown.join(", ")
         )
     }
@@ -341,13 +362,19 @@ mod tests {
         let mut ph = PhaseBudget::default();
         ph.add(&b);
         ph.add(&b);
-        assert!(near(ph.efficiency(5.0), 0.08));
+        assert!(near(ph.efficiency(5.0), 0.112));
+        assert!(near(ph.reference_share(5.0), 0.08));
         assert!(near(ph.parent_s(5.0), 2.5));
         let j = ph.to_json(5.0);
         assert_eq!(j["processes"], 2);
         assert_eq!(j["seconds"]["prepare_s"], 0.8);
         assert_eq!(j["shares"]["parent_s"], 0.5);
-        assert!(ph.log_line(5.0).contains("efficiency 8.0 %"));
+        assert!(
+            ph.log_line(5.0).contains("efficiency 11.2 %"),
+            "{}",
+            ph.log_line(5.0)
+        );
+        assert!(ph.log_line(5.0).contains("reference trials alone 8.0 %"));
     }
 
     #[test]

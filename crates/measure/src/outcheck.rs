@@ -138,6 +138,40 @@ pub fn replays(d: &DriverExe) -> bool {
 /// `inconsistent` when they differ. Records `output_check` in the process entry.
 /// `why` says how the process was chosen (`first`, `drawn`, `rerun`).
 pub fn check(run: &mut Run, d: &DriverExe, args: &DriverArgs, timeout: Duration, why: &str) {
+    if !replays(d) || !run.complete() {
+        return;
+    }
+    let first = replay_digest(d, args, timeout, args.cpu);
+    check_with(run, d, args, timeout, why, first);
+}
+
+/// The first replay of [`check`] alone, on `cpu` (`None`: the parent's CPUs), made before
+/// the timed process has ended: the measuring loop starts it beside the process it checks
+/// (issue 41; the same library, off the measuring CPU) and hands it to [`check_with`].
+pub fn replay_digest(
+    d: &DriverExe,
+    args: &DriverArgs,
+    timeout: Duration,
+    cpu: Option<usize>,
+) -> Result<String, String> {
+    let Some(exe) = REPLAY_EXE.get() else {
+        return Err("no replay executable".into());
+    };
+    let mut on = args.clone();
+    on.cpu = cpu;
+    replay_once(exe, d, &on, timeout)
+}
+
+/// [`check`] with its first replay's result already made ([`replay_digest`]); a second
+/// replay, when the first disagrees, runs now.
+pub fn check_with(
+    run: &mut Run,
+    d: &DriverExe,
+    args: &DriverArgs,
+    timeout: Duration,
+    why: &str,
+    first: Result<String, String>,
+) {
     let Some(exe) = REPLAY_EXE.get() else {
         return;
     };
@@ -147,7 +181,6 @@ pub fn check(run: &mut Run, d: &DriverExe, args: &DriverArgs, timeout: Duration,
         return;
     }
     let claimed = run.output_digest.clone();
-    let first = replay_once(exe, d, args, timeout);
     let (verdict, problem) = match (&claimed, &first) {
         (_, Err(e)) => (format!("not checked: {e}"), None),
         (None, Ok(r)) if r == "none" => ("no outputs to check".to_string(), None),

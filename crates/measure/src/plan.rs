@@ -158,8 +158,13 @@ pub struct Eta {
     pub left: (f64, f64),
     /// Planned processes and call seconds of the finished operations.
     pub done_planned: (f64, f64),
-    /// Processes run, seconds inside trials and wall seconds of the finished operations.
+    /// Processes run, seconds inside trials and wall seconds of the finished operations
+    /// (less their expected preparations).
     pub done_run: (f64, f64, f64),
+    /// Expected preparation seconds of relayed inputs still to come
+    /// ([`PlannedOp::likely_prepare_s`]), added unscaled: they do not grow with the load of
+    /// the measuring CPU, nor spread over other operations' processes.
+    pub left_prep_s: f64,
 }
 
 impl Eta {
@@ -175,12 +180,21 @@ impl Eta {
         let procs_scale = rp / dp;
         let per_proc = (rw - rt).max(0.0) / rp;
         // Trial seconds already include those of re-runs and added trials.
-        (lc * call_scale + lp * procs_scale * per_proc).max(0.0)
+        (lc * call_scale + lp * procs_scale * per_proc + self.left_prep_s).max(0.0)
     }
 
-    /// One operation finished: its expected parts, and the processes, trial seconds and wall
-    /// seconds it took.
-    pub fn finished(&mut self, parts: (f64, f64), expected_s: f64, run: (f64, f64, f64)) {
+    /// One operation finished: its expected parts, its expected preparation seconds
+    /// ([`PlannedOp::likely_prepare_s`], already in `expected_s`), and the processes, trial
+    /// seconds and wall seconds it took.
+    pub fn finished(
+        &mut self,
+        parts: (f64, f64),
+        expected_s: f64,
+        prep_s: f64,
+        run: (f64, f64, f64),
+    ) {
+        self.left_prep_s -= prep_s;
+        let run = (run.0, run.1, (run.2 - prep_s).max(run.1));
         self.left_s -= expected_s;
         self.left.0 -= parts.0;
         self.left.1 -= parts.1;
@@ -219,6 +233,20 @@ pub struct PlannedOp {
     /// The `--target-ci` protocol's parameters, when it plans this operation (`plan` is then
     /// its short-trial plan).
     pub target_ci: Option<TargetCiPlan>,
+    /// Relayed inputs (`crate::relay`: verify, dec): the seconds of the preparer's key
+    /// generation and of one pool entry (a signature, an encapsulation), from the
+    /// calibrations of those operations of the same instance (one call each).
+    pub prep: Option<(f64, f64)>,
+}
+
+/// The operation whose calls make a relayed operation's input pool (`crate::relay::relayed`:
+/// verify's signatures, dec's encapsulations).
+pub fn pool_maker(op: Operation) -> Option<Operation> {
+    match op {
+        Operation::Verify => Some(Operation::Sign),
+        Operation::Dec => Some(Operation::Enc),
+        _ => None,
+    }
 }
 
 /// Largest [`load_factor`].
@@ -272,6 +300,52 @@ impl PlannedOp {
         }
     }
 
+    /// Seconds the preparers of this operation's processes likely take in all, as the
+    /// measuring loop waits for them (issue 41): per process (pqperf's own protocol; once
+    /// under the reference's fixed seed) a key generation and one pool entry per call of the
+    /// process, plus the preparer's start (the calibration's set-up). A library's turn hides
+    /// part of it behind its other processes; the expensive pools (Falcon's, SPHINCS+'s
+    /// signatures) are not hidden, so the whole is counted.
+    pub fn prepare_s(&self, sampling: bool) -> f64 {
+        let (Some((keygen, entry)), Some(pl), Some((_, setup))) =
+            (self.prep, &self.plan, self.calibrated())
+        else {
+            return 0.0;
+        };
+        let (procs, per) = if pl.separate_processes {
+            (pl.trials, 1)
+        } else {
+            (1, pl.trials)
+        };
+        let iters = pl.iterations_per_trial as f64;
+        let sampled = if sampling {
+            iters.min(crate::driver::SAMPLE_CALLS as f64)
+        } else {
+            0.0
+        };
+        let calls = per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0;
+        let one = setup + keygen + calls * entry;
+        if self.target_ci.is_some() && pl.separate_processes {
+            procs as f64 * one
+        } else {
+            one
+        }
+    }
+
+    /// [`PlannedOp::prepare_s`] scaled like [`PlannedOp::likely`]'s processes (an operation
+    /// that will likely spend its `--target-ci` budget runs more of them).
+    pub fn likely_prepare_s(&self, planning: &Planning, sampling: bool) -> f64 {
+        let e = self.expected_s(sampling);
+        let mut scale = 1.0;
+        if e > 0.0
+            && self.likely_spends_budget(planning)
+            && let Some(c) = self.target_ci
+        {
+            scale = (c.budget_s / e).max(1.0);
+        }
+        self.prepare_s(sampling) * scale
+    }
+
     /// Whether the `--target-ci` protocol will most likely spend this operation's whole
     /// budget before its interval reaches the target: a variable-work operation (`sign`, the
     /// mean of rejection rounds), trials at the call floor (the reference's `min_total` ÷
@@ -310,7 +384,13 @@ impl PlannedOp {
         if replay {
             scale += 1.0 / procs;
         }
-        (e * scale, procs * scale, calls * scale)
+        // The preparations scale with the processes (the budget's extra ones included); they
+        // are in the seconds, not in the parts (`Eta` keeps them apart).
+        (
+            e * scale + self.likely_prepare_s(planning, sampling),
+            procs * scale,
+            calls * scale,
+        )
     }
 
     /// The most this operation may take as planned: the `--target-ci` budget, else the
@@ -368,12 +448,19 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                 }
                 _ => None,
             };
+            // Not scaled by the load factor: a preparer runs off the measuring CPU (on the
+            // demo runs the unscaled sum was 0.3–1.7× the preparers' seconds, scaled 1–6×).
+            let t1 =
+                |o: Operation| calibration::read(&cal_path(&opts.run_dir, inst, &o.key()))?.t1_s;
+            let prep = pool_maker(op)
+                .and_then(|maker| Some((t1(Operation::Keygen).unwrap_or(0.0), t1(maker)?)));
             out.push(PlannedOp {
                 inst: inst.clone(),
                 op,
                 plan,
                 calibration: cal,
                 target_ci: confident,
+                prep,
             });
         }
     }
@@ -415,6 +502,7 @@ mod tests {
                     trial_target_s,
                     budget_s,
                 }),
+                prep: None,
             }
         };
         // A fixed-work operation with many calls per trial: its plan (the minimum of
@@ -429,6 +517,26 @@ mod tests {
             "{l} {e} {p}"
         );
         assert!((keygen.likely(&planning, true, false).0 - e).abs() < 1e-12);
+        // Relayed inputs: each process's preparer (its start, a key, one pool entry per call)
+        // adds to the seconds, not to the parts.
+        let mut verify = keygen.clone();
+        verify.prep = Some((1e-3, 5e-3));
+        let pl = verify.plan.clone().unwrap();
+        let (setup, calls) = (
+            verify.calibration.setup_s.unwrap(),
+            (pl.iterations_per_trial + pl.iterations_per_trial.min(crate::driver::SAMPLE_CALLS))
+                as f64
+                + pl.warmups as f64
+                + 1.0,
+        );
+        let prep = pl.trials as f64 * (setup + 1e-3 + calls * 5e-3);
+        assert!((verify.prepare_s(true) - prep).abs() < 1e-9);
+        let (lv, pv, cv) = verify.likely(&planning, true, true);
+        let (_, pk, ck) = keygen.likely(&planning, true, true);
+        assert!(
+            (lv - l - prep).abs() < 1e-9 && pv == pk && cv == ck,
+            "{lv} {l} {prep}"
+        );
         // Signing: the budget (what the reference protocol would spend).
         let sign = op("sign", 300e-6);
         assert!(sign.likely_spends_budget(&planning));
@@ -534,10 +642,24 @@ mod tests {
         };
         assert_eq!(e.remaining_s(), 5.0);
         // The first took 15 processes (re-runs), 3 s of trials and 9 s of wall time.
-        e.finished((5.0, 2.0), 2.5, (15.0, 3.0, 9.0));
+        e.finished((5.0, 2.0), 2.5, 0.0, (15.0, 3.0, 9.0));
         // The second is expected alike: 2 s × 1.5 of trials, 5 × 3 processes × 0.4 s each.
         assert!(
             (e.remaining_s() - (3.0 + 6.0)).abs() < 1e-9,
+            "{}",
+            e.remaining_s()
+        );
+        // With relayed inputs, 4 s of preparations each: the finished one's are taken out of
+        // its wall time (not spread over the processes), the other's added unscaled.
+        let mut e = Eta {
+            left_s: 13.0,
+            left: (10.0, 4.0),
+            left_prep_s: 8.0,
+            ..Default::default()
+        };
+        e.finished((5.0, 2.0), 6.5, 4.0, (15.0, 3.0, 13.0));
+        assert!(
+            (e.remaining_s() - (3.0 + 6.0 + 4.0)).abs() < 1e-9,
             "{}",
             e.remaining_s()
         );

@@ -288,6 +288,9 @@ struct OpRun<'a> {
     budget_s: f64,
     tolerance: f64,
     declined: Vec<String>,
+    /// The next process's relayed preparation starts while this one is timed (off when the
+    /// caller interleaves other libraries' processes, [`OpMeasure::set_prepare_during`]).
+    prepare_during: bool,
 }
 
 impl OpRun<'_> {
@@ -307,12 +310,22 @@ impl OpRun<'_> {
         if next.seed.is_some() {
             next.seed = Some(pqperf_model::stream::process_seed(index + 1));
         }
+        // The first process's output check needs no output of it: its replay starts now,
+        // beside it (the same library, off the measuring CPU), and the loop waits only for
+        // what is left of it when the process has ended (issue 41).
+        let mut beside = (index == 0
+            && crate::outcheck::replays(&self.ctx.opts.driver)
+            && off_the_measuring_cpu(args.cpu))
+        .then(|| {
+            let (d, a, timeout) = (self.ctx.opts.driver.clone(), args.clone(), self.ctx.timeout);
+            std::thread::spawn(move || crate::outcheck::replay_digest(&d, &a, timeout, None))
+        });
         loop {
             let mut run = runner::run_driver_then(
                 &self.ctx.opts.driver,
                 args,
                 self.ctx.timeout,
-                Some(&next).filter(|_| runs.is_empty()),
+                Some(&next).filter(|_| runs.is_empty() && self.prepare_during),
             );
             if let Some(seed) = &args.seed {
                 // The process's own input stream (pqperf_model::stream), recomputable from
@@ -351,13 +364,32 @@ impl OpRun<'_> {
             };
             if let Some(why) = why {
                 let r0 = std::time::Instant::now();
-                crate::outcheck::check(
-                    &mut run,
-                    &self.ctx.opts.driver,
-                    args,
-                    self.ctx.timeout,
-                    why,
-                );
+                match beside.take() {
+                    Some(h) => {
+                        let first = h
+                            .join()
+                            .unwrap_or_else(|_| Err("the replay's thread panicked".into()));
+                        crate::outcheck::check_with(
+                            &mut run,
+                            &self.ctx.opts.driver,
+                            args,
+                            self.ctx.timeout,
+                            why,
+                            first,
+                        );
+                        if let Some(c) = run.process.extra.get_mut("output_check") {
+                            // The first replay ran beside the timed process, off its CPU.
+                            c["replay_beside"] = json!(true);
+                        }
+                    }
+                    None => crate::outcheck::check(
+                        &mut run,
+                        &self.ctx.opts.driver,
+                        args,
+                        self.ctx.timeout,
+                        why,
+                    ),
+                }
                 run.budget.replay_s = r0.elapsed().as_secs_f64();
             }
             if run.budget != Default::default() {
@@ -429,6 +461,16 @@ impl OpRun<'_> {
     fn one_s(&self, per: u64) -> f64 {
         (self.spent_s / (self.m.processes.len().max(1) as f64)) / per.max(1) as f64
     }
+}
+
+/// Whether what this process starts unpinned (a replay beside the timed process) stays off
+/// `cpu`: the parent's own CPUs leave it out (the campaign keeps it free); with no CPU or an
+/// unknown affinity nothing is started beside.
+fn off_the_measuring_cpu(cpu: Option<usize>) -> bool {
+    cpu.is_some_and(|c| {
+        pqperf_ffi::affinity::get_affinity()
+            .is_ok_and(|mine| !mine.is_empty() && !mine.contains(&c))
+    })
 }
 
 /// True when the operation runs under pqperf's own protocol (`--target-ci` with separate
@@ -544,6 +586,7 @@ impl<'a> OpMeasure<'a> {
             budget_s: confident.map_or(opts.planning.op_budget_s, |c| c.budget_s),
             tolerance: confident.map_or(REFERENCE_TOLERANCE, |c| c.target),
             declined: Vec::new(),
+            prepare_during: true,
         });
         me.stage = Stage::Planned(0);
         me
@@ -581,6 +624,45 @@ impl<'a> OpMeasure<'a> {
     /// True when no process remains to run.
     pub fn done(&self) -> bool {
         self.stage == Stage::Done
+    }
+
+    /// The driver arguments of the process the next [`OpMeasure::step`] starts (`None`: done).
+    pub fn next_args(&self) -> Option<crate::driver::DriverArgs> {
+        let (nproc, per) = self.shape();
+        match self.stage {
+            Stage::Done => None,
+            Stage::Planned(i) => Some(self.args(per, i)),
+            Stage::Adding => Some(self.args(1, nproc + self.added)),
+        }
+    }
+
+    /// Starts the relayed preparation of the next process now, in the background
+    /// ([`crate::relay::prepare_ahead`]; nothing when its inputs are not relayed): a caller
+    /// that runs other processes of the same library first hides the preparation behind them.
+    pub fn prepare_next(&self) {
+        if let (Some(a), Some(r)) = (self.next_args(), self.r.as_ref())
+            && runner::relays(&self.opts.driver, &a)
+        {
+            crate::relay::prepare_ahead(&self.opts.driver, &a, r.ctx.timeout);
+        }
+    }
+
+    /// Whether the next process's inputs are relayed (made by a preparer first).
+    pub fn relays_next(&self) -> bool {
+        self.r.is_some()
+            && self
+                .next_args()
+                .is_some_and(|a| runner::relays(&self.opts.driver, &a))
+    }
+
+    /// Whether a process starts the relayed preparation of the operation's next process while
+    /// it is timed (default on). A caller that runs other libraries' processes between two of
+    /// this operation's turns it off, so that no preparation of this library runs beside a
+    /// rival's timed process, and calls [`OpMeasure::prepare_next`] itself.
+    pub fn set_prepare_during(&mut self, on: bool) {
+        if let Some(r) = self.r.as_mut() {
+            r.prepare_during = on;
+        }
     }
 
     /// Runs the next driver process of the operation (with its re-runs); nothing when done.
@@ -1193,6 +1275,7 @@ mod tests {
             }),
             calibration: Default::default(),
             target_ci: None,
+            prep: None,
         }
     }
 

@@ -149,8 +149,9 @@ static AHEAD: std::sync::Mutex<Vec<(Vec<String>, Ahead)>> = std::sync::Mutex::ne
 /// operation has the same inputs, so it is made once per operation).
 static FIXED: std::sync::Mutex<Option<(Vec<String>, Prepared)>> = std::sync::Mutex::new(None);
 
-/// Preparations kept ahead at most (older ones are left to end on their own).
-const AHEAD_MAX: usize = 2;
+/// Preparations kept ahead at most (older ones are left to end on their own): one per
+/// relayed operation of a library, whose turn in the measure phase starts them all.
+const AHEAD_MAX: usize = 8;
 
 /// Starts the preparation of relayed `a` in the background (a thread waiting for the contained
 /// preparer, which is not pinned to the measuring CPU), so that it runs while the process

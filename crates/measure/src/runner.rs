@@ -223,6 +223,12 @@ pub(crate) fn spawn(
     (out, readings, load_bad)
 }
 
+/// Whether the inputs of `args` are relayed from a preparer ([`crate::relay::relayed`]); only
+/// pqperf's own driver relays (not a test's fake driver).
+pub fn relays(exe: &DriverExe, args: &DriverArgs) -> bool {
+    exe.exe.file_name() == Some(std::ffi::OsStr::new(DRIVER_BIN)) && crate::relay::relayed(args)
+}
+
 /// Runs one driver process, contained (`pqperf_ffi::untrusted`), with a hard timeout, and
 /// parses what it reported on its private result channel. A process that says `complete` is
 /// checked against the kernel's accounting ([`crate::verify`]) and becomes
@@ -245,13 +251,10 @@ pub fn run_driver_then(
     let cpu_t0 = args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now);
     let load_1m = pqperf_ffi::procinfo::load_average()[0];
     let parent_rss_bytes = pqperf_ffi::procinfo::rss_bytes();
-    let t0 = std::time::Instant::now();
     // Relayed inputs: the preparer first (crate::relay), then the timing process without
     // its seed.
     let mut waited_s = 0.0;
-    // Only pqperf's own driver relays (not a test's fake driver).
-    let own = exe.exe.file_name() == Some(std::ffi::OsStr::new(DRIVER_BIN));
-    let plan = if own && crate::relay::relayed(args) {
+    let plan = if relays(exe, args) {
         let tp = std::time::Instant::now();
         let prepared = crate::relay::prepare(exe, args, timeout);
         waited_s = tp.elapsed().as_secs_f64();
@@ -275,8 +278,11 @@ pub fn run_driver_then(
         command = vec![DRIVER_BIN.to_string()];
         command.extend(targs.to_argv());
     }
+    // The process's own time in the parent starts here: the wait for its preparation
+    // (`waited_s`, above) is counted once, as preparation, never again as reaping.
+    let t_spawn = std::time::Instant::now();
     let (out, readings, load_bad) = spawn(exe, &targs, timeout, plan.as_ref());
-    let outcome_s = t0.elapsed().as_secs_f64();
+    let outcome_s = t_spawn.elapsed().as_secs_f64();
     let steal_share = match (
         cpu_t0,
         args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now),

@@ -227,8 +227,28 @@ fn wrong_outputs_only_under_the_timing_driver_are_inconsistent() {
         assert_eq!(r["status"], "complete", "honest {op}: {r}\n{log}");
         let p = &r["processes"][0];
         assert_eq!(p["output_check"]["verdict"], "match", "honest {op}: {p}");
+        // Issue 41: the first process's replay ran beside it, not after it.
+        assert_eq!(p["output_check"]["replay_beside"], true, "honest {op}: {p}");
         assert_eq!(p["kernel_check"]["problems"], serde_json::json!([]));
     }
+    // Every part of the phase's budget is time the measuring loop spent (its critical path):
+    // together they never exceed the phase's wall time (a preparation's wait counted once,
+    // a replay beside the process only for what was left of it).
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    let m = &c["pqperf"]["measure_budget"];
+    let wall = m["phase_wall_s"].as_f64().unwrap();
+    let parts: f64 = m["seconds"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| *k != "parent_s")
+        .map(|(_, v)| v.as_f64().unwrap())
+        .sum();
+    assert!(
+        parts <= wall + 1e-3,
+        "parts {parts} > phase wall {wall}: {m}"
+    );
     let r = record(&run, "sign-95", "detect", "sign");
     assert_eq!(r["status"], "failed_or_partial", "{r}");
     let attempts: Vec<_> = r["pqperf"]["attempts"]
