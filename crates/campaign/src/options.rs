@@ -431,6 +431,15 @@ mod tests {
         assert!(back.select.deferred_only());
         assert_eq!(back.command, None);
         assert!(back.echo);
+        // No key in the file unless one was given (a fresh key is never written).
+        assert_eq!(back.stream_key, None);
+        assert!(json(&o)["stream_key"].is_null());
+        assert_eq!(o.stream_key(), back.stream_key(), "one fresh key per process");
+        o.stream_key = Some([7; 32]);
+        o.write(&file).unwrap();
+        let back = CampaignOptions::read(&file).unwrap();
+        assert_eq!(back.stream_key(), [7; 32]);
+        assert!(back.stream_key_reused());
         let mut v = json(&o);
         v["select"]["only"] = serde_json::json!("(");
         std::fs::write(&file, v.to_string()).unwrap();
