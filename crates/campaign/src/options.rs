@@ -434,7 +434,11 @@ mod tests {
         // No key in the file unless one was given (a fresh key is never written).
         assert_eq!(back.stream_key, None);
         assert!(json(&o)["stream_key"].is_null());
-        assert_eq!(o.stream_key(), back.stream_key(), "one fresh key per process");
+        assert_eq!(
+            o.stream_key(),
+            back.stream_key(),
+            "one fresh key per process"
+        );
         o.stream_key = Some([7; 32]);
         o.write(&file).unwrap();
         let back = CampaignOptions::read(&file).unwrap();

@@ -1,27 +1,34 @@
 //! Input streams of timing-driver processes (issue 37, docs/statistics.md "Independent
-//! streams"): the 48-byte DRNG seed a driver process starts from and the per-call messages it
-//! signs.
+//! streams"; issue 36, docs/threat-model.md): the 48-byte DRNG seed a driver process starts
+//! from and the per-call messages it signs.
 //!
 //! The reference seeds every process with [`REFERENCE_SEED`] (`00 01 … 2f`), so every process
 //! draws the same keys, the same randomness and (for variable-time operations) the same
 //! rejection counts. pqperf's own protocol (`--target-ci`) gives process `i` of an operation
-//! the seed [`process_seed`]`(i)`:
+//! the seed [`keyed_process_seed`]`(key, i)`:
 //!
 //! ```text
-//! block(k) = SHA-256("pqperf stream v1" ‖ REFERENCE_SEED ‖ u64_le(i) ‖ u8(k))
+//! block(k) = SHA-256("pqperf keyed stream v3" ‖ key ‖ u64_le(i) ‖ u8(k))
 //! seed(i)  = block(0)[0..32] ‖ block(1)[0..16]
 //! ```
 //!
-//! so its processes are independent samples of the operation's variability and anyone can
-//! recompute a process's seed from its index. The seed is passed on the driver's argv
-//! (`--seed HEX`, [`seed_hex`] / [`parse_seed_hex`]) and recorded in the process entry
-//! (`stream`: `index`, `seed`, and what pairing two runs call by call needs: the mapping
+//! where `key` is the run's secret stream key ([`fresh_key`], or an earlier run's reused on
+//! purpose), published only after the run: its processes are independent samples of the
+//! operation's variability, anyone can recompute a seed afterwards, and no candidate can
+//! before ([`process_seed`], the public derivation of earlier versions, stays for the count
+//! phase and tests). The seed is recorded in the process entry (`stream`: `index`, `seed`,
+//! `key_id` ([`key_id`]), and what pairing two runs call by call needs: the mapping
 //! [`CALL_INPUTS`], the call index of the first sampled call [`first_sampled_call`] and the
-//! number of sampled trials).
+//! number of sampled trials). A timing process is never told it: it gets a one-way
+//! [`setup_seed`] for its preparation and each window's [`WindowInput`] with the parent's
+//! `go` that opens the window (keygen, sign, enc, exchange: [`window_seeded`]; verify and dec
+//! get relayed pools). A driver given `--seed HEX` ([`seed_hex`] / [`parse_seed_hex`]: the
+//! replay, the preparer, a run by hand) derives the same windows itself.
 //!
 //! Messages: a signing process signs a different 64-byte message in every call (issue 36,
-//! "no repeated inputs"): the call with input index `n` signs [`base_message`] with
-//! `u64_le(n)` XORed into its first 8 bytes ([`message_for_call`]).
+//! "no repeated inputs"): the call with input index `n` in a window with DRNG seed `w` signs
+//! [`window_message_base`]`(w)` with `u64_le(n)` XORed into its first 8 bytes
+//! ([`message_for_call`]); verify's pool signs [`base_message`] of the process seed that way.
 //!
 //! Input indices ([`CallLayout::input_index`]): under pqperf's own protocol the sampled
 //! trials' calls take the indices `0, 1, …` (a block fixed whatever the calibrated calls per

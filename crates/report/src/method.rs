@@ -576,7 +576,12 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
         .and_then(|p| p.stream_keys.as_ref())
         .into_iter()
         .flatten()
-        .filter_map(|k| Some((k["key_id"].as_str()?, k["reused"].as_bool().unwrap_or(false))))
+        .filter_map(|k| {
+            Some((
+                k["key_id"].as_str()?,
+                k["reused"].as_bool().unwrap_or(false),
+            ))
+        })
         .collect();
     let (mut secret, mut reused, mut public, mut fixed) = (0, 0, 0, 0);
     for r in v

@@ -231,3 +231,52 @@ fn published_key(run: &Path) -> [u8; 32] {
     let keys = c["pqperf"]["stream_keys"].as_array().expect("stream_keys");
     pqperf_model::stream::parse_key_hex(keys.last().unwrap()["key"].as_str().unwrap()).unwrap()
 }
+
+/// The whole key exchange under pqperf's own protocol with the real driver: its timing
+/// processes get each window's DRNG seed with the parent's `go` (`--relayed`, no seed on
+/// the argv, issue 36) and complete; the per-step processes keep their seed on the argv.
+#[test]
+fn a_key_exchange_of_the_own_protocol_gets_its_window_seeds_with_go() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(run.join("lib/kex-90")).unwrap();
+    let src = run.join("toy_kex_hash.c");
+    std::fs::write(&src, include_str!("../measure/toy_kex_hash.c")).unwrap();
+    let rel = "lib/kex-90/libtoykex.so";
+    let st = Command::new("gcc")
+        .args(["-O2", "-fPIC", "-shared", "-o"])
+        .arg(run.join(rel))
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let mut bj = pqperf_model::buildjson::BuildJson::default();
+    bj.instances.insert(
+        "kex-90/toykex".into(),
+        common::toy::entry("kex-90", "toykex", "NOKAT", Some(rel.into())),
+    );
+    common::toy::write_build_json(&run, &bj);
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = ["--cpu", cpu.as_str(), "--target-ci", "20"];
+    for phase in ["calibrate", "measure"] {
+        ok(campaign(&run, phase, &opts));
+    }
+    let r: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("records/kex-90/toykex__exchange.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r["status"], "complete", "{r}");
+    assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
+    for p in r["processes"].as_array().unwrap() {
+        assert_eq!(p["status"], "complete", "{p}");
+        assert_eq!(argv_seed(p), None, "{p}");
+        assert!(p["command"].to_string().contains("--relayed"), "{p}");
+        assert!(p["relayed_inputs"]["windows"].as_u64().unwrap() >= 2, "{p}");
+        assert!(p["stream"]["seed"].is_string(), "{p}");
+    }
+}
