@@ -174,8 +174,8 @@ pub struct CampaignCommon {
     /// stale and done again); the log and campaign.json (`pqperf.stale_kept`) say so.
     #[arg(long)]
     keep_stale: bool,
-    /// Reuse an earlier run's stream key (64 hex characters, `stream-keys/<id>.txt` of its
-    /// run directory) so that this run's processes get the same input streams and
+    /// Reuse an earlier run's stream key (64 hex characters: `key` in its campaign.json
+    /// `pqperf.stream_keys`) so that this run's processes get the same input streams and
     /// `compare` can pair them call by call. Without it every run draws a fresh secret key,
     /// so no candidate can know its inputs before their window opens.
     #[arg(long, value_name = "HEX", value_parser = parse_stream_key)]
