@@ -460,6 +460,8 @@ fn calibrate(
         calibration_timeout: Duration::from_secs_f64(crate::options::DEFAULT_CALIBRATION_TIMEOUT_S),
         planning: plan::planning(trial_target_s, 3600.0),
         target_ci: None,
+        // ab's processes use the reference's fixed seed (no own streams): unused.
+        stream_key: [0; pqperf_model::stream::KEY_BYTES],
     };
     let mut t1: f64 = 0.0;
     let mut setup: f64 = 0.0;
@@ -724,6 +726,7 @@ fn measure_slot(
             calibration_timeout: p.timeout,
             planning: plan::planning(o.trial_target_s, 3600.0),
             target_ci: None,
+            stream_key: [0; pqperf_model::stream::KEY_BYTES],
         };
         let args = driver_args(&s, inst, u.op, 1, p.iters, p.warmups);
         let mut run = runner::run_driver(exe, &args, p.timeout);

@@ -133,6 +133,13 @@ pub struct CampaignOptions {
     /// launcher ran under, which its children apply; `None`: this process's own flags.
     #[serde(default)]
     pub containment: Option<ContainmentData>,
+    /// `--stream-key HEX`: an earlier run's stream key, reused so that this run's processes
+    /// get the same stream seeds (pairing in `compare`; its inputs were published with that
+    /// run, so they are predictable). `None`: a fresh key from the operating system, drawn
+    /// once per pqperf process ([`CampaignOptions::stream_key`]) and never written to a
+    /// file candidate code could read while it runs.
+    #[serde(default, with = "key_hex")]
+    pub stream_key: Option<[u8; pqperf_model::stream::KEY_BYTES]>,
     /// This process: echo log lines to stdout.
     #[serde(skip, default = "echo_default")]
     pub echo: bool,
@@ -146,6 +153,34 @@ pub struct CampaignOptions {
 
 fn echo_default() -> bool {
     true
+}
+
+/// The fresh stream key of this pqperf process (drawn at its first use).
+static FRESH_KEY: std::sync::OnceLock<[u8; pqperf_model::stream::KEY_BYTES]> =
+    std::sync::OnceLock::new();
+
+/// A stream key in the options file: 64 hex characters or absent.
+mod key_hex {
+    use pqperf_model::stream::KEY_BYTES;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        k: &Option<[u8; KEY_BYTES]>,
+        ser: S,
+    ) -> Result<S::Ok, S::Error> {
+        match k {
+            Some(k) => ser.serialize_some(&pqperf_model::stream::key_hex(k)),
+            None => ser.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<[u8; KEY_BYTES]>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|s| pqperf_model::stream::parse_key_hex(&s).map_err(serde::de::Error::custom))
+            .transpose()
+    }
 }
 
 /// A [`Selection`] in the options file: its patterns, compiled again on reading (errors
@@ -210,6 +245,7 @@ impl CampaignOptions {
             redo: false,
             keep_stale: false,
             containment: None,
+            stream_key: None,
             echo: true,
             command: None,
         })
@@ -227,7 +263,26 @@ impl CampaignOptions {
             calibration_timeout: self.calibration_timeout,
             planning: self.planning.clone(),
             target_ci: self.target_ci.map(TargetCi::fraction),
+            stream_key: self.stream_key(),
         }
+    }
+
+    /// The stream key of this run: `--stream-key`, else this process's fresh key (one for
+    /// every unit it measures and both sides of an `ab`). Fails only when the operating
+    /// system gives no randomness, which ends the process: a predictable key would be worse.
+    pub fn stream_key(&self) -> [u8; pqperf_model::stream::KEY_BYTES] {
+        self.stream_key.unwrap_or_else(|| {
+            *FRESH_KEY.get_or_init(|| {
+                pqperf_model::stream::fresh_key().unwrap_or_else(|e| {
+                    panic!("no randomness for the stream key (/dev/urandom): {e}")
+                })
+            })
+        })
+    }
+
+    /// Whether this run's stream key was given (`--stream-key`) rather than drawn fresh.
+    pub fn stream_key_reused(&self) -> bool {
+        self.stream_key.is_some()
     }
 
     /// The driver executable, working in the run directory.
@@ -376,6 +431,19 @@ mod tests {
         assert!(back.select.deferred_only());
         assert_eq!(back.command, None);
         assert!(back.echo);
+        // No key in the file unless one was given (a fresh key is never written).
+        assert_eq!(back.stream_key, None);
+        assert!(json(&o)["stream_key"].is_null());
+        assert_eq!(
+            o.stream_key(),
+            back.stream_key(),
+            "one fresh key per process"
+        );
+        o.stream_key = Some([7; 32]);
+        o.write(&file).unwrap();
+        let back = CampaignOptions::read(&file).unwrap();
+        assert_eq!(back.stream_key(), [7; 32]);
+        assert!(back.stream_key_reused());
         let mut v = json(&o);
         v["select"]["only"] = serde_json::json!("(");
         std::fs::write(&file, v.to_string()).unwrap();

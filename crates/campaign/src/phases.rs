@@ -340,6 +340,34 @@ pub(crate) fn phase_measure(
             c.pqperf.get_or_insert_with(Default::default).measure_budget = Some(b);
         })?;
     }
+    if totals.attempts > 0 && opts.target_ci.is_some() {
+        // The stream key, published now that no candidate code of this phase runs any more
+        // (pqperf_model::stream::keyed_process_seed): the seeds can be recomputed.
+        let key = opts.stream_key();
+        let id = pqperf_model::stream::key_id(&key);
+        crate::rundir::update_campaign(&opts.run_dir, |c| {
+            let keys = c
+                .pqperf
+                .get_or_insert_with(Default::default)
+                .stream_keys
+                .get_or_insert_with(Vec::new);
+            if !keys.iter().any(|k| k["key_id"] == id.as_str()) {
+                keys.push(serde_json::json!({
+                    "key_id": id,
+                    "key": pqperf_model::stream::key_hex(&key),
+                    "reused": opts.stream_key_reused(),
+                }));
+            }
+        })?;
+        log.log(format!(
+            "stream key {id} ({}): published in campaign.json pqperf.stream_keys",
+            if opts.stream_key_reused() {
+                "reused with --stream-key: these inputs were predictable"
+            } else {
+                "fresh"
+            }
+        ));
+    }
     if totals.declined_host_disturbed > 0 {
         log.log(format!(
             "this host disturbed every driver process ({} or more in a row): {} disturbed process(es) kept without a re-run, which would have been disturbed too; the records list every attempt",

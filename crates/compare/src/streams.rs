@@ -353,6 +353,14 @@ fn tick_hz(r: &Record) -> Option<f64> {
         .filter(|h| *h > 0.0)
 }
 
+/// The stream key a record's process seeds derive from (`stream.key_id` of its first
+/// process with a stream; `None`: the public derivation of records made before the key).
+fn stream_key_id(r: &Record) -> Option<String> {
+    r.processes
+        .iter()
+        .find_map(|p| stream_of(p)?.get("key_id")?.as_str().map(String::from))
+}
+
 /// The paired view of `a` and `b` at `confidence`, with the recorded A–A floor `recorded`
 /// (median |change|) when there is one; the reason when they cannot be paired.
 pub fn paired(
@@ -362,6 +370,14 @@ pub fn paired(
     confidence: f64,
 ) -> Result<PairedView, PairingError> {
     let (ta, tb) = (stream_trials(a, "A")?, stream_trials(b, "B")?);
+    let (ka, kb) = (stream_key_id(a), stream_key_id(b));
+    if ka != kb {
+        return Err(format!(
+            "not paired: different stream keys (A {}, B {}): the runs' processes got different inputs; reuse a run's key with `--stream-key` to pair",
+            ka.as_deref().unwrap_or("public"),
+            kb.as_deref().unwrap_or("public")
+        ));
+    }
     let (ha, hb) = (
         tick_hz(a).ok_or("side A has no tick rate")?,
         tick_hz(b).ok_or("side B has no tick rate")?,
@@ -574,6 +590,31 @@ mod tests {
                 "{u:?}"
             );
         }
+    }
+
+    #[test]
+    fn runs_of_different_stream_keys_are_not_paired() {
+        let a = run(16, &base(300, 1));
+        let b = run(16, &base(300, 2));
+        let keyed = |mut r: Record, id: &str| {
+            for p in &mut r.processes {
+                if let Some(s) = p.extra.get_mut("stream") {
+                    s["key_id"] = json!(id);
+                }
+            }
+            r
+        };
+        let same = row(keyed(a.clone(), "aa"), keyed(b.clone(), "aa"));
+        assert!(same.paired.is_some(), "{same:?}");
+        let u = row(keyed(a.clone(), "aa"), keyed(b.clone(), "bb"));
+        assert!(u.paired.is_none());
+        let why = u.unpaired_reason.as_deref().unwrap();
+        assert!(
+            why.contains("not paired: different stream keys (A aa, B bb)"),
+            "{why}"
+        );
+        let why = row(a, keyed(b, "bb")).unpaired_reason.unwrap();
+        assert!(why.contains("(A public, B bb)"), "{why}");
     }
 
     #[test]

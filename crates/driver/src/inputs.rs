@@ -75,6 +75,11 @@ impl Messages {
         m
     }
 
+    /// The messages derive from `base` from now on (a window's own base message).
+    pub(super) fn rebase(&mut self, base: [u8; 64]) {
+        self.base = base;
+    }
+
     /// The next call signs the message of input index `n`.
     pub(super) fn seek(&mut self, n: u64) {
         self.next = n;

@@ -66,9 +66,18 @@ fn setup(m: impl Into<String>) -> Fail {
     Fail(3, m.into())
 }
 
-/// The seed of this process: `--seed`, else the reference's fixed `00 01 … 2f`.
-fn seed_of(a: &DriverArgs) -> [u8; pqperf_model::stream::SEED_BYTES] {
-    a.seed.unwrap_or(pqperf_model::stream::REFERENCE_SEED)
+/// The seed this process prepares with: the reference's fixed `00 01 … 2f` without
+/// `--seed`; with it, the seed itself (verify, dec: their preparer) or, for a window-seeded
+/// operation, its one-way `setup_seed` (what the parent tells a relayed timing process,
+/// `pqperf_model::stream::WindowInput::setup_payload`).
+fn prep_seed(a: &DriverArgs) -> [u8; pqperf_model::stream::SEED_BYTES] {
+    match a.seed {
+        Some(s) if pqperf_model::stream::window_seeded(&a.op) => {
+            pqperf_model::stream::setup_seed(&s)
+        }
+        Some(s) => s,
+        None => pqperf_model::stream::REFERENCE_SEED,
+    }
 }
 
 fn slice(b: &mut GuardedBuf, n: u64) -> &mut [u8] {
@@ -84,6 +93,8 @@ struct Prepared {
     kex_step: Option<Step>,
     /// The key of a verify/dec preparation (pk or sk, for the preparer's report).
     key: Vec<u8>,
+    /// The library's DRNG (reseeded at every window of an own stream).
+    drng: Option<timing::Drng>,
 }
 
 fn gb(n: u64) -> R<GuardedBuf> {
@@ -121,9 +132,10 @@ impl PreparedOp {
     pub fn prepare(a: &DriverArgs) -> Result<PreparedOp, (i32, String)> {
         let lib = Library::open(&a.lib).map_err(|e| (2, e.to_string()))?;
         let mut head = Vec::new();
+        let seed = prep_seed(a);
         let p = match a.api {
-            ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head, None),
-            ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head, None),
+            ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head, None, &seed),
+            ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head, None, &seed),
         }
         .map_err(|Fail(c, m)| (c, m))?;
         if !p.op.guards_intact() {
@@ -158,15 +170,13 @@ impl PreparedOp {
 /// computes wrong outputs only inside `pqperf-driver` is caught
 /// (`pqperf_measure::outcheck`).
 pub fn replay(a: &DriverArgs) -> Result<Option<String>, (i32, String)> {
-    // The library again (the same handle, dlopen counts it) for the DRNG reseeding of an
-    // own stream's windows, exactly as the timing process does (`timing::Stream`).
-    let lib = Library::open(&a.lib).map_err(|e| (2, e.to_string()))?;
+    // The windows of an own stream are entered exactly as the timing process's relayed
+    // `go` enters them (`timing::Stream`, `timing::enter_window`).
     let mut p = PreparedOp::prepare(a)?;
     if p.prepared.kex_step.is_some_and(|s| s != Step::Whole) {
         return Ok(None);
     }
-    let stream = timing::Stream::new(a, &lib, a.samples && p.prepared.kex_step.is_none())
-        .map_err(|Fail(c, m)| (c, m))?;
+    let stream = timing::Stream::new(a, a.samples && p.prepared.kex_step.is_none());
     let fail = |e: String| (3, format!("measured operation failed: {e}"));
     let pr = &mut p.prepared;
     timing::Stream::at(&stream, pr, 0).map_err(|Fail(c, m)| (c, m))?;

@@ -305,6 +305,14 @@ impl Op {
         }
     }
 
+    /// Makes the messages of a signing process derive from `base` (the window's own base
+    /// message, `pqperf_model::stream::window_message_base`); nothing for other operations.
+    pub(super) fn rebase_messages(&mut self, base: [u8; 64]) {
+        if let Op::SigSign { msgs, .. } | Op::NSignSign(_, _, _, msgs, _) = self {
+            msgs.rebase(base);
+        }
+    }
+
     pub(super) fn guards_intact(&self) -> bool {
         let all = |bs: &[&GuardedBuf]| bs.iter().all(|b| b.guards_intact());
         match self {

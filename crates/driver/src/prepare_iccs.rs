@@ -8,6 +8,7 @@ pub(super) fn prepare_iccs(
     a: &DriverArgs,
     head: &mut Vec<(String, String)>,
     relay: Option<&Relay>,
+    seed: &[u8; pqperf_model::stream::SEED_BYTES],
 ) -> R<Prepared> {
     let meta = lib
         .meta()
@@ -16,7 +17,7 @@ pub(super) fn prepare_iccs(
     head.push(("instance".into(), meta.instance.clone()));
     head.push(("variant".into(), meta.variant.clone()));
     let drng = IccsDrng::new(lib).map_err(|e| usage(format!("missing symbol ngcc_seed: {e}")))?;
-    if drng.seed(&seed_of(a)) != 0 {
+    if drng.seed(seed) != 0 {
         return Err(setup("DRNG seeding failed"));
     }
     let sym = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));
@@ -60,7 +61,7 @@ pub(super) fn prepare_iccs(
                 if o.rc != 0 || o.pk_len > s.pk || o.sk_len > s.sk {
                     return Err(setup("setup keygen failed"));
                 }
-                let msgs = Messages::new(&seed_of(a));
+                let msgs = Messages::new(seed);
                 match op {
                     "sign" => (
                         Op::SigSign {
@@ -299,5 +300,6 @@ pub(super) fn prepare_iccs(
         stats,
         kex_step,
         key,
+        drng: Some(timing::Drng::Iccs(drng)),
     })
 }

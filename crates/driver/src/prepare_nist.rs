@@ -8,6 +8,7 @@ pub(super) fn prepare_nist(
     a: &DriverArgs,
     head: &mut Vec<(String, String)>,
     relay: Option<&Relay>,
+    seed: &[u8; pqperf_model::stream::SEED_BYTES],
 ) -> R<Prepared> {
     let ApiSpec::Nist {
         kind,
@@ -27,7 +28,7 @@ pub(super) fn prepare_nist(
     head.push(("instance".into(), instance.clone()));
     head.push(("variant".into(), "Reference_Implementation".into()));
     let rng = NistRng::new(lib).map_err(|e| usage(format!("missing symbol: {e}")))?;
-    if rng.seed(&seed_of(a)) != 0 {
+    if rng.seed(seed) != 0 {
         return Err(setup("DRBG seeding failed"));
     }
     let sym = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));
@@ -43,7 +44,7 @@ pub(super) fn prepare_nist(
                 sig: *out as usize,
             };
             let api = NistSign::new(lib, namespace, sizes, *ctx).map_err(sym)?;
-            let msgs = Messages::new(&seed_of(a));
+            let msgs = Messages::new(seed);
             let meta = sizes_meta(*pk, *sk, 0, 0, *out, 0);
             if op == "keygen" {
                 (Op::NSignKeygen(api, pkb, skb), meta)
@@ -168,5 +169,6 @@ pub(super) fn prepare_nist(
         stats,
         kex_step: None,
         key,
+        drng: Some(timing::Drng::Nist(rng)),
     })
 }

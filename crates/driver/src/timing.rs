@@ -196,35 +196,51 @@ impl<'a> Gate<'a> {
 }
 
 /// The input stream of a process of pqperf's own protocol that makes its own inputs (a seed
-/// on its argv, not relayed): at the start of each window (the warm-ups, every trial, the
-/// memory pass) the next call takes the input of its input index
-/// (`pqperf_model::stream::CallLayout::input_index`) and the DRNG is reseeded with
-/// `window_seed(seed, index)`, so what a call gets depends on (seed, index) only. `None`:
-/// the reference protocol's order (no seeking, one seeding) or relayed inputs (the parent
-/// relays each window's entries in that order, `pqperf_measure::relay`).
+/// on its argv, not relayed: the output check's replay, a driver started by hand): at the
+/// start of each window (the warm-ups, every trial, the memory pass) the next call takes the
+/// input of its input index (`pqperf_model::stream::CallLayout::input_index`) and the window
+/// is entered as the parent's relayed `go` enters it ([`enter_window`] with
+/// `WindowInput::of(seed, index)`), so what a call gets depends on (seed, index) only.
+/// `None`: the reference protocol's order (no seeking, one seeding) or relayed inputs (the
+/// parent relays each window's seed or entries with its `go`, `pqperf_measure::relay`).
 pub(crate) struct Stream {
     layout: pqperf_model::stream::CallLayout,
     seed: [u8; pqperf_model::stream::SEED_BYTES],
-    drng: Drng,
 }
 
-/// The library's DRNG, for reseeding.
-enum Drng {
+/// The library's DRNG, for reseeding at each window.
+pub(crate) enum Drng {
     Nist(NistRng),
     Iccs(IccsDrng),
 }
 
+impl Drng {
+    /// Seeds the DRNG (0: done).
+    pub(crate) fn seed(&self, s: &[u8; pqperf_model::stream::SEED_BYTES]) -> i32 {
+        match self {
+            Drng::Nist(r) => r.seed(s),
+            Drng::Iccs(d) => d.seed(s),
+        }
+    }
+}
+
+/// Enters window `w`: the next call takes the input of index `w.index` (its message, on the
+/// window's own base message `window_message_base(w.seed)`, or its pool entry) and the DRNG
+/// is reseeded with `w.seed`.
+pub(crate) fn enter_window(p: &mut Prepared, w: &pqperf_model::stream::WindowInput) -> R<()> {
+    p.op.seek_input(w.index);
+    p.op.rebase_messages(pqperf_model::stream::window_message_base(&w.seed));
+    let rc = p.drng.as_ref().map_or(0, |d| d.seed(&w.seed));
+    if rc != 0 {
+        return Err(setup("DRNG reseeding failed"));
+    }
+    Ok(())
+}
+
 impl Stream {
-    pub(crate) fn new(a: &DriverArgs, lib: &Library, sampled: bool) -> R<Option<Stream>> {
-        let Some(seed) = a.seed.filter(|_| !a.relayed) else {
-            return Ok(None);
-        };
-        let missing = |e: pqperf_ffi::dl::DlError| usage(format!("missing symbol: {e}"));
-        let drng = match a.api {
-            ApiSpec::Iccs => Drng::Iccs(IccsDrng::new(lib).map_err(missing)?),
-            ApiSpec::Nist { .. } => Drng::Nist(NistRng::new(lib).map_err(missing)?),
-        };
-        Ok(Some(Stream {
+    pub(crate) fn new(a: &DriverArgs, sampled: bool) -> Option<Stream> {
+        let seed = a.seed.filter(|_| !a.relayed)?;
+        Some(Stream {
             layout: pqperf_model::stream::CallLayout {
                 warmups: a.warmups,
                 trials: u64::from(a.trials),
@@ -233,34 +249,28 @@ impl Stream {
                 own_stream: true,
             },
             seed,
-            drng,
-        }))
+        })
     }
 
     /// Positions the inputs and the DRNG for the window whose first call is at `position`.
     pub(crate) fn at(s: &Option<Stream>, p: &mut Prepared, position: u64) -> R<()> {
         let Some(s) = s else { return Ok(()) };
         let i = s.layout.input_index(position);
-        p.op.seek_input(i);
-        let w = pqperf_model::stream::window_seed(&s.seed, i);
-        let rc = match &s.drng {
-            Drng::Nist(r) => r.seed(&w),
-            Drng::Iccs(d) => d.seed(&w),
-        };
-        if rc != 0 {
-            return Err(setup("DRNG reseeding failed"));
-        }
-        Ok(())
+        enter_window(p, &pqperf_model::stream::WindowInput::of(&s.seed, i))
     }
 }
 
-/// Loads one window's relayed inputs into the operation's pool.
+/// Loads one window's relayed inputs: a verify/dec pool's entries, or the window's seed and
+/// first input index (a window-seeded operation, `pqperf_model::stream::WindowInput`).
 fn load_window(p: &mut Prepared, b: &[u8]) -> Result<(), String> {
     p.stats.rejected.clear();
     match &mut p.op {
         Op::SigVerify { pool, .. } | Op::NSignVerify(_, _, pool) => pool.load(b),
         Op::KemDec { pool, .. } | Op::NKemDec(_, _, pool) => pool.load(b),
-        _ => Ok(()),
+        _ => {
+            let w = pqperf_model::stream::WindowInput::decode(b)?;
+            enter_window(p, &w).map_err(|Fail(_, m)| m)
+        }
     }
 }
 
@@ -321,20 +331,26 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
         affinity::pin_to(c).map_err(|e| usage(format!("cannot pin to CPU {c}: {e}")))?;
     }
     procinfo::disable_core_dumps();
-    // A relayed process takes its key and warm-up inputs from the parent first.
-    let relay = if a.relayed {
+    // A relayed process takes its key and warm-up inputs (verify, dec) or its setup seed
+    // and the warm-ups' window (a window-seeded operation) from the parent first.
+    let mut relay = None;
+    let mut seeded = None;
+    if a.relayed {
         let b = gate
             .setup()
             .ok_or_else(|| usage("--relayed: no setup word on the control pipe"))?;
-        Some(Relay::parse_setup(&b).map_err(setup)?)
-    } else {
-        None
-    };
+        if pqperf_model::stream::window_seeded(&a.op) {
+            seeded = Some(pqperf_model::stream::WindowInput::parse_setup(&b).map_err(setup)?);
+        } else {
+            relay = Some(Relay::parse_setup(&b).map_err(setup)?);
+        }
+    }
+    let seed = seeded.map_or_else(|| prep_seed(a), |(s, _)| s);
     let lib = Library::open(&a.lib).map_err(|e| usage(e.to_string()))?;
     let mut head = Vec::new();
     let mut p = match a.api {
-        ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head, relay.as_ref())?,
-        ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head, relay.as_ref())?,
+        ApiSpec::Iccs => prepare_iccs(&lib, a, &mut head, relay.as_ref(), &seed)?,
+        ApiSpec::Nist { .. } => prepare_nist(&lib, a, &mut head, relay.as_ref(), &seed)?,
     };
     if !p.op.guards_intact() {
         return Err(setup(
@@ -396,8 +412,11 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
     );
     let _ = writeln!(o.0, "PQPERF\tcounter\t{}", counter.kind().evidence_name());
     let _ = writeln!(o.0, "PQPERF\tpeak_rss_reset\t{}", peak_reset);
-    let stream = Stream::new(a, &lib, a.samples && step.is_none())?;
+    let stream = Stream::new(a, a.samples && step.is_none());
     Stream::at(&stream, &mut p, 0)?;
+    if let Some((_, warm)) = &seeded {
+        enter_window(&mut p, warm)?;
+    }
     for _ in 0..a.warmups {
         p.op.call(&mut p.stats)
             .map_err(|e| setup(format!("warm-up operation failed: {e}")))?;

@@ -308,7 +308,10 @@ impl OpRun<'_> {
         // (crate::relay; its own stream: the next index's seed).
         let mut next = args.clone();
         if next.seed.is_some() {
-            next.seed = Some(pqperf_model::stream::process_seed(index + 1));
+            next.seed = Some(pqperf_model::stream::keyed_process_seed(
+                &self.ctx.opts.stream_key,
+                index + 1,
+            ));
         }
         // The first process's output check needs no output of it: its replay starts now,
         // beside it (the same library, off the measuring CPU), and the loop waits only for
@@ -335,6 +338,9 @@ impl OpRun<'_> {
                     json!({
                         "index": index,
                         "seed": pqperf_model::stream::seed_hex(seed),
+                        // The public name of the campaign's stream key the seed derives
+                        // from (the key itself is published after the run).
+                        "key_id": pqperf_model::stream::key_id(&self.ctx.opts.stream_key),
                         // Where its sampled calls sit in the stream, from the argv passed:
                         // what pairing two runs call by call needs (pqperf_compare::streams).
                         "inputs": pqperf_model::stream::CALL_INPUTS,
@@ -616,7 +622,10 @@ impl<'a> OpMeasure<'a> {
             pl.warmups,
         );
         if own_streams(self.p, pl) {
-            a.seed = Some(pqperf_model::stream::process_seed(index));
+            a.seed = Some(pqperf_model::stream::keyed_process_seed(
+                &self.opts.stream_key,
+                index,
+            ));
         }
         a
     }

@@ -50,12 +50,23 @@ pub fn load_allowance_s(bytes: usize, digested: usize) -> f64 {
     LOAD_ABS_S + LOAD_S_PER_BYTE * (bytes + digested) as f64
 }
 
-/// Whether the parent relays the inputs of `a`: verify and dec, in both protocols. (Under the
-/// reference protocol every process uses the reference's fixed, public seed, so the inputs
-/// can still be computed ahead by a library that knows the seed; pqperf's own protocol gives
-/// each process a seed the timing process is never told.)
+/// Whether the parent relays the inputs of `a`: verify and dec in both protocols (a pool made
+/// by a preparer, [`pooled`]), and the window-seeded operations (keygen, sign, enc, exchange:
+/// `pqperf_model::stream::window_seeded`) of a process with its own stream, whose windows'
+/// DRNG seeds and message bases the parent sends with each window's `go`
+/// (`pqperf_model::stream::WindowInput`). (Under the reference protocol every process uses
+/// the reference's fixed, public seed, so the inputs can still be computed ahead by a library
+/// that knows the seed; pqperf's own protocol gives each process a seed, derived from the
+/// campaign's secret stream key, that the timing process is never told.)
 pub fn relayed(a: &DriverArgs) -> bool {
-    !a.prepare && !a.relayed && matches!(a.op.as_str(), "verify" | "dec")
+    !a.prepare
+        && !a.relayed
+        && (pooled(a) || (a.seed.is_some() && pqperf_model::stream::window_seeded(&a.op)))
+}
+
+/// Whether the relayed inputs of `a` are a pool made by a preparer process (verify, dec).
+pub fn pooled(a: &DriverArgs) -> bool {
+    matches!(a.op.as_str(), "verify" | "dec")
 }
 
 /// The argv of the timing process of relayed `a`: no seed, `--relayed` (every timing process
@@ -157,7 +168,7 @@ const AHEAD_MAX: usize = 8;
 /// preparer, which is not pinned to the measuring CPU), so that it runs while the process
 /// before it is timed: [`prepare`] then finds it ready (pipelining, issue 41).
 pub fn prepare_ahead(exe: &DriverExe, a: &DriverArgs, timeout: Duration) {
-    if !relayed(a) {
+    if !relayed(a) || !pooled(a) {
         return;
     }
     let key = prep_key(exe, a);
@@ -187,6 +198,17 @@ pub fn prepare_ahead(exe: &DriverExe, a: &DriverArgs, timeout: Duration) {
 /// The preparation of relayed `a`: started ahead ([`prepare_ahead`]), kept (the reference's
 /// fixed seed), or made now.
 pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Prepared, String> {
+    if !pooled(a) {
+        // Window-seeded: the parent derives every window itself, nothing to prepare.
+        return Ok(Prepared {
+            key: Vec::new(),
+            ct_len: 0,
+            ss_len: 0,
+            entries: Vec::new(),
+            expected: Vec::new(),
+            wall_s: 0.0,
+        });
+    }
     let key = prep_key(exe, a);
     if a.seed.is_none()
         && let Ok(f) = FIXED.lock()
@@ -274,6 +296,8 @@ pub struct Plan {
     /// The preparer's wall seconds.
     pub prepare_s: f64,
     verify: bool,
+    /// Window seeds relayed (a window-seeded operation), no pool.
+    seeded: bool,
 }
 
 /// The parent's own randomness (SipHash keyed from the operating system, stepped per call).
@@ -293,6 +317,11 @@ impl Plan {
 
     /// [`Plan::new`] with the parent's randomness `draw`.
     pub fn with_draw(a: &DriverArgs, p: &Prepared, draw: &mut dyn FnMut() -> u64) -> Plan {
+        if !pooled(a)
+            && let Some(seed) = &a.seed
+        {
+            return Plan::seeded(a, seed, p.wall_s);
+        }
         let n = p.entries.len() as u64;
         let verify = a.op == "verify";
         let layout = pqperf_model::stream::CallLayout {
@@ -357,12 +386,58 @@ impl Plan {
             windows,
             prepare_s: p.wall_s,
             verify,
+            seeded: false,
+        }
+    }
+
+    /// The windows of window-seeded process `a` with stream `seed`: the setup payload is the
+    /// one-way setup seed (its key pair) and the warm-ups' window, every timed window's
+    /// payload its `WindowInput` (seed `window_seed(seed, i)`, first input index `i`), the
+    /// same windows a process with the seed on its argv enters (the replay).
+    fn seeded(a: &DriverArgs, seed: &[u8; pqperf_model::stream::SEED_BYTES], prep: f64) -> Plan {
+        use pqperf_model::stream::WindowInput;
+        let layout = pqperf_model::stream::CallLayout {
+            warmups: a.warmups,
+            trials: u64::from(a.trials),
+            iters: a.iters,
+            sampled: a.samples,
+            own_stream: true,
+        };
+        let at = |c: u64| WindowInput::of(seed, layout.input_index(c));
+        let setup = WindowInput::setup_payload(seed, &at(0));
+        let sample_calls = a.iters.min(pqperf_driver::SAMPLE_CALLS);
+        let mut shapes: Vec<(u64, bool)> = vec![(a.iters, false); a.trials as usize];
+        if a.samples && sample_calls > 0 {
+            shapes.extend(std::iter::repeat_n((sample_calls, true), a.trials as usize));
+        }
+        let mut c = a.warmups;
+        let mut windows = Vec::new();
+        for (calls, sampled) in shapes {
+            windows.push(Window {
+                payload: at(c).encode(),
+                calls,
+                loaded: 1,
+                tampered: None,
+                expect_dec: None,
+                sampled,
+            });
+            c += calls;
+        }
+        Plan {
+            setup,
+            windows,
+            prepare_s: prep,
+            verify: false,
+            seeded: true,
         }
     }
 
     /// The bytes of shared secret digested at the loading before window `w` (0-based): the
     /// last window's outputs.
     pub fn digested_before(&self, w: usize) -> usize {
+        if self.seeded {
+            return 0;
+        }
         match (
             self.verify,
             w.checked_sub(1).and_then(|i| self.windows.get(i)),
@@ -375,6 +450,17 @@ impl Plan {
     /// Problems found in the driver's result `lines` (empty: every check held), and the
     /// evidence.
     pub fn check(&self, lines: &[String]) -> (Vec<String>, Value) {
+        if self.seeded {
+            // Nothing to check line by line: the outputs of these windows are checked by the
+            // replay (crate::outcheck), which enters the same windows.
+            let ev = json!({
+                "preparer": "none: the parent relays each window's DRNG seed and first input index with its go",
+                "windows": self.windows.len(),
+                "check": "outputs replayed (output_check)",
+                "problems": [],
+            });
+            return (Vec::new(), ev);
+        }
         let mut bad = Vec::new();
         let mut reported: std::collections::HashMap<usize, String> = Default::default();
         let key = if self.verify {
@@ -451,7 +537,7 @@ impl Plan {
     /// The output digest the replay of an honest library gives for the verify windows:
     /// the rejections of unaltered entries after every window, counted as the driver does.
     pub fn verify_digest(&self, lines: &[String]) -> Option<String> {
-        if !self.verify {
+        if !self.verify || self.seeded {
             return None;
         }
         let positions = |w: usize| -> Vec<u64> {
@@ -625,6 +711,57 @@ mod tests {
         assert_eq!(s[0].len(), 4);
         assert!(!s[0].contains(&(10 + t[2])));
         assert!(!s[1].contains(&(20 + t[3])));
+    }
+
+    #[test]
+    fn window_seeded_processes_get_each_windows_seed_with_its_go() {
+        use pqperf_model::stream::{CallLayout, WindowInput, setup_seed};
+        let a = args("sign");
+        assert!(relayed(&a) && !pooled(&a));
+        let mut fixed = a.clone();
+        fixed.seed = None;
+        assert!(!relayed(&fixed), "the reference's public seed: not relayed");
+        let t = timing_args(&a);
+        assert!(t.relayed && t.seed.is_none());
+        let p = prepare(
+            &DriverExe {
+                exe: "/nonexistent".into(),
+                cwd: ".".into(),
+            },
+            &a,
+            Duration::from_secs(1),
+        )
+        .unwrap();
+        let plan = Plan::new(&a, &p);
+        let seed = a.seed.unwrap();
+        let l = CallLayout {
+            warmups: 2,
+            trials: 2,
+            iters: 5,
+            sampled: true,
+            own_stream: true,
+        };
+        let (ss, warm) = WindowInput::parse_setup(&plan.setup).unwrap();
+        assert_eq!(ss, setup_seed(&seed));
+        assert_eq!(warm, WindowInput::of(&seed, l.input_index(0)));
+        // Reference windows at positions 2, 7; sampled at 12, 17 (input indices 0, 5).
+        let at: Vec<u64> = plan
+            .windows
+            .iter()
+            .map(|w| WindowInput::decode(&w.payload).unwrap().index)
+            .collect();
+        assert_eq!(at, [12, 17, 0, 5]);
+        for w in &plan.windows {
+            let wi = WindowInput::decode(&w.payload).unwrap();
+            assert_eq!(wi, WindowInput::of(&seed, wi.index));
+            assert!(!w.payload.windows(48).any(|x| x == seed), "no process seed");
+        }
+        assert!(!plan.setup.windows(48).any(|x| x == seed));
+        let (bad, ev) = plan.check(&[]);
+        assert!(bad.is_empty());
+        assert_eq!(ev["windows"], 4);
+        assert_eq!(plan.digested_before(1), 0);
+        assert_eq!(plan.verify_digest(&[]), None);
     }
 
     #[test]

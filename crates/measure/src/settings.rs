@@ -27,4 +27,7 @@ pub struct UnitSettings {
     /// `--target-ci`: the relative half-width (0.01 = ±1 %) the short-trial protocol runs to
     /// (`crate::decide`); `None` is the reference protocol.
     pub target_ci: Option<f64>,
+    /// The secret key pqperf's own protocol derives its processes' stream seeds from
+    /// (`pqperf_model::stream::keyed_process_seed`, issue 36).
+    pub stream_key: [u8; pqperf_model::stream::KEY_BYTES],
 }

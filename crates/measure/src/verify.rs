@@ -31,7 +31,8 @@
 //!   interval can start. The thread's on-CPU and run-queue time after the arrival is at most
 //!   the claim × (1 + [`WINDOW_REL`]) + the same tolerance + [`WINDOW_WAITS_ALLOWED`] mean
 //!   waits of the window (its untimed work after the interval may be preempted) +
-//!   [`WINDOW_WAIT_ABS_S`]; a candidate that claims its CPU time in place of its wall time
+//!   [`WINDOW_WAIT_ABS_S`], these two only when the thread waited again after its arrival
+//!   (a window without such a wait can hide none); a candidate that claims its CPU time in place of its wall time
 //!   on a busy CPU is caught (the evidence keeps `window_run_delay_s`, `window_wake_wait_s`,
 //!   `window_main_s` and `window_wait_allowance_s`, checked again by `validate` through
 //!   `pqperf_model::kernelcheck`). No process of the child may end between two gates, every reading
@@ -531,11 +532,15 @@ fn main_window(a: &Reading, b: &Reading) -> Option<MainWindow> {
     let run_s = ns(e.run_ns.saturating_sub(s.run_ns));
     let rest_wait = ns(e.run_delay_ns.saturating_sub(s.run_delay_ns));
     let rest_arrivals = e.pcount.saturating_sub(s.pcount);
+    // The allowance follows what the kernel shows of the window: a thread that never waited
+    // again after its arrival (no arrival since: every wait ends with one) held no wait an
+    // interval could hide, and its bound is the CPU bound's alone; one that waited gets two
+    // of its mean waits and the fixed slice (issue 36).
     let allowance_s = if rest_arrivals == 0 {
         0.0
     } else {
-        WINDOW_WAITS_ALLOWED * rest_wait / rest_arrivals as f64
-    } + WINDOW_WAIT_ABS_S;
+        WINDOW_WAITS_ALLOWED * rest_wait / rest_arrivals as f64 + WINDOW_WAIT_ABS_S
+    };
     Some(MainWindow {
         wake_s,
         run_s,
@@ -1062,6 +1067,38 @@ mod tests {
         // Waits within the allowance (two mean waits: the untimed work's) are not a forgery.
         let (bad, _) = check_with(0.1, 0.001);
         assert!(bad.is_empty(), "{bad:?}");
+    }
+
+    #[test]
+    fn a_window_without_waits_after_the_arrival_gets_no_wait_allowance() {
+        use pqperf_ffi::procinfo::TaskSched;
+        let task = |run_ns: u64, run_delay_ns: u64, pcount: u64| TaskSched {
+            tid: 7,
+            run_ns,
+            run_delay_ns,
+            pcount,
+        };
+        let reading = |tasks: Vec<TaskSched>, arrival: Option<Vec<TaskSched>>| Reading {
+            line: 0,
+            cpu_ns: 0,
+            settled: true,
+            pids: Vec::new(),
+            tasks,
+            at_s: 0.0,
+            arrival,
+            closing: None,
+        };
+        // Arrived once after `go` (after a 5 ms wait) and ran 50 ms without waiting again.
+        let a = reading(vec![task(0, 0, 1)], Some(vec![task(0, 5_000_000, 2)]));
+        let b = reading(vec![task(50_000_000, 5_000_000, 2)], None);
+        let m = main_window(&a, &b).unwrap();
+        assert_eq!((m.wake_s, m.allowance_s), (0.005, 0.0));
+        assert_eq!(m.busy_s, 0.05);
+        // Preempted twice after it (4 ms of waits): two mean waits and the fixed slice.
+        let b = reading(vec![task(50_000_000, 9_000_000, 4)], None);
+        let m = main_window(&a, &b).unwrap();
+        assert!((m.allowance_s - (2.0 * 0.002 + WINDOW_WAIT_ABS_S)).abs() < 1e-12);
+        assert!((m.busy_s - 0.054).abs() < 1e-12);
     }
 
     #[test]

@@ -131,6 +131,14 @@ evidence_struct! {
         /// efficiency (Σ timed ÷ phase wall) and the driver processes' parts.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub measure_budget: Option<Value>,
+        /// The stream keys the measure phases of pqperf's own protocol derived their
+        /// processes' seeds from (`stream::keyed_process_seed`), written once the phase has
+        /// measured (never while candidate code runs): `key_id` (what each process entry's
+        /// `stream.key_id` names), `key` (64 hex characters: anyone can now recompute every
+        /// seed), `reused` (`--stream-key`: the inputs were predictable from an earlier
+        /// run's published key).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub stream_keys: Option<Vec<Value>>,
     }
 }
 

@@ -1,27 +1,34 @@
 //! Input streams of timing-driver processes (issue 37, docs/statistics.md "Independent
-//! streams"): the 48-byte DRNG seed a driver process starts from and the per-call messages it
-//! signs.
+//! streams"; issue 36, docs/threat-model.md): the 48-byte DRNG seed a driver process starts
+//! from and the per-call messages it signs.
 //!
 //! The reference seeds every process with [`REFERENCE_SEED`] (`00 01 … 2f`), so every process
 //! draws the same keys, the same randomness and (for variable-time operations) the same
 //! rejection counts. pqperf's own protocol (`--target-ci`) gives process `i` of an operation
-//! the seed [`process_seed`]`(i)`:
+//! the seed [`keyed_process_seed`]`(key, i)`:
 //!
 //! ```text
-//! block(k) = SHA-256("pqperf stream v1" ‖ REFERENCE_SEED ‖ u64_le(i) ‖ u8(k))
+//! block(k) = SHA-256("pqperf keyed stream v3" ‖ key ‖ u64_le(i) ‖ u8(k))
 //! seed(i)  = block(0)[0..32] ‖ block(1)[0..16]
 //! ```
 //!
-//! so its processes are independent samples of the operation's variability and anyone can
-//! recompute a process's seed from its index. The seed is passed on the driver's argv
-//! (`--seed HEX`, [`seed_hex`] / [`parse_seed_hex`]) and recorded in the process entry
-//! (`stream`: `index`, `seed`, and what pairing two runs call by call needs: the mapping
+//! where `key` is the run's secret stream key ([`fresh_key`], or an earlier run's reused on
+//! purpose), published only after the run: its processes are independent samples of the
+//! operation's variability, anyone can recompute a seed afterwards, and no candidate can
+//! before ([`process_seed`], the public derivation of earlier versions, stays for the count
+//! phase and tests). The seed is recorded in the process entry (`stream`: `index`, `seed`,
+//! `key_id` ([`key_id`]), and what pairing two runs call by call needs: the mapping
 //! [`CALL_INPUTS`], the call index of the first sampled call [`first_sampled_call`] and the
-//! number of sampled trials).
+//! number of sampled trials). A timing process is never told it: it gets a one-way
+//! [`setup_seed`] for its preparation and each window's [`WindowInput`] with the parent's
+//! `go` that opens the window (keygen, sign, enc, exchange: [`window_seeded`]; verify and dec
+//! get relayed pools). A driver given `--seed HEX` ([`seed_hex`] / [`parse_seed_hex`]: the
+//! replay, the preparer, a run by hand) derives the same windows itself.
 //!
 //! Messages: a signing process signs a different 64-byte message in every call (issue 36,
-//! "no repeated inputs"): the call with input index `n` signs [`base_message`] with
-//! `u64_le(n)` XORed into its first 8 bytes ([`message_for_call`]).
+//! "no repeated inputs"): the call with input index `n` in a window with DRNG seed `w` signs
+//! [`window_message_base`]`(w)` with `u64_le(n)` XORed into its first 8 bytes
+//! ([`message_for_call`]); verify's pool signs [`base_message`] of the process seed that way.
 //!
 //! Input indices ([`CallLayout::input_index`]): under pqperf's own protocol the sampled
 //! trials' calls take the indices `0, 1, …` (a block fixed whatever the calibrated calls per
@@ -39,7 +46,7 @@ use sha2::{Digest, Sha256};
 /// what `pqperf compare` pairs on (`pqperf_compare::streams`). Any change of what call `n`
 /// receives (its message, its randomness, where its bytes come from) must change this name,
 /// so that records made before and after are not paired.
-pub const CALL_INPUTS: &str = "seed+call-index v2";
+pub const CALL_INPUTS: &str = "seed+call-index v3";
 
 /// Calls of one sampled trial at most (the driver's `SAMPLE_CALLS`).
 pub const SAMPLE_CALLS_MAX: u64 = 400;
@@ -167,6 +174,178 @@ pub fn process_seed(index: u64) -> [u8; SEED_BYTES] {
     s[..32].copy_from_slice(&block(0));
     s[32..].copy_from_slice(&block(1)[..16]);
     s
+}
+
+/// Bytes of a campaign's stream key ([`keyed_process_seed`]).
+pub const KEY_BYTES: usize = 32;
+
+/// Domain separation of the keyed derivation.
+pub const KEYED_STREAM_DOMAIN: &[u8] = b"pqperf keyed stream v3";
+
+/// The seed of process `index` of an operation under pqperf's own protocol with the
+/// campaign's secret stream `key` (issue 36: a candidate cannot compute its inputs ahead,
+/// not even from a table embedded in its source, since the key is drawn fresh from the
+/// operating system for every run unless an earlier run's key is reused on purpose):
+/// `block(k) = SHA-256("pqperf keyed stream v3" ‖ key ‖ u64_le(index) ‖ u8(k))`, the seed
+/// `block(0)[0..32] ‖ block(1)[0..16]`. One-way: a process's seed (recorded in its process
+/// entry) tells nothing of another process's seed or of the key.
+pub fn keyed_process_seed(key: &[u8; KEY_BYTES], index: u64) -> [u8; SEED_BYTES] {
+    let block = |k: u8| {
+        let mut h = Sha256::new();
+        h.update(KEYED_STREAM_DOMAIN);
+        h.update(key);
+        h.update(index.to_le_bytes());
+        h.update([k]);
+        h.finalize()
+    };
+    let mut s = [0u8; SEED_BYTES];
+    s[..32].copy_from_slice(&block(0));
+    s[32..].copy_from_slice(&block(1)[..16]);
+    s
+}
+
+/// The public name of a stream key (`stream.key_id` in every process entry): the first 8
+/// bytes of SHA-256("pqperf stream key id" ‖ key), hex. Two records whose processes were
+/// seeded from the same key have the same name; the name does not reveal the key.
+pub fn key_id(key: &[u8; KEY_BYTES]) -> String {
+    let mut h = Sha256::new();
+    h.update(b"pqperf stream key id");
+    h.update(key);
+    hex::encode(&h.finalize()[..8])
+}
+
+/// A fresh stream key from the operating system's randomness (`/dev/urandom`).
+pub fn fresh_key() -> std::io::Result<[u8; KEY_BYTES]> {
+    use std::io::Read;
+    let mut k = [0u8; KEY_BYTES];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut k)?;
+    Ok(k)
+}
+
+/// A stream key as 64 hex characters (what [`parse_key_hex`] reads).
+pub fn key_hex(key: &[u8; KEY_BYTES]) -> String {
+    hex::encode(key)
+}
+
+/// Parses a stream key written as 64 hex characters.
+pub fn parse_key_hex(s: &str) -> Result<[u8; KEY_BYTES], String> {
+    let v = hex::decode(s.trim()).map_err(|e| format!("stream key: {e}"))?;
+    v.try_into().map_err(|v: Vec<u8>| {
+        format!(
+            "stream key: {} bytes, {KEY_BYTES} expected (64 hex characters)",
+            v.len()
+        )
+    })
+}
+
+/// Whether an operation's timing processes get their DRNG seed and messages window by
+/// window with the parent's `go` (issue 36; [`WindowInput`]): the operations whose timed
+/// inputs come from the DRNG and the per-call messages. Verify and dec get relayed pools
+/// (`pqperf_measure::relay`); hash has no input beyond its fixed message.
+pub fn window_seeded(op: &str) -> bool {
+    matches!(op, "keygen" | "sign" | "enc" | "exchange")
+}
+
+/// The DRNG seed a window-seeded process prepares with (its key pair for sign and enc):
+/// SHA-256("pqperf setup v3" ‖ seed ‖ u8(k)), k = 0, 1. One-way, so the timing process,
+/// which is told only this seed before its first gate, learns nothing of its windows' seeds.
+pub fn setup_seed(seed: &[u8; SEED_BYTES]) -> [u8; SEED_BYTES] {
+    let block = |k: u8| {
+        let mut h = Sha256::new();
+        h.update(b"pqperf setup v3");
+        h.update(seed);
+        h.update([k]);
+        h.finalize()
+    };
+    let mut s = [0u8; SEED_BYTES];
+    s[..32].copy_from_slice(&block(0));
+    s[32..].copy_from_slice(&block(1)[..16]);
+    s
+}
+
+/// The base message of the window whose DRNG seed is `wseed` ([`window_seed`]):
+/// SHA-256("pqperf window message v3" ‖ wseed ‖ u8(k)), k = 0, 1. Call `n` of the window (its
+/// input index) signs it with `u64_le(n)` XORed into its first 8 bytes
+/// ([`message_for_call`]), so no window's messages follow from another's.
+pub fn window_message_base(wseed: &[u8; SEED_BYTES]) -> [u8; 64] {
+    let mut m = [0u8; 64];
+    for k in 0..2u8 {
+        let mut h = Sha256::new();
+        h.update(b"pqperf window message v3");
+        h.update(wseed);
+        h.update([k]);
+        m[32 * k as usize..32 * (k as usize + 1)].copy_from_slice(&h.finalize());
+    }
+    m
+}
+
+/// What opens one window of a window-seeded process: the window's DRNG seed
+/// ([`window_seed`]) and the input index of its first call. Relayed by the parent with the
+/// `go` of that window (56 bytes: seed ‖ u64_le(index)); a process with its seed on its argv
+/// (the replay, a driver started by hand) derives the same itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowInput {
+    /// The window's DRNG seed.
+    pub seed: [u8; SEED_BYTES],
+    /// The input index of its first call.
+    pub index: u64,
+}
+
+/// Bytes of an encoded [`WindowInput`].
+pub const WINDOW_INPUT_BYTES: usize = SEED_BYTES + 8;
+
+impl WindowInput {
+    /// The window of process `seed` whose first call has input `index`.
+    pub fn of(seed: &[u8; SEED_BYTES], index: u64) -> WindowInput {
+        WindowInput {
+            seed: window_seed(seed, index),
+            index,
+        }
+    }
+
+    /// seed ‖ u64_le(index).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = self.seed.to_vec();
+        v.extend_from_slice(&self.index.to_le_bytes());
+        v
+    }
+
+    /// Parses what [`WindowInput::encode`] writes.
+    pub fn decode(b: &[u8]) -> Result<WindowInput, String> {
+        if b.len() != WINDOW_INPUT_BYTES {
+            return Err(format!(
+                "window input of {} bytes, {WINDOW_INPUT_BYTES} expected",
+                b.len()
+            ));
+        }
+        Ok(WindowInput {
+            seed: b[..SEED_BYTES].try_into().expect("48 bytes"),
+            index: u64::from_le_bytes(b[SEED_BYTES..].try_into().expect("8 bytes")),
+        })
+    }
+
+    /// The setup payload of a window-seeded process: its [`setup_seed`] and the warm-ups'
+    /// window.
+    pub fn setup_payload(seed: &[u8; SEED_BYTES], warm: &WindowInput) -> Vec<u8> {
+        let mut v = setup_seed(seed).to_vec();
+        v.extend_from_slice(&warm.encode());
+        v
+    }
+
+    /// Parses a setup payload: (setup seed, the warm-ups' window).
+    pub fn parse_setup(b: &[u8]) -> Result<([u8; SEED_BYTES], WindowInput), String> {
+        if b.len() != SEED_BYTES + WINDOW_INPUT_BYTES {
+            return Err(format!(
+                "window-seeded setup of {} bytes, {} expected",
+                b.len(),
+                SEED_BYTES + WINDOW_INPUT_BYTES
+            ));
+        }
+        Ok((
+            b[..SEED_BYTES].try_into().expect("48 bytes"),
+            WindowInput::decode(&b[SEED_BYTES..])?,
+        ))
+    }
 }
 
 /// Lower-case hex of a seed (96 characters).
@@ -325,6 +504,33 @@ mod tests {
         assert_ne!(window_seed(&s, 0), window_seed(&s, 1));
         assert_ne!(window_seed(&s, 0), window_seed(&process_seed(4), 0));
         assert_eq!(window_seed(&s, 9), window_seed(&s, 9));
+    }
+
+    #[test]
+    fn keyed_seeds_depend_on_the_key_and_window_inputs_round_trip() {
+        let (k1, k2) = ([1u8; KEY_BYTES], [2u8; KEY_BYTES]);
+        assert_ne!(keyed_process_seed(&k1, 0), keyed_process_seed(&k2, 0));
+        assert_ne!(keyed_process_seed(&k1, 0), keyed_process_seed(&k1, 1));
+        assert_ne!(keyed_process_seed(&k1, 0), process_seed(0));
+        assert_eq!(key_id(&k1), key_id(&k1));
+        assert_ne!(key_id(&k1), key_id(&k2));
+        assert_eq!(key_id(&k1).len(), 16);
+        assert_eq!(parse_key_hex(&hex::encode(k2)).unwrap(), k2);
+        assert!(parse_key_hex("00ff").unwrap_err().contains("64 hex"));
+        assert_ne!(fresh_key().unwrap(), fresh_key().unwrap());
+        let s = keyed_process_seed(&k1, 3);
+        assert_ne!(setup_seed(&s), s);
+        let w = WindowInput::of(&s, 400);
+        assert_eq!(w.seed, window_seed(&s, 400));
+        assert_eq!(WindowInput::decode(&w.encode()).unwrap(), w);
+        assert!(WindowInput::decode(&w.encode()[1..]).is_err());
+        let (ss, warm) = WindowInput::parse_setup(&WindowInput::setup_payload(&s, &w)).unwrap();
+        assert_eq!((ss, warm), (setup_seed(&s), w));
+        assert_ne!(
+            window_message_base(&w.seed),
+            window_message_base(&WindowInput::of(&s, 0).seed)
+        );
+        assert!(window_seeded("sign") && !window_seeded("verify") && !window_seeded("hash"));
     }
 
     #[test]

@@ -43,8 +43,17 @@ fn env_usize(k: &str, d: usize) -> usize {
         .unwrap_or(d)
 }
 
+/// One stream key for every run of this benchmark (`--stream-key`): each run draws a fresh
+/// secret key otherwise, and runs of different keys are not paired by `compare`.
+fn bench_key() -> &'static str {
+    static KEY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        pqperf_model::stream::key_hex(&pqperf_model::stream::fresh_key().expect("/dev/urandom"))
+    })
+}
+
 /// Calibrates and measures the instances of `run` matching `only` on `cpu` with the
-/// default protocol.
+/// default protocol, every run with the benchmark's stream key.
 fn measure_default(run: &Path, only: &str, cpu: usize, systems: &Path) {
     let cpus = cpu.to_string();
     for phase in ["calibrate", "measure"] {
@@ -66,6 +75,8 @@ fn measure_default(run: &Path, only: &str, cpu: usize, systems: &Path) {
                 "test VM",
                 "--systems",
                 systems.to_str().unwrap(),
+                "--stream-key",
+                bench_key(),
             ],
         );
     }

@@ -153,8 +153,17 @@ fn interleaved(
 fn separate_protocol() -> Vec<&'static str> {
     match std::env::var("PQPERF_BENCH_SEPARATE").as_deref() {
         Ok("reference") => vec!["--trial-target", "0.01"],
-        _ => vec!["--target-ci", "1"],
+        // One stream key for every separate run, so that `compare` pairs their streams.
+        _ => vec!["--target-ci", "1", "--stream-key", bench_key()],
     }
+}
+
+/// The stream key of this benchmark's separate runs (drawn once).
+fn bench_key() -> &'static str {
+    static KEY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| {
+        pqperf_model::stream::key_hex(&pqperf_model::stream::fresh_key().expect("/dev/urandom"))
+    })
 }
 
 /// A fresh copy of the template run directory holding only `label`, measured once.

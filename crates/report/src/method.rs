@@ -567,26 +567,54 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
         .collect();
     let mut out = vec!["- Robust estimate (pqperf): after the reference trials, which read no clock per call, each process runs as many sampled trials of at most 400 calls that read the tick counter after every call. This estimate with its 95 % interval is the headline figure of this dataset (summary, rankings, exports); the reference mean stays beside it. Every figure is recomputed by `pqperf validate` from the stored calls.".to_string()];
     // Input streams: pqperf's own protocol seeds each process apart (`stream` in the process
-    // entry); the reference protocol keeps the reference's fixed seed.
-    let (streamed, fixed) = v
+    // entry) from the run's stream key; the reference protocol keeps the reference's fixed
+    // seed. Which inputs a candidate could know ahead (issue 36).
+    let published: std::collections::BTreeMap<&str, bool> = v
+        .campaign
+        .pqperf
+        .as_ref()
+        .and_then(|p| p.stream_keys.as_ref())
+        .into_iter()
+        .flatten()
+        .filter_map(|k| {
+            Some((
+                k["key_id"].as_str()?,
+                k["reused"].as_bool().unwrap_or(false),
+            ))
+        })
+        .collect();
+    let (mut secret, mut reused, mut public, mut fixed) = (0, 0, 0, 0);
+    for r in v
         .records
         .iter()
         .filter(|r| r.rec.pqperf.as_ref().is_some_and(|p| p.robust.is_some()))
-        .fold((0, 0), |(s, f), r| {
-            if r.rec
-                .processes
-                .iter()
-                .any(|p| p.extra.contains_key("stream"))
-            {
-                (s + 1, f)
-            } else {
-                (s, f + 1)
-            }
+    {
+        let key = r.rec.processes.iter().find_map(|p| {
+            let s = p.extra.get("stream")?;
+            Some(s.get("key_id").and_then(|k| k.as_str()))
         });
+        match key {
+            None => fixed += 1,
+            Some(None) => public += 1,
+            Some(Some(id)) if published.get(id) == Some(&false) => secret += 1,
+            Some(Some(_)) => reused += 1,
+        }
+    }
+    let streamed = secret + reused + public;
     if streamed > 0 {
-        out.push(format!("- Input streams: in {streamed} record(s) every driver process drew its own inputs (DRNG seed = SHA-256 of \"pqperf stream v1\", the reference seed and the process index; recorded as `stream` in each process entry), so the processes are independent samples of the operation's variability{}.", if fixed > 0 { format!("; the other {fixed} record(s) kept the reference's fixed seed in every process (reference protocol, for parity with the reference's figures)") } else { String::new() }));
+        let mut parts = Vec::new();
+        if secret > 0 {
+            parts.push(format!("in {secret} record(s) the seeds derive from the run's secret stream key (fresh from the operating system, published in campaign.json `pqperf.stream_keys` after the measure phase), and each timing process got its windows' seeds only with the parent's go that opened them, so no candidate could compute its timed inputs ahead"));
+        }
+        if reused > 0 {
+            parts.push(format!("in {reused} record(s) the key was reused from an earlier run (`--stream-key`, for pairing), so their inputs were predictable from that run's published key"));
+        }
+        if public > 0 {
+            parts.push(format!("in {public} record(s) the seeds derive from public constants (recorded before the stream key), so their inputs were predictable"));
+        }
+        out.push(format!("- Input streams: every driver process drew its own inputs (its DRNG seed and messages from its own seed, recorded as `stream` in each process entry), so the processes are independent samples of the operation's variability; {}{}.", parts.join("; "), if fixed > 0 { format!("; the other {fixed} record(s) kept the reference's fixed, public seed in every process (reference protocol, for parity with the reference's figures): their inputs are public") } else { String::new() }));
     } else if fixed > 0 {
-        out.push("- Input streams: every driver process used the reference's fixed DRNG seed (the reference protocol, for parity with the reference's figures), so its processes repeat the same inputs and the interval measures timing noise of one set of calls.".to_string());
+        out.push("- Input streams: every driver process used the reference's fixed DRNG seed (the reference protocol, for parity with the reference's figures), so its processes repeat the same inputs and the interval measures timing noise of one set of calls; the inputs are public, so a library could compute them ahead.".to_string());
     }
     if estimators.contains("p50") {
         out.push("- Fixed-work operations: the median call, with a seeded two-level percentile bootstrap interval (trials, then calls within them; 1000 replicates).".to_string());

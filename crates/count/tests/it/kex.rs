@@ -65,6 +65,7 @@ fn every_timed_step_is_counted_identically_in_two_runs_and_adds_up_to_the_exchan
         calibration_timeout: Duration::from_secs(120),
         planning: pqperf_measure::plan::reference_planning(),
         target_ci: None,
+        stream_key: [0; pqperf_model::stream::KEY_BYTES],
     };
     let cal = pqperf_measure::calibrate::calibrate_one(
         &unit,

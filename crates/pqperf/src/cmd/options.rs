@@ -174,6 +174,16 @@ pub struct CampaignCommon {
     /// stale and done again); the log and campaign.json (`pqperf.stale_kept`) say so.
     #[arg(long)]
     keep_stale: bool,
+    /// Reuse an earlier run's stream key (64 hex characters: `key` in its campaign.json
+    /// `pqperf.stream_keys`) so that this run's processes get the same input streams and
+    /// `compare` can pair them call by call. Without it every run draws a fresh secret key,
+    /// so no candidate can know its inputs before their window opens.
+    #[arg(long, value_name = "HEX", value_parser = parse_stream_key)]
+    stream_key: Option<[u8; pqperf_model::stream::KEY_BYTES]>,
+}
+
+fn parse_stream_key(s: &str) -> Result<[u8; pqperf_model::stream::KEY_BYTES], String> {
+    pqperf_model::stream::parse_key_hex(s)
 }
 
 /// A checking error of the campaign side as a refusal (exit 2) naming what it refused.
@@ -225,6 +235,7 @@ impl CampaignCommon {
         o.iccs_baseline = self.iccs_baseline;
         o.redo = self.redo;
         o.keep_stale = self.keep_stale;
+        o.stream_key = self.stream_key;
         Ok(o)
     }
 

@@ -15,6 +15,13 @@
 //! - **garbage dec** (`testdata/hostile/garbage_dec.h`): dec returns a constant at once inside
 //!   the timing driver (after a first honest call). The parent compares every timed shared
 //!   secret with the encapsulation's: inconsistent, no figure.
+//! - **precomputed inputs** (`testdata/hostile/precompute.h`): at its first keygen or sign
+//!   call (a warm-up, untimed) the library derives every timed input of its process as the
+//!   driver does, from its command line's `--seed` or from the public derivation of the
+//!   process seeds, computes the outputs and serves the timed calls from that table. Under
+//!   pqperf's own protocol the timing process has no seed on its argv, each window's seed
+//!   comes with its `go`, and the seeds derive from the run's secret stream key: the table
+//!   never answers.
 
 use crate::common;
 
@@ -28,6 +35,7 @@ const PREP_MEMO: &str = include_str!("../../../../testdata/hostile/prep_memo.h")
 const ACCEPT_ALL: &str = include_str!("../../../../testdata/hostile/accept_all.h");
 const GARBAGE_DEC: &str = include_str!("../../../../testdata/hostile/garbage_dec.h");
 const TOY_KEM: &str = include_str!("../../../../testdata/hostile/toy_kem.c");
+const PRECOMPUTE: &str = include_str!("../../../../testdata/hostile/precompute.h");
 
 fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pqperf"));
@@ -285,4 +293,166 @@ fn relayed_budget() {
             ps.len()
         );
     }
+}
+
+/// toy_sig.c with the precomputed table (`-DPRECOMPUTE`, `testdata/hostile/precompute.h`).
+pub(crate) fn precompute_toy_sig() -> String {
+    let seeded = "    state = 1469598103934665603ull;";
+    let before_pk = "unsigned long long sig_get_pk_len_bytes(void)";
+    let keygen =
+        "    work();\n    for (int i = 0; i < 32; i++) { sk[i] = rnd(); pk[i] = sk[i] ^ 0x5a; }";
+    let sign = "    work();\n    mix(sk, m, ml, sn);\n    *snl = 64;\n    return 0;";
+    let sig_sign = "int sig_sign(";
+    for x in [seeded, before_pk, keygen, sign, sig_sign] {
+        assert!(TOY_SIG.contains(x), "{x}");
+    }
+    let s = TOY_SIG
+        .replace(
+            seeded,
+            &format!("#ifdef PRECOMPUTE\n    precompute_seeded(seed, len);\n#endif\n{seeded}"),
+        )
+        .replace(
+            before_pk,
+            &format!("#ifdef PRECOMPUTE\n#include \"precompute.h\"\n#endif\n{before_pk}"),
+        )
+        .replace(
+            keygen,
+            &format!(
+                "#ifdef PRECOMPUTE\n    if (precompute_keygen(pk, sk)) {{ *pkl = 32; *skl = 32; return 0; }}\n#endif\n{keygen}"
+            ),
+        )
+        .replace(
+            sig_sign,
+            "#ifdef PRECOMPUTE\nstatic void pc_toy_sign(const unsigned char *sk, const unsigned char m[64], unsigned char sn[64]);\n#endif\nint sig_sign(",
+        )
+        .replace(
+            sign,
+            &format!(
+                "#ifdef PRECOMPUTE\n    if (precompute_sign(sk, m, ml, sn, pc_toy_sign)) {{ *snl = 64; return 0; }}\n#endif\n{sign}"
+            ),
+        );
+    format!(
+        "#ifdef PRECOMPUTE\nstatic void precompute_seeded(const unsigned char *seed, unsigned long long len);\n#endif\n{s}\n#ifdef PRECOMPUTE\nstatic void pc_toy_sign(const unsigned char *sk, const unsigned char m[64], unsigned char sn[64]) {{ mix(sk, m, 64, sn); }}\n#endif\n"
+    )
+}
+
+/// `(tries, hits)` of every `precompute:` marker of a record's processes, with its source.
+fn precompute_markers(r: &serde_json::Value) -> Vec<(String, u64, u64)> {
+    markers(r, "precompute: ")
+        .iter()
+        .map(|m| {
+            let field = |k: &str| {
+                m.split(' ')
+                    .find_map(|f| f.strip_prefix(k))
+                    .unwrap_or_else(|| panic!("{k} in {m}"))
+                    .to_string()
+            };
+            (
+                field("source="),
+                field("tries=").parse().unwrap(),
+                field("hits=").parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn inputs_precomputed_before_the_first_gate_never_answer_a_timed_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("precompute.h"), PRECOMPUTE).unwrap();
+    let bj = toy_run(
+        &run,
+        "toy_sig_precompute.c",
+        &precompute_toy_sig(),
+        &[
+            Lib::new("sign-94", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-94", "precompute").defines(&["TOY_WORK=20000", "PRECOMPUTE"]),
+        ],
+    );
+    write_build_json(&run, &bj);
+    // pqperf's own protocol (the default --target-ci), a wide target: its minimum of
+    // processes.
+    let mut opts = short_trials();
+    opts.drain(2..4);
+    opts.extend(["--target-ci".to_string(), "20".to_string()]);
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let out = campaign(&run, phase, &opts).output().unwrap();
+        log += &String::from_utf8_lossy(&out.stdout);
+        log += &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{phase}: {log}");
+    }
+    for op in ["keygen", "sign"] {
+        for label in ["honest", "precompute"] {
+            let r = record(&run, "sign-94", label, op);
+            assert_eq!(r["status"], "complete", "{label} {op}: {r}\n{log}");
+            assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
+            for p in r["processes"].as_array().unwrap() {
+                assert_eq!(p["status"], "complete", "{label} {op}: {p}");
+                // No seed on the timing process's argv: its windows' seeds came with `go`.
+                let argv = p["command"].to_string();
+                assert!(
+                    argv.contains("--relayed") && !argv.contains("--seed"),
+                    "{argv}"
+                );
+                assert!(p["relayed_inputs"]["windows"].as_u64().unwrap() >= 1, "{p}");
+                assert!(p["stream"]["key_id"].is_string(), "{p}");
+            }
+            // The first process's outputs were replayed and matched.
+            assert_eq!(
+                r["processes"][0]["output_check"]["verdict"], "match",
+                "{label} {op}: {}",
+                r["processes"][0]["output_check"]
+            );
+        }
+        // The hostile table was built (the public derivation: no seed on the argv) and tried
+        // in every timed call of every process, and never answered.
+        let r = record(&run, "sign-94", "precompute", op);
+        let m = precompute_markers(&r);
+        eprintln!("precompute {op}: {m:?}");
+        assert_eq!(m.len(), r["processes"].as_array().unwrap().len(), "{r}");
+        for (source, tries, hits) in m {
+            assert_eq!(source, "public", "{op}");
+            assert!(tries > 1, "{op}: {tries}");
+            assert_eq!(
+                hits, 0,
+                "{op}: {hits} of {tries} calls answered from the table"
+            );
+        }
+        assert!(markers(&record(&run, "sign-94", "honest", op), "precompute: ").is_empty());
+    }
+    // The table is no dud: a keygen driver started by hand with its seed on the argv (as
+    // every own-protocol timing process was before the window seeds) is answered from it in
+    // every timed call (the windows' DRNG seeds derive from that seed as they did then).
+    let driver = pqperf_measure::runner::DriverExe::locate().unwrap();
+    let seed = pqperf_model::stream::seed_hex(&pqperf_model::stream::process_seed(0));
+    let out = Command::new(&driver)
+        .args([
+            "lib/sign-94/libprecompute.so",
+            "keygen",
+            "0",
+            "1",
+            "1",
+            "50",
+            "1",
+            "--samples",
+            "--seed",
+            &seed,
+        ])
+        .current_dir(&run)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("precompute: "))
+        .unwrap_or_else(|| panic!("no marker: {said}"));
+    eprintln!("by hand with --seed: {line}");
+    assert!(
+        line.contains("source=argv") && line.ends_with(" hits=100"),
+        "{line}"
+    );
 }

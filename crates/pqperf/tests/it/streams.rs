@@ -117,14 +117,29 @@ fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixe
                 Some(pqperf_measure::decide::MIN_TARGET_CI_TRIALS),
                 "{r}"
             );
+            // The run's fresh stream key, published once the phase had measured.
+            let key = published_key(&run);
             let mut seeds = BTreeSet::new();
             for p in procs {
                 let i = p["stream"]["index"].as_u64().unwrap();
                 let seed = p["stream"]["seed"].as_str().unwrap();
-                // Recomputable from the index, on the argv, and what the driver was given.
+                // Recomputable from the published key and the index, on the (fake) driver's
+                // argv, and what the driver was given.
                 assert_eq!(
                     seed,
-                    pqperf_model::stream::seed_hex(&pqperf_model::stream::process_seed(i))
+                    pqperf_model::stream::seed_hex(&pqperf_model::stream::keyed_process_seed(
+                        &key, i
+                    ))
+                );
+                assert_eq!(
+                    p["stream"]["key_id"],
+                    pqperf_model::stream::key_id(&key),
+                    "{p}"
+                );
+                assert_ne!(
+                    seed,
+                    pqperf_model::stream::seed_hex(&pqperf_model::stream::process_seed(i)),
+                    "not the public derivation"
                 );
                 assert_eq!(argv_seed(p).as_deref(), Some(seed), "{p}");
                 assert_eq!(p["meta"]["fake_seed"], seed, "{p}");
@@ -154,5 +169,114 @@ fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixe
                 "{op}: every process its own stream"
             );
         }
+        if name == "reference" {
+            let c = std::fs::read_to_string(run.join("campaign.json")).unwrap();
+            assert!(
+                !c.contains("stream_keys"),
+                "no key for the reference protocol"
+            );
+            continue;
+        }
+        // A second run without --stream-key draws another key; with the first run's key its
+        // processes get the first run's seeds (what `compare` pairs).
+        let first = published_key(&run);
+        let seeds_of = |run: &Path| -> Vec<String> {
+            record(run, "complete-a", "sign")["processes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["stream"]["seed"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let before = seeds_of(&run);
+        let hex = pqperf_model::stream::key_hex(&first);
+        for (again, extra) in [("fresh", None), ("reused", Some(hex.as_str()))] {
+            let mut o = opts.clone();
+            o.push("--redo");
+            if let Some(k) = extra {
+                o.extend(["--stream-key", k]);
+            }
+            let mut c = campaign(&run, "measure", &o);
+            c.env("PQPERF_DRIVER", &fake);
+            let said = ok(c);
+            let after = seeds_of(&run);
+            if extra.is_some() {
+                assert_eq!(after[..2], before[..2], "{again}");
+                assert!(said.contains("reused with --stream-key"), "{said}");
+            } else {
+                assert_ne!(after[0], before[0], "{again}");
+                assert!(said.contains("(fresh)"), "{said}");
+            }
+        }
+        let c: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap())
+                .unwrap();
+        let keys = c["pqperf"]["stream_keys"].as_array().unwrap();
+        assert_eq!(keys.len(), 2, "{keys:?}");
+        assert_eq!(keys[1]["reused"], false);
+        assert_eq!(keys[0]["reused"], false);
+        // A bad key is refused naming the option.
+        let out = campaign(&run, "measure", &["--stream-key", "00ff"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--stream-key"));
+    }
+}
+
+/// The last stream key published in the run's campaign.json.
+fn published_key(run: &Path) -> [u8; 32] {
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap();
+    let keys = c["pqperf"]["stream_keys"].as_array().expect("stream_keys");
+    pqperf_model::stream::parse_key_hex(keys.last().unwrap()["key"].as_str().unwrap()).unwrap()
+}
+
+/// The whole key exchange under pqperf's own protocol with the real driver: its timing
+/// processes get each window's DRNG seed with the parent's `go` (`--relayed`, no seed on
+/// the argv, issue 36) and complete; the per-step processes keep their seed on the argv.
+#[test]
+fn a_key_exchange_of_the_own_protocol_gets_its_window_seeds_with_go() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(run.join("lib/kex-90")).unwrap();
+    let src = run.join("toy_kex_hash.c");
+    std::fs::write(&src, include_str!("../measure/toy_kex_hash.c")).unwrap();
+    let rel = "lib/kex-90/libtoykex.so";
+    let st = Command::new("gcc")
+        .args(["-O2", "-fPIC", "-shared", "-o"])
+        .arg(run.join(rel))
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let mut bj = pqperf_model::buildjson::BuildJson::default();
+    bj.instances.insert(
+        "kex-90/toykex".into(),
+        common::toy::entry("kex-90", "toykex", "NOKAT", Some(rel.into())),
+    );
+    common::toy::write_build_json(&run, &bj);
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = ["--cpu", cpu.as_str(), "--target-ci", "20"];
+    for phase in ["calibrate", "measure"] {
+        ok(campaign(&run, phase, &opts));
+    }
+    let r: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("records/kex-90/toykex__exchange.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r["status"], "complete", "{r}");
+    assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
+    for p in r["processes"].as_array().unwrap() {
+        assert_eq!(p["status"], "complete", "{p}");
+        assert_eq!(argv_seed(p), None, "{p}");
+        assert!(p["command"].to_string().contains("--relayed"), "{p}");
+        assert!(p["relayed_inputs"]["windows"].as_u64().unwrap() >= 2, "{p}");
+        assert!(p["stream"]["seed"].is_string(), "{p}");
     }
 }
