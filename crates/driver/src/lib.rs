@@ -95,6 +95,8 @@ struct Prepared {
     key: Vec<u8>,
     /// The library's DRNG (reseeded at every window of an own stream).
     drng: Option<timing::Drng>,
+    /// The window the parent relayed with the last `go`, entered when it starts.
+    next_window: Option<pqperf_model::stream::WindowInput>,
 }
 
 fn gb(n: u64) -> R<GuardedBuf> {

@@ -301,5 +301,6 @@ pub(super) fn prepare_iccs(
         kex_step,
         key,
         drng: Some(timing::Drng::Iccs(drng)),
+        next_window: None,
     })
 }

@@ -170,5 +170,6 @@ pub(super) fn prepare_nist(
         kex_step: None,
         key,
         drng: Some(timing::Drng::Nist(rng)),
+        next_window: None,
     })
 }

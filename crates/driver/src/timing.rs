@@ -252,8 +252,14 @@ impl Stream {
         })
     }
 
-    /// Positions the inputs and the DRNG for the window whose first call is at `position`.
+    /// Positions the inputs and the DRNG for the window whose first call is at `position`:
+    /// the window the parent relayed with this window's `go` when there is one (entered
+    /// only now, inside the window: the library's reseeding is its code, and the loading
+    /// before the window runs none of it), else the stream's own.
     pub(crate) fn at(s: &Option<Stream>, p: &mut Prepared, position: u64) -> R<()> {
+        if let Some(w) = p.next_window.take() {
+            return enter_window(p, &w);
+        }
         let Some(s) = s else { return Ok(()) };
         let i = s.layout.input_index(position);
         enter_window(p, &pqperf_model::stream::WindowInput::of(&s.seed, i))
@@ -261,15 +267,16 @@ impl Stream {
 }
 
 /// Loads one window's relayed inputs: a verify/dec pool's entries, or the window's seed and
-/// first input index (a window-seeded operation, `pqperf_model::stream::WindowInput`).
+/// first input index (a window-seeded operation, `pqperf_model::stream::WindowInput`, entered
+/// when the window starts, [`Stream::at`]).
 fn load_window(p: &mut Prepared, b: &[u8]) -> Result<(), String> {
     p.stats.rejected.clear();
     match &mut p.op {
         Op::SigVerify { pool, .. } | Op::NSignVerify(_, _, pool) => pool.load(b),
         Op::KemDec { pool, .. } | Op::NKemDec(_, _, pool) => pool.load(b),
         _ => {
-            let w = pqperf_model::stream::WindowInput::decode(b)?;
-            enter_window(p, &w).map_err(|Fail(_, m)| m)
+            p.next_window = Some(pqperf_model::stream::WindowInput::decode(b)?);
+            Ok(())
         }
     }
 }
