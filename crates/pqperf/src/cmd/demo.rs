@@ -277,17 +277,8 @@ pub fn run(
         describe_counter(&o.run_dir).unwrap_or_else(|| "unknown".into())
     );
     println!(
-        "  measure phase: {} records ({} kept from before), {:.1} s timed in {:.1} s of driver processes, phase wall {:.1} s: efficiency {:.1} % (timed / wall)",
-        m.totals.records,
-        m.totals.skipped,
-        m.totals.timed_s,
-        m.totals.process_s,
-        m.wall_s,
-        if m.wall_s > 0.0 {
-            100.0 * m.totals.timed_s / m.wall_s
-        } else {
-            0.0
-        }
+        "  measure phase: {} records ({} kept from before), {:.1} s of driver processes, phase wall {:.1} s",
+        m.totals.records, m.totals.skipped, m.totals.process_s, m.wall_s,
     );
     if m.totals.budget.count > 0 {
         println!("  {}", m.totals.budget.log_line(m.wall_s));
