@@ -100,12 +100,29 @@ fn ab_reruns_disturbed_pairs_like_the_campaign_and_says_so() {
     // The first pair is measured again up to the campaign's limit of re-runs; after that
     // every one of the last 8 processes was disturbed, so no pair is run again.
     let max = pqperf_measure::decide::MAX_RETRIES;
-    assert_eq!(
-        (p[0].reruns, p[0].disturbed, p[0].rerun_declined.as_deref()),
-        (max, true, Some("max_reruns")),
+    // (An attempt the kernel check refused is re-run once besides: under load `max + 1`.)
+    assert!(
+        (max..=max + 1).contains(&p[0].reruns)
+            && (p[0].disturbed, p[0].rerun_declined.as_deref()) == (true, Some("max_reruns")),
         "{p:?}"
     );
-    for x in &p[1..] {
+    // Once the last 8 processes were all disturbed, no pair is run again. Under a busy
+    // machine one of the first pair's attempts may be refused by the kernel check (not
+    // complete, so not counted as disturbed), and the second pair is then re-run up to the
+    // limit too; every pair after the first declined as "host_always_disturbed" is not re-run.
+    let first = p
+        .iter()
+        .position(|x| x.rerun_declined.as_deref() == Some("host_always_disturbed"))
+        .unwrap_or_else(|| panic!("no pair declined as host_always_disturbed: {p:?}"));
+    assert!(first <= 2, "{p:?}");
+    for x in &p[1..first] {
+        assert_eq!(
+            (x.disturbed, x.rerun_declined.as_deref()),
+            (true, Some("max_reruns")),
+            "{x:?}"
+        );
+    }
+    for x in &p[first..] {
         assert_eq!(
             (x.reruns, x.disturbed, x.rerun_declined.as_deref()),
             (0, true, Some("host_always_disturbed")),
@@ -113,7 +130,10 @@ fn ab_reruns_disturbed_pairs_like_the_campaign_and_says_so() {
         );
     }
     assert!(
-        stdout.contains("Re-runs: 2 re-run(s)") && stdout.contains("host_always_disturbed"),
+        stdout.contains(&format!(
+            "Re-runs: {} re-run(s)",
+            p.iter().map(|x| x.reruns).sum::<u64>()
+        )) && stdout.contains("host_always_disturbed"),
         "{stdout}"
     );
     // Undisturbed pairs: no re-run, and the evidence carries none of the re-run fields.
