@@ -162,10 +162,16 @@ pub const STREAM_DOMAIN: &[u8] = b"pqperf stream v1";
 
 /// The seed of process `index` of an operation under pqperf's own protocol (module doc).
 pub fn process_seed(index: u64) -> [u8; SEED_BYTES] {
+    derive_seed(STREAM_DOMAIN, &REFERENCE_SEED, index)
+}
+
+/// `block(k) = SHA-256(domain ‖ secret ‖ u64_le(index) ‖ u8(k))`; the seed is
+/// `block(0)[0..32] ‖ block(1)[0..16]` (both stream derivations).
+fn derive_seed(domain: &[u8], secret: &[u8], index: u64) -> [u8; SEED_BYTES] {
     let block = |k: u8| {
         let mut h = Sha256::new();
-        h.update(STREAM_DOMAIN);
-        h.update(REFERENCE_SEED);
+        h.update(domain);
+        h.update(secret);
         h.update(index.to_le_bytes());
         h.update([k]);
         h.finalize()
@@ -190,18 +196,7 @@ pub const KEYED_STREAM_DOMAIN: &[u8] = b"pqperf keyed stream v3";
 /// `block(0)[0..32] ‖ block(1)[0..16]`. One-way: a process's seed (recorded in its process
 /// entry) tells nothing of another process's seed or of the key.
 pub fn keyed_process_seed(key: &[u8; KEY_BYTES], index: u64) -> [u8; SEED_BYTES] {
-    let block = |k: u8| {
-        let mut h = Sha256::new();
-        h.update(KEYED_STREAM_DOMAIN);
-        h.update(key);
-        h.update(index.to_le_bytes());
-        h.update([k]);
-        h.finalize()
-    };
-    let mut s = [0u8; SEED_BYTES];
-    s[..32].copy_from_slice(&block(0));
-    s[32..].copy_from_slice(&block(1)[..16]);
-    s
+    derive_seed(KEYED_STREAM_DOMAIN, key, index)
 }
 
 /// The public name of a stream key (`stream.key_id` in every process entry): the first 8
