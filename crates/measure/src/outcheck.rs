@@ -134,6 +134,48 @@ pub fn replays(d: &DriverExe) -> bool {
         && d.exe.file_name() == Some(std::ffi::OsStr::new(crate::runner::DRIVER_BIN))
 }
 
+/// The method text of an output check the parent made itself from a relayed pool
+/// ([`parent_verified`]).
+pub fn parent_method(op: &str) -> &'static str {
+    if op == "dec" {
+        "verified by the parent from the relayed pool: every timed shared secret's digest equals that of the preparer's encapsulations"
+    } else {
+        "verified by the parent from the relayed pool: every unaltered signature accepted and the message the parent altered rejected, in every window"
+    }
+}
+
+/// Whether the parent's own checks of a relayed pooled process (verify, dec:
+/// `crate::relay::Plan::check`) already cover every timed output, so that no replay is
+/// needed (issue 41): dec, whose every shared secret's digest the parent compared with the
+/// preparer's encapsulations; verify when every unaltered entry was accepted (the preparer
+/// signed them) and the altered one rejected. A verify that rejected valid entries (a library
+/// that rejects what it signed, or signed wrongly in the preparer) is replayed as before.
+/// When true, `output_check` records the parent's verdict.
+pub fn parent_verified(run: &mut Run, args: &DriverArgs) -> bool {
+    if !run.complete() || !crate::relay::pooled(args) {
+        return false;
+    }
+    let Some(rel) = run.process.extra.get("relayed_inputs") else {
+        return false;
+    };
+    let covered = rel.get("pool").is_some_and(|p| p.is_object())
+        && rel["problems"].as_array().is_some_and(|v| v.is_empty())
+        && (args.op == "dec" || rel["valid_rejections"].as_u64() == Some(0));
+    if covered {
+        let pool = rel["pool"]["id"].clone();
+        run.process.extra.insert(
+            "output_check".into(),
+            json!({
+                "verdict": "match",
+                "chosen": "parent",
+                "method": parent_method(&args.op),
+                "pool": pool,
+            }),
+        );
+    }
+    covered
+}
+
 /// Checks the outputs of a complete run against replays (module doc); marks it
 /// `inconsistent` when they differ. Records `output_check` in the process entry.
 /// `why` says how the process was chosen (`first`, `drawn`, `rerun`).

@@ -316,7 +316,11 @@ impl OpRun<'_> {
         // The first process's output check needs no output of it: its replay starts now,
         // beside it (the same library, off the measuring CPU), and the loop waits only for
         // what is left of it when the process has ended (issue 41).
+        // A relayed pooled process (verify, dec) is checked by the parent itself
+        // (crate::outcheck::parent_verified): no replay starts beside it.
+        let pooled = runner::relays(&self.ctx.opts.driver, args) && crate::relay::pooled(args);
         let mut beside = (index == 0
+            && !pooled
             && crate::outcheck::replays(&self.ctx.opts.driver)
             && off_the_measuring_cpu(args.cpu))
         .then(|| {
@@ -356,7 +360,10 @@ impl OpRun<'_> {
             // The outputs checked against a replay: the first process of the operation, a
             // later one when the parent's draw (made now that it has ended) says so, and the
             // re-run of a checked one.
-            let why = if index == 0 {
+            let parent_checked = pooled && crate::outcheck::parent_verified(&mut run, args);
+            let why = if parent_checked {
+                None
+            } else if index == 0 {
                 Some("first")
             } else if runs
                 .iter()
