@@ -22,8 +22,9 @@
 //! the longest trials; `offset`: [`offset_of`] the process's own stream seed, 0 under the
 //! reference's fixed seed), so no entry repeats within a process and the processes do not
 //! all time the same first entries. `relayed_inputs.pool` records the pool's id, entries and
-//! the offset; the preparation's seconds (`prepare_s`) are those of the process that used
-//! the pool first, 0 (`reused`) in the others.
+//! the offset, and `made_s` the preparer's seconds for it; the process's `prepare_s` is
+//! that cost in the process that used the pool first (a pool made during calibration is
+//! reused by the measure phase of the same pqperf process), 0 (`reused`) in the others.
 //!
 //! Where these checks cover every timed output (dec; verify when every unaltered entry was
 //! accepted) no replay runs (`crate::outcheck::parent_verified`).
@@ -109,6 +110,8 @@ pub struct Prepared {
     pub offset: u64,
     /// The pool was made for an earlier process of the operation.
     pub reused: bool,
+    /// The preparer's wall seconds for the pool, whichever process paid them.
+    pub made_s: f64,
 }
 
 /// Parses the preparer's lines (`PQPERF prep_key`, `prep_sizes`, `prep_entry`, `STATUS
@@ -124,6 +127,7 @@ pub fn parse_prepared(lines: &[String]) -> Result<Prepared, String> {
         id: String::new(),
         offset: 0,
         reused: false,
+        made_s: 0.0,
     };
     let mut done = false;
     let hex = |s: &str| inputs::from_hex(s).ok_or_else(|| "preparer: bad hex".to_string());
@@ -300,6 +304,7 @@ pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Pre
             id: String::new(),
             offset: 0,
             reused: false,
+            made_s: 0.0,
         });
     }
     let key = op_key(exe, a);
@@ -328,6 +333,7 @@ pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Pre
         };
         let mut pool = made?;
         pool.id = pool_id(&pool);
+        pool.made_s = pool.wall_s;
         if let Ok(mut g) = POOLS.lock() {
             g.retain(|p| p.key != key);
             while g.len() >= AHEAD_MAX {
@@ -536,6 +542,7 @@ impl Plan {
                 "entries": n,
                 "offset": p.offset,
                 "reused": p.reused,
+                "made_s": (p.made_s * 1e6).round() / 1e6,
             })),
         }
     }
@@ -764,6 +771,7 @@ mod tests {
             id: "8:pool".into(),
             offset: 0,
             reused: false,
+            made_s: 0.5,
         }
     }
 

@@ -281,6 +281,7 @@ fn processes_of_one_operation_share_one_pool_from_their_own_offsets() {
             assert_eq!(p["status"], "complete", "{cand} {op}: {p}");
             assert_eq!(pool(p)["id"], id, "{cand} {op}: one pool per operation");
             offsets.insert(pool(p)["offset"].as_u64().unwrap());
+            assert!(pool(p)["made_s"].as_f64().unwrap() > 0.0, "{p}");
             if pool(p)["reused"] == false {
                 made += 1;
                 assert!(
