@@ -230,8 +230,9 @@ fn wrong_outputs_only_under_the_timing_driver_are_inconsistent() {
         if op == "verify" {
             // Issue 41: the parent's own check of the relayed pool covers every output.
             assert_eq!(p["output_check"]["chosen"], "parent", "honest {op}: {p}");
-        } else {
-            // Issue 41: the first process's replay ran beside it, not after it.
+        } else if p["disturbed_retries"] == 0 {
+            // Issue 41: the first process's replay ran beside it, not after it (a re-run of
+            // a disturbed first process, on a busy host, is replayed after it).
             assert_eq!(p["output_check"]["replay_beside"], true, "honest {op}: {p}");
         }
         assert_eq!(p["kernel_check"]["problems"], serde_json::json!([]));
