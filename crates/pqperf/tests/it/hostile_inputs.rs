@@ -297,7 +297,9 @@ fn processes_of_one_operation_share_one_pool_from_their_own_offsets() {
             assert_eq!(c["verdict"], "match", "{c}");
             assert!(c["replay"].is_null(), "{c}");
         }
-        assert_eq!(made, 1, "{cand} {op}: the preparer ran once");
+        // One pool (one id) made once: its cost in the kept process that used it first, or
+        // in an attempt re-run on a busy host (then every kept process says `reused`).
+        assert!(made <= 1, "{cand} {op}: the preparer ran once");
         assert!(offsets.len() > 1, "{cand} {op}: offsets {offsets:?}");
     }
 }
@@ -470,6 +472,13 @@ fn inputs_precomputed_before_the_first_gate_never_answer_a_timed_call() {
                 );
                 assert!(p["relayed_inputs"]["windows"].as_u64().unwrap() >= 1, "{p}");
                 assert!(p["stream"]["key_id"].is_string(), "{p}");
+                // A drawn replay ran beside the next process and its verdict was applied.
+                let c = &p["output_check"];
+                assert_ne!(c["verdict"], "pending", "{label} {op}: {c}");
+                if c["chosen"] == "drawn" {
+                    assert_eq!(c["replay_beside"], true, "{c}");
+                    assert_eq!(c["verdict"], "match", "{label} {op}: {c}");
+                }
             }
             // The first process's outputs were replayed and matched.
             assert_eq!(
