@@ -15,6 +15,11 @@
 //! given its seed and the check is recorded as not possible (`output_check`), never as a
 //! verdict.
 //!
+//! Where the parent's CPUs leave the measuring CPU out, the first process's replay runs
+//! beside it and a drawn replay beside the same library's next process ([`Deferred`]; no
+//! process of another library starts before it has ended, [`settle_others`]); its verdict is
+//! applied when that process has ended.
+//!
 //! The replay costs as much CPU as the process, so the parent checks the first process of
 //! every operation and, drawn after each later process has ended, one in [`REPLAY_ONE_IN`]
 //! of the others ([`drawn`]: the parent's own randomness, which the candidate can neither
@@ -134,6 +139,140 @@ pub fn replays(d: &DriverExe) -> bool {
         && d.exe.file_name() == Some(std::ffi::OsStr::new(crate::runner::DRIVER_BIN))
 }
 
+/// Replays running beside a later process (issue 41): the library each replays, and whether
+/// it has ended.
+#[allow(clippy::type_complexity)]
+static BESIDE: std::sync::Mutex<Vec<(PathBuf, std::sync::Arc<std::sync::atomic::AtomicBool>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// A drawn replay started after its process ended, running beside the same library's next
+/// process (off the measuring CPU); [`Deferred::settle`] applies its verdict.
+pub struct Deferred {
+    handle: std::thread::JoinHandle<Result<String, String>>,
+    /// The process entry as it ended (the verdict is made on it).
+    pub process: pqperf_model::record::Process,
+    claimed: Option<String>,
+    args: DriverArgs,
+    why: &'static str,
+}
+
+impl Deferred {
+    /// Starts the replay of the ended `run` on the parent's CPUs (which leave out the
+    /// measuring CPU: the caller checked) and marks its check pending.
+    pub fn start(
+        run: &mut Run,
+        d: &DriverExe,
+        args: &DriverArgs,
+        timeout: Duration,
+        why: &'static str,
+    ) -> Deferred {
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if let Ok(mut g) = BESIDE.lock() {
+            g.push((args.lib.clone(), done.clone()));
+        }
+        let (d2, a2) = (d.clone(), args.clone());
+        let handle = std::thread::spawn(move || {
+            let r = replay_digest(&d2, &a2, timeout, None);
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            r
+        });
+        run.process.extra.insert(
+            "output_check".into(),
+            json!({ "verdict": "pending", "chosen": why }),
+        );
+        Deferred {
+            handle,
+            process: run.process.clone(),
+            claimed: run.output_digest.clone(),
+            args: args.clone(),
+            why,
+        }
+    }
+
+    /// Waits for the replay and makes the verdict on the process entry as it ended (a
+    /// second replay, when the first disagrees, runs now); returns the entry.
+    pub fn settle(self, d: &DriverExe, timeout: Duration) -> pqperf_model::record::Process {
+        let first = self
+            .handle
+            .join()
+            .unwrap_or_else(|_| Err("the replay's thread panicked".into()));
+        let mut p = self.process;
+        check_process(
+            &mut p,
+            self.claimed,
+            d,
+            &self.args,
+            timeout,
+            self.why,
+            first,
+        );
+        if let Some(c) = p.extra.get_mut("output_check") {
+            c["replay_beside"] = json!(true);
+        }
+        p
+    }
+}
+
+/// Waits until no replay of a library other than `lib` runs beside (what runs beside a timed
+/// process is the same library's: docs/threat-model.md).
+pub fn settle_others(lib: &Path) {
+    loop {
+        let busy = match BESIDE.lock() {
+            Ok(mut g) => {
+                g.retain(|(_, done)| !done.load(std::sync::atomic::Ordering::SeqCst));
+                g.iter().any(|(l, _)| l != lib)
+            }
+            Err(_) => false,
+        };
+        if !busy {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The method text of an output check the parent made itself from a relayed pool
+/// ([`parent_verified`]).
+pub fn parent_method(op: &str) -> &'static str {
+    if op == "dec" {
+        "verified by the parent from the relayed pool: every timed shared secret's digest equals that of the preparer's encapsulations"
+    } else {
+        "verified by the parent from the relayed pool: every unaltered signature accepted and the message the parent altered rejected, in every window"
+    }
+}
+
+/// Whether the parent's own checks of a relayed pooled process (verify, dec:
+/// `crate::relay::Plan::check`) already cover every timed output, so that no replay is
+/// needed (issue 41): dec, whose every shared secret's digest the parent compared with the
+/// preparer's encapsulations; verify when every unaltered entry was accepted (the preparer
+/// signed them) and the altered one rejected. A verify that rejected valid entries (a library
+/// that rejects what it signed, or signed wrongly in the preparer) is replayed as before.
+/// When true, `output_check` records the parent's verdict.
+pub fn parent_verified(run: &mut Run, args: &DriverArgs) -> bool {
+    if !run.complete() || !crate::relay::pooled(args) {
+        return false;
+    }
+    let Some(rel) = run.process.extra.get("relayed_inputs") else {
+        return false;
+    };
+    let covered = rel.get("pool").is_some_and(|p| p.is_object())
+        && rel["problems"].as_array().is_some_and(|v| v.is_empty())
+        && (args.op == "dec" || rel["valid_rejections"].as_u64() == Some(0));
+    if covered {
+        let pool = rel["pool"]["id"].clone();
+        run.process.extra.insert(
+            "output_check".into(),
+            json!({
+                "verdict": "match",
+                "chosen": "parent",
+                "method": parent_method(&args.op),
+                "pool": pool,
+            }),
+        );
+    }
+    covered
+}
+
 /// Checks the outputs of a complete run against replays (module doc); marks it
 /// `inconsistent` when they differ. Records `output_check` in the process entry.
 /// `why` says how the process was chosen (`first`, `drawn`, `rerun`).
@@ -172,15 +311,29 @@ pub fn check_with(
     why: &str,
     first: Result<String, String>,
 ) {
+    let claimed = run.output_digest.clone();
+    check_process(&mut run.process, claimed, d, args, timeout, why, first);
+}
+
+/// [`check_with`] on a process entry and the digest its driver claimed.
+pub fn check_process(
+    process: &mut pqperf_model::record::Process,
+    claimed: Option<String>,
+    d: &DriverExe,
+    args: &DriverArgs,
+    timeout: Duration,
+    why: &str,
+    first: Result<String, String>,
+) {
     let Some(exe) = REPLAY_EXE.get() else {
         return;
     };
     // Only pqperf's own driver writes the digest (not a fake driver of the tests).
-    if !run.complete() || d.exe.file_name() != Some(std::ffi::OsStr::new(crate::runner::DRIVER_BIN))
+    if process.status != "complete"
+        || d.exe.file_name() != Some(std::ffi::OsStr::new(crate::runner::DRIVER_BIN))
     {
         return;
     }
-    let claimed = run.output_digest.clone();
     let (verdict, problem) = match (&claimed, &first) {
         (_, Err(e)) => (format!("not checked: {e}"), None),
         (None, Ok(r)) if r == "none" => ("no outputs to check".to_string(), None),
@@ -203,14 +356,13 @@ pub fn check_with(
             Err(e) => (format!("not checked: {e}"), None),
         },
     };
-    run.process.extra.insert(
+    process.extra.insert(
         "output_check".into(),
         json!({ "claimed": claimed, "replay": first.ok(), "verdict": verdict, "chosen": why }),
     );
     if let Some(p) = problem {
-        run.process.status = crate::verify::INCONSISTENT.into();
-        let kc = run
-            .process
+        process.status = crate::verify::INCONSISTENT.into();
+        let kc = process
             .extra
             .entry("kernel_check".to_string())
             .or_insert_with(|| json!({ "problems": [] }));

@@ -300,10 +300,10 @@ impl PlannedOp {
         }
     }
 
-    /// Seconds the preparers of this operation's processes likely take in all, as the
-    /// measuring loop waits for them (issue 41): per process (pqperf's own protocol; once
-    /// under the reference's fixed seed) a key generation and one pool entry per call of the
-    /// process, plus the preparer's start (the calibration's set-up). A library's turn hides
+    /// Seconds the preparer of this operation likely takes, as the measuring loop waits for
+    /// it (issue 41): once per operation (`crate::relay`: one pool reused by its processes)
+    /// a key generation and one pool entry per call of a process, plus the preparer's start
+    /// (the calibration's set-up). A library's turn hides
     /// part of it behind its other processes; the expensive pools (Falcon's, SPHINCS+'s
     /// signatures) are not hidden, so the whole is counted.
     pub fn prepare_s(&self, sampling: bool) -> f64 {
@@ -312,11 +312,7 @@ impl PlannedOp {
         else {
             return 0.0;
         };
-        let (procs, per) = if pl.separate_processes {
-            (pl.trials, 1)
-        } else {
-            (1, pl.trials)
-        };
+        let per = if pl.separate_processes { 1 } else { pl.trials };
         let iters = pl.iterations_per_trial as f64;
         let sampled = if sampling {
             iters.min(crate::driver::SAMPLE_CALLS as f64)
@@ -324,26 +320,12 @@ impl PlannedOp {
             0.0
         };
         let calls = per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0;
-        let one = setup + keygen + calls * entry;
-        if self.target_ci.is_some() && pl.separate_processes {
-            procs as f64 * one
-        } else {
-            one
-        }
+        setup + keygen + calls * entry
     }
 
-    /// [`PlannedOp::prepare_s`] scaled like [`PlannedOp::likely`]'s processes (an operation
-    /// that will likely spend its `--target-ci` budget runs more of them).
-    pub fn likely_prepare_s(&self, planning: &Planning, sampling: bool) -> f64 {
-        let e = self.expected_s(sampling);
-        let mut scale = 1.0;
-        if e > 0.0
-            && self.likely_spends_budget(planning)
-            && let Some(c) = self.target_ci
-        {
-            scale = (c.budget_s / e).max(1.0);
-        }
-        self.prepare_s(sampling) * scale
+    /// [`PlannedOp::prepare_s`]: paid once per operation however many processes run.
+    pub fn likely_prepare_s(&self, _planning: &Planning, sampling: bool) -> f64 {
+        self.prepare_s(sampling)
     }
 
     /// Whether the `--target-ci` protocol will most likely spend this operation's whole
@@ -381,11 +363,13 @@ impl PlannedOp {
         {
             scale = (c.budget_s / e).max(1.0);
         }
-        if replay {
+        // A relayed pooled operation (verify, dec: `prep`) is checked by the parent, not
+        // replayed (`crate::outcheck::parent_verified`).
+        if replay && self.prep.is_none() {
             scale += 1.0 / procs;
         }
-        // The preparations scale with the processes (the budget's extra ones included); they
-        // are in the seconds, not in the parts (`Eta` keeps them apart).
+        // The preparation, once per operation, is in the seconds, not in the parts (`Eta`
+        // keeps them apart).
         (
             e * scale + self.likely_prepare_s(planning, sampling),
             procs * scale,
@@ -517,8 +501,8 @@ mod tests {
             "{l} {e} {p}"
         );
         assert!((keygen.likely(&planning, true, false).0 - e).abs() < 1e-12);
-        // Relayed inputs: each process's preparer (its start, a key, one pool entry per call)
-        // adds to the seconds, not to the parts.
+        // Relayed inputs: the operation's one preparer (its start, a key, one pool entry per
+        // call of a process) adds to the seconds, not to the parts; no replay.
         let mut verify = keygen.clone();
         verify.prep = Some((1e-3, 5e-3));
         let pl = verify.plan.clone().unwrap();
@@ -529,10 +513,10 @@ mod tests {
                 + pl.warmups as f64
                 + 1.0,
         );
-        let prep = pl.trials as f64 * (setup + 1e-3 + calls * 5e-3);
+        let prep = setup + 1e-3 + calls * 5e-3;
         assert!((verify.prepare_s(true) - prep).abs() < 1e-9);
         let (lv, pv, cv) = verify.likely(&planning, true, true);
-        let (_, pk, ck) = keygen.likely(&planning, true, true);
+        let (l, pk, ck) = keygen.likely(&planning, true, false);
         assert!(
             (lv - l - prep).abs() < 1e-9 && pv == pk && cv == ck,
             "{lv} {l} {prep}"

@@ -291,6 +291,9 @@ struct OpRun<'a> {
     /// The next process's relayed preparation starts while this one is timed (off when the
     /// caller interleaves other libraries' processes, [`OpMeasure::set_prepare_during`]).
     prepare_during: bool,
+    /// Drawn replays running beside the next process (issue 41): the replay, the index of
+    /// the kept process it checks (`None`: an attempt not kept) and of its attempt.
+    pending: Vec<(crate::outcheck::Deferred, Option<usize>, usize)>,
 }
 
 impl OpRun<'_> {
@@ -303,6 +306,10 @@ impl OpRun<'_> {
         index: u64,
         t: &mut MeasureTotals,
     ) -> bool {
+        // Nothing of another library runs beside this process.
+        crate::outcheck::settle_others(&args.lib);
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut deferred: Vec<(usize, crate::outcheck::Deferred)> = Vec::new();
         let mut runs: Vec<(Run, bool)> = Vec::new();
         // The next process's relayed inputs are prepared while this one is timed
         // (crate::relay; its own stream: the next index's seed).
@@ -316,7 +323,11 @@ impl OpRun<'_> {
         // The first process's output check needs no output of it: its replay starts now,
         // beside it (the same library, off the measuring CPU), and the loop waits only for
         // what is left of it when the process has ended (issue 41).
+        // A relayed pooled process (verify, dec) is checked by the parent itself
+        // (crate::outcheck::parent_verified): no replay starts beside it.
+        let pooled = runner::relays(&self.ctx.opts.driver, args) && crate::relay::pooled(args);
         let mut beside = (index == 0
+            && !pooled
             && crate::outcheck::replays(&self.ctx.opts.driver)
             && off_the_measuring_cpu(args.cpu))
         .then(|| {
@@ -330,6 +341,15 @@ impl OpRun<'_> {
                 self.ctx.timeout,
                 Some(&next).filter(|_| runs.is_empty() && self.prepare_during),
             );
+            // The drawn replays of the last process ran beside this one: their verdicts now.
+            if !pending.is_empty() {
+                let w0 = std::time::Instant::now();
+                self.settle(std::mem::take(&mut pending));
+                t.budget.processes.add(&crate::budget::ProcessBudget {
+                    replay_s: w0.elapsed().as_secs_f64(),
+                    ..Default::default()
+                });
+            }
             if let Some(seed) = &args.seed {
                 // The process's own input stream (pqperf_model::stream), recomputable from
                 // the index.
@@ -356,7 +376,10 @@ impl OpRun<'_> {
             // The outputs checked against a replay: the first process of the operation, a
             // later one when the parent's draw (made now that it has ended) says so, and the
             // re-run of a checked one.
-            let why = if index == 0 {
+            let parent_checked = pooled && crate::outcheck::parent_verified(&mut run, args);
+            let why = if parent_checked {
+                None
+            } else if index == 0 {
                 Some("first")
             } else if runs
                 .iter()
@@ -368,7 +391,25 @@ impl OpRun<'_> {
             } else {
                 None
             };
-            if let Some(why) = why {
+            let defer = why == Some("drawn")
+                && beside.is_none()
+                && run.complete()
+                && crate::outcheck::replays(&self.ctx.opts.driver)
+                && off_the_measuring_cpu(args.cpu);
+            if defer {
+                // A drawn replay runs beside the same library's next process, off the
+                // measuring CPU; its verdict is applied when that process has ended.
+                deferred.push((
+                    runs.len(),
+                    crate::outcheck::Deferred::start(
+                        &mut run,
+                        &self.ctx.opts.driver,
+                        args,
+                        self.ctx.timeout,
+                        "drawn",
+                    ),
+                ));
+            } else if let Some(why) = why {
                 let r0 = std::time::Instant::now();
                 match beside.take() {
                     Some(h) => {
@@ -460,7 +501,31 @@ impl OpRun<'_> {
         let run = runs.swap_remove(keep).0;
         let ok = run.complete();
         self.m.keep(run, retries);
+        let kept_ix = self.m.processes.len() - 1;
+        for (att, d) in deferred {
+            self.pending
+                .push((d, (att == keep).then_some(kept_ix), first + att));
+        }
         ok
+    }
+
+    /// Waits for the drawn replays in `pending` and applies their verdicts to the process
+    /// entries and attempts they check (an inconsistent one stays in the record as such).
+    fn settle(&mut self, pending: Vec<(crate::outcheck::Deferred, Option<usize>, usize)>) {
+        for (d, proc_ix, att_ix) in pending {
+            let sp = d.settle(&self.ctx.opts.driver, self.ctx.timeout);
+            if let Some(a) = self.m.attempts.get_mut(att_ix) {
+                a.status = sp.status.clone();
+            }
+            if let Some(pr) = proc_ix.and_then(|i| self.m.processes.get_mut(i)) {
+                pr.status = sp.status.clone();
+                for k in ["output_check", "kernel_check"] {
+                    if let Some(v) = sp.extra.get(k) {
+                        pr.extra.insert(k.into(), v.clone());
+                    }
+                }
+            }
+        }
     }
 
     /// Seconds one more single-trial process is expected to take.
@@ -593,6 +658,7 @@ impl<'a> OpMeasure<'a> {
             tolerance: confident.map_or(REFERENCE_TOLERANCE, |c| c.target),
             declined: Vec::new(),
             prepare_during: true,
+            pending: Vec::new(),
         });
         me.stage = Stage::Planned(0);
         me
@@ -773,6 +839,8 @@ impl<'a> OpMeasure<'a> {
         let Some(mut r) = self.r else {
             return Measured::default();
         };
+        let pending = std::mem::take(&mut r.pending);
+        r.settle(pending);
         let confident = self
             .plan
             .as_ref()

@@ -11,12 +11,23 @@
 //! is bounded by [`load_allowance_s`], so no more than that can be spent on the coming
 //! inputs before their window.
 //!
-//! Call `c` of a process (warm-ups first, then the windows in order) gets pool entry `i mod
-//! n` (`i`: its input index, `pqperf_model::stream::CallLayout::input_index`, which puts the
-//! sampled calls first under pqperf's own protocol; `n`: the pool's entries,
-//! `pqperf_driver::inputs::pool_entries`): the same entries in the same order as a process
-//! that prepares its own pool from the same seed (the output check's replay), so the inputs
-//! stay a pure function of (stream seed, input index).
+//! **One pool per operation** (issue 41): the preparer runs once per operation (from the
+//! seed of its first process, for its longest trials; made again, once, when a later process
+//! has longer trials), and every timing process of the operation gets that pool. Timing
+//! processes are fresh and contained and carry nothing from one to the next, so the
+//! no-repeated-input rule holds per process. Call `c` of a process (warm-ups first, then the
+//! windows in order) gets pool entry `(offset + i) mod n` (`i`: its input index,
+//! `pqperf_model::stream::CallLayout::input_index`, which puts the sampled calls first under
+//! pqperf's own protocol; `n`: the pool's entries, `pqperf_driver::inputs::pool_entries` of
+//! the longest trials; `offset`: [`offset_of`] the process's own stream seed, 0 under the
+//! reference's fixed seed), so no entry repeats within a process and the processes do not
+//! all time the same first entries. `relayed_inputs.pool` records the pool's id, entries and
+//! the offset, and `made_s` the preparer's seconds for it; the process's `prepare_s` is
+//! that cost in the process that used the pool first (a pool made during calibration is
+//! reused by the measure phase of the same pqperf process), 0 (`reused`) in the others.
+//!
+//! Where these checks cover every timed output (dec; verify when every unaltered entry was
+//! accepted) no replay runs (`crate::outcheck::parent_verified`).
 //!
 //! The parent checks what it can ([`Plan::check`]):
 //! - **dec**: after each window the driver reports the digest of the shared secrets the
@@ -91,8 +102,16 @@ pub struct Prepared {
     pub entries: Vec<Vec<u8>>,
     /// The encapsulations' shared secrets (dec), pool order.
     pub expected: Vec<Vec<u8>>,
-    /// The preparer's wall seconds.
+    /// The preparer's wall seconds (0 when the pool was made for an earlier process).
     pub wall_s: f64,
+    /// The pool's id ([`prepare`]: the digest of its key and entries).
+    pub id: String,
+    /// The process's first pool position: call `c` gets entry `(offset + i) mod n`.
+    pub offset: u64,
+    /// The pool was made for an earlier process of the operation.
+    pub reused: bool,
+    /// The preparer's wall seconds for the pool, whichever process paid them.
+    pub made_s: f64,
 }
 
 /// Parses the preparer's lines (`PQPERF prep_key`, `prep_sizes`, `prep_entry`, `STATUS
@@ -105,6 +124,10 @@ pub fn parse_prepared(lines: &[String]) -> Result<Prepared, String> {
         entries: Vec::new(),
         expected: Vec::new(),
         wall_s: 0.0,
+        id: String::new(),
+        offset: 0,
+        reused: false,
+        made_s: 0.0,
     };
     let mut done = false;
     let hex = |s: &str| inputs::from_hex(s).ok_or_else(|| "preparer: bad hex".to_string());
@@ -142,61 +165,132 @@ fn prep_args(a: &DriverArgs) -> DriverArgs {
     pa
 }
 
-/// What identifies a preparation: executable, working directory and the preparer's argv.
-fn prep_key(exe: &DriverExe, a: &DriverArgs) -> Vec<String> {
+/// What identifies an operation's pool ([`prepare`]): executable, working directory and the
+/// preparer's argv without what differs between the operation's processes (the seed, the
+/// calls per trial, the trials), but with whether the processes have their own streams.
+fn op_key(exe: &DriverExe, a: &DriverArgs) -> Vec<String> {
     let mut k = vec![
         exe.exe.to_string_lossy().into_owned(),
         exe.cwd.to_string_lossy().into_owned(),
+        format!("own_stream={}", a.seed.is_some()),
     ];
-    k.extend(prep_args(a).to_argv());
+    let mut pa = prep_args(a);
+    pa.seed = None;
+    pa.iters = 0;
+    pa.trials = 1;
+    pa.warmups = 0;
+    k.extend(pa.to_argv());
     k
+}
+
+/// The pool of one operation: made once by a preparer from the seed of the operation's
+/// first process, for trials of `iters` calls (grown once when a later process has longer
+/// trials), and relayed to each of its timing processes from that process's own offset.
+#[derive(Clone)]
+struct OpPool {
+    key: Vec<String>,
+    /// The seed the preparer used (`None`: the reference's fixed seed).
+    seed: Option<[u8; pqperf_model::stream::SEED_BYTES]>,
+    /// Calls per trial the pool holds a process of.
+    iters: u64,
+    pool: Prepared,
+    /// The preparation's cost was not yet recorded (by the process that uses it first).
+    unpaid: bool,
 }
 
 type Ahead = std::thread::JoinHandle<Result<Prepared, String>>;
 
-/// Preparations started ahead of their timing process ([`prepare_ahead`]).
-static AHEAD: std::sync::Mutex<Vec<(Vec<String>, Ahead)>> = std::sync::Mutex::new(Vec::new());
-/// The last preparation of the reference's fixed seed (every process of a reference-protocol
-/// operation has the same inputs, so it is made once per operation).
-static FIXED: std::sync::Mutex<Option<(Vec<String>, Prepared)>> = std::sync::Mutex::new(None);
+/// Preparations started ahead of their timing process ([`prepare_ahead`]): the operation's
+/// key, the calls per trial and the seed it prepares for.
+#[allow(clippy::type_complexity)]
+static AHEAD: std::sync::Mutex<
+    Vec<(
+        Vec<String>,
+        u64,
+        Option<[u8; pqperf_model::stream::SEED_BYTES]>,
+        Ahead,
+    )>,
+> = std::sync::Mutex::new(Vec::new());
+/// The operations' pools (issue 41: one preparation per operation, reused by its processes).
+static POOLS: std::sync::Mutex<Vec<OpPool>> = std::sync::Mutex::new(Vec::new());
 
-/// Preparations kept ahead at most (older ones are left to end on their own): one per
-/// relayed operation of a library, whose turn in the measure phase starts them all.
+/// Preparations kept ahead and pools kept at most (the oldest go first): one per relayed
+/// operation of a library, whose turn in the measure phase starts them all.
 const AHEAD_MAX: usize = 8;
 
-/// Starts the preparation of relayed `a` in the background (a thread waiting for the contained
-/// preparer, which is not pinned to the measuring CPU), so that it runs while the process
-/// before it is timed: [`prepare`] then finds it ready (pipelining, issue 41).
+/// The pool of `key` when it holds a process of `iters` calls per trial.
+fn ready_pool(key: &[String], iters: u64) -> Option<OpPool> {
+    POOLS
+        .lock()
+        .ok()?
+        .iter()
+        .find(|p| p.key == key && p.iters >= iters)
+        .cloned()
+}
+
+/// What the preparer of `a`'s operation is asked for: the seed of the pool (the existing
+/// pool's when it grows, else `a`'s) and the calls per trial (the larger of the two).
+fn prep_target(
+    key: &[String],
+    a: &DriverArgs,
+) -> (Option<[u8; pqperf_model::stream::SEED_BYTES]>, u64) {
+    let have = POOLS
+        .lock()
+        .ok()
+        .and_then(|g| g.iter().find(|p| p.key == key).map(|p| (p.seed, p.iters)));
+    match have {
+        Some((seed, iters)) => (seed, iters.max(a.iters)),
+        None => (a.seed, a.iters),
+    }
+}
+
+/// The preparer's argv for pool seed `seed` and trials of `iters` calls.
+fn pool_args(
+    a: &DriverArgs,
+    seed: Option<[u8; pqperf_model::stream::SEED_BYTES]>,
+    iters: u64,
+) -> DriverArgs {
+    let mut pa = a.clone();
+    pa.seed = seed;
+    pa.iters = iters;
+    pa
+}
+
+/// Starts the preparation of relayed `a`'s operation pool in the background (a thread waiting
+/// for the contained preparer, which is not pinned to the measuring CPU) unless the pool is
+/// there or already being made, so that it runs while the process before it is timed:
+/// [`prepare`] then finds it ready (pipelining, issue 41).
 pub fn prepare_ahead(exe: &DriverExe, a: &DriverArgs, timeout: Duration) {
     if !relayed(a) || !pooled(a) {
         return;
     }
-    let key = prep_key(exe, a);
-    if a.seed.is_none()
-        && FIXED
-            .lock()
-            .is_ok_and(|f| f.as_ref().is_some_and(|(k, _)| *k == key))
-    {
+    let key = op_key(exe, a);
+    if ready_pool(&key, a.iters).is_some() {
         return;
     }
+    let (seed, iters) = prep_target(&key, a);
     let Ok(mut g) = AHEAD.lock() else {
         return;
     };
-    if g.iter().any(|(k, _)| *k == key) {
+    if g.iter().any(|(k, i, _, _)| *k == key && *i >= a.iters) {
         return;
     }
     while g.len() >= AHEAD_MAX {
         g.remove(0);
     }
-    let (exe, a) = (exe.clone(), a.clone());
+    let (exe, pa) = (exe.clone(), pool_args(a, seed, iters));
     g.push((
         key,
-        std::thread::spawn(move || prepare_now(&exe, &a, timeout)),
+        iters,
+        seed,
+        std::thread::spawn(move || prepare_now(&exe, &pa, timeout)),
     ));
 }
 
-/// The preparation of relayed `a`: started ahead ([`prepare_ahead`]), kept (the reference's
-/// fixed seed), or made now.
+/// The relayed inputs of `a`: its operation's pool ([`prepare_ahead`] started it, or it is
+/// made now, or kept from an earlier process of the operation, or grown once for longer
+/// trials), with `a`'s own offset into it ([`Prepared::offset`]). `wall_s` is the preparer's
+/// wall seconds for the process that uses a new pool first, 0 for the others (`reused`).
 pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Prepared, String> {
     if !pooled(a) {
         // Window-seeded: the parent derives every window itself, nothing to prepare.
@@ -207,35 +301,89 @@ pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Pre
             entries: Vec::new(),
             expected: Vec::new(),
             wall_s: 0.0,
+            id: String::new(),
+            offset: 0,
+            reused: false,
+            made_s: 0.0,
         });
     }
-    let key = prep_key(exe, a);
-    if a.seed.is_none()
-        && let Ok(f) = FIXED.lock()
-        && let Some((k, p)) = f.as_ref()
-        && *k == key
-    {
-        return Ok(Prepared {
-            wall_s: 0.0,
-            ..p.clone()
+    let key = op_key(exe, a);
+    if ready_pool(&key, a.iters).is_none() {
+        let ahead = AHEAD.lock().ok().and_then(|mut g| {
+            let i = g
+                .iter()
+                .position(|(k, i, _, _)| *k == key && *i >= a.iters)?;
+            Some(g.remove(i))
         });
+        let (iters, seed, made) = match ahead {
+            Some((_, iters, seed, h)) => (
+                iters,
+                seed,
+                h.join()
+                    .unwrap_or_else(|_| Err("the preparer's thread panicked".into())),
+            ),
+            None => {
+                let (seed, iters) = prep_target(&key, a);
+                (
+                    iters,
+                    seed,
+                    prepare_now(exe, &pool_args(a, seed, iters), timeout),
+                )
+            }
+        };
+        let mut pool = made?;
+        pool.id = pool_id(&pool);
+        pool.made_s = pool.wall_s;
+        if let Ok(mut g) = POOLS.lock() {
+            g.retain(|p| p.key != key);
+            while g.len() >= AHEAD_MAX {
+                g.remove(0);
+            }
+            g.push(OpPool {
+                key: key.clone(),
+                seed,
+                iters,
+                pool,
+                unpaid: true,
+            });
+        }
     }
-    let ahead = AHEAD.lock().ok().and_then(|mut g| {
-        let i = g.iter().position(|(k, _)| *k == key)?;
-        Some(g.remove(i).1)
-    });
-    let p = match ahead {
-        Some(h) => h
-            .join()
-            .unwrap_or_else(|_| Err("the preparer's thread panicked".into())),
-        None => prepare_now(exe, a, timeout),
-    }?;
-    if a.seed.is_none()
-        && let Ok(mut f) = FIXED.lock()
-    {
-        *f = Some((key, p.clone()));
+    let Ok(mut g) = POOLS.lock() else {
+        return Err("the operation's pool is not available".into());
+    };
+    let Some(op) = g.iter_mut().find(|p| p.key == key && p.iters >= a.iters) else {
+        return Err("the operation's pool is not available".into());
+    };
+    let mut p = op.pool.clone();
+    p.reused = !op.unpaid;
+    if !op.unpaid {
+        p.wall_s = 0.0;
     }
+    op.unpaid = false;
+    p.offset = offset_of(a, p.entries.len());
     Ok(p)
+}
+
+/// The pool's id: the digest of its key and entries (`pqperf_model::stream::OutputDigest`).
+fn pool_id(p: &Prepared) -> String {
+    let mut d = pqperf_model::stream::OutputDigest::new();
+    d.update(&p.key);
+    for e in &p.entries {
+        d.update(e);
+    }
+    d.finish()
+}
+
+/// Where process `a` starts in a pool of `n` entries: derived from its own stream seed (the
+/// timing process is never told it), 0 under the reference's fixed seed.
+pub fn offset_of(a: &DriverArgs, n: usize) -> u64 {
+    match (&a.seed, n) {
+        (Some(s), n) if n > 0 => {
+            let w = u64::from_le_bytes(s[8..16].try_into().expect("8 bytes"));
+            w % n as u64
+        }
+        _ => 0,
+    }
 }
 
 /// Runs the preparer of relayed `a` (contained, not pinned: it inherits the parent's CPUs,
@@ -298,6 +446,8 @@ pub struct Plan {
     verify: bool,
     /// Window seeds relayed (a window-seeded operation), no pool.
     seeded: bool,
+    /// The operation's pool this process got (id, entries, offset, reused).
+    pool: Option<Value>,
 }
 
 /// The parent's own randomness (SipHash keyed from the operating system, stepped per call).
@@ -331,7 +481,7 @@ impl Plan {
             sampled: a.samples,
             own_stream: a.seed.is_some(),
         };
-        let slot = |c: u64| (layout.input_index(c) % n) as usize;
+        let slot = |c: u64| ((p.offset + layout.input_index(c)) % n) as usize;
         let entry = |c: u64| &p.entries[slot(c)];
         let warm: Vec<&[u8]> = (0..a.warmups).map(|c| entry(c).as_slice()).collect();
         let setup = Relay::setup_payload(&p.key, p.ct_len, p.ss_len, &warm);
@@ -387,6 +537,13 @@ impl Plan {
             prepare_s: p.wall_s,
             verify,
             seeded: false,
+            pool: Some(json!({
+                "id": p.id,
+                "entries": n,
+                "offset": p.offset,
+                "reused": p.reused,
+                "made_s": (p.made_s * 1e6).round() / 1e6,
+            })),
         }
     }
 
@@ -429,6 +586,7 @@ impl Plan {
             prepare_s: prep,
             verify: false,
             seeded: true,
+            pool: None,
         }
     }
 
@@ -512,6 +670,7 @@ impl Plan {
             "check": if self.verify { "one altered message per window, rejection required" } else { "every timed shared secret equals the encapsulation's" },
             "tampered": self.windows.iter().filter_map(|w| w.tampered).collect::<Vec<_>>(),
             "valid_rejections": valid_rejections,
+            "pool": self.pool,
             "problems": bad,
         });
         (bad, ev)
@@ -609,6 +768,10 @@ mod tests {
                 .collect(),
             entries,
             wall_s: 0.5,
+            id: "8:pool".into(),
+            offset: 0,
+            reused: false,
+            made_s: 0.5,
         }
     }
 
@@ -667,6 +830,45 @@ mod tests {
                 .iter()
                 .any(|b| b.contains("no dec_outputs"))
         );
+    }
+
+    #[test]
+    fn processes_of_one_operation_start_at_their_own_offset_in_its_pool() {
+        let a = args("dec");
+        let mut b = a.clone();
+        b.seed = Some(pqperf_model::stream::process_seed(2));
+        let (oa, ob) = (offset_of(&a, 8), offset_of(&b, 8));
+        assert!(oa < 8 && ob < 8);
+        let mut fixed = a.clone();
+        fixed.seed = None;
+        assert_eq!(
+            offset_of(&fixed, 8),
+            0,
+            "the reference's fixed seed: no offset"
+        );
+        let base = Plan::with_draw(&a, &prepared(false), &mut || 0);
+        let mut p = prepared(false);
+        p.offset = 3;
+        p.reused = true;
+        let plan = Plan::with_draw(&a, &p, &mut || 0);
+        // Every window's entries move by the offset (mod 8), and the expected digests with them.
+        assert_eq!(base.windows[0].payload[..3], [4; 3]);
+        assert_eq!(plan.windows[0].payload[..3], [7; 3]);
+        assert_eq!(plan.windows[2].payload[..3], [3; 3], "sampled calls first");
+        let r = Relay::parse_setup(&plan.setup).unwrap();
+        assert_eq!(r.warm, [[5u8; 3], [6; 3]].concat());
+        let mut d = pqperf_model::stream::OutputDigest::new();
+        for k in [7u8, 0, 1, 2, 3] {
+            d.update(&[k + 100; 2]);
+        }
+        assert_eq!(
+            plan.windows[0].expect_dec.as_deref(),
+            Some(d.finish().as_str())
+        );
+        let (_, ev) = plan.check(&[]);
+        assert_eq!(ev["pool"]["offset"], 3);
+        assert_eq!(ev["pool"]["reused"], true);
+        assert_eq!(ev["pool"]["id"], "8:pool");
     }
 
     #[test]

@@ -232,6 +232,78 @@ fn preparation_memos_never_hit_and_wrong_timed_outputs_are_inconsistent() {
     }
 }
 
+/// One pool per operation (issue 41): under pqperf's own protocol the preparer runs once per
+/// verify/dec operation and every timing process of it gets the same pool (same id) from its
+/// own offset; the parent's own check covers the outputs, so no replay re-signs the pool.
+#[test]
+fn processes_of_one_operation_share_one_pool_from_their_own_offsets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    let sig = toy_run(
+        &run,
+        "toy_sig.c",
+        TOY_SIG,
+        &[Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"])],
+    );
+    let kem = toy_run(
+        &run,
+        "toy_kem.c",
+        TOY_KEM,
+        &[Lib::new("kem-95", "honest").defines(&["TOY_WORK=20000"])],
+    );
+    let mut bj = sig;
+    bj.instances.extend(kem.instances);
+    write_build_json(&run, &bj);
+    let mut opts = short_trials();
+    opts.drain(2..4);
+    opts.extend(["--target-ci".to_string(), "20".to_string()]);
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let out = campaign(&run, phase, &opts).output().unwrap();
+        log += &String::from_utf8_lossy(&out.stdout);
+        log += &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{phase}: {log}");
+    }
+    for (cand, op) in [("sign-95", "verify"), ("kem-95", "dec")] {
+        let r = record(&run, cand, "honest", op);
+        assert_eq!(r["status"], "complete", "{cand} {op}: {r}\n{log}");
+        assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
+        let ps = r["processes"].as_array().unwrap();
+        assert!(ps.len() >= 2, "{cand} {op}: {} processes", ps.len());
+        let pool = |p: &serde_json::Value| p["relayed_inputs"]["pool"].clone();
+        let id = pool(&ps[0])["id"].clone();
+        assert!(id.is_string(), "{}", ps[0]);
+        let mut offsets = std::collections::BTreeSet::new();
+        let mut made = 0;
+        for p in ps {
+            assert_eq!(p["status"], "complete", "{cand} {op}: {p}");
+            assert_eq!(pool(p)["id"], id, "{cand} {op}: one pool per operation");
+            offsets.insert(pool(p)["offset"].as_u64().unwrap());
+            assert!(pool(p)["made_s"].as_f64().unwrap() > 0.0, "{p}");
+            if pool(p)["reused"] == false {
+                made += 1;
+                assert!(
+                    p["relayed_inputs"]["prepare_s"].as_f64().unwrap() > 0.0,
+                    "{p}"
+                );
+            } else {
+                assert_eq!(p["relayed_inputs"]["prepare_s"], 0.0, "{p}");
+            }
+            // The parent's own check covered the outputs: no replay.
+            let c = &p["output_check"];
+            assert_eq!(c["chosen"], "parent", "{cand} {op}: {c}");
+            assert_eq!(c["verdict"], "match", "{c}");
+            assert!(c["replay"].is_null(), "{c}");
+        }
+        // One pool (one id) made once: its cost in the kept process that used it first, or
+        // in an attempt re-run on a busy host (then every kept process says `reused`).
+        assert!(made <= 1, "{cand} {op}: the preparer ran once");
+        assert!(offsets.len() > 1, "{cand} {op}: offsets {offsets:?}");
+    }
+}
+
 /// Where the measure phase's time goes with relayed inputs under `--target-ci` (pqperf's own
 /// protocol: each process its own stream, the next process's inputs prepared while this one
 /// is timed). Prints the `measure budget:` line and the preparers' seconds against the
@@ -400,6 +472,13 @@ fn inputs_precomputed_before_the_first_gate_never_answer_a_timed_call() {
                 );
                 assert!(p["relayed_inputs"]["windows"].as_u64().unwrap() >= 1, "{p}");
                 assert!(p["stream"]["key_id"].is_string(), "{p}");
+                // A drawn replay ran beside the next process and its verdict was applied.
+                let c = &p["output_check"];
+                assert_ne!(c["verdict"], "pending", "{label} {op}: {c}");
+                if c["chosen"] == "drawn" {
+                    assert_eq!(c["replay_beside"], true, "{c}");
+                    assert_eq!(c["verdict"], "match", "{label} {op}: {c}");
+                }
             }
             // The first process's outputs were replayed and matched.
             assert_eq!(

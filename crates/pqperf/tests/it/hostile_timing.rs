@@ -227,8 +227,14 @@ fn wrong_outputs_only_under_the_timing_driver_are_inconsistent() {
         assert_eq!(r["status"], "complete", "honest {op}: {r}\n{log}");
         let p = &r["processes"][0];
         assert_eq!(p["output_check"]["verdict"], "match", "honest {op}: {p}");
-        // Issue 41: the first process's replay ran beside it, not after it.
-        assert_eq!(p["output_check"]["replay_beside"], true, "honest {op}: {p}");
+        if op == "verify" {
+            // Issue 41: the parent's own check of the relayed pool covers every output.
+            assert_eq!(p["output_check"]["chosen"], "parent", "honest {op}: {p}");
+        } else if p["disturbed_retries"] == 0 {
+            // Issue 41: the first process's replay ran beside it, not after it (a re-run of
+            // a disturbed first process, on a busy host, is replayed after it).
+            assert_eq!(p["output_check"]["replay_beside"], true, "honest {op}: {p}");
+        }
         assert_eq!(p["kernel_check"]["problems"], serde_json::json!([]));
     }
     // Every part of the phase's budget is time the measuring loop spent (its critical path):
