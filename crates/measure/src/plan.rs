@@ -130,19 +130,24 @@ pub fn expected_parts(pl: &Plan, t: f64, sampling: bool) -> (f64, f64) {
     if reuses_calibration(pl) {
         return (0.0, 0.0);
     }
-    let (procs, per) = if pl.separate_processes {
-        (pl.trials, 1)
-    } else {
-        (1, pl.trials)
-    };
+    let procs = if pl.separate_processes { pl.trials } else { 1 };
+    (
+        procs as f64,
+        procs as f64 * calls_per_process(pl, sampling) * t,
+    )
+}
+
+/// Calls one driver process of `pl` makes: its trials (each with its sampled calls when
+/// `sampling`), the warm-ups and the first call.
+fn calls_per_process(pl: &Plan, sampling: bool) -> f64 {
+    let per = if pl.separate_processes { 1 } else { pl.trials };
     let iters = pl.iterations_per_trial as f64;
     let sampled = if sampling {
         iters.min(crate::driver::SAMPLE_CALLS as f64)
     } else {
         0.0
     };
-    let calls = per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0;
-    (procs as f64, procs as f64 * calls * t)
+    per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0
 }
 
 /// The remaining time of a measure phase from what its finished operations took: each
@@ -312,15 +317,7 @@ impl PlannedOp {
         else {
             return 0.0;
         };
-        let per = if pl.separate_processes { 1 } else { pl.trials };
-        let iters = pl.iterations_per_trial as f64;
-        let sampled = if sampling {
-            iters.min(crate::driver::SAMPLE_CALLS as f64)
-        } else {
-            0.0
-        };
-        let calls = per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0;
-        setup + keygen + calls * entry
+        setup + keygen + calls_per_process(pl, sampling) * entry
     }
 
     /// [`PlannedOp::prepare_s`]: paid once per operation however many processes run.

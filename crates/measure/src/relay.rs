@@ -89,6 +89,17 @@ pub fn timing_args(a: &DriverArgs) -> DriverArgs {
     t
 }
 
+/// The timed windows of process `a` in order: (calls, sampled) — its reference trials, then
+/// its sampled trials (at most `SAMPLE_CALLS` calls each) when it samples.
+fn window_shapes(a: &DriverArgs) -> Vec<(u64, bool)> {
+    let sample_calls = a.iters.min(pqperf_driver::SAMPLE_CALLS);
+    let mut shapes: Vec<(u64, bool)> = vec![(a.iters, false); a.trials as usize];
+    if a.samples && sample_calls > 0 {
+        shapes.extend(std::iter::repeat_n((sample_calls, true), a.trials as usize));
+    }
+    shapes
+}
+
 /// What the preparer made.
 #[derive(Debug, Clone)]
 pub struct Prepared {
@@ -485,11 +496,7 @@ impl Plan {
         let entry = |c: u64| &p.entries[slot(c)];
         let warm: Vec<&[u8]> = (0..a.warmups).map(|c| entry(c).as_slice()).collect();
         let setup = Relay::setup_payload(&p.key, p.ct_len, p.ss_len, &warm);
-        let sample_calls = a.iters.min(pqperf_driver::SAMPLE_CALLS);
-        let mut shapes: Vec<(u64, bool)> = vec![(a.iters, false); a.trials as usize];
-        if a.samples && sample_calls > 0 {
-            shapes.extend(std::iter::repeat_n((sample_calls, true), a.trials as usize));
-        }
+        let shapes = window_shapes(a);
         let mut c = a.warmups;
         let mut windows = Vec::new();
         let last = shapes.len().saturating_sub(1);
@@ -562,11 +569,7 @@ impl Plan {
         };
         let at = |c: u64| WindowInput::of(seed, layout.input_index(c));
         let setup = WindowInput::setup_payload(seed, &at(0));
-        let sample_calls = a.iters.min(pqperf_driver::SAMPLE_CALLS);
-        let mut shapes: Vec<(u64, bool)> = vec![(a.iters, false); a.trials as usize];
-        if a.samples && sample_calls > 0 {
-            shapes.extend(std::iter::repeat_n((sample_calls, true), a.trials as usize));
-        }
+        let shapes = window_shapes(a);
         let mut c = a.warmups;
         let mut windows = Vec::new();
         for (calls, sampled) in shapes {
