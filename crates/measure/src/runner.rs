@@ -281,7 +281,19 @@ pub fn run_driver_then(
     // The process's own time in the parent starts here: the wait for its preparation
     // (`waited_s`, above) is counted once, as preparation, never again as reaping.
     let t_spawn = std::time::Instant::now();
+    // The forked child's `ru_maxrss` counts the parent's pages it shared until its exec: the
+    // parent's RSS around the fork (the preparation and replays beside may have grown it
+    // since the first reading), never a reading from before it alone.
+    let rss_before_fork = pqperf_ffi::procinfo::rss_bytes();
     let (out, readings, load_bad) = spawn(exe, &targs, timeout, plan.as_ref());
+    let parent_rss_bytes = [
+        parent_rss_bytes,
+        rss_before_fork,
+        pqperf_ffi::procinfo::rss_bytes(),
+    ]
+    .into_iter()
+    .flatten()
+    .max();
     let outcome_s = t_spawn.elapsed().as_secs_f64();
     let steal_share = match (
         cpu_t0,
