@@ -129,18 +129,7 @@ pub fn first_sampled_call(warmups: u64, trials: u64, iters: u64) -> u64 {
 /// the randomness a call draws depends on (seed, index) and not on how many calls ran
 /// before it: SHA-256("pqperf window v2" ‖ seed ‖ u64_le(index) ‖ u8(k)), k = 0, 1.
 pub fn window_seed(seed: &[u8; SEED_BYTES], index: u64) -> [u8; SEED_BYTES] {
-    let block = |k: u8| {
-        let mut h = Sha256::new();
-        h.update(b"pqperf window v2");
-        h.update(seed);
-        h.update(index.to_le_bytes());
-        h.update([k]);
-        h.finalize()
-    };
-    let mut s = [0u8; SEED_BYTES];
-    s[..32].copy_from_slice(&block(0));
-    s[32..].copy_from_slice(&block(1)[..16]);
-    s
+    derive_seed(b"pqperf window v2", seed, index)
 }
 
 /// Seed bytes of a driver process's DRNG.
@@ -166,7 +155,7 @@ pub fn process_seed(index: u64) -> [u8; SEED_BYTES] {
 }
 
 /// `block(k) = SHA-256(domain ‖ secret ‖ u64_le(index) ‖ u8(k))`; the seed is
-/// `block(0)[0..32] ‖ block(1)[0..16]` (both stream derivations).
+/// `block(0)[0..32] ‖ block(1)[0..16]` (the stream and window derivations).
 fn derive_seed(domain: &[u8], secret: &[u8], index: u64) -> [u8; SEED_BYTES] {
     let block = |k: u8| {
         let mut h = Sha256::new();
