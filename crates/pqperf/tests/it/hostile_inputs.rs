@@ -239,33 +239,7 @@ fn preparation_memos_never_hit_and_wrong_timed_outputs_are_inconsistent() {
 fn processes_of_one_operation_share_one_pool_from_their_own_offsets() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
-    std::fs::create_dir_all(&run).unwrap();
-    let sig = toy_run(
-        &run,
-        "toy_sig.c",
-        TOY_SIG,
-        &[Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"])],
-    );
-    let kem = toy_run(
-        &run,
-        "toy_kem.c",
-        TOY_KEM,
-        &[Lib::new("kem-95", "honest").defines(&["TOY_WORK=20000"])],
-    );
-    let mut bj = sig;
-    bj.instances.extend(kem.instances);
-    write_build_json(&run, &bj);
-    let mut opts = short_trials();
-    opts.drain(2..4);
-    opts.extend(["--target-ci".to_string(), "20".to_string()]);
-    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
-    let mut log = String::new();
-    for phase in ["calibrate", "measure"] {
-        let out = campaign(&run, phase, &opts).output().unwrap();
-        log += &String::from_utf8_lossy(&out.stdout);
-        log += &String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{phase}: {log}");
-    }
+    let log = honest_sig_and_kem_campaign(&run, "20");
     for (cand, op) in [("sign-95", "verify"), ("kem-95", "dec")] {
         let r = record(&run, cand, "honest", op);
         assert_eq!(r["status"], "complete", "{cand} {op}: {r}\n{log}");
@@ -314,33 +288,7 @@ fn processes_of_one_operation_share_one_pool_from_their_own_offsets() {
 fn relayed_budget() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
-    std::fs::create_dir_all(&run).unwrap();
-    let sig = toy_run(
-        &run,
-        "toy_sig.c",
-        TOY_SIG,
-        &[Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"])],
-    );
-    let kem = toy_run(
-        &run,
-        "toy_kem.c",
-        TOY_KEM,
-        &[Lib::new("kem-95", "honest").defines(&["TOY_WORK=20000"])],
-    );
-    let mut bj = sig;
-    bj.instances.extend(kem.instances);
-    write_build_json(&run, &bj);
-    let mut opts = short_trials();
-    opts.drain(2..4);
-    opts.extend(["--target-ci".to_string(), "1".to_string()]);
-    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
-    let mut log = String::new();
-    for phase in ["calibrate", "measure"] {
-        let out = campaign(&run, phase, &opts).output().unwrap();
-        log += &String::from_utf8_lossy(&out.stdout);
-        log += &String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{log}");
-    }
+    let log = honest_sig_and_kem_campaign(&run, "1");
     let line = log
         .lines()
         .find(|l| l.contains("measure budget:"))
@@ -534,4 +482,37 @@ fn inputs_precomputed_before_the_first_gate_never_answer_a_timed_call() {
         line.contains("source=argv") && line.ends_with(" hits=100"),
         "{line}"
     );
+}
+
+/// Builds an honest toy signature (sign-95) and toy KEM (kem-95) in `run` and calibrates and
+/// measures them under `--target-ci <target>` with short trials; the campaign's output.
+fn honest_sig_and_kem_campaign(run: &std::path::Path, target: &str) -> String {
+    std::fs::create_dir_all(run).unwrap();
+    let sig = toy_run(
+        run,
+        "toy_sig.c",
+        TOY_SIG,
+        &[Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"])],
+    );
+    let kem = toy_run(
+        run,
+        "toy_kem.c",
+        TOY_KEM,
+        &[Lib::new("kem-95", "honest").defines(&["TOY_WORK=20000"])],
+    );
+    let mut bj = sig;
+    bj.instances.extend(kem.instances);
+    write_build_json(run, &bj);
+    let mut opts = short_trials();
+    opts.drain(2..4);
+    opts.extend(["--target-ci".to_string(), target.to_string()]);
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let out = campaign(run, phase, &opts).output().unwrap();
+        log += &String::from_utf8_lossy(&out.stdout);
+        log += &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{phase}: {log}");
+    }
+    log
 }
