@@ -142,6 +142,10 @@ pub(crate) fn phase_measure(
     let likely = |p: &PlannedOp| p.likely(&opts.planning, opts.samples, replay);
     let expect = |p: &PlannedOp| likely(p).0.max(0.1);
     let est_total: f64 = todo.iter().map(|p| expect(p)).sum();
+    let prep_total: f64 = todo
+        .iter()
+        .map(|p| p.likely_prepare_s(&opts.planning, opts.samples))
+        .sum();
     if !todo.is_empty() {
         // The estimate's inputs, so that a miss can be explained.
         let planned: f64 = todo.iter().map(|p| p.expected_s(opts.samples)).sum();
@@ -155,9 +159,7 @@ pub(crate) fn phase_measure(
             plan::duration_text(est_total),
             todo.len(),
             planned,
-            todo.iter()
-                .map(|p| p.likely_prepare_s(&opts.planning, opts.samples))
-                .sum::<f64>(),
+            prep_total,
             budget_ops.len(),
             budget_ops.iter().map(|p| p.expected_s(opts.samples)).sum::<f64>(),
             budget_ops
@@ -176,10 +178,7 @@ pub(crate) fn phase_measure(
             let (_, a, b) = likely(p);
             (acc.0 + a, acc.1 + b)
         }),
-        left_prep_s: todo
-            .iter()
-            .map(|p| p.likely_prepare_s(&opts.planning, opts.samples))
-            .sum(),
+        left_prep_s: prep_total,
         ..Default::default()
     };
     let mut incomplete = 0usize;
