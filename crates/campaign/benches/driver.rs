@@ -13,7 +13,7 @@
 //!   of a reference-shaped C loop this benchmark compiles itself (dlopen, the operation called
 //!   in a counted loop between two TSC reads, return code checked), in alternating rounds;
 //! * the campaign efficiency (Σ timed seconds ÷ wall seconds of the calibrate + measure
-//!   phases) of a demo-sized campaign (trial target 0.05 s) over that library and a toy one.
+//!   phases) of a demo-sized campaign (trial target 0.05 s) over the toy signature.
 //!
 //! Timings and the campaign use the lean driver (found next to `target/<profile>/deps`; build
 //! it with the workspace); the benchmark binary is its own large-executable driver child for
@@ -101,6 +101,35 @@ fn gcc(dir: &Path, name: &str, defines: &[&str]) -> String {
     rel
 }
 
+/// The empty loop of `op` ran: complete, or (verify) recorded `inconsistent` only because the
+/// do-nothing verify accepts the signature whose message the parent altered in each window
+/// (the relay's output check, issue 36); its trials are still the loop's ticks.
+fn loop_ran(op: &str, r: &runner::Run) -> bool {
+    r.complete()
+        || (op == "verify"
+            && !r.process.trials.is_empty()
+            && r.process.extra["kernel_check"]["problems"]
+                .as_array()
+                .is_some_and(|a| {
+                    a.iter()
+                        .all(|p| p.as_str().is_some_and(|p| p.contains("verify accepted")))
+                }))
+}
+
+/// One empty-loop process of `a` (up to three attempts: a busy host can make the kernel
+/// check refuse one).
+fn run_loop(exe: &DriverExe, a: &DriverArgs) -> runner::Run {
+    let mut last = None;
+    for _ in 0..3 {
+        let r = runner::run_driver(exe, a, Duration::from_secs(60));
+        if loop_ran(&a.op, &r) {
+            return r;
+        }
+        last = Some(r);
+    }
+    panic!("{:?}", last.map(|r| r.process));
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -118,11 +147,25 @@ fn main() {
             eprintln!("driver: {e}");
             std::process::exit(2)
         });
-        let code = driver::run(&a, &mut out, &mut std::io::stderr());
+        // The parent's control pipe (the interval boundaries), as `pqperf-driver` adopts it.
+        let mut control = pqperf_ffi::untrusted::child_control().unwrap_or_else(|e| {
+            eprintln!("driver: {e}");
+            std::process::exit(2)
+        });
+        let gate = driver::Gate::new(control.as_mut().map(|c| c as &mut dyn std::io::Read));
+        let code = driver::run_gated(&a, &mut out, gate, &mut std::io::stderr());
         std::process::exit(code);
     }
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
+    // PQPERF_BENCH_KEEP=1 keeps the run directory (its campaign.log and records) for reading.
+    let (dir_buf, _guard) = if std::env::var_os("PQPERF_BENCH_KEEP").is_some() {
+        let kept = tmp.keep();
+        println!("run directory kept in {}", kept.display());
+        (kept, None)
+    } else {
+        (tmp.path().to_path_buf(), Some(tmp))
+    };
+    let dir = dir_buf.as_path();
     let noop = gcc(dir, "noop", &["TOY_NOOP"]);
     let toy = gcc(dir, "toy", &[]);
     let cpu = campaign::default_cpu();
@@ -283,8 +326,7 @@ fn main() {
                     prepare: false,
                     relayed: false,
                 };
-                let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
-                assert!(r.complete(), "{:?}", r.process);
+                let r = run_loop(&exe, &a);
                 for t in &r.process.trials {
                     rs.push(t.cycles.unwrap_or(0) as f64 / t.measurements as f64);
                 }
@@ -325,8 +367,7 @@ fn main() {
                     prepare: false,
                     relayed: false,
                 };
-                let r = runner::run_driver(&exe, &a, Duration::from_secs(60));
-                assert!(r.complete(), "{:?}", r.process);
+                let r = run_loop(&exe, &a);
                 for t in &r.process.trials {
                     batch[mode].push(t.cycles.unwrap_or(0) as f64 / t.measurements as f64);
                 }
@@ -363,21 +404,21 @@ fn main() {
     // Campaign efficiency at the demo's trial target.
     let run = dir.to_path_buf();
     let mut bj = BuildJson::default();
-    for (label, rel) in [("noop", &noop), ("toy", &toy)] {
-        bj.instances.insert(
-            format!("sign-99/{label}"),
-            BuildEntry {
-                candidate: "sign-99".into(),
-                label: label.into(),
-                instance: label.into(),
-                variant: "reference".into(),
-                flags: "guide".into(),
-                kat: "PASS".into(),
-                library: Some(rel.clone()),
-                ..Default::default()
-            },
-        );
-    }
+    // The toy signature only: the do-nothing verify accepts every signature, which the
+    // relay's output check (one altered message per window) records as `inconsistent`.
+    bj.instances.insert(
+        "sign-99/toy".into(),
+        BuildEntry {
+            candidate: "sign-99".into(),
+            label: "toy".into(),
+            instance: "toy".into(),
+            variant: "reference".into(),
+            flags: "guide".into(),
+            kat: "PASS".into(),
+            library: Some(toy.clone()),
+            ..Default::default()
+        },
+    );
     std::fs::write(
         run.join("build.json"),
         pqperf_model::pyjson::to_string(&bj).unwrap(),
@@ -394,16 +435,24 @@ fn main() {
     o.echo = false;
     let t0 = Instant::now();
     let c = campaign::run_phase(Phase::Calibrate, &o).unwrap();
-    assert_eq!(c.code, campaign::Exit::Done);
+    assert_eq!(
+        c.code,
+        campaign::Exit::Done,
+        "{}",
+        run.join("campaign.log").display()
+    );
     let m = campaign::run_phase(Phase::Measure, &o).unwrap();
     let wall = t0.elapsed().as_secs_f64();
+    let b = &m.totals.budget;
     println!(
-        "campaign (2 instances x 3 ops, trial target 0.05 s): {} records, timed {:.2} s, driver processes {:.2} s, wall {:.2} s (calibrate+measure) -> efficiency {:.1} % (measure phase alone {:.1} %)",
+        "campaign (the toy signature, 3 ops, trial target 0.05 s): {} records, {} driver processes, timed {:.2} s (reference {:.2} s + sampled {:.2} s), wall {:.2} s (calibrate+measure, measure {:.2} s) -> measure-phase efficiency {:.1} % (the demo's budget line)",
         m.totals.records,
-        m.totals.timed_s,
-        m.totals.process_s,
+        b.count,
+        b.processes.timed_s + b.processes.sampled_s,
+        b.processes.timed_s,
+        b.processes.sampled_s,
         wall,
-        100.0 * m.totals.timed_s / wall,
-        100.0 * m.totals.timed_s / m.wall_s
+        m.wall_s,
+        100.0 * b.efficiency(m.wall_s)
     );
 }
