@@ -68,6 +68,11 @@ impl Messages {
         }
     }
 
+    /// Messages on `base` (a hash's message head, `pqperf_model::stream::head_of`).
+    pub(super) fn from_base(base: [u8; 64]) -> Messages {
+        Messages { base, next: 0 }
+    }
+
     /// The message of call `n` (0, 1, …) of the process.
     pub(super) fn message(&self, n: u64) -> [u8; 64] {
         let mut m = self.base;
@@ -85,7 +90,7 @@ impl Messages {
         self.next = n;
     }
 
-    /// Writes the next call's message into `m` (64 bytes).
+    /// Writes the next call's message head into `m` (64 bytes for sign; a hash's message).
     #[inline(always)]
     pub(super) fn advance(&mut self, m: &mut [u8]) {
         pqperf_model::stream::message_for_call(&self.base, self.next, m);
