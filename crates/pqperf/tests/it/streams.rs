@@ -289,3 +289,91 @@ fn a_key_exchange_of_the_own_protocol_gets_its_window_seeds_with_go() {
         }
     }
 }
+
+/// `pqperf validate` recomputes every process's seed from the stream key campaign.json
+/// publishes (issue 36, `pqperf_validate` `streams`): a dataset published from an own-protocol
+/// campaign of the real driver has no problem; the same dataset with one process's seed
+/// changed has exactly that problem, naming the record, the process and its index.
+#[test]
+fn validate_recomputes_every_seed_from_the_published_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    toy_run(
+        &run,
+        "toy_sig.c",
+        TOY_SIG,
+        &[Lib::new("sign-92", "honest").defines(&["TOY_WORK=20000"])],
+    );
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = ["--cpu", cpu.as_str(), "--target-ci", "20"];
+    for phase in ["calibrate", "measure"] {
+        ok(campaign(&run, phase, &opts));
+    }
+    let ds = tmp.path().join("ds");
+    ok(campaign(
+        &run,
+        "publish",
+        &["--publish-to", ds.to_str().unwrap()],
+    ));
+    let validate = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
+            .arg("validate")
+            .arg(&ds)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let (code, text) = validate();
+    assert_eq!(code, Some(0), "{text}");
+    // One seed changed in the published record.
+    let recs: Vec<std::path::PathBuf> = walk(&ds)
+        .into_iter()
+        .filter(|p| p.ends_with("honest__sign.json"))
+        .collect();
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&recs[0]).unwrap()).unwrap();
+    let key = published_key(&run);
+    let s = &mut v["processes"][1]["stream"];
+    let index = s["index"].as_u64().unwrap();
+    assert_eq!(
+        s["seed"],
+        pqperf_model::stream::seed_hex(&pqperf_model::stream::keyed_process_seed(&key, index))
+    );
+    s["seed"] = serde_json::Value::from(pqperf_model::stream::seed_hex(
+        &pqperf_model::stream::keyed_process_seed(&key, index + 100),
+    ));
+    std::fs::write(&recs[0], pqperf_model::pyjson::value_to_string(&v)).unwrap();
+    let (code, text) = validate();
+    assert_eq!(code, Some(1), "{text}");
+    let problems: Vec<&str> = text.lines().filter(|l| l.contains("stream")).collect();
+    assert_eq!(problems.len(), 1, "{text}");
+    assert!(
+        problems[0].contains("records/sign-92/honest__sign.json: processes[1].stream.seed")
+            && problems[0].contains(&format!("stream index {index}")),
+        "{text}"
+    );
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
