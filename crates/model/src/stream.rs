@@ -580,7 +580,7 @@ mod tests {
     fn hash_messages_keep_the_pattern_and_vary_their_head_per_call() {
         let m = hash_message(100);
         assert_eq!(m.len(), 100);
-        assert_eq!(m[1], ((131 + 100) % 256) as u8);
+        assert_eq!(m[2], ((2 * 131 + 100) % 256) as u8);
         let head = head_of(&m);
         assert_eq!(head[..], m[..64]);
         let short = hash_message(5);

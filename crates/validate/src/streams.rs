@@ -116,13 +116,17 @@ mod tests {
     /// A system whose campaign publishes `key` and whose one record has processes seeded
     /// from it at indices 0, 1, 2.
     fn system(key: &[u8; KEY_BYTES]) -> SystemData {
-        let mut campaign = pqperf_model::campaign::Campaign::default();
-        campaign.pqperf = Some(Default::default());
-        campaign.pqperf.as_mut().unwrap().stream_keys = Some(vec![json!({
-            "key_id": key_id(key),
-            "key": pqperf_model::stream::key_hex(key),
-            "reused": false,
-        })]);
+        let campaign = pqperf_model::campaign::Campaign {
+            pqperf: Some(pqperf_model::campaign::CampaignPqperf {
+                stream_keys: Some(vec![json!({
+                    "key_id": key_id(key),
+                    "key": pqperf_model::stream::key_hex(key),
+                    "reused": false,
+                })]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
         let mut rec = pqperf_model::Record::default();
         for i in 0..3u64 {
             let mut p = pqperf_model::record::Process::default();
