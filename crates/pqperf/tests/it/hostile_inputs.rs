@@ -21,7 +21,10 @@
 //!   process seeds, computes the outputs and serves the timed calls from that table. Under
 //!   pqperf's own protocol the timing process has no seed on its argv, each window's seed
 //!   comes with its `go`, and the seeds derive from the run's secret stream key: the table
-//!   never answers.
+//!   never answers. The same for the toy hash (the digests of every message the process
+//!   could hash) and a key-exchange step timed alone (init_a's DRNG bytes of every window),
+//!   whose processes now get their windows' seeds with `go` too; started by hand as they
+//!   were started before, every timed call is answered.
 
 use crate::common;
 
