@@ -334,6 +334,34 @@ fn validate_recomputes_every_seed_from_the_published_key() {
     };
     let (code, text) = validate();
     assert_eq!(code, Some(0), "{text}");
+    // The method page says the seeds were secret and recomputable.
+    let pages = tmp.path().join("pages");
+    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
+        .arg("report")
+        .arg(&ds)
+        .arg("--out")
+        .arg(&pages)
+        .args(["--pages", "method"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let method: Vec<String> = walk(&pages)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter(|t| t.contains("- Input streams:"))
+        .collect();
+    assert!(!method.is_empty(), "no method page");
+    assert!(
+        method.iter().all(|t| t.contains(
+            "so no candidate could compute its timed inputs ahead; `pqperf validate` recomputes every seed from the published key"
+        )),
+        "{method:?}"
+    );
     // One seed changed in the published record.
     let recs: Vec<std::path::PathBuf> = walk(&ds)
         .into_iter()
