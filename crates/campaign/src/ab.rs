@@ -90,6 +90,10 @@ pub struct AbOptions {
     /// confidence (the deadline's look replaces the looks not reached, so the error over all
     /// looks stays within the plan), and its reason says so.
     pub max_time: Option<Duration>,
+    /// `--stream-key`: an earlier run's stream key (the campaign's option), else a fresh one
+    /// ([`crate::options::stream_key_of`]); both sides of a pair get the same seed from it
+    /// (`pqperf_model::ab::AbEvidence::stream_key`).
+    pub stream_key: Option<[u8; pqperf_model::stream::KEY_BYTES]>,
 }
 
 /// An inconclusive reason's hint as it applies after `used` pairs of at most `most`: when
@@ -170,7 +174,7 @@ pub fn check_cpu(cpu: usize) -> Result<(), CompareError> {
 pub const CONFIDENCE: f64 = 0.95;
 
 /// The method, as recorded in the evidence.
-pub const METHOD: &str = "interleaved A/B: per unit, pairs of one fresh pinned driver process of A and one of B right after each other on one leased CPU, in a seeded random order (rounds of one pair per unit in shuffled unit order; half the pairs AB, half BA); per process the robust estimate of its sampled calls (p50, or for sign the fenced mean: the mean of the calls below the interference fence); ratio = exp(median of the pairs' ln(B/A)), interval = sign-test interval of the median (distribution-free); verdict: slower/faster when the interval excludes 1 and the change is at least the threshold, no change when the interval lies inside the band, otherwise inconclusive; inconclusive too when the pairs' canary ratio differs at least as much as the change";
+pub const METHOD: &str = "interleaved A/B: per unit, pairs of one fresh pinned driver process of A and one of B right after each other on one leased CPU, in a seeded random order (rounds of one pair per unit in shuffled unit order; half the pairs AB, half BA); both processes of a pair time the same inputs, seeded from the run's secret stream key and the pair's index and relayed window by window (the key is published in the evidence after the pairs); per process the robust estimate of its sampled calls (p50, or for sign the fenced mean: the mean of the calls below the interference fence); ratio = exp(median of the pairs' ln(B/A)), interval = sign-test interval of the median (distribution-free); verdict: slower/faster when the interval excludes 1 and the change is at least the threshold, no change when the interval lies inside the band, otherwise inconclusive; inconclusive too when the pairs' canary ratio differs at least as much as the change";
 
 /// One unit to measure: the two instances and the operation.
 #[derive(Debug, Clone)]
@@ -450,6 +454,7 @@ fn calibrate(
     exe_b: &DriverExe,
     cpu: usize,
     trial_target_s: f64,
+    key: &[u8; pqperf_model::stream::KEY_BYTES],
 ) -> Result<Planned, String> {
     let settings = |exe: &DriverExe| pqperf_measure::UnitSettings {
         run_dir: exe.cwd.clone(),
@@ -460,14 +465,17 @@ fn calibrate(
         calibration_timeout: Duration::from_secs_f64(crate::options::DEFAULT_CALIBRATION_TIMEOUT_S),
         planning: plan::planning(trial_target_s, 3600.0),
         target_ci: None,
-        // ab's processes use the reference's fixed seed (no own streams): unused.
-        stream_key: [0; pqperf_model::stream::KEY_BYTES],
+        stream_key: *key,
     };
     let mut t1: f64 = 0.0;
     let mut setup: f64 = 0.0;
     for (side, inst, exe) in [("A", &u.a, exe_a), ("B", &u.b, exe_b)] {
         let s = settings(exe);
-        let args = driver_args(&s, inst, u.op, 1, 1, 0);
+        let mut args = driver_args(&s, inst, u.op, 1, 1, 0);
+        args.seed = Some(pqperf_model::stream::keyed_process_seed(
+            key,
+            pqperf_model::ab::AB_CALIBRATION_INDEX,
+        ));
         let run = runner::run_driver(exe, &args, s.calibration_timeout);
         let t = run
             .process
@@ -555,9 +563,13 @@ pub fn run(
         o.pairs,
         o.seed
     ));
+    // The run's stream key (secret until the evidence is written after the pairs): pair i
+    // of every unit seeds both its processes with keyed_process_seed(key, i), relayed
+    // window by window, so A and B time the same inputs and no candidate knows them ahead.
+    let key = crate::options::stream_key_of(o.stream_key);
     let mut planned: Vec<Result<Planned, String>> = Vec::new();
     for u in units {
-        let p = calibrate(u, &exe_a, &exe_b, cpu, o.trial_target_s);
+        let p = calibrate(u, &exe_a, &exe_b, cpu, o.trial_target_s, &key);
         match &p {
             Ok(p) => say(format!(
                 "ab: {} {} → {} {}: {} calls per trial",
@@ -601,6 +613,7 @@ pub fn run(
                 tick_hz,
                 &exe_a,
                 &exe_b,
+                &key,
                 &mut recent,
                 &mut pairs,
                 say,
@@ -692,6 +705,12 @@ pub fn run(
         started_utc,
         ended_utc: crate::utc_now(),
         host_problems: Some(host_problems),
+        // Published now that no process of this measurement runs any more.
+        stream_key: Some(pqperf_model::ab::AbStreamKey {
+            key_id: pqperf_model::stream::key_id(&key),
+            key: pqperf_model::stream::key_hex(&key),
+            reused: o.stream_key.is_some(),
+        }),
         units: out,
     })
 }
@@ -708,6 +727,7 @@ fn measure_slot(
     tick_hz: f64,
     exe_a: &DriverExe,
     exe_b: &DriverExe,
+    key: &[u8; pqperf_model::stream::KEY_BYTES],
     recent: &mut Vec<bool>,
     pairs: &mut [Vec<AbPair>],
     say: &mut dyn FnMut(String),
@@ -726,9 +746,14 @@ fn measure_slot(
             calibration_timeout: p.timeout,
             planning: plan::planning(o.trial_target_s, 3600.0),
             target_ci: None,
-            stream_key: [0; pqperf_model::stream::KEY_BYTES],
+            stream_key: *key,
         };
-        let args = driver_args(&s, inst, u.op, 1, p.iters, p.warmups);
+        let mut args = driver_args(&s, inst, u.op, 1, p.iters, p.warmups);
+        // The same seed on both sides of the pair: the same inputs, call by call.
+        args.seed = Some(pqperf_model::stream::keyed_process_seed(
+            key,
+            slot.pair as u64,
+        ));
         let mut run = runner::run_driver(exe, &args, p.timeout);
         let disturbed = run.complete() && mark_disturbed(&mut run, None);
         let inconsistent = run.process.status == INCONSISTENT;

@@ -159,6 +159,22 @@ fn echo_default() -> bool {
 static FRESH_KEY: std::sync::OnceLock<[u8; pqperf_model::stream::KEY_BYTES]> =
     std::sync::OnceLock::new();
 
+/// The stream key of a measuring command given `--stream-key` as `given`: that key, else this
+/// pqperf process's fresh key from the operating system (one for every unit it measures and
+/// both sides of an `ab`; [`CampaignOptions::stream_key`], `crate::ab`). Fails only when the
+/// operating system gives no randomness, which ends the process: a predictable key would be
+/// worse.
+pub fn stream_key_of(
+    given: Option<[u8; pqperf_model::stream::KEY_BYTES]>,
+) -> [u8; pqperf_model::stream::KEY_BYTES] {
+    given.unwrap_or_else(|| {
+        *FRESH_KEY.get_or_init(|| {
+            pqperf_model::stream::fresh_key()
+                .unwrap_or_else(|e| panic!("no randomness for the stream key (/dev/urandom): {e}"))
+        })
+    })
+}
+
 /// A stream key in the options file: 64 hex characters or absent.
 mod key_hex {
     use pqperf_model::stream::KEY_BYTES;
@@ -271,13 +287,7 @@ impl CampaignOptions {
     /// every unit it measures and both sides of an `ab`). Fails only when the operating
     /// system gives no randomness, which ends the process: a predictable key would be worse.
     pub fn stream_key(&self) -> [u8; pqperf_model::stream::KEY_BYTES] {
-        self.stream_key.unwrap_or_else(|| {
-            *FRESH_KEY.get_or_init(|| {
-                pqperf_model::stream::fresh_key().unwrap_or_else(|e| {
-                    panic!("no randomness for the stream key (/dev/urandom): {e}")
-                })
-            })
-        })
+        stream_key_of(self.stream_key)
     }
 
     /// Whether this run's stream key was given (`--stream-key`) rather than drawn fresh.

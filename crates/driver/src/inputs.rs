@@ -57,13 +57,23 @@ pub fn pool_size(iters: u64, entry_bytes: u64) -> usize {
 /// The per-call messages of a signing process.
 pub(super) struct Messages {
     base: [u8; 64],
+    /// The base's first 8 bytes as a little-endian word (what each call's index is XORed
+    /// into: `pqperf_model::stream::message_for_call`, kept apart so that the timed loop's
+    /// one store needs no other load).
+    head: u64,
     next: u64,
 }
 
 impl Messages {
     pub(super) fn new(seed: &[u8; pqperf_model::stream::SEED_BYTES]) -> Messages {
+        Messages::from_base(pqperf_model::stream::base_message(seed))
+    }
+
+    /// Messages on `base` (a hash's message head, `pqperf_model::stream::head_of`).
+    pub(super) fn from_base(base: [u8; 64]) -> Messages {
         Messages {
-            base: pqperf_model::stream::base_message(seed),
+            base,
+            head: u64::from_le_bytes(base[..8].try_into().expect("8 bytes")),
             next: 0,
         }
     }
@@ -77,7 +87,10 @@ impl Messages {
 
     /// The messages derive from `base` from now on (a window's own base message).
     pub(super) fn rebase(&mut self, base: [u8; 64]) {
-        self.base = base;
+        *self = Messages {
+            next: self.next,
+            ..Messages::from_base(base)
+        };
     }
 
     /// The next call signs the message of input index `n`.
@@ -85,10 +98,19 @@ impl Messages {
         self.next = n;
     }
 
-    /// Writes the next call's message into `m` (64 bytes).
+    /// Writes the next call's message head into `m` (64 bytes for sign; a hash's message).
+    /// The same bytes as `message_for_call(base, n, m)`: one 8-byte store (a message shorter
+    /// than 8 bytes takes the low bytes).
     #[inline(always)]
     pub(super) fn advance(&mut self, m: &mut [u8]) {
-        pqperf_model::stream::message_for_call(&self.base, self.next, m);
+        let h = (self.head ^ self.next).to_le_bytes();
+        match m.first_chunk_mut::<8>() {
+            Some(c) => *c = h,
+            None => {
+                let k = m.len();
+                m.copy_from_slice(&h[..k]);
+            }
+        }
         self.next = self.next.wrapping_add(1);
     }
 }
@@ -473,6 +495,29 @@ mod tests {
         assert_eq!(pool_entries(&a, 2420), 604);
         a.pool_max = None;
         assert_eq!(pool_entries(&a, 2420), 604);
+    }
+
+    #[test]
+    fn advance_writes_what_the_model_derives() {
+        let base = pqperf_model::stream::head_of(&pqperf_model::stream::hash_message(80));
+        let mut msgs = Messages::from_base(base);
+        msgs.seek(5);
+        for len in [80usize, 64, 8, 3, 0] {
+            let mut got = pqperf_model::stream::hash_message(len as u64);
+            let mut want = got.clone();
+            let n = msgs.next;
+            msgs.advance(&mut got);
+            pqperf_model::stream::message_for_call(&base, n, &mut want);
+            assert_eq!(got, want, "{len}");
+        }
+        let other = [9u8; 64];
+        msgs.rebase(other);
+        let mut got = [0u8; 64];
+        let n = msgs.next;
+        msgs.advance(&mut got);
+        let mut want = other;
+        pqperf_model::stream::message_for_call(&other, n, &mut want);
+        assert_eq!(got[..8], want[..8]);
     }
 
     #[test]

@@ -60,6 +60,8 @@ pub(super) enum Op {
         api: HashApi,
         bits: u32,
         msg: GuardedBuf,
+        /// The head of each call's message (`pqperf_model::stream::hash_message`).
+        msgs: Messages,
         digest: GuardedBuf,
     },
     Kex(Box<Kex>),
@@ -257,8 +259,10 @@ impl Op {
                 api,
                 bits,
                 msg,
+                msgs,
                 digest,
             } => {
+                msgs.advance(msg.as_mut_slice());
                 let n = msg.len() as u64 * 8;
                 let rc = api
                     .hash(*bits, msg.as_slice(), n, digest.as_mut_slice())
@@ -298,19 +302,30 @@ impl Op {
     /// outside the timed loops, at the start of each window.
     pub(super) fn seek_input(&mut self, index: u64) {
         match self {
-            Op::SigSign { msgs, .. } | Op::NSignSign(_, _, _, msgs, _) => msgs.seek(index),
+            Op::SigSign { msgs, .. } | Op::NSignSign(_, _, _, msgs, _) | Op::Hash { msgs, .. } => {
+                msgs.seek(index)
+            }
             Op::SigVerify { pool, .. } | Op::NSignVerify(_, _, pool) => pool.seek(index),
             Op::KemDec { pool, .. } | Op::NKemDec(_, _, pool) => pool.seek(index),
             _ => {}
         }
     }
 
-    /// Makes the messages of a signing process derive from `base` (the window's own base
-    /// message, `pqperf_model::stream::window_message_base`); nothing for other operations.
+    /// Makes the messages of a signing or hashing process derive from `base` (the window's
+    /// own base message, `pqperf_model::stream::window_message_base`): the whole 64-byte
+    /// message of sign, the first `min(64, bytes)` bytes of a hash's message, the call
+    /// index XORed into its head at each call; nothing for other operations. Called
+    /// outside the timed loops, at the start of each window.
     pub(super) fn rebase_messages(&mut self, base: [u8; 64]) {
-        if let Op::SigSign { msgs, .. } | Op::NSignSign(_, _, _, msgs, _) = self {
-            msgs.rebase(base);
-        }
+        let (msgs, m) = match self {
+            Op::SigSign { msgs, m, .. } => (msgs, m.as_mut_slice()),
+            Op::NSignSign(_, _, m, msgs, _) => (msgs, m.as_mut_slice()),
+            Op::Hash { msgs, msg, .. } => (msgs, msg.as_mut_slice()),
+            _ => return,
+        };
+        let k = m.len().min(64);
+        m[..k].copy_from_slice(&base[..k]);
+        msgs.rebase(base);
     }
 
     pub(super) fn guards_intact(&self) -> bool {

@@ -219,13 +219,12 @@ pub(super) fn prepare_iccs(
             let api = HashApi::new(lib).map_err(sym)?;
             let bits = meta.sizes.first().copied().unwrap_or(0);
             let dlen = meta.sizes.get(1).copied().unwrap_or(bits.div_ceil(8));
-            let msg: Vec<u8> = (0..a.bytes)
-                .map(|i| ((i * 131 + a.bytes) % 256) as u8)
-                .collect();
+            let msg = pqperf_model::stream::hash_message(a.bytes);
             (
                 Op::Hash {
                     api,
                     bits: bits as u32,
+                    msgs: Messages::from_base(pqperf_model::stream::head_of(&msg)),
                     msg: GuardedBuf::from_slice(&msg),
                     digest: gb(dlen)?,
                 },

@@ -62,9 +62,10 @@ pub fn load_allowance_s(bytes: usize, digested: usize) -> f64 {
 }
 
 /// Whether the parent relays the inputs of `a`: verify and dec in both protocols (a pool made
-/// by a preparer, [`pooled`]), and the window-seeded operations (keygen, sign, enc, exchange:
-/// `pqperf_model::stream::window_seeded`) of a process with its own stream, whose windows'
-/// DRNG seeds and message bases the parent sends with each window's `go`
+/// by a preparer, [`pooled`]), and the window-seeded operations (keygen, sign, enc, exchange,
+/// each key-exchange step, hash: `pqperf_model::stream::window_seeded`) of a process with its
+/// own stream, whose windows' DRNG seeds and message bases the parent sends with each
+/// window's `go`
 /// (`pqperf_model::stream::WindowInput`). (Under the reference protocol every process uses
 /// the reference's fixed, public seed, so the inputs can still be computed ahead by a library
 /// that knows the seed; pqperf's own protocol gives each process a seed, derived from the
@@ -94,7 +95,7 @@ pub fn timing_args(a: &DriverArgs) -> DriverArgs {
 fn window_shapes(a: &DriverArgs) -> Vec<(u64, bool)> {
     let sample_calls = a.iters.min(pqperf_driver::SAMPLE_CALLS);
     let mut shapes: Vec<(u64, bool)> = vec![(a.iters, false); a.trials as usize];
-    if a.samples && sample_calls > 0 {
+    if pqperf_model::stream::sampled(&a.op, a.samples) && sample_calls > 0 {
         shapes.extend(std::iter::repeat_n((sample_calls, true), a.trials as usize));
     }
     shapes
@@ -564,7 +565,7 @@ impl Plan {
             warmups: a.warmups,
             trials: u64::from(a.trials),
             iters: a.iters,
-            sampled: a.samples,
+            sampled: pqperf_model::stream::sampled(&a.op, a.samples),
             own_stream: true,
         };
         let at = |c: u64| WindowInput::of(seed, layout.input_index(c));
@@ -967,6 +968,21 @@ mod tests {
         assert_eq!(ev["windows"], 4);
         assert_eq!(plan.digested_before(1), 0);
         assert_eq!(plan.verify_digest(&[]), None);
+        // Hash too; a key-exchange step timed alone has no sampled windows (its input
+        // indices are its call positions).
+        let h = args("hash");
+        assert!(relayed(&h));
+        assert_eq!(Plan::new(&h, &p).windows.len(), 4);
+        let step = args("init_a");
+        assert!(relayed(&step) && !pooled(&step));
+        let plan = Plan::new(&step, &p);
+        let at: Vec<u64> = plan
+            .windows
+            .iter()
+            .map(|w| WindowInput::decode(&w.payload).unwrap().index)
+            .collect();
+        assert_eq!(at, [2, 7]);
+        assert!(plan.windows.iter().all(|w| !w.sampled));
     }
 
     #[test]

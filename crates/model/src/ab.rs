@@ -188,8 +188,32 @@ pub struct AbEvidence {
     /// cancel what a busy or unfixed host does to both sides alike); they are stated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_problems: Option<Vec<String>>,
+    /// The stream key every driver process's inputs derive from (issue 36): both processes of
+    /// pair `i` of a unit (and its re-runs) get the seed
+    /// `pqperf_model::stream::keyed_process_seed(key, i)`, the calibration processes
+    /// [`AB_CALIBRATION_INDEX`]'s, so A and B time the same inputs; no seed is on an argv (the
+    /// windows' seeds come with the parent's `go`), and the key is written here only once
+    /// every pair has been measured. Absent in evidence written before (every process used
+    /// the reference's fixed, public seed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_key: Option<AbStreamKey>,
     /// Every unit.
     pub units: Vec<AbUnit>,
+}
+
+/// The stream index of `pqperf ab`'s calibration processes ([`AbEvidence::stream_key`]).
+pub const AB_CALIBRATION_INDEX: u64 = u64::MAX;
+
+/// The stream key of an `ab` run, published with its evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AbStreamKey {
+    /// Its public name (`pqperf_model::stream::key_id`).
+    pub key_id: String,
+    /// The key, 64 hex characters.
+    pub key: String,
+    /// Given with `--stream-key` (an earlier run's, so the inputs were predictable), not
+    /// drawn fresh.
+    pub reused: bool,
 }
 
 impl AbEvidence {

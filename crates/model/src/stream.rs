@@ -21,14 +21,16 @@
 //! [`CALL_INPUTS`], the call index of the first sampled call [`first_sampled_call`] and the
 //! number of sampled trials). A timing process is never told it: it gets a one-way
 //! [`setup_seed`] for its preparation and each window's [`WindowInput`] with the parent's
-//! `go` that opens the window (keygen, sign, enc, exchange: [`window_seeded`]; verify and dec
-//! get relayed pools). A driver given `--seed HEX` ([`seed_hex`] / [`parse_seed_hex`]: the
+//! `go` that opens the window (keygen, sign, enc, exchange and each key-exchange step, hash:
+//! [`window_seeded`]; verify and dec get relayed pools). A driver given `--seed HEX` ([`seed_hex`] / [`parse_seed_hex`]: the
 //! replay, the preparer, a run by hand) derives the same windows itself.
 //!
 //! Messages: a signing process signs a different 64-byte message in every call (issue 36,
 //! "no repeated inputs"): the call with input index `n` in a window with DRNG seed `w` signs
 //! [`window_message_base`]`(w)` with `u64_le(n)` XORed into its first 8 bytes
-//! ([`message_for_call`]); verify's pool signs [`base_message`] of the process seed that way.
+//! ([`message_for_call`]; the whole 64-byte message is the window's base, `v4`: `v3` kept the
+//! tail of the process's first message); verify's pool signs [`base_message`] of the process
+//! seed that way. A hash process does the same on its message's head ([`hash_message`]).
 //!
 //! Input indices ([`CallLayout::input_index`]): under pqperf's own protocol the sampled
 //! trials' calls take the indices `0, 1, …` (a block fixed whatever the calibrated calls per
@@ -46,7 +48,7 @@ use sha2::{Digest, Sha256};
 /// what `pqperf compare` pairs on (`pqperf_compare::streams`). Any change of what call `n`
 /// receives (its message, its randomness, where its bytes come from) must change this name,
 /// so that records made before and after are not paired.
-pub const CALL_INPUTS: &str = "seed+call-index v3";
+pub const CALL_INPUTS: &str = "seed+call-index v4";
 
 /// Calls of one sampled trial at most (the driver's `SAMPLE_CALLS`).
 pub const SAMPLE_CALLS_MAX: u64 = 400;
@@ -224,10 +226,28 @@ pub fn parse_key_hex(s: &str) -> Result<[u8; KEY_BYTES], String> {
 
 /// Whether an operation's timing processes get their DRNG seed and messages window by
 /// window with the parent's `go` (issue 36; [`WindowInput`]): the operations whose timed
-/// inputs come from the DRNG and the per-call messages. Verify and dec get relayed pools
-/// (`pqperf_measure::relay`); hash has no input beyond its fixed message.
+/// inputs come from the DRNG and the per-call messages — keygen, sign, enc, the whole key
+/// exchange and each of its steps timed alone ([`kex_step`]), and hash, whose message head
+/// comes from the window ([`hash_message`]). Verify and dec get relayed pools
+/// (`pqperf_measure::relay`).
 pub fn window_seeded(op: &str) -> bool {
-    matches!(op, "keygen" | "sign" | "enc" | "exchange")
+    matches!(op, "keygen" | "sign" | "enc" | "exchange" | "hash") || kex_step(op)
+}
+
+/// Whether `op` is one step of a key exchange timed alone (`init_a`, `init_b`, `pass<K>`,
+/// `derive_a`, `derive_b`): each call runs a whole exchange from the DRNG and times the step,
+/// and such a process has no sampled trials whatever its `--samples` ([`sampled`]).
+pub fn kex_step(op: &str) -> bool {
+    matches!(op, "init_a" | "init_b" | "derive_a" | "derive_b")
+        || op
+            .strip_prefix("pass")
+            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether a process of `op` given `--samples` (`samples`) runs sampled trials: every
+/// operation but a key exchange's single steps ([`kex_step`]).
+pub fn sampled(op: &str, samples: bool) -> bool {
+    samples && !kex_step(op)
 }
 
 /// The DRNG seed a window-seeded process prepares with (its key pair for sign and enc):
@@ -370,12 +390,41 @@ pub fn base_message(seed: &[u8; SEED_BYTES]) -> [u8; 64] {
     m
 }
 
-/// Writes the message of call `n` into `m` (64 bytes): the base with `u64_le(n)` XORed into
-/// its first 8 bytes. Cheap enough to stay inside a timed loop (one 8-byte store).
+/// Writes the message of call `n` into `m` (64 bytes for sign; a hash's message of any
+/// length): the base with `u64_le(n)` XORed into its first 8 bytes (all of a shorter
+/// message). The rest of `m` is the base's (written once per window). Cheap enough to stay
+/// inside a timed loop (one 8-byte store).
 #[inline(always)]
 pub fn message_for_call(base: &[u8; 64], n: u64, m: &mut [u8]) {
     let head = u64::from_le_bytes(base[..8].try_into().expect("8 bytes")) ^ n;
-    m[..8].copy_from_slice(&head.to_le_bytes());
+    if m.len() >= 8 {
+        m[..8].copy_from_slice(&head.to_le_bytes());
+    } else {
+        let k = m.len();
+        m.copy_from_slice(&head.to_le_bytes()[..k]);
+    }
+}
+
+/// The message a hash process starts from: `bytes` bytes of the fixed pattern
+/// `(i · 131 + bytes) mod 256` (the reference protocol's message, the same in every call but
+/// for the call's index XORed into its head, [`message_for_call`]). In a window of pqperf's
+/// own protocol its first `min(64, bytes)` bytes are the window's base message
+/// ([`window_message_base`]) instead, so no call's message is known before its window opens;
+/// the tail stays the pattern (a hash absorbs its message from the start, so nothing of the
+/// tail can be computed ahead of the head).
+pub fn hash_message(bytes: u64) -> Vec<u8> {
+    (0..bytes)
+        .map(|i| ((i * 131 + bytes) % 256) as u8)
+        .collect()
+}
+
+/// The first 64 bytes of `m` as a base message (zero-padded when `m` is shorter): what
+/// [`message_for_call`] XORs the call index into.
+pub fn head_of(m: &[u8]) -> [u8; 64] {
+    let mut b = [0u8; 64];
+    let k = m.len().min(64);
+    b[..k].copy_from_slice(&m[..k]);
+    b
 }
 
 /// The digest of a driver process's timed outputs (`PQPERF output_digest`): SHA-256 over the
@@ -514,7 +563,42 @@ mod tests {
             window_message_base(&w.seed),
             window_message_base(&WindowInput::of(&s, 0).seed)
         );
-        assert!(window_seeded("sign") && !window_seeded("verify") && !window_seeded("hash"));
+        assert!(window_seeded("sign") && !window_seeded("verify") && !window_seeded("dec"));
+        // Hash and the key exchange's steps timed alone too (issue 36).
+        for op in [
+            "hash", "exchange", "init_a", "init_b", "pass1", "pass12", "derive_b",
+        ] {
+            assert!(window_seeded(op), "{op}");
+        }
+        assert!(kex_step("pass3") && !kex_step("pass") && !kex_step("passx"));
+        assert!(!kex_step("exchange") && !kex_step("hash"));
+        assert!(sampled("hash", true) && sampled("exchange", true));
+        assert!(!sampled("init_a", true) && !sampled("sign", false));
+    }
+
+    #[test]
+    fn hash_messages_keep_the_pattern_and_vary_their_head_per_call() {
+        let m = hash_message(100);
+        assert_eq!(m.len(), 100);
+        assert_eq!(m[2], ((2 * 131 + 100) % 256) as u8);
+        let head = head_of(&m);
+        assert_eq!(head[..], m[..64]);
+        let short = hash_message(5);
+        assert_eq!(head_of(&short)[..5], short[..]);
+        assert_eq!(head_of(&short)[5..], [0; 59]);
+        // A message shorter than 8 bytes takes the low bytes of the index.
+        let mut s = short.clone();
+        message_for_call(&head_of(&short), 0x0102, &mut s);
+        assert_eq!(s[0], short[0] ^ 2);
+        assert_eq!(s[1], short[1] ^ 1);
+        assert_eq!(s[2..], short[2..]);
+        let mut seen = std::collections::HashSet::new();
+        let mut x = m.clone();
+        for n in 0..1000 {
+            message_for_call(&head, n, &mut x);
+            assert_eq!(x[8..], m[8..]);
+            assert!(seen.insert(x.clone()), "call {n} repeats a message");
+        }
     }
 
     #[test]

@@ -583,7 +583,7 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
             ))
         })
         .collect();
-    let (mut secret, mut reused, mut public, mut fixed) = (0, 0, 0, 0);
+    let (mut secret, mut reused, mut public, mut fixed, mut on_argv) = (0, 0, 0, 0, 0);
     for r in v
         .records
         .iter()
@@ -593,18 +593,35 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
             let s = p.extra.get("stream")?;
             Some(s.get("key_id").and_then(|k| k.as_str()))
         });
+        // Before `seed+call-index v4` a hash's and a key-exchange step's timing process had
+        // its seed on its argv (issue 36).
+        let argv_seeded = {
+            let op = r.rec.operation.as_str();
+            (op.starts_with("hash") || pqperf_model::stream::kex_step(op))
+                && r.rec.processes.iter().any(|p| {
+                    p.extra
+                        .get("stream")
+                        .and_then(|s| s.get("inputs"))
+                        .and_then(|i| i.as_str())
+                        .is_some_and(|i| i != pqperf_model::stream::CALL_INPUTS)
+                })
+        };
         match key {
             None => fixed += 1,
             Some(None) => public += 1,
+            Some(Some(id)) if published.get(id) == Some(&false) && argv_seeded => on_argv += 1,
             Some(Some(id)) if published.get(id) == Some(&false) => secret += 1,
             Some(Some(_)) => reused += 1,
         }
     }
-    let streamed = secret + reused + public;
+    let streamed = secret + reused + public + on_argv;
     if streamed > 0 {
         let mut parts = Vec::new();
         if secret > 0 {
-            parts.push(format!("in {secret} record(s) the seeds derive from the run's secret stream key (fresh from the operating system, published in campaign.json `pqperf.stream_keys` after the measure phase), and each timing process got its windows' seeds only with the parent's go that opened them, so no candidate could compute its timed inputs ahead"));
+            parts.push(format!("in {secret} record(s) the seeds derive from the run's secret stream key (fresh from the operating system, published in campaign.json `pqperf.stream_keys` after the measure phase), and each timing process got its windows' seeds only with the parent's go that opened them (hash messages and key-exchange steps included; verify and dec their relayed inputs), so no candidate could compute its timed inputs ahead; `pqperf validate` recomputes every seed from the published key"));
+        }
+        if on_argv > 0 {
+            parts.push(format!("in {on_argv} record(s) (hash or a key-exchange step, measured by an earlier pqperf) the seed was on the timing process's command line, which the library could read, so their inputs were predictable"));
         }
         if reused > 0 {
             parts.push(format!("in {reused} record(s) the key was reused from an earlier run (`--stream-key`, for pairing), so their inputs were predictable from that run's published key"));

@@ -36,6 +36,9 @@
 //!   (relative 1e-9);
 //! * **instruction counts** ([`counts`]): file name from its content, consistent in itself,
 //!   counting the library build.json names;
+//! * **stream seeds** ([`streams`]): when campaign.json publishes `pqperf.stream_keys`, each
+//!   key's id is its own, and every process whose `stream` names a key carries the seed
+//!   `keyed_process_seed(key, index)`;
 //! * **evidence bounds** (`pqperf_model::limits`, in the loader): a file over the evidence size
 //!   bound is refused from its metadata, unread; a record with more stored samples per trial or
 //!   per record, or more bootstrap replicates, than the bounds is refused before any
@@ -50,7 +53,8 @@
 //! One module per check: [`system`] (layout: stray files, systems.csv row, campaign.json and
 //! build.json, security_targets.csv), [`walk`] (the files of a system), [`paths`] (absolute
 //! machine paths and the reference JSON layout), [`katlogs`], [`records`], [`envevidence`],
-//! [`profiles`], [`text`] (page text) and [`pages`]; [`problem`] holds what they report.
+//! [`profiles`], [`counts`], [`streams`], [`text`] (page text) and [`pages`]; [`problem`]
+//! holds what they report.
 
 #![forbid(unsafe_code)]
 
@@ -66,6 +70,7 @@ mod paths;
 mod problem;
 mod profiles;
 mod records;
+mod streams;
 mod system;
 mod text;
 mod walk;
@@ -173,6 +178,7 @@ pub fn validate_with(root: &Path, opts: &Options) -> Report {
         rep.systems.push(sys.id.clone());
         system::check_system(&mut rep, &ds, sys, root);
         counts::check_counts(&mut rep, sys);
+        streams::check_streams(&mut rep, sys);
         text::check_names(&mut rep, sys);
         if opts.pages {
             pages::check_pages(&mut rep, &ds, &sys.id, root);

@@ -26,8 +26,12 @@ slower/faster when the interval excludes 1.0 and the change is at least --thresh
 change when the whole interval lies inside the ±threshold band, otherwise inconclusive, \
 with the reason; also inconclusive when the canary (a fixed workload every driver process \
 times) says the machine differed between the A and B processes at least as much as the \
-change. The evidence (every process, its estimate and environment, the seed) is written to \
---out or <B>/ab/ab-<UTC>-<seed>.json.
+change. Both processes of a pair time the same inputs: their seed derives from the run's \
+secret stream key and the pair's index and reaches each timing process window by window \
+with the parent's go (never on an argv); the key is drawn fresh for every run (or reused \
+with --stream-key) and written to the evidence only after the pairs. The evidence (every \
+process, its estimate and environment, the seed, the stream key) is written to --out or \
+<B>/ab/ab-<UTC>-<seed>.json.
 
 --max-time SECONDS sets a deadline: no pair is started after it, and each operation is \
 judged on the pairs it has (its reason says so). The last line on stderr is the verdict in \
@@ -119,6 +123,12 @@ pub struct AbArgs {
     /// the pairs it has (said in its reason and on the console).
     #[arg(long, value_name = "SECONDS")]
     max_time: Option<f64>,
+    /// Reuse an earlier run's stream key (64 hex characters: `key` in its evidence's
+    /// `stream_key` or a campaign's `pqperf.stream_keys`). Without it every run draws a fresh
+    /// secret key, written to the evidence only after the pairs, so no candidate can know its
+    /// inputs before their window opens.
+    #[arg(long, value_name = "HEX", value_parser = super::options::parse_stream_key)]
+    stream_key: Option<[u8; pqperf_model::stream::KEY_BYTES]>,
     /// How candidate code is contained.
     #[command(flatten)]
     pub contain: super::sandbox::Containment,
@@ -184,6 +194,7 @@ pub fn run(a: AbArgs) -> anyhow::Result<ExitCode> {
         driver: None,
         probe_attempts: a.probe_attempts,
         max_time: a.max_time.map(std::time::Duration::from_secs_f64),
+        stream_key: a.stream_key,
     };
     if let pqperf_campaign::lease::CpuRequest::Fixed(c) = o.cpu
         && let Err(e) = interleave::check_cpu(c)

@@ -182,7 +182,8 @@ pub struct CampaignCommon {
     stream_key: Option<[u8; pqperf_model::stream::KEY_BYTES]>,
 }
 
-fn parse_stream_key(s: &str) -> Result<[u8; pqperf_model::stream::KEY_BYTES], String> {
+/// `--stream-key HEX` (campaign, ab).
+pub(crate) fn parse_stream_key(s: &str) -> Result<[u8; pqperf_model::stream::KEY_BYTES], String> {
     pqperf_model::stream::parse_key_hex(s)
 }
 

@@ -21,7 +21,10 @@
 //!   process seeds, computes the outputs and serves the timed calls from that table. Under
 //!   pqperf's own protocol the timing process has no seed on its argv, each window's seed
 //!   comes with its `go`, and the seeds derive from the run's secret stream key: the table
-//!   never answers.
+//!   never answers. The same for the toy hash (the digests of every message the process
+//!   could hash) and a key-exchange step timed alone (init_a's DRNG bytes of every window),
+//!   whose processes now get their windows' seeds with `go` too; started by hand as they
+//!   were started before, every timed call is answered.
 
 use crate::common;
 
@@ -515,4 +518,209 @@ fn honest_sig_and_kem_campaign(run: &std::path::Path, target: &str) -> String {
         assert!(out.status.success(), "{phase}: {log}");
     }
     log
+}
+
+/// toy_kex_hash.c (`crates/pqperf/tests/measure/`) with the precomputed table
+/// (`-DPRECOMPUTE`, `testdata/hostile/precompute.h`): CryptHash answers a message whose head is
+/// in the table, kex_init_a takes its key from it; the ids follow `-DTOY_ID`/`-DTOY_INSTANCE`.
+pub(crate) fn precompute_toy_kex_hash() -> String {
+    let src = include_str!("../measure/toy_kex_hash.c");
+    let hash_meta = "\"hash-90\", \"ToyHash\",\n                                 \"toyhash\"";
+    let kex_meta = "\"kex-90\", \"ToyKex\",\n                                 \"toykex\"";
+    let seeded = "    state = 1469598103934665603ull;";
+    let after_rnd = "#ifdef TOY_HASH\nint CryptHash(";
+    let hash_body = "    if (bits != 256) return -1;\n    uint64_t h[4] = {1, 2, 3, 4};";
+    let init_a = "int kex_init_a(uc *pk, ull *pkl, uc *sk, ull *skl, uc *st, ull *stl) { return init(pk, pkl, sk, skl, st, stl); }";
+    for x in [hash_meta, kex_meta, seeded, after_rnd, hash_body, init_a] {
+        assert!(src.contains(x), "{x}");
+    }
+    let s = src
+        .replace(hash_meta, "TOY_ID, \"ToyHash\", TOY_INSTANCE")
+        .replace(kex_meta, "TOY_ID, \"ToyKex\", TOY_INSTANCE")
+        .replace(
+            seeded,
+            &format!("#ifdef PRECOMPUTE\n    precompute_seeded(seed, len);\n#endif\n{seeded}"),
+        )
+        .replace(
+            after_rnd,
+            "#ifdef PRECOMPUTE\n#include \"precompute.h\"\n#endif\n#ifdef TOY_HASH\n#ifdef PRECOMPUTE\nstatic void pc_toy_hash(const unsigned char *m, unsigned long long len, unsigned char d[32]) {\n    uint64_t h[4] = {1, 2, 3, 4};\n    for (unsigned long long i = 0; i < len; i++) h[i % 4] = (h[i % 4] ^ m[i]) * 1099511628211ull;\n    memcpy(d, h, 32);\n}\n#endif\nint CryptHash(",
+        )
+        .replace(
+            hash_body,
+            &format!("#ifdef PRECOMPUTE\n    if (bits == 256 && precompute_hash(m, mbits / 8, d, pc_toy_hash)) return 0;\n#endif\n{hash_body}"),
+        )
+        .replace(
+            init_a,
+            "int kex_init_a(uc *pk, ull *pkl, uc *sk, ull *skl, uc *st, ull *stl) {\n#ifdef PRECOMPUTE\n    if (precompute_kex_init(sk)) {\n        for (int i = 0; i < 16; i++) pk[i] = sk[i] ^ 0x33;\n        memset(st, 0, 32);\n        *pkl = 16; *skl = 16; *stl = 16;\n        return 0;\n    }\n#endif\n    return init(pk, pkl, sk, skl, st, stl);\n}",
+        );
+    format!(
+        "#ifndef TOY_ID\n#define TOY_ID \"x-90\"\n#endif\n#ifndef TOY_INSTANCE\n#define TOY_INSTANCE \"toy\"\n#endif\n#ifdef PRECOMPUTE\n#include <stdint.h>\nstatic void precompute_seeded(const unsigned char *seed, unsigned long long len);\n#endif\n{s}"
+    )
+}
+
+/// The `precompute:` marker of a driver started by hand in `run` with `args`.
+fn precompute_by_hand(run: &Path, args: &[&str]) -> String {
+    let driver = pqperf_measure::runner::DriverExe::locate().unwrap();
+    let out = Command::new(&driver)
+        .args(args)
+        .current_dir(run)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {said}");
+    said.lines()
+        .find(|l| l.starts_with("precompute: "))
+        .unwrap_or_else(|| panic!("no marker: {said}"))
+        .to_string()
+}
+
+/// Hash messages and the key exchange's steps timed alone (issue 36): under pqperf's own
+/// protocol these processes too get no seed on their argv and each window's seed with its
+/// `go` (a hash call's message head comes from its window), so a table of the digests of every
+/// message the process could hash, or of init_a's DRNG bytes in every window, built before the
+/// first gate, is tried in every timed call and never answers. Started by hand as the parent
+/// started them before (hash: the fixed message; init_a: the seed on its argv), the same
+/// library answers every timed call from the table.
+#[test]
+fn hash_and_kex_step_inputs_precomputed_before_the_first_gate_never_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("precompute.h"), PRECOMPUTE).unwrap();
+    let bj = toy_run(
+        &run,
+        "toy_kex_hash_precompute.c",
+        &precompute_toy_kex_hash(),
+        &[
+            Lib::new("hash-94", "honest").defines(&["TOY_HASH"]),
+            Lib::new("hash-94", "precompute").defines(&["TOY_HASH", "PRECOMPUTE"]),
+            Lib::new("kex-94", "honest"),
+            Lib::new("kex-94", "precompute").defines(&["PRECOMPUTE"]),
+        ],
+    );
+    write_build_json(&run, &bj);
+    let mut opts = short_trials();
+    opts.drain(2..4);
+    opts.extend(["--target-ci".to_string(), "20".to_string()]);
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let out = campaign(&run, phase, &opts).output().unwrap();
+        log += &String::from_utf8_lossy(&out.stdout);
+        log += &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{phase}: {log}");
+    }
+    let mut timed = Vec::new();
+    for (cand, op) in [
+        ("hash-94", "hash_32"),
+        ("hash-94", "hash_1024"),
+        ("kex-94", "exchange"),
+        ("kex-94", "init_a"),
+        ("kex-94", "pass2"),
+    ] {
+        for label in ["honest", "precompute"] {
+            let r = record(&run, cand, label, op);
+            assert_eq!(r["status"], "complete", "{cand} {label} {op}: {r}\n{log}");
+            assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
+            for p in r["processes"].as_array().unwrap() {
+                assert_eq!(p["status"], "complete", "{cand} {label} {op}: {p}");
+                let argv = p["command"].to_string();
+                assert!(
+                    argv.contains("--relayed") && !argv.contains("--seed"),
+                    "{cand} {op}: {argv}"
+                );
+                assert!(p["relayed_inputs"]["windows"].as_u64().unwrap() >= 1, "{p}");
+                assert!(p["stream"]["key_id"].is_string(), "{p}");
+                assert_eq!(
+                    p["stream"]["inputs"],
+                    pqperf_model::stream::CALL_INPUTS,
+                    "{p}"
+                );
+            }
+            if op.starts_with("hash") {
+                // The first process's outputs were replayed (the same window heads) and
+                // matched.
+                assert_eq!(
+                    r["processes"][0]["output_check"]["verdict"], "match",
+                    "{cand} {label} {op}: {}",
+                    r["processes"][0]["output_check"]
+                );
+            }
+        }
+        if op == "exchange" || op == "pass2" {
+            continue;
+        }
+        let r = record(&run, cand, "precompute", op);
+        let m = precompute_markers(&r);
+        eprintln!("precompute {cand} {op}: {m:?}");
+        assert_eq!(m.len(), r["processes"].as_array().unwrap().len(), "{r}");
+        for (source, tries, hits) in m {
+            assert_eq!(source, "public", "{op}");
+            assert!(tries > 1, "{op}: {tries}");
+            assert_eq!(
+                hits, 0,
+                "{op}: {hits} of {tries} calls answered from the table"
+            );
+            timed.push(tries);
+        }
+        assert!(markers(&record(&run, cand, "honest", op), "precompute: ").is_empty());
+    }
+    assert!(!timed.is_empty());
+    // The table is no dud: started by hand as these processes were before (a hash process
+    // hashed the fixed message in every call; a step's seed was on its argv), every timed
+    // call is answered from it.
+    let seed = pqperf_model::stream::seed_hex(&pqperf_model::stream::process_seed(0));
+    let hash = [
+        "lib/hash-94/libprecompute.so",
+        "hash",
+        "32",
+        "1",
+        "1",
+        "50",
+        "1",
+        "--samples",
+    ];
+    // (tries, hits) of a marker line.
+    let counts = |l: &str| {
+        let f = |k: &str| -> u64 {
+            l.split(' ')
+                .find_map(|x| x.strip_prefix(k))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{k} in {l}"))
+        };
+        (f("tries="), f("hits="))
+    };
+    let line = precompute_by_hand(&run, &hash);
+    eprintln!("hash by hand, reference protocol: {line}");
+    // The 100 timed calls (the memory pass's call after them may be answered too).
+    assert!(counts(&line).1 >= 100, "{line}");
+    let mut with_seed = hash.to_vec();
+    with_seed.extend(["--seed", &seed]);
+    let line = precompute_by_hand(&run, &with_seed);
+    eprintln!("hash by hand with --seed: {line}");
+    assert!(
+        line.contains("source=argv") && counts(&line).1 >= 100,
+        "{line}"
+    );
+    let line = precompute_by_hand(
+        &run,
+        &[
+            "lib/kex-94/libprecompute.so",
+            "init_a",
+            "0",
+            "1",
+            "1",
+            "50",
+            "1",
+            "--samples",
+            "--seed",
+            &seed,
+        ],
+    );
+    eprintln!("init_a by hand with --seed: {line}");
+    // The warm-up's exchange and the 50 timed ones.
+    assert!(
+        line.contains("source=argv") && counts(&line).1 >= 51,
+        "{line}"
+    );
 }

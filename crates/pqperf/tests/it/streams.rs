@@ -234,7 +234,7 @@ fn published_key(run: &Path) -> [u8; 32] {
 
 /// The whole key exchange under pqperf's own protocol with the real driver: its timing
 /// processes get each window's DRNG seed with the parent's `go` (`--relayed`, no seed on
-/// the argv, issue 36) and complete; the per-step processes keep their seed on the argv.
+/// the argv, issue 36) and complete; so do the processes of each step timed alone.
 #[test]
 fn a_key_exchange_of_the_own_protocol_gets_its_window_seeds_with_go() {
     let tmp = tempfile::tempdir().unwrap();
@@ -266,17 +266,142 @@ fn a_key_exchange_of_the_own_protocol_gets_its_window_seeds_with_go() {
     for phase in ["calibrate", "measure"] {
         ok(campaign(&run, phase, &opts));
     }
-    let r: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(run.join("records/kex-90/toykex__exchange.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(r["status"], "complete", "{r}");
-    assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
-    for p in r["processes"].as_array().unwrap() {
-        assert_eq!(p["status"], "complete", "{p}");
-        assert_eq!(argv_seed(p), None, "{p}");
-        assert!(p["command"].to_string().contains("--relayed"), "{p}");
-        assert!(p["relayed_inputs"]["windows"].as_u64().unwrap() >= 2, "{p}");
-        assert!(p["stream"]["seed"].is_string(), "{p}");
+    for op in ["exchange", "init_a", "pass1", "derive_b"] {
+        let r: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(run.join(format!("records/kex-90/toykex__{op}.json")))
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r["status"], "complete", "{op}: {r}");
+        assert_eq!(r["pqperf"]["protocol"], "target_ci", "{r}");
+        // The exchange's processes have sampled windows besides the reference ones; a step
+        // timed alone has none.
+        let least = if op == "exchange" { 2 } else { 1 };
+        for p in r["processes"].as_array().unwrap() {
+            assert_eq!(p["status"], "complete", "{op}: {p}");
+            assert_eq!(argv_seed(p), None, "{p}");
+            assert!(p["command"].to_string().contains("--relayed"), "{p}");
+            assert!(
+                p["relayed_inputs"]["windows"].as_u64().unwrap() >= least,
+                "{p}"
+            );
+            assert!(p["stream"]["seed"].is_string(), "{p}");
+        }
     }
+}
+
+/// `pqperf validate` recomputes every process's seed from the stream key campaign.json
+/// publishes (issue 36, `pqperf_validate` `streams`): a dataset published from an own-protocol
+/// campaign of the real driver has no problem; the same dataset with one process's seed
+/// changed has exactly that problem, naming the record, the process and its index.
+#[test]
+fn validate_recomputes_every_seed_from_the_published_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    toy_run(
+        &run,
+        "toy_sig.c",
+        TOY_SIG,
+        &[Lib::new("sign-92", "honest").defines(&["TOY_WORK=20000"])],
+    );
+    let cpu = pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string();
+    let opts = ["--cpu", cpu.as_str(), "--target-ci", "20"];
+    for phase in ["calibrate", "measure"] {
+        ok(campaign(&run, phase, &opts));
+    }
+    let ds = tmp.path().join("ds");
+    ok(campaign(
+        &run,
+        "publish",
+        &["--publish-to", ds.to_str().unwrap()],
+    ));
+    let validate = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
+            .arg("validate")
+            .arg(&ds)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let (code, text) = validate();
+    assert_eq!(code, Some(0), "{text}");
+    // The method page says the seeds were secret and recomputable.
+    let pages = tmp.path().join("pages");
+    let out = Command::new(env!("CARGO_BIN_EXE_pqperf"))
+        .arg("report")
+        .arg(&ds)
+        .arg("--out")
+        .arg(&pages)
+        .args(["--pages", "method"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let method: Vec<String> = walk(&pages)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter(|t| t.contains("- Input streams:"))
+        .collect();
+    assert!(!method.is_empty(), "no method page");
+    assert!(
+        method.iter().all(|t| t.contains(
+            "so no candidate could compute its timed inputs ahead; `pqperf validate` recomputes every seed from the published key"
+        )),
+        "{method:?}"
+    );
+    // One seed changed in the published record.
+    let recs: Vec<std::path::PathBuf> = walk(&ds)
+        .into_iter()
+        .filter(|p| p.ends_with("honest__sign.json"))
+        .collect();
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&recs[0]).unwrap()).unwrap();
+    let key = published_key(&run);
+    let s = &mut v["processes"][1]["stream"];
+    let index = s["index"].as_u64().unwrap();
+    assert_eq!(
+        s["seed"],
+        pqperf_model::stream::seed_hex(&pqperf_model::stream::keyed_process_seed(&key, index))
+    );
+    s["seed"] = serde_json::Value::from(pqperf_model::stream::seed_hex(
+        &pqperf_model::stream::keyed_process_seed(&key, index + 100),
+    ));
+    std::fs::write(&recs[0], pqperf_model::pyjson::value_to_string(&v)).unwrap();
+    let (code, text) = validate();
+    assert_eq!(code, Some(1), "{text}");
+    let problems: Vec<&str> = text.lines().filter(|l| l.contains("stream")).collect();
+    assert_eq!(problems.len(), 1, "{text}");
+    assert!(
+        problems[0].contains("records/sign-92/honest__sign.json: processes[1].stream.seed")
+            && problems[0].contains(&format!("stream index {index}")),
+        "{text}"
+    );
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

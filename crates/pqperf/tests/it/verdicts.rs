@@ -553,3 +553,120 @@ fn the_real_driver_times_its_canary_outside_the_trials() {
     assert_eq!(run.process.trials.len(), 2);
     assert!(run.process.trials.iter().all(|t| t.measurements == 50));
 }
+
+/// The argv of every live process that names `needle`, read from /proc.
+fn argvs_naming(needle: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmd
+            .split(|b| *b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        if args.iter().any(|a| a.contains(needle)) {
+            out.push(args.join(" "));
+        }
+    }
+    out
+}
+
+/// Every file below `dir` but `except`, with its bytes.
+fn files_except(dir: &Path, except: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        let t = e.file_type().unwrap();
+        if t.is_dir() {
+            files_except(&p, except, out);
+        } else if t.is_file() && p != except {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+}
+
+/// `pqperf ab` under a secret stream key (issue 36), with the real driver: both processes of
+/// a pair time the same inputs (the seed of the pair's index), no driver process has a seed
+/// on its argv (its windows' seeds come with the parent's `go`), the key and the seeds are in
+/// no file but the evidence, which publishes the key after the pairs; `--stream-key` reuses
+/// it.
+#[test]
+fn ab_pairs_time_secret_inputs_and_publish_the_key_after_the_pairs() {
+    use pqperf_model::stream::{key_id, keyed_process_seed, parse_key_hex, seed_hex};
+    let tmp = tempfile::tempdir().unwrap();
+    let r = tmp.path().join("run");
+    setup_run(&r, "sign-90", &["toy"]);
+    let out = tmp.path().join("ab.json");
+    let args = |extra: &[&str]| {
+        let mut c = pqperf(tmp.path(), None);
+        c.arg("ab")
+            .arg(&r)
+            .arg(&r)
+            .args(["--cpu", &cpu(), "--trial-target", "0.002", "--op", "sign"])
+            .args(["--pairs", "6", "--max-pairs", "6", "--seed", "3", "--out"])
+            .arg(&out)
+            .args(extra)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        c
+    };
+    let mut child = args(&[]).spawn().unwrap();
+    // Every driver process's argv while the pairs run.
+    let mut seen = std::collections::BTreeSet::new();
+    while child.try_wait().unwrap().is_none() {
+        seen.extend(argvs_naming("lib/sign-90/libtoy.so"));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let o = child.wait_with_output().unwrap();
+    let said =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{said}");
+    let ev: pqperf_model::ab::AbEvidence =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let sk = ev
+        .stream_key
+        .clone()
+        .expect("the evidence publishes the stream key");
+    let key = parse_key_hex(&sk.key).unwrap();
+    assert_eq!(sk.key_id, key_id(&key));
+    assert!(!sk.reused);
+    let u = &ev.units[0];
+    assert_eq!(u.pairs.len(), 6);
+    for p in &u.pairs {
+        assert_eq!(
+            (p.a.status.as_str(), p.b.status.as_str()),
+            ("complete", "complete"),
+            "{p:?}"
+        );
+        assert!(p.log_ratio.is_some(), "{p:?}");
+    }
+    // The driver processes: relayed, never a seed on the argv, nor the key.
+    assert!(!seen.is_empty(), "no driver process seen: {said}");
+    eprintln!("{} driver argv(s) seen", seen.len());
+    for a in &seen {
+        assert!(a.contains("--relayed") && !a.contains("--seed"), "{a}");
+        assert!(!a.contains(&sk.key), "{a}");
+    }
+    // Neither the key nor a pair's or the calibration's seed is in any other file.
+    let mut secrets = vec![sk.key.clone()];
+    secrets.extend((0..6).map(|i| seed_hex(&keyed_process_seed(&key, i))));
+    secrets.push(seed_hex(&keyed_process_seed(
+        &key,
+        pqperf_model::ab::AB_CALIBRATION_INDEX,
+    )));
+    let mut files = Vec::new();
+    files_except(tmp.path(), &out, &mut files);
+    for (f, bytes) in &files {
+        let text = String::from_utf8_lossy(bytes);
+        for s in &secrets {
+            assert!(!text.contains(s.as_str()), "{}: holds {s}", f.display());
+        }
+    }
+    // Reused on purpose: the same key, said so.
+    let o = args(&["--stream-key", &sk.key]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let again: pqperf_model::ab::AbEvidence =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let k2 = again.stream_key.unwrap();
+    assert_eq!((k2.key_id, k2.reused), (sk.key_id, true));
+}
