@@ -175,6 +175,39 @@ pub(crate) fn check_record(
         }
     }
 
+    // A driver process over the kernel check's bounds only where interrupts on the measuring
+    // CPU explain it (`disturbed`, `pqperf_measure::verify`): it says what was explained,
+    // every window its interrupts do not explain would make it inconsistent, and it never
+    // counts towards a complete record.
+    for (i, pr) in r.processes.iter().enumerate() {
+        if pr.status != "disturbed" {
+            continue;
+        }
+        let at = format!("processes[{i}].kernel_check");
+        let kc = pr.extra.get("kernel_check");
+        let explained = kc
+            .and_then(|k| k["interrupted"].as_array())
+            .is_some_and(|a| !a.is_empty());
+        if !explained {
+            rep.problems.push(p(
+                &at,
+                "disturbed process without kernel_check.interrupted".to_string(),
+            ));
+        }
+        if let Some(Ok(Some(w))) = kc.map(pqperf_model::kernelcheck::Windows::of) {
+            for u in w.unexplained() {
+                rep.problems
+                    .push(p(&at, format!("disturbed process, but {u}")));
+            }
+        }
+        if r.status == "complete" {
+            rep.problems.push(p(
+                "status",
+                format!("complete although processes[{i}] is disturbed"),
+            ));
+        }
+    }
+
     // The parent's windows (`kernel_check.window_*`): well formed, and a process recorded
     // complete obeys their rule (CPU time and run-queue wait bound each claimed interval).
     for (i, pr) in r.processes.iter().enumerate() {
