@@ -755,12 +755,14 @@ fn measure_slot(
             slot.pair as u64,
         ));
         let mut run = runner::run_driver(exe, &args, p.timeout);
-        let disturbed = run.complete() && mark_disturbed(&mut run, None);
+        // Disturbed by interrupts on the measuring CPU (no figure): re-run as disturbed.
+        let interrupted = run.process.status == pqperf_measure::verify::DISTURBED;
+        let disturbed = (run.complete() && mark_disturbed(&mut run, None)) || interrupted;
         let inconsistent = run.process.status == INCONSISTENT;
         (
             ab_process(&run, &u.op.call(), tick_hz),
             disturbed,
-            inconsistent,
+            (inconsistent, interrupted),
         )
     };
     // A pair with a disturbed (or inconsistent) process is measured again as the
@@ -769,7 +771,7 @@ fn measure_slot(
     let mut reruns = 0u64;
     let mut inconsistent_before = false;
     let declined = loop {
-        let ((a, da, ia), (b, db, ib)) = if slot.a_first {
+        let ((a, da, (ia, xa)), (b, db, (ib, xb))) = if slot.a_first {
             let a = one(&u.a, exe_a);
             (a, one(&u.b, exe_b))
         } else {
@@ -793,6 +795,7 @@ fn measure_slot(
             disturbed: pr.disturbed,
             inconsistent: ia || ib,
             inconsistent_before,
+            interrupted: xa || xb,
             reruns,
             effect: None,
             tolerance: 0.0,

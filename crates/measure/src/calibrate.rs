@@ -43,12 +43,17 @@ pub fn calibrate_one(
         // Re-run once; a second inconsistent run is recorded as it is (no t1_s).
         run = runner::run_driver(&opts.driver, &args, opts.calibration_timeout);
     }
-    let t1 = run
-        .process
-        .trials
-        .first()
-        .map(|t| t.seconds)
-        .filter(|_| run.process.status != crate::verify::INCONSISTENT);
+    // Disturbed by interrupts (no figure): re-run as a disturbed process is, at most
+    // `decide::MAX_RETRIES` times; one still disturbed is recorded as it is (no t1_s).
+    let mut reruns = 0;
+    while run.process.status == crate::verify::DISTURBED && reruns < crate::decide::MAX_RETRIES {
+        run = runner::run_driver(&opts.driver, &args, opts.calibration_timeout);
+        reruns += 1;
+    }
+    let t1 = run.process.trials.first().map(|t| t.seconds).filter(|_| {
+        run.process.status != crate::verify::INCONSISTENT
+            && run.process.status != crate::verify::DISTURBED
+    });
     let pq = CalibrationPqperf {
         counter: run.counter.clone().filter(|_| opts.samples),
         // The library this calibration timed: a rebuilt library makes it stale.

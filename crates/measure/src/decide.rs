@@ -18,7 +18,10 @@
 //! not when its per-call figures (reference trials and sampled calls) agree with those kept
 //! so far within the target (`no_effect`), not when the budget would be exceeded, and not
 //! when every one of the last [`HOST_DISTURBED_RUN`] driver processes of the phase was
-//! disturbed (`host_always_disturbed`: on such a host a re-run is disturbed too).
+//! disturbed (`host_always_disturbed`: on such a host a re-run is disturbed too). A process
+//! over the kernel check's bounds only where interrupts on the measuring CPU explain it
+//! (`verify::DISTURBED`, issue 36) has no figure to keep: it is re-run up to
+//! [`MAX_RETRIES`] times whatever the effect, the budget or the host.
 
 /// Shortest trial of the `--target-ci` protocol (seconds of timed work).
 pub const MIN_TRIAL_S: f64 = 0.02;
@@ -80,6 +83,9 @@ pub struct AttemptFacts {
     pub inconsistent: bool,
     /// An earlier attempt of this process was inconsistent.
     pub inconsistent_before: bool,
+    /// It was over the kernel check's bounds only where interrupts on the measuring CPU
+    /// explain it (`verify::DISTURBED`): its figures are never kept.
+    pub interrupted: bool,
     /// Re-runs of this process so far.
     pub reruns: u64,
     /// Largest relative difference between this attempt's per-call figures and those kept so
@@ -115,6 +121,15 @@ pub fn rerun(f: &AttemptFacts) -> Rerun {
         // A run whose claims disagree with the kernel's accounting is re-run once.
         return if f.inconsistent_before {
             Rerun::Done
+        } else {
+            Rerun::Again
+        };
+    }
+    if f.interrupted {
+        // Its figures cannot be published: re-run up to the re-run bound, whatever the
+        // effect, the budget or the host (issue 36).
+        return if f.reruns >= MAX_RETRIES {
+            Rerun::Declined("max_reruns")
         } else {
             Rerun::Again
         };
@@ -172,6 +187,7 @@ mod tests {
             disturbed: true,
             inconsistent: false,
             inconsistent_before: false,
+            interrupted: false,
             reruns: 0,
             effect: None,
             tolerance: 0.01,
@@ -236,6 +252,26 @@ mod tests {
             ..f
         };
         assert_eq!(rerun(&f), Rerun::Done);
+    }
+
+    #[test]
+    fn a_process_disturbed_by_interrupts_is_rerun_up_to_the_bound() {
+        // Its figures are never kept: re-run whatever the effect, budget or host says.
+        let f = AttemptFacts {
+            interrupted: true,
+            complete: false,
+            disturbed: true,
+            effect: Some(0.0),
+            spent_s: 100.0,
+            host_always_disturbed: true,
+            ..facts()
+        };
+        assert_eq!(rerun(&f), Rerun::Again);
+        let f = AttemptFacts {
+            reruns: MAX_RETRIES,
+            ..f
+        };
+        assert_eq!(rerun(&f), Rerun::Declined("max_reruns"));
     }
 
     #[test]

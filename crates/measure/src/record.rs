@@ -133,9 +133,20 @@ struct RunCtx<'a> {
 }
 
 /// Which of the attempts (run, disturbed) of one process is kept: the last one unless every
-/// attempt was complete and disturbed, then the least disturbed (smallest run-queue share).
+/// attempt was complete and disturbed, then the least disturbed (smallest run-queue share);
+/// when the last was disturbed by interrupts (`verify::DISTURBED`, no figures) and an earlier
+/// one is complete, the least disturbed complete one.
 fn kept_attempt(runs: &[(Run, bool)]) -> usize {
     let last = runs.len().saturating_sub(1);
+    if runs
+        .last()
+        .is_some_and(|(r, _)| r.process.status == crate::verify::DISTURBED)
+        && let Some(k) = (0..runs.len())
+            .filter(|&i| runs[i].0.complete())
+            .min_by(|&a, &b| preempted_share(&runs[a].0).total_cmp(&preempted_share(&runs[b].0)))
+    {
+        return k;
+    }
     if runs.iter().all(|(r, d)| r.complete() && *d) {
         (0..runs.len())
             .min_by(|&a, &b| preempted_share(&runs[a].0).total_cmp(&preempted_share(&runs[b].0)))
@@ -450,7 +461,10 @@ impl OpRun<'_> {
             t.attempts += 1;
             t.reruns += u64::from(!runs.is_empty());
             self.spent_s += run.wall_s;
-            let disturbed = mark_disturbed(&mut run, self.ctx.fixed);
+            // Interrupts on the measuring CPU over the kernel check's bounds (crate::verify)
+            // disturb the whole attempt.
+            let interrupted = run.process.status == crate::verify::DISTURBED;
+            let disturbed = mark_disturbed(&mut run, self.ctx.fixed) || interrupted;
             if disturbed {
                 t.disturbed_attempts += 1;
                 t.disturbed_in_a_row += 1;
@@ -473,6 +487,7 @@ impl OpRun<'_> {
                 inconsistent_before: runs
                     .iter()
                     .any(|(r, _)| r.process.status == crate::verify::INCONSISTENT),
+                interrupted,
                 reruns: runs.len() as u64,
                 effect: run_effect(&self.m, &run),
                 tolerance: self.tolerance,
@@ -1282,6 +1297,19 @@ mod tests {
             1
         );
         assert_eq!(kept_attempt(&[a("complete", 0.0, false)]), 0);
+        // Disturbed by interrupts last (no figures): the complete attempt before it.
+        assert_eq!(
+            kept_attempt(&[
+                a("complete", 0.3, true),
+                a("complete", 0.1, true),
+                a("disturbed", 0.0, true)
+            ]),
+            1
+        );
+        assert_eq!(
+            kept_attempt(&[a("disturbed", 0.0, true), a("disturbed", 0.0, true)]),
+            1
+        );
     }
 
     #[test]

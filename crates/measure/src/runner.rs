@@ -155,6 +155,8 @@ pub(crate) fn spawn(
     let mut readings = Vec::new();
     let mut load_bad = Vec::new();
     let t0 = std::time::Instant::now();
+    // The measuring CPU's softirq count, read with the CPU time (crate::verify).
+    let mut irq_reader = args.cpu.map(pqperf_ffi::procinfo::IrqReader::new);
     let out = untrusted::run_conducted(&spec, &mut |s| {
         if let Some(r) = relay
             && !s.send_payload("setup", &r.setup)
@@ -163,6 +165,8 @@ pub(crate) fn spawn(
         }
         // The gate whose window's inputs are being loaded: (window, CPU before, bytes).
         let mut loading: Option<(usize, u64, usize)> = None;
+        // The softirq count at that gate's `wait`.
+        let mut closing_irq = None;
         // The reading at that gate's `wait`, where the window before the loading ended.
         let mut closing: Option<(u64, Vec<pqperf_ffi::procinfo::TaskSched>)> = None;
         let mut gate = 0usize;
@@ -176,6 +180,8 @@ pub(crate) fn spawn(
                 break;
             }
             let r = s.cpu();
+            let irq = irq_reader.as_mut().and_then(|x| x.softirqs());
+            let mut interrupted = None;
             if loaded {
                 let Some((w, before, bytes)) = loading.take() else {
                     load_bad.push("the driver said `loaded` without relayed inputs".into());
@@ -185,16 +191,22 @@ pub(crate) fn spawn(
                 let spent = r.cpu_ns.saturating_sub(before) as f64 / 1e9;
                 let allowed = crate::relay::load_allowance_s(bytes, digested);
                 if spent > allowed {
-                    load_bad.push(format!(
+                    let msg = format!(
                         "gate {gate}: loading window {}'s relayed inputs ({bytes} bytes) took {spent:.6} s of CPU time ({allowed:.6} s allowed): work on the inputs before their window",
                         w + 1
-                    ));
+                    );
+                    let irq = crate::verify::softirqs_between(closing_irq, irq);
+                    match crate::verify::explained(&msg, spent - allowed, irq) {
+                        Some(e) => interrupted = Some(e),
+                        None => load_bad.push(msg),
+                    }
                 }
             }
             if wait && let Some(w) = relay.and_then(|p| p.windows.get(gate)) {
                 // The next window's inputs, relayed only now that its CPU time was read.
                 loading = Some((gate, r.cpu_ns, w.payload.len()));
                 closing = Some((r.cpu_ns, r.tasks.clone()));
+                closing_irq = irq;
                 gate += 1;
                 if !s.send_payload("go", &w.payload) {
                     break;
@@ -212,7 +224,10 @@ pub(crate) fn spawn(
                 tasks: r.tasks.clone(),
                 at_s: t0.elapsed().as_secs_f64(),
                 arrival: None,
+                closing_softirqs: closing.as_ref().and(closing_irq),
                 closing: closing.take(),
+                softirqs: irq,
+                interrupted,
             });
             if !s.send("go") {
                 break;
@@ -422,6 +437,14 @@ pub fn run_driver_then(
                 .extra
                 .entry("kernel_check".to_string())
                 .or_insert_with(|| serde_json::json!({ "problems": problems }));
+        } else if process
+            .extra
+            .get("kernel_check")
+            .is_some_and(crate::verify::interrupted)
+        {
+            // Over a bound only where interrupts on the measuring CPU explain it: re-run,
+            // never published (crate::verify).
+            process.status = crate::verify::DISTURBED.into();
         }
     }
     let timed_s = process.trials.iter().map(|t| t.seconds).sum();

@@ -175,6 +175,8 @@ pub(crate) fn check_record(
         }
     }
 
+    check_disturbed(rep, shown, r);
+
     // The parent's windows (`kernel_check.window_*`): well formed, and a process recorded
     // complete obeys their rule (CPU time and run-queue wait bound each claimed interval).
     for (i, pr) in r.processes.iter().enumerate() {
@@ -497,6 +499,88 @@ pub(crate) fn check_memory(rep: &mut Report, shown: &Path, r: &Record) {
             "pqperf.heap_peak_bytes",
             format!("{h} bytes at peak but heap_allocations is 0"),
         ));
+    }
+}
+
+/// A driver process over the kernel check's bounds only where interrupts on the measuring
+/// CPU explain it (`disturbed`, `pqperf_measure::verify`): it says what was explained, every
+/// window its softirqs do not explain would make it inconsistent, and it never counts
+/// towards a complete record.
+pub(crate) fn check_disturbed(rep: &mut Report, shown: &Path, r: &Record) {
+    let p = |f: &str, m: String| Problem::new(shown, f, m);
+    for (i, pr) in r.processes.iter().enumerate() {
+        if pr.status != "disturbed" {
+            continue;
+        }
+        let at = format!("processes[{i}].kernel_check");
+        let kc = pr.extra.get("kernel_check");
+        let explained = kc
+            .and_then(|k| k["interrupted"].as_array())
+            .is_some_and(|a| !a.is_empty());
+        if !explained {
+            rep.problems.push(p(
+                &at,
+                "disturbed process without kernel_check.interrupted".to_string(),
+            ));
+        }
+        if let Some(Ok(Some(w))) = kc.map(pqperf_model::kernelcheck::Windows::of) {
+            for u in w.unexplained() {
+                rep.problems
+                    .push(p(&at, format!("disturbed process, but {u}")));
+            }
+        }
+        if r.status == "complete" {
+            rep.problems.push(p(
+                "status",
+                format!("complete although processes[{i}] is disturbed"),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod disturbed_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn problems(status: &str, kc: serde_json::Value) -> Vec<String> {
+        let mut pr = pqperf_model::record::Process {
+            status: "disturbed".into(),
+            ..Default::default()
+        };
+        pr.extra.insert("kernel_check".into(), kc);
+        let r = Record {
+            status: status.into(),
+            processes: vec![pr],
+            ..Default::default()
+        };
+        let mut rep = Report::default();
+        check_disturbed(&mut rep, Path::new("r.json"), &r);
+        rep.problems.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn a_disturbed_process_is_explained_by_its_softirqs_and_never_complete() {
+        let kc = json!({
+            "windows_bound": "in force",
+            "window_cpu_s": [0.1017],
+            "window_claimed_s": [0.1],
+            "window_tolerance_s": 0.0006,
+            "window_softirqs": [24],
+            "interrupted": ["window 1: …"],
+            "problems": [],
+        });
+        assert!(problems("failed_or_partial", kc.clone()).is_empty());
+        let p = problems("complete", kc.clone());
+        assert!(p.len() == 1 && p[0].contains("is disturbed"), "{p:?}");
+        let mut few = kc.clone();
+        few["window_softirqs"] = json!([3]);
+        let p = problems("failed_or_partial", few);
+        assert!(p.len() == 1 && p[0].contains("3 softirq"), "{p:?}");
+        let mut bare = kc;
+        bare["interrupted"] = json!([]);
+        let p = problems("failed_or_partial", bare);
+        assert!(p.len() == 1 && p[0].contains("without"), "{p:?}");
     }
 }
 

@@ -15,6 +15,7 @@ mod hostile;
 mod hostile_dataset;
 mod hostile_forgery;
 mod hostile_inputs;
+mod hostile_irq;
 mod hostile_output;
 mod hostile_privilege;
 mod hostile_sandbox;

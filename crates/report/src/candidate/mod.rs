@@ -166,6 +166,10 @@ pub fn page(v: &SystemView, cand: &str, form: Form) -> Result<Page, ReportError>
         out.line(s);
         out.blank();
     }
+    if let Some(s) = perf::interrupted_note(v, cand, &labels) {
+        out.line(s);
+        out.blank();
+    }
     if let Some(s) = perf::robust_note(v, cand, &labels) {
         out.line(s);
         out.blank();

@@ -150,6 +150,32 @@ pub(super) fn inconsistent_note(v: &SystemView, cand: &str, labels: &[String]) -
     })
 }
 
+/// The paragraph naming every record left without a figure because a driver process was
+/// disturbed by interrupt work on the measuring CPU on every attempt (`disturbed`,
+/// `pqperf_measure::verify`; none: `None`).
+pub(super) fn interrupted_note(v: &SystemView, cand: &str, labels: &[String]) -> Option<String> {
+    let mut items = Vec::new();
+    for label in labels {
+        for r in v.records_of(cand, label) {
+            for (i, _) in r
+                .rec
+                .processes
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.status == "disturbed")
+            {
+                items.push(format!("{} {} (process {})", code(label), r.opkey(), i + 1));
+            }
+        }
+    }
+    (!items.is_empty()).then(|| {
+        format!(
+            "Disturbed by interrupts (no figure): the measuring CPU's interrupt work, charged to the driver by the kernel, put the process over the kernel check's bounds on every attempt; its figures are not used: {}.",
+            items.join("; ")
+        )
+    })
+}
+
 /// The instruction-count evidence of one operation, when the dataset has some.
 fn count_of<'a>(
     v: &SystemView<'a>,
