@@ -140,6 +140,11 @@ pub struct CampaignOptions {
     /// file candidate code could read while it runs.
     #[serde(default, with = "key_hex")]
     pub stream_key: Option<[u8; pqperf_model::stream::KEY_BYTES]>,
+    /// `--independent-streams`: the reference protocol gives every driver process its own
+    /// input stream from the stream key (as `--target-ci` always does) instead of the
+    /// reference's fixed seed (`UnitSettings::independent_streams`).
+    #[serde(default)]
+    pub independent_streams: bool,
     /// This process: echo log lines to stdout.
     #[serde(skip, default = "echo_default")]
     pub echo: bool,
@@ -262,6 +267,7 @@ impl CampaignOptions {
             keep_stale: false,
             containment: None,
             stream_key: None,
+            independent_streams: false,
             echo: true,
             command: None,
         })
@@ -280,6 +286,7 @@ impl CampaignOptions {
             planning: self.planning.clone(),
             target_ci: self.target_ci.map(TargetCi::fraction),
             stream_key: self.stream_key(),
+            independent_streams: self.independent_streams,
         }
     }
 

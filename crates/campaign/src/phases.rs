@@ -339,7 +339,7 @@ pub(crate) fn phase_measure(
             c.pqperf.get_or_insert_with(Default::default).measure_budget = Some(b);
         })?;
     }
-    if totals.attempts > 0 && opts.target_ci.is_some() {
+    if totals.attempts > 0 && (opts.target_ci.is_some() || opts.independent_streams) {
         // The stream key, published now that no candidate code of this phase runs any more
         // (pqperf_model::stream::keyed_process_seed): the seeds can be recomputed.
         let key = opts.stream_key();

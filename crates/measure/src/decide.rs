@@ -42,6 +42,45 @@ pub const MAX_RETRIES: u64 = 2;
 /// Consecutive disturbed driver processes after which the host counts as always disturbed.
 pub const HOST_DISTURBED_RUN: u64 = 8;
 
+/// Per-call coefficient of variation the `--target-ci` plan assumes for a variable-work
+/// operation (`sign`: a random number of rejection rounds per call; ML-DSA-44 `sign` ≈ 0.7).
+pub const VARIABLE_CALL_CV: f64 = 0.7;
+/// Relative spread between the means of processes that the `--target-ci` plan assumes apart
+/// from the calls' own (the host: 1 % on a quiet machine).
+pub const PROCESS_SPREAD: f64 = 0.01;
+
+/// Calls per trial of a variable-work operation under `--target-ci` (issue 41). Its robust
+/// interval is the spread of the processes' means (`pqperf_model::robust`): per process
+/// `σ_b² + σ_w²/m` (`σ_w` the calls' spread, `σ_b` the processes', `m` sampled calls), at a
+/// cost of `c0 + 2·m·t` seconds (`c0` the process's setup, warm-ups and memory call; each
+/// sampled call follows one reference call). Variance per second is least at
+/// `m* = (σ_w / σ_b) · √(c0 ÷ (2·t))` (two-stage sampling), with [`VARIABLE_CALL_CV`] and
+/// [`PROCESS_SPREAD`]. `m` is then bounded: at most `sample_calls` (the driver samples no
+/// more of a trial: longer reference trials would narrow nothing but cost), at most what
+/// lets [`MIN_TARGET_CI_TRIALS`] processes fit in half of `budget_s` (the other half is left
+/// for the processes added while the interval is wider than the target, and unspent when it
+/// is reached early), and never fewer than the fixed-work rule's `floor` (the plan it
+/// replaces). `t` is the call's seconds, `c0_s` the process's seconds besides its trials.
+pub fn variable_trial_calls(
+    t: f64,
+    c0_s: f64,
+    budget_s: f64,
+    floor: u64,
+    sample_calls: u64,
+) -> u64 {
+    if !(t > 0.0 && t.is_finite() && c0_s.is_finite() && budget_s.is_finite()) {
+        return floor;
+    }
+    let best = VARIABLE_CALL_CV / PROCESS_SPREAD * (c0_s.max(0.0) / (2.0 * t)).sqrt();
+    let fits = (budget_s / (2 * MIN_TARGET_CI_TRIALS) as f64 - c0_s) / (2.0 * t);
+    let m = best.min(fits).min(sample_calls as f64).floor();
+    if m.is_finite() && m > floor as f64 {
+        m as u64
+    } else {
+        floor
+    }
+}
+
 /// The trial length of the `--target-ci` protocol for a process setup of `setup_s` seconds.
 pub fn confident_trial_s(setup_s: f64) -> f64 {
     if setup_s.is_finite() {
@@ -297,6 +336,31 @@ mod tests {
             stop_adding(Some(0.004), 0.005, 9, 200, 0.0, 0.1, 10.0),
             Some("ci_reached")
         );
+    }
+
+    #[test]
+    fn a_variable_time_operation_gets_longer_trials_within_its_budget() {
+        // ML-DSA-44 sign-like: 380 µs a call, 40 ms to start, 5.2 s budget: the optimum
+        // (≈ 510 calls) is beyond what eight processes in half the budget allow (358).
+        assert_eq!(variable_trial_calls(380e-6, 0.04, 5.0, 106, 400), 358);
+        // With a larger budget, no more than the driver samples.
+        assert_eq!(variable_trial_calls(380e-6, 0.04, 20.0, 106, 400), 400);
+        // A dearer start asks for longer trials; a cheaper one for shorter.
+        let short = variable_trial_calls(20e-6, 0.0005, 100.0, 10, 20_000);
+        let long = variable_trial_calls(20e-6, 0.05, 100.0, 10, 20_000);
+        assert!(short < long, "{short} {long}");
+        // Falcon-512 sign-like: 8 ms a call, 0.07 s besides the calls, 11 s budget: eight
+        // processes must fit in half of it, so ⌊(11/16 − 0.07) / 0.016⌋ = 38, not the
+        // optimum 146.
+        let m = variable_trial_calls(8e-3, 0.07, 11.0, 13, 400);
+        assert_eq!(m, 38);
+        assert!(8.0 * (0.07 + 2.0 * m as f64 * 8e-3) <= 11.0 / 2.0);
+        // SPHINCS+ sign-like: 40 ms a call; eight processes of more calls do not fit: the
+        // fixed rule's floor stays.
+        assert_eq!(variable_trial_calls(40e-3, 0.2, 5.5, 13, 400), 13);
+        // Nothing to go on: the floor.
+        assert_eq!(variable_trial_calls(0.0, 0.04, 5.0, 13, 400), 13);
+        assert_eq!(variable_trial_calls(f64::NAN, 0.04, 5.0, 13, 400), 13);
     }
 
     #[test]

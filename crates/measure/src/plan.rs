@@ -88,7 +88,13 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
 
 /// The `--target-ci` plan of an operation (see `crate::decide`'s module doc) and its budget in seconds:
 /// `(plan, trial target, budget)`: the reference rules at the short trial target, with at
-/// least [`crate::decide::MIN_TARGET_CI_TRIALS`] trials (fresh processes) instead of 5. Returns `None` when the reference plan is the better one:
+/// least [`crate::decide::MIN_TARGET_CI_TRIALS`] trials (fresh processes) instead of 5. A
+/// `variable` operation (variable work, whose robust estimate is the mean of its calls:
+/// `sign`) gets the calls per trial of [`crate::decide::variable_trial_calls`] when that is
+/// more: its interval is mostly its calls' own spread, which a longer trial averages, and a
+/// process's start is paid once for more of them. Any other operation gets at least
+/// `robust::WIDE_MIN_CALLS` calls per trial, so that its samples can show variable work.
+/// Returns `None` when the reference plan is the better one:
 /// one process for all trials (setup above the planning's limit) or the calibration call
 /// reused as the measurement.
 pub fn confident_plan(
@@ -96,19 +102,53 @@ pub fn confident_plan(
     t1: f64,
     setup: f64,
     c: Option<f64>,
+    variable: bool,
 ) -> Option<(Plan, f64, f64)> {
     let reference = plan_op(p, t1, setup, c);
     if !reference.separate_processes || reuses_calibration(&reference) {
         return None;
     }
-    let trial_s = crate::decide::confident_trial_s(setup);
+    let mut trial_s = crate::decide::confident_trial_s(setup);
     let short = Planning {
         trial_target_s: trial_s,
         trials: p.trials.max(crate::decide::MIN_TARGET_CI_TRIALS),
         ..p.clone()
     };
-    let plan = plan_op(&short, t1, setup, c);
+    let mut plan = plan_op(&short, t1, setup, c);
     let budget = reference.estimated_s.unwrap_or(0.0).min(p.op_budget_s);
+    let t = c.unwrap_or(t1).max(t1).max(1e-8);
+    // The calls per trial the robust estimator needs to tell variable work from its calls'
+    // spread (`Estimator::choose`): with fewer, a variable-work operation not named `sign`
+    // would be reported by its median call (a typical call, not its mean cost).
+    let judge = pqperf_model::robust::WIDE_MIN_CALLS as u64;
+    if !variable && plan.iterations_per_trial < judge && judge <= p.max_iters_per_trial {
+        let longer = Planning {
+            trial_target_s: (judge as f64 - 0.5) * t,
+            ..short.clone()
+        };
+        plan = plan_op(&longer, t1, setup, c);
+        trial_s = judge as f64 * t;
+    }
+    if variable {
+        let c0 = setup + (plan.warmups + 1) as f64 * t;
+        let m = crate::decide::variable_trial_calls(
+            t,
+            c0,
+            budget,
+            plan.iterations_per_trial,
+            crate::driver::SAMPLE_CALLS.min(p.max_iters_per_trial),
+        );
+        if m > plan.iterations_per_trial {
+            // The reference rules at a trial of m calls (half a call short of it, so that
+            // rounding up gives m).
+            let longer = Planning {
+                trial_target_s: (m as f64 - 0.5) * t,
+                ..short
+            };
+            plan = plan_op(&longer, t1, setup, c);
+            trial_s = m as f64 * t;
+        }
+    }
     let budget = budget.max(plan.estimated_s.unwrap_or(0.0));
     Some((plan, trial_s, budget))
 }
@@ -413,8 +453,11 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                         .then_some(exch_t1)
                         .flatten();
                     let setup = setup.max(0.0);
+                    // Variable work known before any sample: `sign` (rejection rounds).
+                    let variable = pqperf_model::robust::Estimator::for_op(&op.call())
+                        == pqperf_model::robust::Estimator::FencedMean;
                     match opts.target_ci.and_then(|target| {
-                        confident_plan(&opts.planning, t1, setup, c).map(|x| (target, x))
+                        confident_plan(&opts.planning, t1, setup, c, variable).map(|x| (target, x))
                     }) {
                         Some((target, (plan, trial_target_s, budget_s))) => {
                             confident = Some(TargetCiPlan {
@@ -462,7 +505,7 @@ mod tests {
         let planning = reference_planning();
         let op = |op: &str, t1: f64| {
             let (plan, trial_target_s, budget_s) =
-                confident_plan(&planning, t1, 0.04, None).unwrap();
+                confident_plan(&planning, t1, 0.04, None, op == "sign").unwrap();
             let calibration = Calibration {
                 t1_s: Some(t1),
                 setup_s: Some(0.04),
@@ -532,7 +575,7 @@ mod tests {
     fn a_confident_plan_is_shorter_than_the_reference_and_keeps_its_rules() {
         let p = reference_planning();
         // ML-KEM-512 keygen: 20 µs a call, 40 ms to start a process.
-        let (plan, trial_s, budget) = confident_plan(&p, 20e-6, 0.04, None).unwrap();
+        let (plan, trial_s, budget) = confident_plan(&p, 20e-6, 0.04, None, false).unwrap();
         let reference = plan_op(&p, 20e-6, 0.04, None);
         assert_eq!(trial_s, 0.04);
         // Eight processes, so that compare measures the between-run drift from them.
@@ -543,12 +586,45 @@ mod tests {
         assert_eq!(budget, reference.estimated_s.unwrap());
         // 8 × (40 ms + 40 ms) = 0.64 s against the reference's 2.2 s.
         assert!(plan.estimated_s.unwrap() < budget / 3.0);
-        // A slow call keeps the guide's 100 calls (13 per trial of 8).
-        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None).unwrap();
+        // A slow call keeps the guide's 100 calls (13 per trial of 8), and gets the 20 calls
+        // a trial needs to show variable work.
+        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None, false).unwrap();
+        assert_eq!(plan.iterations_per_trial, 20);
+        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None, true).unwrap();
         assert_eq!(plan.iterations_per_trial, 13);
         // One process for all trials, or the calibration reused: the reference plan.
-        assert!(confident_plan(&p, 1e-3, 120.0, None).is_none());
-        assert!(confident_plan(&planning(0.5, 300.0), 315.0, 2.0, None).is_none());
+        assert!(confident_plan(&p, 1e-3, 120.0, None, false).is_none());
+        assert!(confident_plan(&planning(0.5, 300.0), 315.0, 2.0, None, true).is_none());
+    }
+
+    #[test]
+    fn a_variable_time_operation_gets_longer_trials_within_the_budget() {
+        let p = reference_planning();
+        // ML-DSA-44 sign-like: 380 µs a call, 40 ms to start a process.
+        let (fixed, _, _) = confident_plan(&p, 380e-6, 0.04, None, false).unwrap();
+        let (var, trial_s, budget) = confident_plan(&p, 380e-6, 0.04, None, true).unwrap();
+        assert_eq!(fixed.iterations_per_trial, 106);
+        // Near the optimum (≈ 517 calls), as many as let eight processes fit in half the
+        // budget, at most what the driver samples in a trial.
+        assert_eq!(var.iterations_per_trial, 373);
+        assert!((trial_s - 373.0 * 380e-6).abs() < 1e-12, "{trial_s}");
+        assert_eq!(var.trials, crate::decide::MIN_TARGET_CI_TRIALS);
+        assert_eq!(var.warmups, fixed.warmups);
+        // The budget is still the reference protocol's, and the eight processes (each
+        // sampled call beside a reference call) take at most half of it.
+        let reference = plan_op(&p, 380e-6, 0.04, None);
+        assert_eq!(budget, reference.estimated_s.unwrap());
+        let e = expected_s(&var, 380e-6, 0.04, true);
+        assert!(e <= budget / 2.0 + 1e-9, "{e} {budget}");
+        // A call of 8 ms planned as variable: longer than the call floor (13), as long as
+        // eight processes fit in half the budget.
+        let (var, _, budget) = confident_plan(&p, 8e-3, 0.04, None, true).unwrap();
+        assert_eq!(var.iterations_per_trial, 16);
+        let e = expected_s(&var, 8e-3, 0.04, true);
+        assert!(e <= budget / 2.0 + 1e-9, "{e} {budget}");
+        // SPHINCS+ sign-like (40 ms a call): no longer trial fits; the guide's 13 calls.
+        let (b, _, _) = confident_plan(&p, 40e-3, 0.04, None, true).unwrap();
+        assert_eq!(b.iterations_per_trial, 13);
     }
 
     #[test]

@@ -559,10 +559,11 @@ fn off_the_measuring_cpu(cpu: Option<usize>) -> bool {
     })
 }
 
-/// True when the operation runs under pqperf's own protocol (`--target-ci` with separate
-/// processes, recorded as `target_ci`), whose processes get their own input streams.
-fn own_streams(p: &PlannedOp, pl: &pqperf_model::Plan) -> bool {
-    p.target_ci.is_some() && pl.separate_processes
+/// True when the operation's processes get their own input streams: under pqperf's own
+/// protocol (`--target-ci` with separate processes, recorded as `target_ci`), and under the
+/// reference protocol with `--independent-streams` (separate processes).
+fn own_streams(opts: &UnitSettings, p: &PlannedOp, pl: &pqperf_model::Plan) -> bool {
+    (p.target_ci.is_some() || opts.independent_streams) && pl.separate_processes
 }
 
 /// Where an operation's measurement stands.
@@ -691,7 +692,8 @@ impl<'a> OpMeasure<'a> {
     /// The driver arguments of process `index` with `trials` trials. pqperf's own protocol
     /// (`--target-ci`, separate processes) gives every process its own input stream
     /// (`pqperf_model::stream::process_seed(index)`); the reference protocol keeps the
-    /// reference's fixed seed in every process, for parity with the reference's figures.
+    /// reference's fixed seed in every process, for parity with the reference's figures,
+    /// unless `--independent-streams` was given.
     fn args(&self, trials: u64, index: u64) -> crate::driver::DriverArgs {
         let pl = self.plan.as_ref().expect("a running operation has a plan");
         let mut a = driver_args(
@@ -702,7 +704,7 @@ impl<'a> OpMeasure<'a> {
             pl.iterations_per_trial,
             pl.warmups,
         );
-        if own_streams(self.p, pl) {
+        if own_streams(self.opts, self.p, pl) {
             a.seed = Some(pqperf_model::stream::keyed_process_seed(
                 &self.opts.stream_key,
                 index,

@@ -60,7 +60,7 @@ pub const FENCE_IQRS: u64 = 8;
 /// The fence is at least this multiple of q3.
 pub const FENCE_MIN_Q3: u64 = 3;
 /// Calls a sampled trial needs before its spread can mark an operation as variable work.
-const WIDE_MIN_CALLS: usize = 20;
+pub const WIDE_MIN_CALLS: usize = 20;
 
 /// Which central estimate an operation gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

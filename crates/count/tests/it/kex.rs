@@ -60,6 +60,7 @@ fn every_timed_step_is_counted_identically_in_two_runs_and_adds_up_to_the_exchan
         run_dir: run_dir.clone(),
         cpu: 0,
         samples: false,
+        independent_streams: false,
         stack_region: 0,
         driver: pqperf_measure::runner::DriverExe::current(&run_dir).unwrap(),
         calibration_timeout: Duration::from_secs(120),

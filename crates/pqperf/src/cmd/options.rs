@@ -180,6 +180,13 @@ pub struct CampaignCommon {
     /// so no candidate can know its inputs before their window opens.
     #[arg(long, value_name = "HEX", value_parser = parse_stream_key)]
     stream_key: Option<[u8; pqperf_model::stream::KEY_BYTES]>,
+    /// Reference protocol: give every driver process its own input stream (its seed from the
+    /// run's stream key, as `--target-ci` does) instead of the reference's fixed seed, so
+    /// that the processes are independent samples of a variable-time operation and its
+    /// interval is the spread between streams. Its figures are then not those of the
+    /// reference harness (which repeats one fixed set of calls). `--target-ci` always does.
+    #[arg(long)]
+    independent_streams: bool,
 }
 
 /// `--stream-key HEX` (campaign, ab).
@@ -237,6 +244,7 @@ impl CampaignCommon {
         o.redo = self.redo;
         o.keep_stale = self.keep_stale;
         o.stream_key = self.stream_key;
+        o.independent_streams = self.independent_streams;
         Ok(o)
     }
 

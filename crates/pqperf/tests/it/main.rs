@@ -23,6 +23,7 @@ mod hostile_timing;
 mod hostile_wait;
 mod iccs_bench_cli;
 mod iccs_provider_pages;
+mod independent_streams;
 mod measure_campaign;
 mod measure_mldsa;
 mod messy_imports;
