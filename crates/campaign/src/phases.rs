@@ -205,6 +205,10 @@ pub(crate) fn phase_measure(
             break;
         }
         let order = round_order(&active, &mut rng);
+        // The process started beside the one being timed, held at its hold gate (issue 41):
+        // the next process of the same library in this round (its operation's index in
+        // `active`).
+        let mut held: Option<(usize, pqperf_measure::runner::Held)> = None;
         for (k, &i) in order.iter().enumerate() {
             let lib = active[i].p.inst.key();
             if k == 0 || active[order[k - 1]].p.inst.key() != lib {
@@ -217,17 +221,34 @@ pub(crate) fn phase_measure(
                     active[j].op.prepare_next();
                 }
             }
-            let a = &mut active[i];
-            if a.op.done() {
+            if active[i].op.done() {
                 continue;
             }
+            let mut mine = held.take().filter(|(j, _)| *j == i).map(|(_, h)| h);
+            if mine.is_none()
+                && let Some(a) = active[i].op.next_args()
+            {
+                // Started held too (nothing runs beside it yet), so that it has the measuring
+                // CPU before the one started beside it; no other library's replay beside it.
+                pqperf_measure::outcheck::settle_others(&a.lib);
+                mine = active[i].op.start_held();
+            }
+            // The library's next process starts now, beside this one: its start-up and
+            // preparation off the measuring CPU, its warm-ups and windows after this one's
+            // last gate.
+            if let Some(&j) = order[k + 1..].iter().find(|&&j| !active[j].op.done())
+                && active[j].p.inst.key() == lib
+            {
+                held = active[j].op.start_held().map(|h| (j, h));
+            }
+            let a = &mut active[i];
             log.progress_item(&format!(
                 "{} {} {}",
                 a.p.inst.entry.candidate, a.p.inst.entry.label, a.p.op
             ));
             let t = std::time::Instant::now();
             let before = (totals.attempts, totals.timed_s);
-            a.op.step(&mut totals);
+            a.op.step_held(&mut totals, mine);
             a.run.0 += (totals.attempts - before.0) as f64;
             a.run.1 += totals.timed_s - before.1;
             a.run.2 += t.elapsed().as_secs_f64();
