@@ -480,6 +480,50 @@ mod tests {
     }
 
     #[test]
+    fn a_held_process_keeps_on_the_path_only_what_the_cpu_waited_for() {
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let l = lines(&[
+            "META\tid\tx",
+            "PQPERF\thold",
+            "META\twarmups\t3",
+            "TRIAL\t1\t100\t0.200000000\t5",
+            "STATUS\tcomplete",
+        ]);
+        // Started at 0, exec done at 0.02, ready at 0.05, released at 0.30 (it waited for
+        // the process before), reaped at 0.62.
+        let t = [0.04, 0.05, 0.35, 0.55, 0.60];
+        let mut b =
+            ProcessBudget::from_marks_released(0.02, &l, &t, Some(0.30), 0.62, 0.62, 0.2, 0.0);
+        assert!(near(b.prepare_s, 0.28) && near(b.warmup_s, 0.05), "{b:?}");
+        let whole = b.total_s();
+        // The measuring CPU was free for 0.01 s of it: only that stays on the path.
+        let beside = b.split_beside(Some(0.01), true);
+        assert!(near(b.sandbox_s + b.prepare_s, 0.01), "{b:?}");
+        assert!(
+            near(beside.sandbox_s, 0.02) && near(beside.prepare_s, 0.27),
+            "{beside:?}"
+        );
+        assert!(near(beside.exit_s, 0.02) && b.exit_s == 0.0);
+        assert!(near(b.total_s() + beside.total_s(), whole));
+        let mut ph = PhaseBudget::default();
+        ph.add_split(&b, &beside, true);
+        assert_eq!(ph.held, 1);
+        // The shares are of the path only; the log says what ran beside it.
+        assert!(near(ph.parent_s(1.0), 1.0 - b.total_s()));
+        let line = ph.log_line(1.0);
+        assert!(
+            line.contains("beside the path (1 held process(es)"),
+            "{line}"
+        );
+        assert_eq!(ph.to_json(1.0)["held_processes"], 1);
+        // Not held, not handed over: nothing moves.
+        let mut c = ProcessBudget::from_marks(0.02, &l, &t, 0.62, 0.62, 0.2, 0.0);
+        let d = c;
+        assert_eq!(c.split_beside(None, false), ProcessBudget::default());
+        assert_eq!(c, d);
+    }
+
+    #[test]
     fn a_child_that_failed_early_or_lied_keeps_the_sum() {
         // No line at all: everything after exec is preparation up to the reaping.
         let b = ProcessBudget::from_marks(0.5, &[], &[], 2.0, 2.0, 0.0, 0.0);

@@ -767,8 +767,20 @@ impl<'a> OpMeasure<'a> {
     /// and it takes the measuring CPU when that one has given it up. `None`: done, or it
     /// cannot be held ([`runner::holds`]).
     pub fn start_held(&self) -> Option<runner::Held> {
+        self.start_held_after(0)
+    }
+
+    /// [`OpMeasure::start_held`] of the process `ahead` steps after the next one (0: the
+    /// next). Only a planned process that follows for sure (the plan's next index, unless
+    /// the one before fails) is started ahead of the step before it: the processes a
+    /// `--target-ci` operation adds depend on the intervals of those before.
+    pub fn start_held_after(&self, ahead: u64) -> Option<runner::Held> {
         let r = self.r.as_ref()?;
-        let a = self.next_args()?;
+        let a = match (ahead, self.stage) {
+            (0, _) => self.next_args()?,
+            (k, Stage::Planned(i)) if i + k < self.shape().0 => self.args(self.shape().1, i + k),
+            _ => return None,
+        };
         runner::start_held(&self.opts.driver, &a, r.ctx.timeout)
     }
 

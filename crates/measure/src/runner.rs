@@ -305,11 +305,11 @@ mod turns {
             let (m, cv) = &*STATE;
             let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
             loop {
-                if g.open.get(&self.cpu).and_then(|s| s.first()) == Some(&self.n) {
-                    return Ok(g.free_since.get(&self.cpu).copied());
-                }
                 if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                     return Err(());
+                }
+                if g.open.get(&self.cpu).and_then(|s| s.first()) == Some(&self.n) {
+                    return Ok(g.free_since.get(&self.cpu).copied());
                 }
                 g = cv
                     .wait_timeout(g, Duration::from_millis(20))
@@ -958,6 +958,26 @@ fn signal_name(sig: i64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_measuring_cpu_goes_to_the_oldest_open_ticket() {
+        // A CPU number no other test uses.
+        let cpu = 100_001;
+        let mut a = turns::take(cpu);
+        let b = turns::take(cpu);
+        assert_eq!(a.wait(None), Ok(None));
+        // b waits behind a: cancelled, it gives up.
+        let stop = AtomicBool::new(true);
+        assert_eq!(b.wait(Some(&stop)), Err(()));
+        // a gives the CPU up while b is open: handed over; b has it now.
+        assert!(a.retire());
+        assert!(b.wait(None).unwrap().is_some());
+        drop(b);
+        let mut c = turns::take(cpu);
+        assert!(c.wait(None).is_ok());
+        assert!(!c.retire(), "nobody else was open");
+        assert!(!c.retire(), "retired once");
+    }
 
     #[test]
     fn lean_driver_is_found_next_to_the_executable_or_deps() {
