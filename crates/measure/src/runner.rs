@@ -166,8 +166,9 @@ pub(crate) fn spawn(
     };
     let mut readings = Vec::new();
     let mut load_bad = Vec::new();
-    if !turn.held {
-        // Pinned before exec: its turn on the measuring CPU first.
+    if !turn.held && turn.ticket.is_none() {
+        // Pinned before exec: its turn on the measuring CPU first (`run_turn` waited for it
+        // already).
         let _ = turn.wait_turn();
     }
     let t0 = std::time::Instant::now();
@@ -676,6 +677,11 @@ fn run_turn(
     if plan.is_some() {
         command = vec![DRIVER_BIN.to_string()];
         command.extend(targs.to_argv());
+    }
+    // A process pinned before exec waits for its turn on the measuring CPU first: another
+    // process has it meanwhile, so the wait is no part of this one's time.
+    if !turn.held {
+        let _ = turn.wait_turn();
     }
     // The process's own time in the parent starts here: the wait for its preparation
     // (`waited_s`, above) is counted once, as preparation, never again as reaping.
