@@ -578,11 +578,17 @@ impl Drop for Held {
     }
 }
 
-/// Whether a process of `args` can be held: pqperf's own driver, a measuring CPU the parent's
+/// Environment variable that turns held processes off (set and not empty): every process is
+/// pinned before `exec` and started when its turn comes, as before issue 41 (the A/B switch
+/// of the measure phase's efficiency and interval quality).
+pub const NO_HELD_ENV: &str = "PQPERF_NO_HELD";
+
+/// Whether a process of `args` can be held (not with [`NO_HELD_ENV`] set): pqperf's own driver, a measuring CPU the parent's
 /// CPUs leave out, and the timing child's seccomp filter in force (it kills a child that
 /// calls `sched_setaffinity`, so a held child cannot reach the measuring CPU itself).
 pub fn holds(exe: &DriverExe, args: &DriverArgs) -> bool {
-    exe.exe.file_name() == Some(std::ffi::OsStr::new(DRIVER_BIN))
+    std::env::var_os(NO_HELD_ENV).is_none_or(|v| v.is_empty())
+        && exe.exe.file_name() == Some(std::ffi::OsStr::new(DRIVER_BIN))
         && args.cpu.and_then(parent_cpus_without).is_some()
         && untrusted::timing_seccomp_in_force()
 }
