@@ -319,6 +319,15 @@ mod turns {
             }
         }
 
+        /// Whether another ticket of the CPU is open (a process that waits for it or will).
+        pub(crate) fn others_open(&self) -> bool {
+            let (m, _) = &*STATE;
+            let g = m.lock().unwrap_or_else(|e| e.into_inner());
+            g.open
+                .get(&self.cpu)
+                .is_some_and(|s| s.iter().any(|n| *n != self.n))
+        }
+
         /// Gives the CPU up; true when another ticket of the CPU is open (a process that has
         /// it now or will have it next).
         pub(crate) fn retire(&mut self) -> bool {
@@ -520,6 +529,11 @@ impl Turn {
         let Some(off) = parent_cpus_without(cpu) else {
             return;
         };
+        // Nobody to hand the CPU to: the exit stays on the measuring CPU, where nothing else
+        // runs (the parent's CPUs may be busier).
+        if !self.ticket.as_ref().is_some_and(|t| t.others_open()) {
+            return;
+        }
         if move_tree(s.root(), &off).is_ok()
             && let Some(mut t) = self.ticket.take()
         {
