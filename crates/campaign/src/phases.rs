@@ -22,10 +22,18 @@ use crate::{CampaignError, CampaignOptions, Exit, Logger};
 type Res<T> = Result<T, CampaignError>;
 
 /// Operations whose driver processes the measure phase interleaves at a time: each round runs
-/// one process (with its re-runs) of every one of them, in an order drawn from
+/// [`TURN_CYCLES`] processes (with their re-runs) of every one of them, in an order drawn from
 /// [`INTERLEAVE_SEED`]; a finished operation's record is written and the next operation of
 /// the plan takes its place. A killed phase loses at most this many unfinished operations.
 pub const INTERLEAVE_WINDOW: usize = 8;
+/// Times a library's turn of a round runs through its operations (issue 41): each turn
+/// times two processes of each of them back to back, so that the library's next process can
+/// start beside the one being timed (never beside another library's).
+pub const TURN_CYCLES: usize = 2;
+/// Processes of the library's turn started ahead, held at their hold gates, beside the one
+/// being timed (issue 41): their start-up and preparation get the time of this many
+/// processes.
+pub const HELD_AHEAD: usize = 2;
 /// Seed of the measure phase's interleaved order (ASCII `pqperf30`).
 pub const INTERLEAVE_SEED: u64 = 0x7071_7065_7266_3330;
 
@@ -205,29 +213,90 @@ pub(crate) fn phase_measure(
             break;
         }
         let order = round_order(&active, &mut rng);
+        // The round's slots: each library's turn runs its operations' processes
+        // TURN_CYCLES times over (a, b, a, b), so that a process of the library is timed
+        // beside the start of its next one (issue 41).
+        let mut slots: Vec<usize> = Vec::new();
         for (k, &i) in order.iter().enumerate() {
             let lib = active[i].p.inst.key();
-            if k == 0 || active[order[k - 1]].p.inst.key() != lib {
+            if k > 0 && active[order[k - 1]].p.inst.key() == lib {
+                continue;
+            }
+            let group: Vec<usize> = order[k..]
+                .iter()
+                .copied()
+                .take_while(|&j| active[j].p.inst.key() == lib)
+                .collect();
+            for _ in 0..TURN_CYCLES {
+                slots.extend_from_slice(&group);
+            }
+        }
+        // The processes started beside the one being timed, held at their hold gates (issue
+        // 41): the next HELD_AHEAD slots', when they are the same library's.
+        let mut held: Vec<(usize, pqperf_measure::runner::Held)> = Vec::new();
+        for (k, &i) in slots.iter().enumerate() {
+            let lib = active[i].p.inst.key();
+            if k == 0 || active[slots[k - 1]].p.inst.key() != lib {
                 // The library's turn begins: the relayed preparations of its operations
                 // start now, beside its other processes of the round (issue 41).
-                for &j in &order[k..] {
+                let mut started: Vec<usize> = Vec::new();
+                for &j in &slots[k..] {
                     if active[j].p.inst.key() != lib {
                         break;
                     }
-                    active[j].op.prepare_next();
+                    if !started.contains(&j) {
+                        started.push(j);
+                        active[j].op.prepare_next();
+                    }
+                }
+            }
+            // A held process whose slot this is (ended unused when the operation is done, as
+            // one of a slot already passed).
+            held.retain(|(s, _)| *s >= k);
+            let mut mine = match held.first() {
+                Some((s, _)) if *s == k => Some(held.remove(0).1),
+                _ => None,
+            };
+            if active[i].op.done() {
+                continue;
+            }
+            if mine.is_none()
+                && let Some(a) = active[i].op.next_args()
+            {
+                // Started held too (nothing runs beside it yet), so that it has the measuring
+                // CPU before the one started beside it; no other library's replay beside it.
+                pqperf_measure::outcheck::settle_others(&a.lib);
+                mine = active[i].op.start_held();
+            }
+            // The library's next process starts now, beside this one: its start-up and
+            // preparation off the measuring CPU, its warm-ups and windows after this one's
+            // last gate. (The same operation's next process only when it surely follows.)
+            for ahead in 1..=HELD_AHEAD {
+                let Some(&j) = slots.get(k + ahead) else {
+                    break;
+                };
+                if active[j].p.inst.key() != lib {
+                    break;
+                }
+                if active[j].op.done() || held.iter().any(|(s, _)| *s == k + ahead) {
+                    continue;
+                }
+                // The operation's steps before that slot, this one's included.
+                let before = slots[k..k + ahead].iter().filter(|&&x| x == j).count();
+                match active[j].op.start_held_after(before as u64) {
+                    Some(h) => held.push((k + ahead, h)),
+                    // Not surely the operation's next: nothing later is started ahead.
+                    None => break,
                 }
             }
             let a = &mut active[i];
-            if a.op.done() {
-                continue;
-            }
             log.progress_item(&format!(
                 "{} {} {}",
                 a.p.inst.entry.candidate, a.p.inst.entry.label, a.p.op
             ));
             let t = std::time::Instant::now();
             let before = (totals.attempts, totals.timed_s);
-            a.op.step(&mut totals);
+            a.op.step_held(&mut totals, mine);
             a.run.0 += (totals.attempts - before.0) as f64;
             a.run.1 += totals.timed_s - before.1;
             a.run.2 += t.elapsed().as_secs_f64();

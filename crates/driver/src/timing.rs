@@ -19,8 +19,11 @@
 //! `go`. So each interval runs inside a window the parent measured from outside, whatever
 //! the lines say (`pqperf_measure::verify`). `end` (or the pipe's end) at the first gate
 //! stops the driver after its preparation (`STATUS setup_only`); anywhere else it is a
-//! failure. Every process has the same argv, environment and preparation up to the first
-//! gate. Without a control pipe (a driver started by hand, the benchmarks) the gates are
+//! failure. Before the warm-ups a conducted driver also stops at the *hold* gate
+//! (`PQPERF hold`, answered by `go`; anything else ends it): the parent may have started it
+//! beside the process it is timing, off the measuring CPU, and moves it there at that gate
+//! (issue 41; a conducted driver never pins itself). Every process has the same argv,
+//! environment and preparation up to the first gate. Without a control pipe (a driver started by hand, the benchmarks) the gates are
 //! open. With 0 trials the driver also stops after the preparation.
 
 use super::*;
@@ -186,6 +189,20 @@ impl<'a> Gate<'a> {
         self.loaded(o)
     }
 
+    /// The hold gate after the preparation, before the warm-ups (issue 41): says `PQPERF hold`
+    /// and waits for `go`. The parent may have started this process beside the one it is
+    /// timing, off the measuring CPU; it moves every task of the child onto the measuring CPU
+    /// while the driver waits here. False: the parent ended the run. Without a control pipe:
+    /// open.
+    fn hold(&mut self, o: &mut Out) -> bool {
+        if self.control.is_none() {
+            return true;
+        }
+        o.line("PQPERF\thold");
+        let mut word = [0u8; 3];
+        self.read_exact(&mut word) && &word == b"go\n"
+    }
+
     /// A gate without relayed inputs.
     fn pass(&mut self, o: &mut Out) -> bool {
         match self.control {
@@ -334,7 +351,9 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
             "trials must be 1..16 (0: setup only) and iterations >= 1",
         ));
     }
-    if let Some(c) = a.cpu {
+    // A conducted driver never pins itself: its parent sets the CPU of its every task, before
+    // `exec` or at the hold gate (a held process, `Gate::hold`).
+    if let Some(c) = a.cpu.filter(|_| gate.control.is_none()) {
         affinity::pin_to(c).map_err(|e| usage(format!("cannot pin to CPU {c}: {e}")))?;
     }
     procinfo::disable_core_dumps();
@@ -419,6 +438,11 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
     );
     let _ = writeln!(o.0, "PQPERF\tcounter\t{}", counter.kind().evidence_name());
     let _ = writeln!(o.0, "PQPERF\tpeak_rss_reset\t{}", peak_reset);
+    // Prepared: the parent moves a held process onto the measuring CPU here.
+    if !gate.hold(&mut o) {
+        o.line("STATUS\tsetup_only");
+        return Ok(0);
+    }
     let stream = Stream::new(a, a.samples && step.is_none());
     Stream::at(&stream, &mut p, 0)?;
     if let Some((_, warm)) = &seeded {

@@ -19,6 +19,13 @@ pub fn get_affinity() -> std::io::Result<Vec<usize>> {
 
 /// Restricts the calling process (its main thread and threads created later) to `cpus`.
 pub fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
+    set_affinity_of(0, cpus)
+}
+
+/// Restricts the task (thread) `tid` to `cpus` (`0`: the calling thread). The parent moves a
+/// held child's every task this way (`pqperf_measure::runner`): the child cannot, its
+/// seccomp filter kills it at `sched_setaffinity`.
+pub fn set_affinity_of(tid: i32, cpus: &[usize]) -> std::io::Result<()> {
     let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
     // SAFETY: zeroed cpu_set_t is a valid empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -33,7 +40,7 @@ pub fn set_affinity(cpus: &[usize]) -> std::io::Result<()> {
         unsafe { libc::CPU_SET(c, &mut set) };
     }
     // SAFETY: `set` is a valid cpu_set_t of the stated size; pid 0 = calling thread.
-    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    let rc = unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) };
     if rc != 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -47,6 +54,23 @@ pub fn pin_to(cpu: usize) -> std::io::Result<()> {
         return Ok(());
     }
     set_affinity(&[cpu])
+}
+
+/// The CPUs the task `tid` may run on, ascending (an error for a task that is gone).
+pub fn affinity_of(tid: i32) -> std::io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data; zeroed is a valid empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `set` is valid and writable for size_of::<cpu_set_t>() bytes.
+    let rc =
+        unsafe { libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
+    // SAFETY: CPU_ISSET only reads the set; i < CPU_SETSIZE.
+    Ok((0..max)
+        .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
+        .collect())
 }
 
 /// CPU the calling thread is running on right now (`sched_getcpu`), if known.

@@ -205,6 +205,13 @@ fn seccomp_timing() -> Option<Arc<Vec<seccompiler::BpfProgram>>> {
     .clone()
 }
 
+/// Whether a timing child ([`run_conducted`]) runs under the process-wide policy's seccomp
+/// filters (the sandbox on and the filters applied on this host): it is then killed at
+/// `sched_setaffinity`, so only its parent sets its CPUs.
+pub fn timing_seccomp_in_force() -> bool {
+    policy().sandbox && seccomp_timing().is_some()
+}
+
 /// What a probe child started like every candidate child (the policy's namespaces, the
 /// capabilities dropped) reports in its `/proc/self/status`: `Ok(())` when its effective,
 /// permitted, inheritable, bounding and ambient sets are all empty and `no_new_privs` is set,
@@ -935,6 +942,17 @@ impl Session {
         }
     }
 
+    /// Moves the child's hard timeout `by` later: the time a held child waited, blocked on
+    /// its control pipe, for the measuring CPU (`pqperf_measure::runner`).
+    pub fn extend_deadline(&mut self, by: Duration) {
+        self.deadline += by;
+    }
+
+    /// The host pid of the child's process group leader (the root of [`Session::cpu`]'s tree).
+    pub fn root(&self) -> i32 {
+        self.root
+    }
+
     /// Closes the control pipe (the child reads its end).
     pub fn close(&mut self) {
         self.control = None;
@@ -1129,19 +1147,21 @@ fn run_inner(
         None,
         start,
     );
+    let mut deadline = start + spec.timeout;
     if let Some(f) = conduct {
         let mut session = Session {
             lines: line_rx,
             control: ctl_w.take(),
             root: pgid.as_raw(),
-            deadline: start + spec.timeout,
+            deadline,
             received: 0,
         };
         f(&mut session);
+        // A held child's wait for its CPU does not count against its timeout.
+        deadline = session.deadline;
     }
     // A child still waiting for the parent reads the end of its control pipe.
     drop(ctl_w);
-    let deadline = start + spec.timeout;
     let mut pause = Duration::from_micros(200);
     let mut out = ChildOutcome {
         spawned_s,

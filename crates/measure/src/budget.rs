@@ -20,6 +20,15 @@
 //! | `check_s` | the parent's kernel check |
 //! | `replay_s` | the measuring loop's wait for the output check's replay (`crate::outcheck`; a replay made beside the timed process counts only what was left when it ended) |
 //!
+//! **The measuring CPU's path** (issue 41): the next process of the same library is started
+//! beside the one being timed, off the measuring CPU, and waits at its hold gate
+//! (`crate::runner::Held`); the parent moves it onto the measuring CPU at the last gate of
+//! the one before. The parts are then split ([`ProcessBudget::split_beside`]): what ran
+//! beside the path (a held process's set-up and preparation; the exit, reaping, check and
+//! replay of a process that handed the CPU over) is summed apart ([`PhaseBudget::beside`])
+//! and is in no share; the shares are of the path only, and `parent_s` (the wall time no
+//! part on the path holds) includes the hand-overs between two processes.
+//!
 //! `prepare_s` holds the measuring loop's wait for a relayed preparation (`crate::relay`,
 //! none when it was made ahead) besides the child's own preparation, once: every part is
 //! time the measuring loop spent on the process (its critical path), so that a phase's
@@ -91,12 +100,32 @@ impl ProcessBudget {
         timed_s: f64,
         sampled_s: f64,
     ) -> ProcessBudget {
+        ProcessBudget::from_marks_released(
+            spawned_s, lines, arrivals, None, wall_s, outcome_s, timed_s, sampled_s,
+        )
+    }
+
+    /// [`ProcessBudget::from_marks`] of a process that may have been held (issue 41):
+    /// `released_s`, when it is known, is when the parent let it go from the hold gate (the
+    /// warm-ups start there; everything before it is start-up, preparation and the wait at
+    /// the gate, `prepare_s`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_marks_released(
+        spawned_s: f64,
+        lines: &[String],
+        arrivals: &[f64],
+        released_s: Option<f64>,
+        wall_s: f64,
+        outcome_s: f64,
+        timed_s: f64,
+        sampled_s: f64,
+    ) -> ProcessBudget {
         let at = |pred: &dyn Fn(&str) -> bool, last: bool| -> Option<f64> {
             let mut it = lines.iter().zip(arrivals).filter(|(l, _)| pred(l));
             let hit = if last { it.last() } else { it.next() };
             hit.map(|(_, t)| *t)
         };
-        let first = arrivals.first().copied();
+        let first = released_s.or(arrivals.first().copied());
         let warm = at(&|l| l.starts_with("META\twarmups\t"), false);
         let trials_end = at(
             &|l| l.starts_with("TRIAL\t") || l.starts_with("SAMPLES\t"),
@@ -190,6 +219,39 @@ impl ProcessBudget {
         ]
     }
 
+    /// Moves the parts that ran beside the measuring CPU's path out of `self` into the
+    /// returned budget. `held_on_path_s`: the process was held (started beside the one being
+    /// timed, released at its hold gate), and of its set-up and preparation only this many
+    /// seconds were on the path (the measuring CPU was free, waiting for it); the rest ran
+    /// beside, the set-up first. `handed_over`: the exit, reaping, check and replay (the
+    /// next process had the measuring CPU by then).
+    pub fn split_beside(
+        &mut self,
+        held_on_path_s: Option<f64>,
+        handed_over: bool,
+    ) -> ProcessBudget {
+        let mut beside = ProcessBudget::default();
+        if let Some(keep) = held_on_path_s {
+            let mut off = (self.sandbox_s + self.prepare_s - keep.max(0.0)).max(0.0);
+            for (from, to) in [
+                (&mut self.sandbox_s, &mut beside.sandbox_s),
+                (&mut self.prepare_s, &mut beside.prepare_s),
+            ] {
+                let take = off.min(*from);
+                *from -= take;
+                *to += take;
+                off -= take;
+            }
+        }
+        if handed_over {
+            beside.exit_s = std::mem::take(&mut self.exit_s);
+            beside.reap_s = std::mem::take(&mut self.reap_s);
+            beside.check_s = std::mem::take(&mut self.check_s);
+            beside.replay_s = std::mem::take(&mut self.replay_s);
+        }
+        beside
+    }
+
     /// The process's whole time in the parent: the sum of the parts.
     pub fn total_s(&self) -> f64 {
         self.values().iter().sum()
@@ -222,10 +284,17 @@ fn round6(x: f64) -> f64 {
 /// records, progress).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PhaseBudget {
-    /// Σ of the driver processes' parts (every attempt, the output checks' replays included).
+    /// Σ of the driver processes' parts on the measuring CPU's path (every attempt, the output
+    /// checks' replays included).
     pub processes: ProcessBudget,
+    /// Σ of the parts that ran beside the path ([`ProcessBudget::split_beside`]): a held
+    /// process's start and preparation while the one before it was timed, a process's exit
+    /// and the parent's checks of it while the next one was timed. Never in a share.
+    pub beside: ProcessBudget,
     /// Driver processes counted.
     pub count: u64,
+    /// Of them, started beside the process before and held at their hold gate.
+    pub held: u64,
 }
 
 impl PhaseBudget {
@@ -233,6 +302,13 @@ impl PhaseBudget {
     pub fn add(&mut self, b: &ProcessBudget) {
         self.processes.add(b);
         self.count += 1;
+    }
+
+    /// Counts one process with its parts beside the path (`held`: it was started held).
+    pub fn add_split(&mut self, b: &ProcessBudget, beside: &ProcessBudget, held: bool) {
+        self.add(b);
+        self.beside.add(beside);
+        self.held += u64::from(held);
     }
 
     /// Σ seconds inside timed trials (reference and sampled) ÷ `wall_s` (0 without a wall
@@ -282,6 +358,8 @@ impl PhaseBudget {
         json!({
             "phase_wall_s": round6(wall_s),
             "processes": self.count,
+            "held_processes": self.held,
+            "beside_seconds": self.processes_beside_json(),
             "efficiency": (self.efficiency(wall_s) * 1e4).round() / 1e4,
             "efficiency_of": "seconds inside timed trials (reference and sampled) / phase wall",
             "reference_share": (self.reference_share(wall_s) * 1e4).round() / 1e4,
@@ -290,8 +368,12 @@ impl PhaseBudget {
         })
     }
 
+    fn processes_beside_json(&self) -> Value {
+        self.beside.to_json()
+    }
+
     /// One log line: the efficiency and every part's share of the phase's wall time, largest
-    /// first.
+    /// first (the measuring CPU's path), then the work done beside the path.
     pub fn log_line(&self, wall_s: f64) -> String {
         let mut parts: Vec<(&str, f64)> = PARTS
             .iter()
@@ -316,8 +398,28 @@ impl PhaseBudget {
                 )
             })
             .collect();
+        let mut beside: Vec<(&str, f64)> = PARTS
+            .iter()
+            .copied()
+            .zip(self.beside.values())
+            .filter(|(_, v)| *v > 0.0)
+            .collect();
+        beside.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let beside = if beside.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; beside the path ({} held process(es) started while the one before was timed): {}",
+                self.held,
+                beside
+                    .iter()
+                    .map(|(k, v)| format!("{} {v:.1} s", k.trim_end_matches("_s")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         format!(
-            "measure budget: {} driver process(es), phase wall {:.1} s, efficiency {:.1} % (Σ timed trials, reference + sampled, ÷ phase wall; reference trials alone {:.1} %); {}",
+            "measure budget: {} driver process(es), phase wall {:.1} s, efficiency {:.1} % (Σ timed trials, reference + sampled, ÷ phase wall; reference trials alone {:.1} %); {}{beside}",
             self.count,
             wall_s,
             100.0 * self.efficiency(wall_s),
@@ -375,6 +477,50 @@ mod tests {
             ph.log_line(5.0)
         );
         assert!(ph.log_line(5.0).contains("reference trials alone 8.0 %"));
+    }
+
+    #[test]
+    fn a_held_process_keeps_on_the_path_only_what_the_cpu_waited_for() {
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        let l = lines(&[
+            "META\tid\tx",
+            "PQPERF\thold",
+            "META\twarmups\t3",
+            "TRIAL\t1\t100\t0.200000000\t5",
+            "STATUS\tcomplete",
+        ]);
+        // Started at 0, exec done at 0.02, ready at 0.05, released at 0.30 (it waited for
+        // the process before), reaped at 0.62.
+        let t = [0.04, 0.05, 0.35, 0.55, 0.60];
+        let mut b =
+            ProcessBudget::from_marks_released(0.02, &l, &t, Some(0.30), 0.62, 0.62, 0.2, 0.0);
+        assert!(near(b.prepare_s, 0.28) && near(b.warmup_s, 0.05), "{b:?}");
+        let whole = b.total_s();
+        // The measuring CPU was free for 0.01 s of it: only that stays on the path.
+        let beside = b.split_beside(Some(0.01), true);
+        assert!(near(b.sandbox_s + b.prepare_s, 0.01), "{b:?}");
+        assert!(
+            near(beside.sandbox_s, 0.02) && near(beside.prepare_s, 0.27),
+            "{beside:?}"
+        );
+        assert!(near(beside.exit_s, 0.02) && b.exit_s == 0.0);
+        assert!(near(b.total_s() + beside.total_s(), whole));
+        let mut ph = PhaseBudget::default();
+        ph.add_split(&b, &beside, true);
+        assert_eq!(ph.held, 1);
+        // The shares are of the path only; the log says what ran beside it.
+        assert!(near(ph.parent_s(1.0), 1.0 - b.total_s()));
+        let line = ph.log_line(1.0);
+        assert!(
+            line.contains("beside the path (1 held process(es)"),
+            "{line}"
+        );
+        assert_eq!(ph.to_json(1.0)["held_processes"], 1);
+        // Not held, not handed over: nothing moves.
+        let mut c = ProcessBudget::from_marks(0.02, &l, &t, 0.62, 0.62, 0.2, 0.0);
+        let d = c;
+        assert_eq!(c.split_beside(None, false), ProcessBudget::default());
+        assert_eq!(c, d);
     }
 
     #[test]

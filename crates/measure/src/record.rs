@@ -316,6 +316,7 @@ impl OpRun<'_> {
         args: &crate::driver::DriverArgs,
         index: u64,
         t: &mut MeasureTotals,
+        mut held: Option<runner::Held>,
     ) -> bool {
         // Nothing of another library runs beside this process.
         crate::outcheck::settle_others(&args.lib);
@@ -346,20 +347,31 @@ impl OpRun<'_> {
             std::thread::spawn(move || crate::outcheck::replay_digest(&d, &a, timeout, None))
         });
         loop {
-            let mut run = runner::run_driver_then(
-                &self.ctx.opts.driver,
-                args,
-                self.ctx.timeout,
-                Some(&next).filter(|_| runs.is_empty() && self.prepare_during),
-            );
+            // The first attempt may have been started beside the process before, held at its
+            // hold gate (issue 41; started with the same arguments, else it is ended unused).
+            let mut run = match held.take().filter(|h| h.args().to_argv() == args.to_argv()) {
+                Some(h) => h.join(),
+                None => runner::run_driver_then(
+                    &self.ctx.opts.driver,
+                    args,
+                    self.ctx.timeout,
+                    Some(&next).filter(|_| runs.is_empty() && self.prepare_during),
+                ),
+            };
             // The drawn replays of the last process ran beside this one: their verdicts now.
             if !pending.is_empty() {
                 let w0 = std::time::Instant::now();
                 self.settle(std::mem::take(&mut pending));
-                t.budget.processes.add(&crate::budget::ProcessBudget {
+                let b = crate::budget::ProcessBudget {
                     replay_s: w0.elapsed().as_secs_f64(),
                     ..Default::default()
-                });
+                };
+                // Beside the path when the next process has the measuring CPU meanwhile.
+                if run.handed_over {
+                    t.budget.beside.add(&b);
+                } else {
+                    t.budget.processes.add(&b);
+                }
             }
             if let Some(seed) = &args.seed {
                 // The process's own input stream (pqperf_model::stream), recomputable from
@@ -448,14 +460,24 @@ impl OpRun<'_> {
                         why,
                     ),
                 }
-                run.budget.replay_s = r0.elapsed().as_secs_f64();
+                let replay_s = r0.elapsed().as_secs_f64();
+                if run.handed_over {
+                    run.beside.replay_s = replay_s;
+                } else {
+                    run.budget.replay_s = replay_s;
+                }
             }
             if run.budget != Default::default() {
                 run.process
                     .extra
                     .insert("time_budget".into(), run.budget.to_json());
             }
-            t.budget.add(&run.budget);
+            if run.beside != Default::default() {
+                run.process
+                    .extra
+                    .insert("time_beside".into(), run.beside.to_json());
+            }
+            t.budget.add_split(&run.budget, &run.beside, run.held);
             t.timed_s += run.timed_s;
             t.process_s += run.wall_s;
             t.attempts += 1;
@@ -757,15 +779,43 @@ impl<'a> OpMeasure<'a> {
         }
     }
 
+    /// Starts the process the next [`OpMeasure::step`] runs now, held ([`runner::Held`]):
+    /// its start and preparation run beside the process being timed, off the measuring CPU,
+    /// and it takes the measuring CPU when that one has given it up. `None`: done, or it
+    /// cannot be held ([`runner::holds`]).
+    pub fn start_held(&self) -> Option<runner::Held> {
+        self.start_held_after(0)
+    }
+
+    /// [`OpMeasure::start_held`] of the process `ahead` steps after the next one (0: the
+    /// next). Only a planned process that follows for sure (the plan's next index, unless
+    /// the one before fails) is started ahead of the step before it: the processes a
+    /// `--target-ci` operation adds depend on the intervals of those before.
+    pub fn start_held_after(&self, ahead: u64) -> Option<runner::Held> {
+        let r = self.r.as_ref()?;
+        let a = match (ahead, self.stage) {
+            (0, _) => self.next_args()?,
+            (k, Stage::Planned(i)) if i + k < self.shape().0 => self.args(self.shape().1, i + k),
+            _ => return None,
+        };
+        runner::start_held(&self.opts.driver, &a, r.ctx.timeout)
+    }
+
     /// Runs the next driver process of the operation (with its re-runs); nothing when done.
     pub fn step(&mut self, totals: &mut MeasureTotals) {
+        self.step_held(totals, None)
+    }
+
+    /// [`OpMeasure::step`] whose first attempt is `held` when it was started by
+    /// [`OpMeasure::start_held`].
+    pub fn step_held(&mut self, totals: &mut MeasureTotals, held: Option<runner::Held>) {
         let (nproc, per) = self.shape();
         match self.stage {
             Stage::Done => {}
             Stage::Planned(i) => {
                 let args = self.args(per, i);
                 let r = self.r.as_mut().expect("a running operation");
-                if !r.process(&args, i, totals) {
+                if !r.process(&args, i, totals, held) {
                     self.stage = Stage::Done;
                 } else if i + 1 < nproc {
                     self.stage = Stage::Planned(i + 1);
@@ -781,7 +831,7 @@ impl<'a> OpMeasure<'a> {
                 let index = nproc + self.added;
                 let args = self.args(1, index);
                 let r = self.r.as_mut().expect("a running operation");
-                let complete = r.process(&args, index, totals);
+                let complete = r.process(&args, index, totals, held);
                 self.added += 1;
                 if complete {
                     self.check_stop();
@@ -1195,6 +1245,9 @@ mod tests {
             env: Default::default(),
             output_digest: None,
             budget: Default::default(),
+            beside: Default::default(),
+            held: false,
+            handed_over: false,
         }
     }
 

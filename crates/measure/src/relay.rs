@@ -320,6 +320,9 @@ pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Pre
         });
     }
     let key = op_key(exe, a);
+    // One maker of an operation's pool at a time: two processes of the operation started
+    // ahead (held, `crate::runner::Held`) wait for the same pool instead of making it twice.
+    let _making = Making::enter(&key, a.iters);
     if ready_pool(&key, a.iters).is_none() {
         let ahead = AHEAD.lock().ok().and_then(|mut g| {
             let i = g
@@ -374,6 +377,44 @@ pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Pre
     op.unpaid = false;
     p.offset = offset_of(a, p.entries.len());
     Ok(p)
+}
+
+/// The operations whose pool a [`prepare`] is making or taking now.
+static MAKING: std::sync::Mutex<Vec<Vec<String>>> = std::sync::Mutex::new(Vec::new());
+
+/// A [`prepare`]'s claim on its operation's pool while it makes or takes it (released when
+/// dropped).
+struct Making(Option<Vec<String>>);
+
+impl Making {
+    /// Waits until no other [`prepare`] makes `key`'s pool, then claims it (nothing to claim
+    /// when the pool is ready by then).
+    fn enter(key: &[String], iters: u64) -> Making {
+        loop {
+            if ready_pool(key, iters).is_some() {
+                return Making(None);
+            }
+            {
+                let mut g = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+                if !g.iter().any(|k| k == key) {
+                    g.push(key.to_vec());
+                    return Making(Some(key.to_vec()));
+                }
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+impl Drop for Making {
+    fn drop(&mut self) {
+        if let Some(k) = self.0.take() {
+            MAKING
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|x| *x != k);
+        }
+    }
 }
 
 /// The pool's id: the digest of its key and entries (`pqperf_model::stream::OutputDigest`).

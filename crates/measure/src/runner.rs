@@ -6,6 +6,8 @@
 //! crash or a hang into a process entry with a status instead of an error.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use pqperf_ffi::untrusted::{self, ChildSpec};
@@ -112,8 +114,15 @@ pub struct Run {
     pub env: ProcessEnv,
     /// The driver's `PQPERF output_digest` (a claim, `crate::outcheck`).
     pub output_digest: Option<String>,
-    /// Where the process's time in the parent went ([`crate::budget`]).
+    /// Where the process's time in the parent went on the measuring CPU's path
+    /// ([`crate::budget`]).
     pub budget: ProcessBudget,
+    /// Its parts that ran beside the path ([`ProcessBudget::split_beside`]).
+    pub beside: ProcessBudget,
+    /// It was started beside the process before and held at its hold gate ([`Held`]).
+    pub held: bool,
+    /// It gave the measuring CPU up at its last gate to another process.
+    pub handed_over: bool,
 }
 
 impl Run {
@@ -138,6 +147,7 @@ pub(crate) fn spawn(
     args: &DriverArgs,
     timeout: Duration,
     relay: Option<&crate::relay::Plan>,
+    turn: &mut Turn,
 ) -> (
     untrusted::ChildOutcome,
     Vec<crate::verify::Reading>,
@@ -149,14 +159,22 @@ pub(crate) fn spawn(
         cwd: exe.cwd.clone(),
         timeout,
         readable: vec![exe.cwd.join(&args.lib)],
-        cpu: args.cpu,
+        // A held child starts on the parent's CPUs (never the measuring one) and is moved at
+        // its hold gate; any other is pinned before `exec`.
+        cpu: if turn.held { None } else { args.cpu },
         ..Default::default()
     };
     let mut readings = Vec::new();
     let mut load_bad = Vec::new();
+    if !turn.held && turn.ticket.is_none() {
+        // Pinned before exec: its turn on the measuring CPU first (`run_turn` waited for it
+        // already).
+        let _ = turn.wait_turn();
+    }
     let t0 = std::time::Instant::now();
     // The measuring CPU's softirq count, read with the CPU time (crate::verify).
     let mut irq_reader = args.cpu.map(pqperf_ffi::procinfo::IrqReader::new);
+    turn.t0 = Some(t0);
     let out = untrusted::run_conducted(&spec, &mut |s| {
         if let Some(r) = relay
             && !s.send_payload("setup", &r.setup)
@@ -170,9 +188,22 @@ pub(crate) fn spawn(
         // The reading at that gate's `wait`, where the window before the loading ended.
         let mut closing: Option<(u64, Vec<pqperf_ffi::procinfo::TaskSched>)> = None;
         let mut gate = 0usize;
+        let mut status_seen = false;
         while let Some(l) = s.next_line() {
             let wait = l.starts_with("PQPERF\twait\t");
             let loaded = l.starts_with("PQPERF\tloaded\t");
+            status_seen |= l.starts_with("STATUS\t");
+            if l == "PQPERF\thold" {
+                if !turn.at_hold(s, gate == 0 && readings.is_empty() && loading.is_none()) {
+                    break;
+                }
+                continue;
+            }
+            if wait && turn.held && turn.released_s.is_none() {
+                turn.problem =
+                    Some("the held driver passed its hold gate without stopping there".to_string());
+                break;
+            }
             if !wait && !loaded {
                 continue;
             }
@@ -229,6 +260,11 @@ pub(crate) fn spawn(
                 softirqs: irq,
                 interrupted,
             });
+            if wait && status_seen {
+                // The last gate: the process's exit runs off the measuring CPU, and the next
+                // process may have it now (issue 41).
+                turn.at_last_gate(s);
+            }
             if !s.send("go") {
                 break;
             }
@@ -236,6 +272,378 @@ pub(crate) fn spawn(
         }
     });
     (out, readings, load_bad)
+}
+
+/// The measuring CPU's turns (issue 41): every timing process pinned to a CPU takes a
+/// ticket, in the order the processes are started, and has the CPU from when its ticket is
+/// the oldest open one (a held process: at its hold gate; any other: before it is started)
+/// until it retires it (at its last gate, once its tasks are moved off the CPU, or when it
+/// has ended). So at most one timing process runs on a measuring CPU between its release and
+/// its last gate, whatever runs beside it.
+mod turns {
+    use std::collections::{BTreeSet, HashMap};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Condvar, LazyLock, Mutex};
+    use std::time::{Duration, Instant};
+
+    #[derive(Default)]
+    struct State {
+        next: u64,
+        open: HashMap<usize, BTreeSet<u64>>,
+        /// When each CPU was last given up.
+        free_since: HashMap<usize, Instant>,
+    }
+
+    static STATE: LazyLock<(Mutex<State>, Condvar)> =
+        LazyLock::new(|| (Mutex::new(State::default()), Condvar::new()));
+
+    /// One process's place in the measuring CPU's queue (retired when dropped).
+    pub(crate) struct Ticket {
+        cpu: usize,
+        n: u64,
+        open: bool,
+    }
+
+    /// A ticket for `cpu`, behind every open one.
+    pub(crate) fn take(cpu: usize) -> Ticket {
+        let (m, _) = &*STATE;
+        let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+        let n = g.next;
+        g.next += 1;
+        g.open.entry(cpu).or_default().insert(n);
+        Ticket { cpu, n, open: true }
+    }
+
+    impl Ticket {
+        /// Waits until this is the oldest open ticket of its CPU: when the CPU was given up
+        /// last (`None`: never); `Err` when `cancel` was set first.
+        pub(crate) fn wait(&self, cancel: Option<&AtomicBool>) -> Result<Option<Instant>, ()> {
+            let (m, cv) = &*STATE;
+            let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return Err(());
+                }
+                if g.open.get(&self.cpu).and_then(|s| s.first()) == Some(&self.n) {
+                    return Ok(g.free_since.get(&self.cpu).copied());
+                }
+                g = cv
+                    .wait_timeout(g, Duration::from_millis(20))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        }
+
+        /// Whether another ticket of the CPU is open (a process that waits for it or will).
+        pub(crate) fn others_open(&self) -> bool {
+            let (m, _) = &*STATE;
+            let g = m.lock().unwrap_or_else(|e| e.into_inner());
+            g.open
+                .get(&self.cpu)
+                .is_some_and(|s| s.iter().any(|n| *n != self.n))
+        }
+
+        /// Gives the CPU up; true when another ticket of the CPU is open (a process that has
+        /// it now or will have it next).
+        pub(crate) fn retire(&mut self) -> bool {
+            if !std::mem::take(&mut self.open) {
+                return false;
+            }
+            let (m, cv) = &*STATE;
+            let mut g = m.lock().unwrap_or_else(|e| e.into_inner());
+            let others = g.open.get_mut(&self.cpu).is_some_and(|s| {
+                s.remove(&self.n);
+                !s.is_empty()
+            });
+            g.free_since.insert(self.cpu, Instant::now());
+            cv.notify_all();
+            others
+        }
+    }
+
+    impl Drop for Ticket {
+        fn drop(&mut self) {
+            self.retire();
+        }
+    }
+}
+
+/// Sets the CPUs of every task (thread) of the process tree at `root` to `cpus`, until no new
+/// task shows (a thread started during the move is moved too), and checks each: the number
+/// of tasks moved, or what failed.
+fn move_tree(root: i32, cpus: &[usize]) -> Result<usize, String> {
+    let tasks = || -> Vec<i32> {
+        pqperf_ffi::procinfo::process_tree(root)
+            .into_iter()
+            .flat_map(|pid| {
+                std::fs::read_dir(format!("/proc/{pid}/task"))
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            })
+            .collect()
+    };
+    let mut done: Vec<i32> = Vec::new();
+    for _ in 0..4 {
+        let now = tasks();
+        let new: Vec<i32> = now.iter().copied().filter(|t| !done.contains(t)).collect();
+        if new.is_empty() {
+            if now.is_empty() {
+                return Err("the child has no task left".into());
+            }
+            // Every task that is still there has exactly `cpus`.
+            for t in &now {
+                match pqperf_ffi::affinity::affinity_of(*t) {
+                    Ok(a) if a == cpus => {}
+                    Ok(a) => return Err(format!("task {t} kept CPUs {a:?}")),
+                    Err(_) => {}
+                }
+            }
+            return Ok(done.len());
+        }
+        for t in new {
+            match pqperf_ffi::affinity::set_affinity_of(t, cpus) {
+                Ok(()) => done.push(t),
+                // A task that ended meanwhile.
+                Err(e) if e.raw_os_error() == Some(libc_esrch()) => {}
+                Err(e) => return Err(format!("task {t}: {e}")),
+            }
+        }
+    }
+    Err("the child kept starting threads while it was moved".into())
+}
+
+/// `ESRCH` (no such process).
+const fn libc_esrch() -> i32 {
+    3
+}
+
+/// The parent's own CPUs, when they leave `cpu` out (the campaign keeps the measuring CPU
+/// free of the parent).
+fn parent_cpus_without(cpu: usize) -> Option<Vec<usize>> {
+    pqperf_ffi::affinity::get_affinity()
+        .ok()
+        .filter(|mine| !mine.is_empty() && !mine.contains(&cpu))
+}
+
+/// A timing process's turn on the measuring CPU and what happened at its hold and last gates.
+pub(crate) struct Turn {
+    cpu: Option<usize>,
+    ticket: Option<turns::Ticket>,
+    /// Started beside, off the measuring CPU, moved at the hold gate.
+    held: bool,
+    cancel: Option<Arc<AtomicBool>>,
+    t0: Option<std::time::Instant>,
+    /// When its run began (before a relayed preparation).
+    begun: Option<std::time::Instant>,
+    /// When it was let go from the hold gate (seconds since it was started).
+    released_s: Option<f64>,
+    /// Its CPU time at the hold gate (the preparation's), ns.
+    hold_cpu_ns: Option<u64>,
+    /// The wait at the hold gate for the measuring CPU.
+    waited_s: f64,
+    /// Of its time before its release, the seconds the measuring CPU was free, waiting for it.
+    idle_s: f64,
+    /// Tasks moved onto the measuring CPU.
+    moved: usize,
+    /// It gave the CPU up at its last gate while another process had a ticket.
+    handed_over: bool,
+    /// Why it was ended at a gate.
+    problem: Option<String>,
+}
+
+impl Turn {
+    /// A process pinned to `cpu` before it is started (its turn taken then).
+    fn pinned(cpu: Option<usize>) -> Turn {
+        Turn {
+            cpu,
+            ticket: None,
+            held: false,
+            cancel: None,
+            t0: None,
+            begun: None,
+            released_s: None,
+            hold_cpu_ns: None,
+            waited_s: 0.0,
+            idle_s: 0.0,
+            moved: 0,
+            handed_over: false,
+            problem: None,
+        }
+    }
+
+    /// Waits for the measuring CPU (a ticket is taken now unless the process has one): when
+    /// the CPU was given up last; `Err` when the process is not needed any more.
+    fn wait_turn(&mut self) -> Result<Option<std::time::Instant>, ()> {
+        if self.ticket.is_none() {
+            self.ticket = self.cpu.map(turns::take);
+        }
+        match &self.ticket {
+            Some(t) => t.wait(self.cancel.as_deref()),
+            None => Ok(None),
+        }
+    }
+
+    /// The driver said `PQPERF hold`: its CPU time is read; a held process waits for the
+    /// measuring CPU and every task of it is moved there; then `go`. False: the process is
+    /// ended (the reason in `problem`).
+    fn at_hold(&mut self, s: &mut untrusted::Session, in_place: bool) -> bool {
+        if !in_place || self.hold_cpu_ns.is_some() {
+            self.problem = Some("the driver said `hold` after its first gate".into());
+            return false;
+        }
+        let r = s.cpu();
+        self.hold_cpu_ns = Some(r.cpu_ns);
+        if self.held {
+            if !r.settled {
+                self.problem = Some(format!(
+                    "a task of the held child was still running {:.1} s after the driver stopped at its hold gate",
+                    untrusted::SETTLE_LIMIT.as_secs_f64()
+                ));
+                return false;
+            }
+            let w0 = std::time::Instant::now();
+            let Ok(free_at) = self.wait_turn() else {
+                self.problem =
+                    Some("the held process was not needed (ended at its hold gate)".into());
+                return false;
+            };
+            let waited = w0.elapsed();
+            s.extend_deadline(waited);
+            self.waited_s = waited.as_secs_f64();
+            let cpu = self.cpu.expect("a held process has a measuring CPU");
+            match move_tree(s.root(), &[cpu]) {
+                Ok(n) => self.moved = n,
+                Err(e) => {
+                    self.problem = Some(format!(
+                        "the held child could not be moved onto CPU {cpu}: {e}"
+                    ));
+                    return false;
+                }
+            }
+            self.released_s = self.t0.map(|t| t.elapsed().as_secs_f64());
+            // The measuring CPU was free, waiting for this process, from when it was given up
+            // (or from this process's start, if that came later) to now.
+            let since = match (free_at, self.begun.or(self.t0)) {
+                (Some(f), Some(t0)) => f.max(t0),
+                (None, Some(t0)) => t0,
+                (Some(f), None) => f,
+                (None, None) => std::time::Instant::now(),
+            };
+            self.idle_s = since.elapsed().as_secs_f64();
+        }
+        s.send("go")
+    }
+
+    /// The driver's last gate: its tasks are moved off the measuring CPU (onto the parent's
+    /// CPUs) and the CPU is given up, so that the exit runs beside the next process.
+    fn at_last_gate(&mut self, s: &untrusted::Session) {
+        let Some(cpu) = self.cpu.filter(|_| self.ticket.is_some()) else {
+            return;
+        };
+        let Some(off) = parent_cpus_without(cpu) else {
+            return;
+        };
+        // Nobody to hand the CPU to: the exit stays on the measuring CPU, where nothing else
+        // runs (the parent's CPUs may be busier).
+        if !self.ticket.as_ref().is_some_and(|t| t.others_open()) {
+            return;
+        }
+        if move_tree(s.root(), &off).is_ok()
+            && let Some(mut t) = self.ticket.take()
+        {
+            self.handed_over = t.retire();
+        }
+    }
+
+    /// The hold gate's evidence for the process entry.
+    fn evidence(&self) -> Option<Value> {
+        let cpu = self.hold_cpu_ns?;
+        Some(serde_json::json!({
+            "held": self.held,
+            "cpu_s_before": (cpu as f64 / 1e3).round() / 1e6,
+            "waited_s": (self.waited_s * 1e6).round() / 1e6,
+            "tasks_moved": self.moved,
+            "handed_over": self.handed_over,
+        }))
+    }
+}
+
+/// A timing process started beside the one being timed (issue 41): fork, sandbox, exec, dlopen
+/// and preparation run on the parent's CPUs (never the measuring one) while the other
+/// process's windows run; the driver then waits at its hold gate, blocked on its control
+/// pipe, until the measuring CPU is its turn ([`turns`]): the parent moves its every task
+/// there and lets it go into its warm-ups and windows. [`Held::join`] gives its run; a
+/// `Held` dropped before it ran is ended at the hold gate.
+pub struct Held {
+    args: DriverArgs,
+    cancel: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<Run>>,
+}
+
+impl Held {
+    /// The arguments it was started with.
+    pub fn args(&self) -> &DriverArgs {
+        &self.args
+    }
+
+    /// Its run, when it has ended.
+    pub fn join(mut self) -> Run {
+        let h = self.handle.take().expect("joined once");
+        h.join().unwrap_or_else(|_| {
+            failed_run(
+                vec![DRIVER_BIN.to_string()],
+                "the held process's thread panicked".into(),
+            )
+        })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if self.handle.is_some() {
+            self.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Environment variable that turns held processes off (set and not empty): every process is
+/// pinned before `exec` and started when its turn comes, as before issue 41 (the A/B switch
+/// of the measure phase's efficiency and interval quality).
+pub const NO_HELD_ENV: &str = "PQPERF_NO_HELD";
+
+/// Whether a process of `args` can be held (not with [`NO_HELD_ENV`] set): pqperf's own driver, a measuring CPU the parent's
+/// CPUs leave out, and the timing child's seccomp filter in force (it kills a child that
+/// calls `sched_setaffinity`, so a held child cannot reach the measuring CPU itself).
+pub fn holds(exe: &DriverExe, args: &DriverArgs) -> bool {
+    std::env::var_os(NO_HELD_ENV).is_none_or(|v| v.is_empty())
+        && exe.exe.file_name() == Some(std::ffi::OsStr::new(DRIVER_BIN))
+        && args.cpu.and_then(parent_cpus_without).is_some()
+        && untrusted::timing_seccomp_in_force()
+}
+
+/// Starts the process of `args` held ([`Held`]); `None` when it cannot be held ([`holds`]).
+/// Its place in the measuring CPU's queue is taken now: behind every process started before.
+pub fn start_held(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Option<Held> {
+    if !holds(exe, args) {
+        return None;
+    }
+    let cpu = args.cpu?;
+    let mut turn = Turn::pinned(Some(cpu));
+    turn.held = true;
+    turn.ticket = Some(turns::take(cpu));
+    let cancel = Arc::new(AtomicBool::new(false));
+    turn.cancel = Some(cancel.clone());
+    let (e, a) = (exe.clone(), args.clone());
+    let handle = std::thread::Builder::new()
+        .name("held-driver".into())
+        .spawn(move || run_turn(&e, &a, timeout, None, turn))
+        .ok()?;
+    Some(Held {
+        args: args.clone(),
+        cancel,
+        handle: Some(handle),
+    })
 }
 
 /// Whether the inputs of `args` are relayed from a preparer ([`crate::relay::relayed`]); only
@@ -261,6 +669,18 @@ pub fn run_driver_then(
     timeout: Duration,
     next: Option<&DriverArgs>,
 ) -> Run {
+    run_turn(exe, args, timeout, next, Turn::pinned(args.cpu))
+}
+
+/// [`run_driver_then`] with the process's turn on the measuring CPU (held or pinned).
+fn run_turn(
+    exe: &DriverExe,
+    args: &DriverArgs,
+    timeout: Duration,
+    next: Option<&DriverArgs>,
+    mut turn: Turn,
+) -> Run {
+    turn.begun = Some(std::time::Instant::now());
     let mut command = vec![DRIVER_BIN.to_string()];
     command.extend(args.to_argv());
     let cpu_t0 = args.cpu.and_then(pqperf_ffi::procinfo::CpuTimes::now);
@@ -293,6 +713,11 @@ pub fn run_driver_then(
         command = vec![DRIVER_BIN.to_string()];
         command.extend(targs.to_argv());
     }
+    // A process pinned before exec waits for its turn on the measuring CPU first: another
+    // process has it meanwhile, so the wait is no part of this one's time.
+    if !turn.held {
+        let _ = turn.wait_turn();
+    }
     // The process's own time in the parent starts here: the wait for its preparation
     // (`waited_s`, above) is counted once, as preparation, never again as reaping.
     let t_spawn = std::time::Instant::now();
@@ -300,7 +725,9 @@ pub fn run_driver_then(
     // parent's RSS around the fork (the preparation and replays beside may have grown it
     // since the first reading), never a reading from before it alone.
     let rss_before_fork = pqperf_ffi::procinfo::rss_bytes();
-    let (out, readings, load_bad) = spawn(exe, &targs, timeout, plan.as_ref());
+    let (out, readings, load_bad) = spawn(exe, &targs, timeout, plan.as_ref(), &mut turn);
+    // Ended: the measuring CPU is the next process's (if it was not given up already).
+    drop(turn.ticket.take());
     let parent_rss_bytes = [
         parent_rss_bytes,
         rss_before_fork,
@@ -391,6 +818,17 @@ pub fn run_driver_then(
             ..Default::default()
         }
     };
+    if let Some(why) = &turn.problem {
+        // Ended at a gate of the parent's lifecycle (hold, move): never a complete record.
+        process.status = "failed".into();
+        if !process.stderr.is_empty() {
+            process.stderr.push('\n');
+        }
+        process.stderr.push_str(why);
+    }
+    if let Some(e) = turn.evidence() {
+        process.extra.insert("hold".into(), e);
+    }
     if out.stdout.total > 0 || out.stderr.total > 0 {
         process
             .extra
@@ -454,10 +892,11 @@ pub fn run_driver_then(
         .filter(|t| t.kind == "sampled")
         .map(|t| t.seconds)
         .sum();
-    let mut budget = ProcessBudget::from_marks(
+    let mut budget = ProcessBudget::from_marks_released(
         out.spawned_s,
         &lines,
         &out.line_arrivals(),
+        turn.released_s,
         wall_s,
         outcome_s,
         timed_s,
@@ -485,6 +924,9 @@ pub fn run_driver_then(
             e["waited_s"] = Value::from((waited_s * 1e6).round() / 1e6);
         }
     }
+    // What ran beside the measuring CPU's path (crate::budget).
+    let on_path = turn.released_s.filter(|_| turn.held).map(|_| turn.idle_s);
+    let beside = budget.split_beside(on_path, turn.handed_over);
     let mem = if process.status == "complete" {
         parsed.mem
     } else {
@@ -501,6 +943,9 @@ pub fn run_driver_then(
         env,
         output_digest,
         budget,
+        beside,
+        held: turn.held,
+        handed_over: turn.handed_over,
         process,
         samples: parsed.samples,
         sample_trials: parsed.sample_trials,
@@ -534,6 +979,9 @@ fn failed_run(command: Vec<String>, why: String) -> Run {
         env: ProcessEnv::default(),
         output_digest: None,
         budget: ProcessBudget::default(),
+        beside: ProcessBudget::default(),
+        held: false,
+        handed_over: false,
     }
 }
 
@@ -559,6 +1007,26 @@ fn signal_name(sig: i64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_measuring_cpu_goes_to_the_oldest_open_ticket() {
+        // A CPU number no other test uses.
+        let cpu = 100_001;
+        let mut a = turns::take(cpu);
+        let b = turns::take(cpu);
+        assert_eq!(a.wait(None), Ok(None));
+        // b waits behind a: cancelled, it gives up.
+        let stop = AtomicBool::new(true);
+        assert_eq!(b.wait(Some(&stop)), Err(()));
+        // a gives the CPU up while b is open: handed over; b has it now.
+        assert!(a.retire());
+        assert!(b.wait(None).unwrap().is_some());
+        drop(b);
+        let mut c = turns::take(cpu);
+        assert!(c.wait(None).is_ok());
+        assert!(!c.retire(), "nobody else was open");
+        assert!(!c.retire(), "retired once");
+    }
 
     #[test]
     fn lean_driver_is_found_next_to_the_executable_or_deps() {

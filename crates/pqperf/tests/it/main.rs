@@ -10,6 +10,7 @@ mod console_once;
 mod count_cli;
 mod crash_safe;
 mod header_names;
+mod held_process;
 mod honest_pages;
 mod hostile;
 mod hostile_dataset;
