@@ -147,7 +147,10 @@ pub(crate) fn phase_measure(
     // the protocol will likely spend (`PlannedOp::likely`); the remaining time is corrected
     // by how the finished operations compared with their expectation.
     let replay = pqperf_measure::outcheck::replays(&opts.driver());
-    let likely = |p: &PlannedOp| p.likely(&opts.planning, opts.samples, replay);
+    // Held processes (`runner::holds_on`) keep most of each process's set-up off the path.
+    let held = pqperf_measure::runner::holds_on(&opts.driver(), Some(opts.cpu))
+        .then_some(plan::HELD_PATH_PER_PROCESS_S);
+    let likely = |p: &PlannedOp| p.likely_on_path(&opts.planning, opts.samples, replay, held);
     let expect = |p: &PlannedOp| likely(p).0.max(0.1);
     let est_total: f64 = todo.iter().map(|p| expect(p)).sum();
     let prep_total: f64 = todo

@@ -294,6 +294,13 @@ pub fn pool_maker(op: Operation) -> Option<Operation> {
     }
 }
 
+/// Seconds of the measuring CPU's path one held driver process costs besides its calls
+/// (`PlannedOp::likely_on_path`): its warm-up gate, the parent's gates and lines, the first
+/// process of each library's turn (not held) and the hand-over, spread over the processes.
+/// Measured in a fresh demo (2026-12-07, load 2): (phase wall − Σ timed − preparations on the
+/// path) ÷ processes = (64.5 − 40.8 − 7.9) s ÷ 419 = 38 ms.
+pub const HELD_PATH_PER_PROCESS_S: f64 = 0.038;
+
 /// Largest [`load_factor`].
 pub const MAX_LOAD_FACTOR: f64 = 8.0;
 
@@ -389,16 +396,34 @@ impl PlannedOp {
     /// process for the output check's replay of the first one (`crate::outcheck`). Returns
     /// `(seconds, processes, call seconds)`, the parts scaled alike.
     pub fn likely(&self, planning: &Planning, sampling: bool, replay: bool) -> (f64, f64, f64) {
-        let e = self.expected_s(sampling);
+        self.likely_on_path(planning, sampling, replay, None)
+    }
+
+    /// [`PlannedOp::likely`] in seconds of the measuring CPU's path: with `held` (the
+    /// processes start held beside the one before, `crate::runner::holds_on`) each process
+    /// costs the path `held` seconds besides its calls instead of the calibration's set-up
+    /// (which the budget still counts whole: the `--target-ci` scale is unchanged).
+    pub fn likely_on_path(
+        &self,
+        planning: &Planning,
+        sampling: bool,
+        replay: bool,
+        held: Option<f64>,
+    ) -> (f64, f64, f64) {
+        let full = self.expected_s(sampling);
         let (procs, calls) = self.expected_parts(sampling);
-        if e <= 0.0 || procs <= 0.0 {
+        let e = match held {
+            Some(h) if full > 0.0 => procs * h + calls,
+            _ => full,
+        };
+        if full <= 0.0 || procs <= 0.0 {
             return (e, procs, calls);
         }
         let mut scale = 1.0;
         if self.likely_spends_budget(planning)
             && let Some(c) = self.target_ci
         {
-            scale = (c.budget_s / e).max(1.0);
+            scale = (c.budget_s / full).max(1.0);
         }
         // A relayed pooled operation (verify, dec: `prep`) is checked by the parent, not
         // replayed (`crate::outcheck::parent_verified`).

@@ -616,9 +616,14 @@ pub const NO_HELD_ENV: &str = "PQPERF_NO_HELD";
 /// CPUs leave out, and the timing child's seccomp filter in force (it kills a child that
 /// calls `sched_setaffinity`, so a held child cannot reach the measuring CPU itself).
 pub fn holds(exe: &DriverExe, args: &DriverArgs) -> bool {
+    holds_on(exe, args.cpu)
+}
+
+/// [`holds`] for any process of `exe` measured on `cpu`.
+pub fn holds_on(exe: &DriverExe, cpu: Option<usize>) -> bool {
     std::env::var_os(NO_HELD_ENV).is_none_or(|v| v.is_empty())
         && exe.exe.file_name() == Some(std::ffi::OsStr::new(DRIVER_BIN))
-        && args.cpu.and_then(parent_cpus_without).is_some()
+        && cpu.and_then(parent_cpus_without).is_some()
         && untrusted::timing_seccomp_in_force()
 }
 
