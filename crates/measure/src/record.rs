@@ -132,6 +132,22 @@ struct RunCtx<'a> {
     fixed: Option<f64>,
 }
 
+/// The problems the parent found in one attempt (its kernel check, relayed inputs and output
+/// check), kept in its `pqperf.attempts` entry.
+fn attempt_problems(p: &pqperf_model::record::Process) -> Vec<String> {
+    ["kernel_check", "relayed_inputs", "output_check"]
+        .iter()
+        .filter_map(|k| p.extra.get(*k)?.get("problems")?.as_array())
+        .flatten()
+        .filter_map(|v| v.as_str().map(String::from))
+        .fold(Vec::new(), |mut out, x| {
+            if !out.contains(&x) {
+                out.push(x);
+            }
+            out
+        })
+}
+
 /// Which of the attempts (run, disturbed) of one process is kept: the last one unless every
 /// attempt was complete and disturbed, then the least disturbed (smallest run-queue share);
 /// when the last was disturbed by interrupts (`verify::DISTURBED`, no figures) and an earlier
@@ -501,6 +517,7 @@ impl OpRun<'_> {
                 disturbed,
                 trials: run.sched.clone(),
                 env: Some(run.env.clone()).filter(|e| !e.is_empty()),
+                problems: attempt_problems(&run.process),
             });
             let facts = decide::AttemptFacts {
                 complete: run.complete(),

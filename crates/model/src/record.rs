@@ -247,6 +247,10 @@ pub struct Attempt {
     /// The machine's state during the process (canary, steal, run-queue share, load).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<crate::envevidence::ProcessEnv>,
+    /// Why the parent did not accept it (its kernel check's, relayed inputs' and output
+    /// check's problems), so that a re-run attempt's reason is kept with the record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
 }
 
 /// Scheduler facts of one trial, from the driver's `PQPERF trial_sched`/`sample_sched` line.

@@ -171,6 +171,7 @@ mod tests {
                 load_1m: Some(load),
             }),
             trials,
+            problems: Vec::new(),
         }
     }
 
