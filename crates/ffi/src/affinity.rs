@@ -2,19 +2,7 @@
 
 /// The CPUs the calling process may run on, ascending.
 pub fn get_affinity() -> std::io::Result<Vec<usize>> {
-    // SAFETY: cpu_set_t is plain data; zeroed is a valid empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `set` is valid and writable for size_of::<cpu_set_t>() bytes; pid 0 = self.
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: CPU_ISSET only reads the set; i < CPU_SETSIZE.
-    Ok((0..max)
-        .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
-        .collect())
+    affinity_of(0)
 }
 
 /// Restricts the calling process (its main thread and threads created later) to `cpus`.
@@ -56,11 +44,12 @@ pub fn pin_to(cpu: usize) -> std::io::Result<()> {
     set_affinity(&[cpu])
 }
 
-/// The CPUs the task `tid` may run on, ascending (an error for a task that is gone).
+/// The CPUs the task `tid` may run on, ascending (`0`: the calling thread; an error for a
+/// task that is gone).
 pub fn affinity_of(tid: i32) -> std::io::Result<Vec<usize>> {
     // SAFETY: cpu_set_t is plain data; zeroed is a valid empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `set` is valid and writable for size_of::<cpu_set_t>() bytes.
+    // SAFETY: `set` is valid and writable for size_of::<cpu_set_t>() bytes; tid 0 = self.
     let rc =
         unsafe { libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if rc != 0 {
