@@ -16,6 +16,17 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// The repository root.
+/// The last CPU this test process may run on, as an argument (`--cpu`): the measuring CPU
+/// of the tests' campaigns.
+pub fn last_cpu() -> String {
+    pqperf_ffi::affinity::get_affinity()
+        .unwrap()
+        .last()
+        .copied()
+        .unwrap()
+        .to_string()
+}
+
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }

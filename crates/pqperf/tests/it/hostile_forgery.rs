@@ -94,12 +94,7 @@ fn forged_timings_are_inconsistent_and_the_campaign_goes_on() {
             ("fast", &["FORGE_FAST"]),
         ],
     );
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     let common = [
         "--cpu",
         &cpu,

@@ -50,12 +50,7 @@ fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
 
 /// The last allowed CPU, 2 ms trials, a 60 s calibration limit and a small stack region.
 fn short_trials() -> Vec<String> {
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     [
         "--cpu",
         &cpu,

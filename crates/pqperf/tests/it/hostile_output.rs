@@ -82,12 +82,7 @@ fn printed_host_paths_are_redacted_and_planted_links_are_never_followed() {
     let secret_s = secret.to_str().unwrap();
     assert!(pqperf_model::paths::find_machine_path(secret_s).is_some());
     hostile_run(&run, &secret);
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     let common = ["--cpu", cpu.as_str(), "--trial-target", "0.002"];
     for phase in ["calibrate", "measure"] {
         let (code, text) = campaign(&run, phase, &common);

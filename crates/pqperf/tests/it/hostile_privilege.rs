@@ -94,12 +94,7 @@ fn read_json(p: &Path) -> Value {
 
 /// `pqperf campaign <phase>` on `run` with the secrets in its environment.
 fn campaign(run: &Path, phase: &str) -> (i32, String) {
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     let mut args = common::toy::campaign_args(run, phase);
     // The registered description is part of pqperf's argv.
     let reg = args.iter().position(|a| a == "--register").unwrap();

@@ -51,12 +51,7 @@ pub(crate) fn campaign(run: &Path, phase: &str, extra: &[&str]) -> Command {
 /// Campaign options of these tests: the last allowed CPU, 2 ms trials, a 60 s calibration
 /// limit and a small stack region.
 pub(crate) fn short_trials() -> Vec<String> {
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     [
         "--cpu",
         &cpu,

@@ -14,12 +14,7 @@ fn run(cwd: &Path, args: &[&str]) -> String {
 }
 
 fn last_cpu() -> String {
-    pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string()
+    common::last_cpu()
 }
 
 fn json(p: &Path) -> serde_json::Value {

@@ -15,12 +15,7 @@ use common::toy::{Lib, TOY_SIG, toy_run};
 fn the_reference_protocol_on_independent_streams_gives_each_process_its_own_seed() {
     let tmp = tempfile::tempdir().unwrap();
     let fake = common::fake_driver(tmp.path());
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     let run = tmp.path().join("run");
     toy_run(
         &run,

@@ -52,12 +52,7 @@ fn argv_seed(p: &serde_json::Value) -> Option<String> {
 fn own_protocol_processes_get_their_own_streams_and_the_reference_keeps_the_fixed_seed() {
     let tmp = tempfile::tempdir().unwrap();
     let fake = common::fake_driver(tmp.path());
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     for (name, protocol) in [
         ("reference", &["--trial-target", "0.002"][..]),
         ("target-ci", &["--target-ci", "1"][..]),
@@ -256,12 +251,7 @@ fn a_key_exchange_of_the_own_protocol_gets_its_window_seeds_with_go() {
         common::toy::entry("kex-90", "toykex", "NOKAT", Some(rel.into())),
     );
     common::toy::write_build_json(&run, &bj);
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     let opts = ["--cpu", cpu.as_str(), "--target-ci", "20"];
     for phase in ["calibrate", "measure"] {
         ok(campaign(&run, phase, &opts));
@@ -304,12 +294,7 @@ fn validate_recomputes_every_seed_from_the_published_key() {
         TOY_SIG,
         &[Lib::new("sign-92", "honest").defines(&["TOY_WORK=20000"])],
     );
-    let cpu = pqperf_ffi::affinity::get_affinity()
-        .unwrap()
-        .last()
-        .copied()
-        .unwrap()
-        .to_string();
+    let cpu = common::last_cpu();
     let opts = ["--cpu", cpu.as_str(), "--target-ci", "20"];
     for phase in ["calibrate", "measure"] {
         ok(campaign(&run, phase, &opts));
