@@ -594,6 +594,22 @@ mod tests {
         assert!((l - budget).abs() < 1e-9, "{l} {budget}");
         // A call at the 20-call floor.
         assert!(op("verify", 10e-3).likely_spends_budget(&planning));
+        // Held processes: each costs the path `h` besides its calls, not its set-up; a
+        // budget-spending operation keeps the budget's scale of the whole processes.
+        let h = HELD_PATH_PER_PROCESS_S;
+        let (procs, calls) = keygen.expected_parts(true);
+        let (l, p, c) = keygen.likely_on_path(&planning, true, false, Some(h));
+        assert!(
+            (l - (procs * h + calls)).abs() < 1e-9 && p == procs && c == calls,
+            "{l} {procs} {calls}"
+        );
+        let (procs, calls) = sign.expected_parts(true);
+        let scale = budget / sign.expected_s(true);
+        let (l, _, _) = sign.likely_on_path(&planning, true, false, Some(h));
+        assert!(
+            (l - (procs * h + calls) * scale).abs() < 1e-9 && l < budget,
+            "{l} {budget}"
+        );
     }
 
     #[test]
