@@ -35,6 +35,11 @@ pub fn set_affinity_of(tid: i32, cpus: &[usize]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether `e` (from [`set_affinity_of`] or [`affinity_of`]) says the task is gone (`ESRCH`).
+pub fn task_gone(e: &std::io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ESRCH)
+}
+
 /// Pins the calling thread to one CPU (no system call when it is pinned there already, as a
 /// contained child is by its parent: inside the sandbox `sched_setaffinity` is forbidden).
 pub fn pin_to(cpu: usize) -> std::io::Result<()> {

@@ -405,17 +405,12 @@ fn move_tree(root: i32, cpus: &[usize]) -> Result<usize, String> {
             match pqperf_ffi::affinity::set_affinity_of(t, cpus) {
                 Ok(()) => done.push(t),
                 // A task that ended meanwhile.
-                Err(e) if e.raw_os_error() == Some(libc_esrch()) => {}
+                Err(e) if pqperf_ffi::affinity::task_gone(&e) => {}
                 Err(e) => return Err(format!("task {t}: {e}")),
             }
         }
     }
     Err("the child kept starting threads while it was moved".into())
-}
-
-/// `ESRCH` (no such process).
-const fn libc_esrch() -> i32 {
-    3
 }
 
 /// The parent's own CPUs, when they leave `cpu` out (the campaign keeps the measuring CPU
