@@ -432,6 +432,30 @@ impl Relay {
     }
 }
 
+/// The stream seed of an untimed child the parent conducts (issue 36): the verify/dec
+/// **preparer** (`--prepare`) and the output check's replay (`pqperf replay-child`) get
+/// their seed as the `setup` payload of their control pipe, never on their argv (which a
+/// timing process could read in `/proc` without the sandbox's PID namespace): the
+/// [`pqperf_model::stream::SEED_BYTES`] bytes of the seed, or no byte for the reference's
+/// fixed seed.
+pub fn seed_payload(seed: Option<&[u8; pqperf_model::stream::SEED_BYTES]>) -> Vec<u8> {
+    seed.map(|s| s.to_vec()).unwrap_or_default()
+}
+
+/// Parses a [`seed_payload`].
+pub fn parse_seed_payload(
+    b: &[u8],
+) -> Result<Option<[u8; pqperf_model::stream::SEED_BYTES]>, String> {
+    match b.len() {
+        0 => Ok(None),
+        pqperf_model::stream::SEED_BYTES => Ok(Some(b.try_into().expect("seed bytes"))),
+        n => Err(format!(
+            "a relayed seed of {n} bytes (expected 0 or {})",
+            pqperf_model::stream::SEED_BYTES
+        )),
+    }
+}
+
 /// The preparer's report of a verify/dec pool: `PQPERF prep_key <hex>`, `PQPERF prep_sizes
 /// <ct bytes> <ss bytes>` and one `PQPERF prep_entry <hex entry> <hex expected shared secret,
 /// or ->` per entry, in pool order.
@@ -472,6 +496,14 @@ pub(super) fn prepare_lines(op: &Op, key: &[u8]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeds_travel_as_a_payload_of_the_seed_or_nothing() {
+        let s = pqperf_model::stream::process_seed(7);
+        assert_eq!(parse_seed_payload(&seed_payload(Some(&s))), Ok(Some(s)));
+        assert_eq!(parse_seed_payload(&seed_payload(None)), Ok(None));
+        assert!(parse_seed_payload(&[1, 2, 3]).is_err());
+    }
 
     #[test]
     fn pools_cover_a_trial_within_their_bounds() {

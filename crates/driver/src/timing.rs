@@ -357,6 +357,20 @@ pub(super) fn run_inner(a: &DriverArgs, w: &mut dyn Write, mut gate: Gate) -> R<
         affinity::pin_to(c).map_err(|e| usage(format!("cannot pin to CPU {c}: {e}")))?;
     }
     procinfo::disable_core_dumps();
+    // A conducted preparer takes its stream seed from the control pipe (issue 36: no seed
+    // on any argv, `inputs::seed_payload`); one started by hand keeps its `--seed`.
+    let piped;
+    let a = if a.prepare && gate.control.is_some() {
+        let b = gate
+            .setup()
+            .ok_or_else(|| usage("--prepare: no setup word on the control pipe"))?;
+        let mut c = a.clone();
+        c.seed = inputs::parse_seed_payload(&b).map_err(setup)?;
+        piped = c;
+        &piped
+    } else {
+        a
+    };
     // A relayed process takes its key and warm-up inputs (verify, dec) or its setup seed
     // and the warm-ups' window (a window-seeded operation) from the parent first.
     let mut relay = None;

@@ -82,6 +82,30 @@ pub fn replay_child_main(argv: &[String]) -> i32 {
             return 2;
         }
     };
+    // The seed comes on the control pipe (issue 36: none on the argv,
+    // `pqperf_driver::inputs::seed_payload`), taken before the library is loaded; a replay
+    // started by hand keeps its `--seed`.
+    let mut a = a;
+    match untrusted::child_control() {
+        Ok(Some(mut c)) => {
+            let got = pqperf_driver::Gate::new(Some(&mut c as &mut dyn std::io::Read))
+                .setup()
+                .ok_or_else(|| "no setup word on the control pipe".to_string())
+                .and_then(|b| pqperf_driver::inputs::parse_seed_payload(&b));
+            match got {
+                Ok(s) => a.seed = s,
+                Err(e) => {
+                    eprintln!("replay-child: {e}");
+                    return 2;
+                }
+            }
+        }
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("replay-child: {e}");
+            return 2;
+        }
+    }
     match crate::driver::replay(&a) {
         Ok(d) => {
             let _ = writeln!(out, "REPLAY\t{}", d.as_deref().unwrap_or("none"));
@@ -102,17 +126,26 @@ fn replay_once(
     args: &DriverArgs,
     timeout: Duration,
 ) -> Result<String, String> {
+    // No seed on the argv (issue 36): it goes on the control pipe.
     let mut argv = vec![REPLAY_CHILD.to_string()];
-    argv.extend(args.to_argv());
-    let out = untrusted::run(&ChildSpec {
-        program: exe.to_path_buf(),
-        args: argv,
-        cwd: d.cwd.clone(),
-        timeout,
-        readable: vec![d.cwd.join(&args.lib)],
-        cpu: args.cpu,
-        ..Default::default()
-    });
+    let mut on_argv = args.clone();
+    on_argv.seed = None;
+    argv.extend(on_argv.to_argv());
+    let seed = pqperf_driver::inputs::seed_payload(args.seed.as_ref());
+    let out = untrusted::run_conducted(
+        &ChildSpec {
+            program: exe.to_path_buf(),
+            args: argv,
+            cwd: d.cwd.clone(),
+            timeout,
+            readable: vec![d.cwd.join(&args.lib)],
+            cpu: args.cpu,
+            ..Default::default()
+        },
+        &mut |s| {
+            s.send_payload("setup", &seed);
+        },
+    );
     if let Some(e) = &out.spawn_error {
         return Err(format!("cannot start the replay: {e}"));
     }

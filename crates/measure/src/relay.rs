@@ -3,7 +3,9 @@
 //! process with its own input stream), a separate contained **preparer** process of the same
 //! candidate (`pqperf-driver … --prepare`, same executable and sandbox, not pinned to the
 //! measuring CPU) makes the key and the pool of signatures or ciphertexts from the process's
-//! stream seed, with the shared secrets its encapsulations gave. The timing process
+//! stream seed, with the shared secrets its encapsulations gave. The preparer gets that seed
+//! on its control pipe (`pqperf_driver::inputs::seed_payload`), never on its argv, under
+//! the timing processes' seccomp filters. The timing process
 //! (`--relayed`, no seed on its argv) gets the key and the warm-ups' entries before its
 //! preparation, and each timed window's entries only after the parent has read its CPU time
 //! at the gate before that window ([`Plan`]). The window starts after the loading (the
@@ -443,15 +445,25 @@ pub fn offset_of(a: &DriverArgs, n: usize) -> u64 {
 /// which leave out the measuring CPU where the campaign keeps it free).
 fn prepare_now(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Prepared, String> {
     let pa = prep_args(a);
-    let out = untrusted::run(&ChildSpec {
-        program: exe.exe.clone(),
-        args: pa.to_argv(),
-        cwd: exe.cwd.clone(),
-        timeout,
-        readable: vec![exe.cwd.join(&a.lib)],
-        cpu: None,
-        ..Default::default()
-    });
+    // No seed on its argv (issue 36): it goes on the control pipe, the timing processes'
+    // seccomp filters in force (no process creation, no CPU change).
+    let seed = inputs::seed_payload(pa.seed.as_ref());
+    let mut on_argv = pa.clone();
+    on_argv.seed = None;
+    let out = untrusted::run_conducted(
+        &ChildSpec {
+            program: exe.exe.clone(),
+            args: on_argv.to_argv(),
+            cwd: exe.cwd.clone(),
+            timeout,
+            readable: vec![exe.cwd.join(&a.lib)],
+            cpu: None,
+            ..Default::default()
+        },
+        &mut |s| {
+            s.send_payload("setup", &seed);
+        },
+    );
     if let Some(e) = &out.spawn_error {
         return Err(format!("cannot start the preparer: {e}"));
     }

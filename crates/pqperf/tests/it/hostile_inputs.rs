@@ -482,9 +482,80 @@ fn inputs_precomputed_before_the_first_gate_never_answer_a_timed_call() {
     );
 }
 
+/// No driver process carries a seed on its argv (issue 36): while a campaign of the honest
+/// toy signature and KEM runs, every live process whose argv names their libraries — timing
+/// processes, the verify/dec preparers (`--prepare`) and the output check's replays
+/// (`replay-child`) — is read from `/proc/<pid>/cmdline`: none has `--seed` or a seed's 96
+/// hex digits; the preparers and replays get their seeds on their control pipes.
+#[test]
+fn no_relayed_seed_on_any_driver_argv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let mut seen = std::collections::BTreeSet::new();
+    let log = sig_and_kem_campaign_watched(&run, "20", Some(&mut seen));
+    let is_seed = |a: &str| a.len() == 96 && a.chars().all(|c| c.is_ascii_hexdigit());
+    for argv in &seen {
+        assert!(
+            !argv.iter().any(|a| a == "--seed" || is_seed(a)),
+            "a seed on an argv: {argv:?}"
+        );
+    }
+    let with = |w: &str| seen.iter().filter(|a| a.iter().any(|x| x == w)).count();
+    assert!(with("--prepare") > 0, "no preparer seen: {seen:?}\n{log}");
+    assert!(with("replay-child") > 0, "no replay seen: {seen:?}\n{log}");
+    assert!(with("--relayed") > 0, "no timing process seen: {seen:?}");
+    for (cand, op) in [
+        ("sign-95", "verify"),
+        ("kem-95", "dec"),
+        ("sign-95", "sign"),
+    ] {
+        let r = record(&run, cand, "honest", op);
+        assert_eq!(r["status"], "complete", "{cand} {op}: {r}\n{log}");
+    }
+    let sign = record(&run, "sign-95", "honest", "sign");
+    assert!(
+        sign["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["output_check"]["verdict"] == "match"),
+        "the replays (seed on their control pipes) matched: {sign}"
+    );
+}
+
 /// Builds an honest toy signature (sign-95) and toy KEM (kem-95) in `run` and calibrates and
 /// measures them under `--target-ci <target>` with short trials; the campaign's output.
 fn honest_sig_and_kem_campaign(run: &std::path::Path, target: &str) -> String {
+    sig_and_kem_campaign_watched(run, target, None)
+}
+
+/// The argv of every live process naming `lib/sign-95/` or `lib/kem-95/`.
+fn toy_argvs(out: &mut std::collections::BTreeSet<Vec<String>>) {
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(cmd) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmd
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        if args
+            .iter()
+            .any(|a| a.contains("lib/sign-95/") || a.contains("lib/kem-95/"))
+        {
+            out.insert(args);
+        }
+    }
+}
+
+/// [`honest_sig_and_kem_campaign`], reading every live driver argv into `seen` while the
+/// phases run.
+fn sig_and_kem_campaign_watched(
+    run: &std::path::Path,
+    target: &str,
+    mut seen: Option<&mut std::collections::BTreeSet<Vec<String>>>,
+) -> String {
     std::fs::create_dir_all(run).unwrap();
     let sig = toy_run(
         run,
@@ -507,7 +578,22 @@ fn honest_sig_and_kem_campaign(run: &std::path::Path, target: &str) -> String {
     let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
     let mut log = String::new();
     for phase in ["calibrate", "measure"] {
-        let out = campaign(run, phase, &opts).output().unwrap();
+        let mut c = campaign(run, phase, &opts);
+        let out = match seen.as_deref_mut() {
+            None => c.output().unwrap(),
+            Some(seen) => {
+                let said = run.with_extension(format!("{phase}.out"));
+                let f = std::fs::File::create(&said).unwrap();
+                let mut child = c.stdout(f.try_clone().unwrap()).stderr(f).spawn().unwrap();
+                while child.try_wait().unwrap().is_none() {
+                    toy_argvs(seen);
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                let mut o = child.wait_with_output().unwrap();
+                o.stdout = std::fs::read(&said).unwrap();
+                o
+            }
+        };
         log += &String::from_utf8_lossy(&out.stdout);
         log += &String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{phase}: {log}");
