@@ -194,50 +194,73 @@ pub(crate) fn phase_measure(
     };
     let mut incomplete = 0usize;
     let n_todo = todo.len();
-    let mut queue = todo.into_iter();
+    let mut queue: std::collections::VecDeque<&PlannedOp> = todo.into_iter().collect();
     let mut active: Vec<Active> = Vec::new();
     let mut rng = SplitMix64::new(INTERLEAVE_SEED);
     loop {
         while active.len() < INTERLEAVE_WINDOW
-            && let Some(p) = queue.next()
+            && let Some(first) = queue.pop_front()
         {
-            let mut op = OpMeasure::new(&unit, env, counter_info, p);
-            // Its next preparation starts with its library's turn (below), never beside
-            // another library's timed process.
-            op.set_prepare_during(false);
-            active.push(Active {
-                p,
-                op,
-                est: expect(p),
-                run: (0.0, 0.0, 0.0),
+            // A library's operations enter together, so that its turn has the others to
+            // time while a verify/dec pool is made (issue 41).
+            let lib = first.inst.key();
+            let mut same: Vec<&PlannedOp> = vec![first];
+            queue.retain(|q| {
+                let mine = q.inst.key() == lib;
+                if mine {
+                    same.push(q);
+                }
+                !mine
             });
+            for p in same {
+                let mut op = OpMeasure::new(&unit, env, counter_info, p);
+                // Its next preparation starts with its library's turn (below), never beside
+                // another library's timed process.
+                op.set_prepare_during(false);
+                active.push(Active {
+                    p,
+                    op,
+                    est: expect(p),
+                    run: (0.0, 0.0, 0.0),
+                });
+            }
         }
         if active.is_empty() {
             break;
         }
-        let order = round_order(&active, &mut rng);
+        let order = round_order(&active, &unit.driver, &mut rng);
         // The round's slots: each library's turn runs its operations' processes
         // TURN_CYCLES times over (a, b, a, b), so that a process of the library is timed
-        // beside the start of its next one (issue 41).
+        // beside the start of its next one (issue 41); those with a verify/dec pool after
+        // the others' (a, b, a, b, v, v), so that a pool the turn starts is made while the
+        // others are timed.
         let mut slots: Vec<usize> = Vec::new();
         for (k, &i) in order.iter().enumerate() {
             let lib = active[i].p.inst.key();
             if k > 0 && active[order[k - 1]].p.inst.key() == lib {
                 continue;
             }
-            let group: Vec<usize> = order[k..]
+            let (pooled, other): (Vec<usize>, Vec<usize>) = order[k..]
                 .iter()
                 .copied()
                 .take_while(|&j| active[j].p.inst.key() == lib)
-                .collect();
-            for _ in 0..TURN_CYCLES {
-                slots.extend_from_slice(&group);
+                .partition(|&j| pools_next(&active[j], &unit.driver));
+            for group in [other, pooled] {
+                for _ in 0..TURN_CYCLES {
+                    slots.extend_from_slice(&group);
+                }
             }
         }
         // The processes started beside the one being timed, held at their hold gates (issue
         // 41): the next HELD_AHEAD slots', when they are the same library's.
         let mut held: Vec<(usize, pqperf_measure::runner::Held)> = Vec::new();
-        for (k, &i) in slots.iter().enumerate() {
+        let mut filled = 0usize;
+        let mut next = 0usize;
+        while next < slots.len() {
+            // Slots may be inserted at `k` (below), never before it.
+            let k = next;
+            next += 1;
+            let mut i = slots[k];
             let lib = active[i].p.inst.key();
             if k == 0 || active[slots[k - 1]].p.inst.key() != lib {
                 // The library's turn begins: the relayed preparations of its operations
@@ -252,6 +275,22 @@ pub(crate) fn phase_measure(
                         active[j].op.prepare_next();
                     }
                 }
+            }
+            // The slot's pool is still being made: two processes of the library's other
+            // operations take the slot first (the second held beside the first), and the
+            // slot comes again after them (issue 41: the measuring CPU waits for a pool only
+            // when the library has nothing else to time).
+            if pool_pending(&active[i], &unit.driver) {
+                let fill = fillers(&active, &slots, k, &unit.driver, &mut filled);
+                for (n, &j) in fill.iter().enumerate() {
+                    slots.insert(k + n, j);
+                }
+                for (s, _) in held.iter_mut() {
+                    if *s >= k {
+                        *s += fill.len();
+                    }
+                }
+                i = slots[k];
             }
             // A held process whose slot this is (ended unused when the operation is done, as
             // one of a slot already passed).
@@ -283,6 +322,11 @@ pub(crate) fn phase_measure(
                 }
                 if active[j].op.done() || held.iter().any(|(s, _)| *s == k + ahead) {
                     continue;
+                }
+                // Nothing is held for a pool still being made (its place in the measuring
+                // CPU's queue would keep the processes that take its slot waiting).
+                if pool_pending(&active[j], &unit.driver) {
+                    break;
                 }
                 // The operation's steps before that slot, this one's included.
                 let before = slots[k..k + ahead].iter().filter(|&&x| x == j).count();
@@ -451,15 +495,66 @@ pub(crate) fn phase_measure(
 
 /// The order of one round over the active operations: drawn from `rng`, then the operations
 /// of one library (instance) put together where its first one was drawn, those whose inputs
-/// are relayed last within it (their preparations run beside its other processes). A
-/// library's processes thus follow each other, and whatever runs beside a timed process
-/// (a preparation, a replay) is the same library's (docs/threat-model.md).
-fn round_order(active: &[Active], rng: &mut SplitMix64) -> Vec<usize> {
+/// are a verify/dec pool last within it (their preparations run beside its other
+/// processes). A library's processes thus follow each other, and whatever runs beside a
+/// timed process (a preparation, a replay) is the same library's (docs/threat-model.md).
+fn round_order(
+    active: &[Active],
+    exe: &pqperf_measure::DriverExe,
+    rng: &mut SplitMix64,
+) -> Vec<usize> {
     let keys: Vec<(String, bool)> = active
         .iter()
-        .map(|a| (a.p.inst.key(), a.op.relays_next()))
+        .map(|a| (a.p.inst.key(), pools_next(a, exe)))
         .collect();
     grouped_order(&keys, rng)
+}
+
+/// Whether the next process of `a` gets its inputs from a verify/dec pool
+/// (`pqperf_measure::relay::pooled`).
+fn pools_next(a: &Active, exe: &pqperf_measure::DriverExe) -> bool {
+    a.op.relays_next()
+        && a.op.next_args().is_some_and(|x| {
+            pqperf_measure::runner::relays(exe, &x) && pqperf_measure::relay::pooled(&x)
+        })
+}
+
+/// Whether the pool of the next process of `a` is still being made
+/// (`pqperf_measure::relay::pool_pending`).
+fn pool_pending(a: &Active, exe: &pqperf_measure::DriverExe) -> bool {
+    a.op.next_args().is_some_and(|x| {
+        pqperf_measure::runner::relays(exe, &x) && pqperf_measure::relay::pool_pending(exe, &x)
+    })
+}
+
+/// The two processes that take slot `k` of `slots` while its pool is being made: the next
+/// steps of the other operations of its library in this round (not done, no pool still
+/// being made), in turn (`filled` counts the turns taken); none when there is no such
+/// operation (the slot then waits for its pool).
+fn fillers(
+    active: &[Active],
+    slots: &[usize],
+    k: usize,
+    exe: &pqperf_measure::DriverExe,
+    filled: &mut usize,
+) -> Vec<usize> {
+    let lib = active[slots[k]].p.inst.key();
+    let mut ops: Vec<usize> = Vec::new();
+    for &j in slots {
+        if active[j].p.inst.key() == lib
+            && !ops.contains(&j)
+            && !active[j].op.done()
+            && !pool_pending(&active[j], exe)
+        {
+            ops.push(j);
+        }
+    }
+    if ops.is_empty() {
+        return Vec::new();
+    }
+    let v = (0..2).map(|n| ops[(*filled + n) % ops.len()]).collect();
+    *filled += 2;
+    v
 }
 
 /// [`round_order`] over (library, relayed) pairs.

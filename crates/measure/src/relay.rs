@@ -27,6 +27,9 @@
 //! the offset, and `made_s` the preparer's seconds for it; the process's `prepare_s` is
 //! that cost in the process that used the pool first (a pool made during calibration is
 //! reused by the measure phase of the same pqperf process), 0 (`reused`) in the others.
+//! The measure phase starts a library's pools when its turn begins and, while one is still
+//! being made ([`pool_pending`]), times the library's other operations in its slot, so the
+//! measuring CPU waits for a pool only when nothing else of the library is left to time.
 //!
 //! Where these checks cover every timed output (dec; verify when every unaltered entry was
 //! accepted) no replay runs (`crate::outcheck::parent_verified`).
@@ -228,9 +231,53 @@ static AHEAD: std::sync::Mutex<
 /// The operations' pools (issue 41: one preparation per operation, reused by its processes).
 static POOLS: std::sync::Mutex<Vec<OpPool>> = std::sync::Mutex::new(Vec::new());
 
-/// Preparations kept ahead and pools kept at most (the oldest go first): one per relayed
-/// operation of a library, whose turn in the measure phase starts them all.
+/// Preparations kept ahead at most (the oldest go first): one per relayed operation of a
+/// library, whose turn in the measure phase starts them all.
 const AHEAD_MAX: usize = 8;
+/// Pools kept at most, and their bytes (the oldest go first, but never below [`AHEAD_MAX`]
+/// pools): every verify/dec operation of a run keeps its pool from its first turn to its
+/// last, so none is made twice (a demo has 9).
+const POOLS_MAX: usize = 64;
+const POOLS_MAX_BYTES: usize = 256 << 20;
+
+/// The bytes a pool holds.
+fn pool_bytes(p: &Prepared) -> usize {
+    p.key.len()
+        + p.entries.iter().map(Vec::len).sum::<usize>()
+        + p.expected.iter().map(Vec::len).sum::<usize>()
+}
+
+/// Makes room for one more pool in `g`.
+fn evict(g: &mut Vec<OpPool>) {
+    let bytes = |g: &Vec<OpPool>| g.iter().map(|p| pool_bytes(&p.pool)).sum::<usize>();
+    while g.len() >= POOLS_MAX || (g.len() >= AHEAD_MAX && bytes(g) > POOLS_MAX_BYTES) {
+        g.remove(0);
+    }
+}
+
+/// Whether the pool of relayed `a`'s operation is being made now, not ready yet: its
+/// preparer ([`prepare_ahead`]) still runs, or a [`prepare`] waits for it or makes it. A
+/// caller with other work of the same library runs that first (issue 41: the measuring
+/// CPU waits for a pool only when nothing else of the library is left to time).
+pub fn pool_pending(exe: &DriverExe, a: &DriverArgs) -> bool {
+    if !relayed(a) || !pooled(a) {
+        return false;
+    }
+    let key = op_key(exe, a);
+    if ready_pool(&key, a.iters).is_some() {
+        return false;
+    }
+    let running = AHEAD.lock().is_ok_and(|g| {
+        g.iter()
+            .any(|(k, i, _, h)| *k == key && *i >= a.iters && !h.is_finished())
+    });
+    running
+        || MAKING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|k| *k == key)
+}
 
 /// The pool of `key` when it holds a process of `iters` calls per trial.
 fn ready_pool(key: &[String], iters: u64) -> Option<OpPool> {
@@ -353,9 +400,7 @@ pub fn prepare(exe: &DriverExe, a: &DriverArgs, timeout: Duration) -> Result<Pre
         pool.made_s = pool.wall_s;
         if let Ok(mut g) = POOLS.lock() {
             g.retain(|p| p.key != key);
-            while g.len() >= AHEAD_MAX {
-                g.remove(0);
-            }
+            evict(&mut g);
             g.push(OpPool {
                 key: key.clone(),
                 seed,
