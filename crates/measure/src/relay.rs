@@ -275,8 +275,7 @@ pub fn pool_pending(exe: &DriverExe, a: &DriverArgs) -> bool {
         || MAKING
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .any(|k| *k == key)
+            .contains(&key)
 }
 
 /// The pool of `key` when it holds a process of `iters` calls per trial.
