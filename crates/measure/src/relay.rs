@@ -255,12 +255,21 @@ fn evict(g: &mut Vec<OpPool>) {
     }
 }
 
+/// Environment variable that makes [`pool_pending`] always false (set and not empty): a
+/// slot whose pool is being made waits for it on the measuring CPU's path, as before issue
+/// 41's fillers (the A/B switch of the measure phase's efficiency and of the intervals of the
+/// processes timed while a pool is made beside them).
+pub const POOLS_ON_PATH_ENV: &str = "PQPERF_POOLS_ON_PATH";
+
 /// Whether the pool of relayed `a`'s operation is being made now, not ready yet: its
 /// preparer ([`prepare_ahead`]) still runs, or a [`prepare`] waits for it or makes it. A
 /// caller with other work of the same library runs that first (issue 41: the measuring
 /// CPU waits for a pool only when nothing else of the library is left to time).
 pub fn pool_pending(exe: &DriverExe, a: &DriverArgs) -> bool {
-    if !relayed(a) || !pooled(a) {
+    if !relayed(a)
+        || !pooled(a)
+        || std::env::var_os(POOLS_ON_PATH_ENV).is_some_and(|v| !v.is_empty())
+    {
         return false;
     }
     let key = op_key(exe, a);
