@@ -327,13 +327,15 @@ pub fn load_factor(cal: &Calibration) -> f64 {
 }
 
 impl PlannedOp {
-    /// The calibration's call cost (scaled by its [`load_factor`]) and process setup
-    /// (seconds), when it has them.
+    /// The calibration's call cost and process setup (seconds), when it has them: the warm
+    /// call's wall seconds at the load its trial saw, else the single cold call's scaled by
+    /// its [`load_factor`].
     fn calibrated(&self) -> Option<(f64, f64)> {
-        Some((
-            self.calibration.t1_s? * load_factor(&self.calibration),
-            self.calibration.setup_s?.max(0.0),
-        ))
+        let t = match self.calibration.warm_wall_call_s() {
+            Some(w) if self.calibration.t1_s.is_some() => w,
+            _ => self.calibration.t1_s? * load_factor(&self.calibration),
+        };
+        Some((t, self.calibration.setup_s?.max(0.0)))
     }
 
     /// [`expected_parts`] of this operation's plan and calibration ((0, 0) without either).
@@ -465,14 +467,16 @@ pub struct TargetCiPlan {
 pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
     let mut out = Vec::new();
     for inst in insts {
+        // Every call figure below is the calibration's warm call where it has one
+        // (`Calibration::call_s`, issue 41), else its single cold call (the reference's t1).
         let exch_t1 =
-            calibration::read(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c.t1_s);
+            calibration::read(&cal_path(&opts.run_dir, inst, "exchange")).and_then(|c| c.call_s());
         for op in ops_of(&opts.run_dir, inst) {
             let Some(cal) = calibration::read(&cal_path(&opts.run_dir, inst, &op.key())) else {
                 continue;
             };
             let mut confident = None;
-            let plan = match (cal.t1_s, cal.setup_s) {
+            let plan = match (cal.call_s(), cal.setup_s) {
                 (Some(t1), Some(setup)) => {
                     let c = (inst.category == Some(Category::Kex) && op != Operation::Exchange)
                         .then_some(exch_t1)
@@ -499,10 +503,16 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
             };
             // Not scaled by the load factor: a preparer runs off the measuring CPU (on the
             // demo runs the unscaled sum was 0.3–1.7× the preparers' seconds, scaled 1–6×).
-            let t1 =
-                |o: Operation| calibration::read(&cal_path(&opts.run_dir, inst, &o.key()))?.t1_s;
-            let prep = pool_maker(op)
-                .and_then(|maker| Some((t1(Operation::Keygen).unwrap_or(0.0), t1(maker)?)));
+            // Its key is one cold call; its pool entries are warm calls.
+            let cal_of = |o: Operation| calibration::read(&cal_path(&opts.run_dir, inst, &o.key()));
+            let prep = pool_maker(op).and_then(|maker| {
+                Some((
+                    cal_of(Operation::Keygen)
+                        .and_then(|c| c.t1_s)
+                        .unwrap_or(0.0),
+                    cal_of(maker)?.call_s()?,
+                ))
+            });
             out.push(PlannedOp {
                 inst: inst.clone(),
                 op,
@@ -764,6 +774,61 @@ mod tests {
         );
         assert_eq!(duration_text(42.0), "42 s");
         assert_eq!(duration_text(4.24), "4.2 s");
+    }
+
+    #[test]
+    fn the_warm_call_is_the_call_the_estimates_use() {
+        let mut cal = Calibration {
+            t1_s: Some(2e-4),
+            setup_s: Some(0.04),
+            ..Default::default()
+        };
+        // A busy calibration process: its cold call would be scaled by 3.
+        cal.process.extra.insert(
+            "kernel_check".into(),
+            serde_json::json!({"cpu_s": 0.1, "wall_s": 0.9, "run_delay_s": 0.2}),
+        );
+        let op = |cal: Calibration| PlannedOp {
+            inst: Instance {
+                entry: Default::default(),
+                category: None,
+                api: crate::driver::ApiSpec::Iccs,
+                kat_not_passed: false,
+            },
+            op: Operation::Keygen,
+            plan: Some(plan_op(&reference_planning(), 1e-4, 0.04, None)),
+            calibration: cal,
+            target_ci: None,
+            prep: None,
+        };
+        let (t, setup) = op(cal.clone()).calibrated().unwrap();
+        assert!((t - 6e-4).abs() < 1e-12 && setup == 0.04, "{t}");
+        assert_eq!(cal.call_s(), Some(2e-4));
+        // With the warm figure: that, unscaled (its trial's wall time holds the load).
+        cal.pqperf = Some(pqperf_model::calibration::CalibrationPqperf {
+            warm_call_s: Some(1e-4),
+            warm_calls: Some(500),
+            ..Default::default()
+        });
+        let (t, _) = op(cal.clone()).calibrated().unwrap();
+        assert_eq!(t, 1e-4);
+        assert_eq!(cal.call_s(), Some(1e-4));
+        // A warm trial that waited half its time for the CPU: the plan's call is its CPU
+        // time, the estimate's its wall time at that load.
+        cal.pqperf.as_mut().unwrap().warm_runq_share = Some(0.5);
+        let (t, _) = op(cal.clone()).calibrated().unwrap();
+        assert!((t - 2e-4).abs() < 1e-12, "{t}");
+        assert_eq!(cal.call_s(), Some(1e-4));
+        // No cold call (a failed calibration): no figure, warm or not.
+        cal.t1_s = None;
+        assert!(op(cal.clone()).calibrated().is_none() && cal.call_s().is_none());
+        // The warm trial's size: ≈ 50 ms of calls, 2–200.
+        use crate::calibrate::warm_trial_calls;
+        assert_eq!(warm_trial_calls(1e-3), 50);
+        assert_eq!(warm_trial_calls(1e-4), 200);
+        assert_eq!(warm_trial_calls(1e-9), 200);
+        assert_eq!(warm_trial_calls(0.2), 2);
+        assert_eq!(warm_trial_calls(f64::NAN), 2);
     }
 
     #[test]

@@ -1055,6 +1055,12 @@ fn unloaded_calibrations(run: &Path) {
         if let Some(k) = v.get_mut("kernel_check").and_then(|k| k.as_object_mut()) {
             k.insert("run_delay_s".into(), serde_json::json!(0.0));
         }
+        // The warm trial's wait too (the estimate's call is its wall time at that load).
+        if let Some(pq) = v.get_mut("pqperf").and_then(|k| k.as_object_mut())
+            && pq.contains_key("warm_runq_share")
+        {
+            pq.insert("warm_runq_share".into(), serde_json::json!(0.0));
+        }
         // The process set-up the plan reads, less the wait the calibration process spent
         // in the run queue (its call is microseconds: the wait is in the set-up).
         for key in ["setup_s", "wall_s"] {
