@@ -404,7 +404,8 @@ impl PlannedOp {
     /// [`PlannedOp::likely`] in seconds of the measuring CPU's path: with `held` (the
     /// processes start held beside the one before, `crate::runner::holds_on`) each process
     /// costs the path `held` seconds besides its calls instead of the calibration's set-up
-    /// (which the budget still counts whole: the `--target-ci` scale is unchanged).
+    /// (which the budget still counts whole: the `--target-ci` scale is unchanged), and the
+    /// output check's replay runs beside (not counted).
     pub fn likely_on_path(
         &self,
         planning: &Planning,
@@ -428,8 +429,11 @@ impl PlannedOp {
             scale = (c.budget_s / full).max(1.0);
         }
         // A relayed pooled operation (verify, dec: `prep`) is checked by the parent, not
-        // replayed (`crate::outcheck::parent_verified`).
-        if replay && self.prep.is_none() {
+        // replayed (`crate::outcheck::parent_verified`). With held processes a replay runs
+        // beside the process it checks or the next one, off the measuring CPU's path (the
+        // session-14 demos: 0.0–1.7 s of their 61–85 s phases on the path for 27 replays):
+        // only without them is it one more process on the path.
+        if replay && self.prep.is_none() && held.is_none() {
             scale += 1.0 / procs;
         }
         // The preparation, once per operation, is in the seconds, not in the parts (`Eta`
@@ -612,6 +616,11 @@ mod tests {
         assert!(
             (l - (procs * h + calls)).abs() < 1e-9 && p == procs && c == calls,
             "{l} {procs} {calls}"
+        );
+        // Their replays run beside them, off the path.
+        assert_eq!(
+            keygen.likely_on_path(&planning, true, true, Some(h)),
+            (l, p, c)
         );
         let (procs, calls) = sign.expected_parts(true);
         let scale = budget / sign.expected_s(true);
