@@ -93,7 +93,11 @@ fn crash_hang_and_rejecting_verify_are_recorded_and_the_campaign_goes_on() {
             ("sign-91", "good", &[]),
             ("sign-91", "segv", &["TOY_SEGV_IN_SIGN"]),
             ("sign-91", "hang", &["TOY_HANG_IN_SIGN"]),
-            ("sign-91", "reject", &["TOY_REJECT_VERIFY"]),
+            // Calls of tens of µs: a trial's calls stay within one input pool (4096
+            // entries). The driver lists at most 4096 rejected pool positions per window, so
+            // a verify rejecting every call of a longer, rotating window cannot be told
+            // from one rejecting outputs only when timed (the output check's count differs).
+            ("sign-91", "reject", &["TOY_REJECT_VERIFY", "TOY_WORK=20000"]),
         ],
     );
     let cpu = last_cpu().to_string();
@@ -172,7 +176,8 @@ fn crash_hang_and_rejecting_verify_are_recorded_and_the_campaign_goes_on() {
     let rej = record(&run, "sign-91", "reject", "verify");
     assert_eq!(
         rej["status"], "complete",
-        "a rejecting verifier is timed anyway"
+        "a rejecting verifier is timed anyway: {}",
+        rej["processes"]
     );
     let rejections: u64 = rej["processes"][0]["meta"]["verify_rejections"]
         .as_str()
