@@ -97,7 +97,11 @@ fn crash_hang_and_rejecting_verify_are_recorded_and_the_campaign_goes_on() {
             // entries). The driver lists at most 4096 rejected pool positions per window, so
             // a verify rejecting every call of a longer, rotating window cannot be told
             // from one rejecting outputs only when timed (the output check's count differs).
-            ("sign-91", "reject", &["TOY_REJECT_VERIFY", "TOY_WORK=20000"]),
+            (
+                "sign-91",
+                "reject",
+                &["TOY_REJECT_VERIFY", "TOY_WORK=20000"],
+            ),
         ],
     );
     let cpu = last_cpu().to_string();
