@@ -136,6 +136,31 @@ pub const WARM_MIN_CALLS: u64 = 2;
 /// call's cost well enough.
 pub const WARM_MAX_CALLS: u64 = 200;
 
+/// Seconds of pool entries (signatures, encapsulations) a verify's or dec's warm process
+/// may prepare, at the pool maker's cold call: Falcon-512 verify's 200 calls cost 200
+/// signatures, ≈ 3 s at load 5 (the demo's calibrate phase grew from 1 s to 10 s).
+pub const WARM_PREP_S: f64 = 0.25;
+
+/// The operation whose calls make a relayed operation's input pool (`crate::relay::relayed`:
+/// verify's signatures, dec's encapsulations).
+pub fn pool_maker(op: Operation) -> Option<Operation> {
+    match op {
+        Operation::Verify => Some(Operation::Sign),
+        Operation::Dec => Some(Operation::Enc),
+        _ => None,
+    }
+}
+
+/// [`warm_trial_calls`], at most what [`WARM_PREP_S`] of pool entries of `maker_t1` seconds
+/// each pay for (at least [`WARM_MIN_CALLS`]).
+pub fn warm_trial_calls_pooled(t1: f64, maker_t1: Option<f64>) -> u64 {
+    let n = warm_trial_calls(t1);
+    match maker_t1.filter(|m| m.is_finite() && *m > 0.0) {
+        Some(m) => n.min(((WARM_PREP_S / m).floor() as u64).max(WARM_MIN_CALLS)),
+        None => n,
+    }
+}
+
 /// Calls of the warm trial for a cold call of `t1` seconds: about [`WARM_TRIAL_S`] of them,
 /// within [`WARM_MIN_CALLS`]–[`WARM_MAX_CALLS`].
 pub fn warm_trial_calls(t1: f64) -> u64 {
@@ -162,7 +187,11 @@ fn warm_call(
     op: Operation,
     t1: f64,
 ) -> Option<(f64, u64, Option<f64>)> {
-    let calls = warm_trial_calls(t1);
+    // A pooled operation's maker is calibrated before it (keygen, sign, verify; keygen,
+    // enc, dec).
+    let maker_t1 = pool_maker(op)
+        .and_then(|m| calibration::read(&cal_path(&opts.run_dir, inst, &m.key()))?.t1_s);
+    let calls = warm_trial_calls_pooled(t1, maker_t1);
     let mut args = driver_args(opts, inst, op, 1, calls, warm_trial_warmups(t1));
     args.samples = false;
     let run = runner::run_driver(&opts.driver, &args, opts.calibration_timeout);

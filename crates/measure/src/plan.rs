@@ -1,7 +1,7 @@
 //! Calibration-based planning (method §6): the constants, the plan of one operation, and the
 //! plans of every calibrated operation of a set of instances.
 
-use crate::calibrate::{cal_path, ops_of};
+use crate::calibrate::{cal_path, ops_of, pool_maker};
 use crate::instance::Instance;
 use crate::settings::UnitSettings;
 use pqperf_model::vocab::{Category, Operation};
@@ -282,16 +282,6 @@ pub struct PlannedOp {
     /// generation and of one pool entry (a signature, an encapsulation), from the
     /// calibrations of those operations of the same instance (one call each).
     pub prep: Option<(f64, f64)>,
-}
-
-/// The operation whose calls make a relayed operation's input pool (`crate::relay::relayed`:
-/// verify's signatures, dec's encapsulations).
-pub fn pool_maker(op: Operation) -> Option<Operation> {
-    match op {
-        Operation::Verify => Some(Operation::Sign),
-        Operation::Dec => Some(Operation::Enc),
-        _ => None,
-    }
 }
 
 /// Seconds of the measuring CPU's path one held driver process costs besides its calls
@@ -838,6 +828,12 @@ mod tests {
         assert_eq!(warm_trial_calls(1e-9), 200);
         assert_eq!(warm_trial_calls(0.2), 2);
         assert_eq!(warm_trial_calls(f64::NAN), 2);
+        // A verify whose signatures cost 12 ms each: 20 calls (0.25 s of signatures).
+        use crate::calibrate::warm_trial_calls_pooled;
+        assert_eq!(warm_trial_calls_pooled(9e-5, Some(12e-3)), 20);
+        assert_eq!(warm_trial_calls_pooled(9e-5, Some(1e-4)), 200);
+        assert_eq!(warm_trial_calls_pooled(9e-5, Some(1.0)), 2);
+        assert_eq!(warm_trial_calls_pooled(9e-5, None), 200);
     }
 
     #[test]
