@@ -112,6 +112,31 @@ pub(crate) fn phase_calibrate(
     Ok(Exit::failed_if(failed > 0))
 }
 
+/// The `measure estimate check:` line: the phase's estimate against its wall time, the
+/// operations' estimates against the seconds their steps took, and the three operations
+/// the estimate missed most (in seconds), so that a miss can be explained.
+fn estimate_check(est_total: f64, wall: f64, took: &mut [(String, f64, f64)]) -> String {
+    let (e, t): (f64, f64) = took
+        .iter()
+        .fold((0.0, 0.0), |acc, (_, e, t)| (acc.0 + e, acc.1 + t));
+    took.sort_by(|a, b| (b.2 - b.1).abs().total_cmp(&(a.2 - a.1).abs()));
+    let worst: Vec<String> = took
+        .iter()
+        .take(3)
+        .map(|(n, e, t)| format!("{n} {t:.1} s for {e:.1} s"))
+        .collect();
+    format!(
+        "measure estimate check: estimated {:.1} s, phase wall {wall:.1} s (estimate ÷ wall {:.2}); operations' steps {t:.1} s for {e:.1} s estimated; largest misses: {}",
+        est_total,
+        if wall > 0.0 {
+            est_total / wall
+        } else {
+            f64::NAN
+        },
+        worst.join(", ")
+    )
+}
+
 pub(crate) fn phase_measure(
     opts: &CampaignOptions,
     log: &Logger,
@@ -177,7 +202,11 @@ pub(crate) fn phase_measure(
                 .iter()
                 .filter_map(|p| p.target_ci.map(|c| c.budget_s))
                 .sum::<f64>(),
-            if replay { "one per operation" } else { "none" },
+            match (replay, held.is_some()) {
+                (false, _) => "none",
+                (true, true) => "one per operation, beside the path (not counted)",
+                (true, false) => "one per operation",
+            },
             procs,
             pqperf_ffi::procinfo::load_average()[0],
         ));
@@ -193,6 +222,8 @@ pub(crate) fn phase_measure(
         ..Default::default()
     };
     let mut incomplete = 0usize;
+    // Per finished operation: its name, estimated and taken seconds (the estimate's check).
+    let mut took: Vec<(String, f64, f64)> = Vec::new();
     let n_todo = todo.len();
     let mut queue: std::collections::VecDeque<&PlannedOp> = todo.into_iter().collect();
     let mut active: Vec<Active> = Vec::new();
@@ -357,6 +388,11 @@ pub(crate) fn phase_measure(
             let (_, procs, calls) = likely(p);
             let prep = p.likely_prepare_s(&opts.planning, opts.samples);
             eta.finished((procs, calls), est, prep, a.run);
+            took.push((
+                format!("{} {} {}", p.inst.entry.candidate, p.inst.entry.label, p.op),
+                est,
+                a.run.2,
+            ));
             let rec = a.op.finish(&mut totals)?;
             if let Some(key) = baseline_key
                 && p.inst.entry.candidate == "iccs"
@@ -444,6 +480,14 @@ pub(crate) fn phase_measure(
             totals.reruns_declined,
             totals.timed_s,
             totals.process_s
+        ));
+    }
+    if !took.is_empty() {
+        // The estimate against the run (issue 41: within ±25 %), and where it missed most.
+        log.log(estimate_check(
+            est_total,
+            phase_t0.elapsed().as_secs_f64(),
+            &mut took,
         ));
     }
     if totals.budget.count > 0 {

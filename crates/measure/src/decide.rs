@@ -23,8 +23,17 @@
 //! (`verify::DISTURBED`, issue 36) has no figure to keep: it is re-run up to
 //! [`MAX_RETRIES`] times whatever the effect, the budget or the host.
 
-/// Shortest trial of the `--target-ci` protocol (seconds of timed work).
-pub const MIN_TRIAL_S: f64 = 0.02;
+/// The largest share of a window's claimed interval that a consistent forgery may hide
+/// under the kernel check (issue 36: below 2 % of the operation's time).
+pub const FORGERY_GOAL: f64 = 0.02;
+/// Shortest trial of the `--target-ci` protocol (seconds of timed work): the window length
+/// at which the kernel check's bound per window, `WINDOW_REL` of the claim +
+/// `WINDOW_ABS_S`, is [`FORGERY_GOAL`] of it (1 % + 600 µs: 60 ms). A call longer than
+/// that makes a longer trial anyway.
+pub const MIN_TRIAL_S: f64 =
+    crate::verify::WINDOW_ABS_S / (FORGERY_GOAL - crate::verify::WINDOW_REL);
+// A positive floor below the longest trial, whatever the kernel check's constants become.
+const _: () = assert!(MIN_TRIAL_S > 0.0 && MIN_TRIAL_S < MAX_TRIAL_S);
 /// Longest trial of the `--target-ci` protocol.
 pub const MAX_TRIAL_S: f64 = 0.25;
 /// Trials of one operation at most under `--target-ci` (200 × 400 samples stay below the
@@ -364,9 +373,15 @@ mod tests {
     }
 
     #[test]
+    fn the_shortest_trial_bounds_a_forgery_to_the_goal() {
+        let bound = crate::verify::WINDOW_REL + crate::verify::WINDOW_ABS_S / MIN_TRIAL_S;
+        assert!(bound <= FORGERY_GOAL + 1e-12, "{bound}");
+    }
+
+    #[test]
     fn the_trial_length_follows_the_setup_within_bounds() {
         assert_eq!(confident_trial_s(0.001), MIN_TRIAL_S);
-        assert_eq!(confident_trial_s(0.08), 0.08);
+        assert_eq!(confident_trial_s(0.08), 0.08_f64.max(MIN_TRIAL_S));
         assert_eq!(confident_trial_s(3.0), MAX_TRIAL_S);
         assert_eq!(confident_trial_s(f64::NAN), MIN_TRIAL_S);
     }

@@ -43,6 +43,19 @@ evidence_struct! {
         /// The library the calibration timed: a rebuilt library makes it stale.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub library_sha256: Option<String>,
+        /// Seconds of one warm call on the CPU: a second driver process after the
+        /// reference's one call (its warm-ups first) timed `warm_calls` calls in one trial,
+        /// its run-queue waits taken out (issue 41). The plan uses it; `t1_s` stays the
+        /// single cold call (method §6.2).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub warm_call_s: Option<f64>,
+        /// Calls of the warm trial.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub warm_calls: Option<u64>,
+        /// Share of the warm trial's wall time spent waiting for the CPU (the load it ran
+        /// at); the estimates' wall seconds of a call are `warm_call_s ÷ (1 − share)`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub warm_runq_share: Option<f64>,
     }
 }
 
@@ -64,6 +77,34 @@ impl Calibration {
     /// The library the calibration timed, when recorded.
     pub fn library_sha256(&self) -> Option<&str> {
         self.pqperf.as_ref()?.library_sha256.as_deref()
+    }
+
+    /// Seconds of one warm call ([`CalibrationPqperf::warm_call_s`]), when measured.
+    pub fn warm_call_s(&self) -> Option<f64> {
+        self.pqperf
+            .as_ref()?
+            .warm_call_s
+            .filter(|t| t.is_finite() && *t > 0.0)
+    }
+
+    /// Wall seconds of one warm call at the load the warm trial saw
+    /// (`warm_call_s ÷ (1 − warm_runq_share)`, the share at most 0.9), when measured.
+    pub fn warm_wall_call_s(&self) -> Option<f64> {
+        let share = self.pqperf.as_ref()?.warm_runq_share.unwrap_or(0.0);
+        let share = if share.is_finite() {
+            share.clamp(0.0, 0.9)
+        } else {
+            0.0
+        };
+        Some(self.warm_call_s()? / (1.0 - share))
+    }
+
+    /// The seconds of one call the plan uses: the warm call's when the
+    /// calibration measured it, else the single cold call's (`t1_s`); `None` without `t1_s`
+    /// (a failed calibration plans nothing).
+    pub fn call_s(&self) -> Option<f64> {
+        let t1 = self.t1_s?;
+        Some(self.warm_call_s().unwrap_or(t1))
     }
 }
 
