@@ -483,6 +483,10 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) 
     // performance figures); the gate structure is still checked, and the evidence says so.
     let emulated = pqperf_ffi::emulation::emulated();
     let w = check_windows(args, p, k, per_step, emulated.is_none(), &mut bad);
+    let floor = headline_floor(p, k, &w, per_step || emulated.is_some());
+    if let Some(f) = &floor {
+        bad.extend(f.problems());
+    }
     let evidence = json!({
         "windows_bound": match &emulated {
             None => "in force".to_string(),
@@ -497,6 +501,9 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) 
         "ready_cpu_s": w.ready_cpu_s.map(round6),
         "window_cpu_s": w.cpu_s.iter().map(|x| round6(*x)).collect::<Vec<_>>(),
         "window_claimed_s": w.claimed_s.iter().map(|x| round6(*x)).collect::<Vec<_>>(),
+        "window_calls": w.calls,
+        "window_sampled": w.sampled,
+        "floor": floor.as_ref().map(pqperf_model::floor::ProcessFloor::to_json),
         "window_run_delay_s": w
             .run_delay_s
             .iter()
@@ -537,6 +544,10 @@ struct Windows {
     ready_cpu_s: Option<f64>,
     cpu_s: Vec<f64>,
     claimed_s: Vec<f64>,
+    /// Calls the parent asked for in each window (the floor's divisor).
+    calls: Vec<u64>,
+    /// Whether each window holds a sampled trial.
+    sampled: Vec<bool>,
     /// Run-queue seconds of each window (`None`: no schedstat at its end).
     run_delay_s: Vec<Option<f64>>,
     /// The driver thread's wait for the CPU after the parent's `go` (`None`: not seen).
@@ -696,6 +707,13 @@ fn check_windows(
         let cpu = b_cpu.saturating_sub(a.cpu_ns) as f64 / 1e9;
         w.cpu_s.push(cpu);
         w.claimed_s.push(c.timed_s);
+        let sampled_window = seg_parsed.sample_trials.len() == 1;
+        w.sampled.push(sampled_window);
+        w.calls.push(if sampled_window {
+            args.iters.min(SAMPLE_CALLS)
+        } else {
+            args.iters
+        });
         if c.intervals != 1 {
             bad.push(format!(
                 "window {i}: {} timed interval(s) reported between two gates, 1 expected",
@@ -768,6 +786,35 @@ fn check_windows(
     }
     check_exit(k, &r[intervals + 1], &mut w, cpu_bound, bad);
     w
+}
+
+/// The headline floor of one process (`pqperf_model::floor`): the verified per-call figures
+/// of its windows and its samples' median and fenced mean. `None` where the windows bound
+/// nothing (per-step timing, an emulator), without a fixed tick rate, or when the gates
+/// were not as expected (already a problem).
+fn headline_floor(
+    p: &Parsed,
+    k: &Kernel,
+    w: &Windows,
+    unbounded: bool,
+) -> Option<pqperf_model::floor::ProcessFloor> {
+    use pqperf_model::floor::{per_call_floor_s, process_floor};
+    let tol = w.tolerance_s?;
+    let hz = k.tick_hz.filter(|h| *h > 0.0 && !core_cycles(p))?;
+    if unbounded || w.cpu_s.is_empty() || w.calls.len() != w.cpu_s.len() {
+        return None;
+    }
+    let all = per_call_floor_s(&w.cpu_s, &w.calls, tol);
+    let (cpu, calls): (Vec<f64>, Vec<u64>) = w
+        .cpu_s
+        .iter()
+        .zip(&w.calls)
+        .zip(&w.sampled)
+        .filter(|(_, s)| **s)
+        .map(|((c, n), _)| (*c, *n))
+        .unzip();
+    let sampled = per_call_floor_s(&cpu, &calls, tol);
+    Some(process_floor(all, sampled, &p.sample_trials, hz))
 }
 
 /// The CPU time after the driver's last gate `last` (its exit) is small: CPU time the
@@ -999,15 +1046,15 @@ mod tests {
         a.samples = true;
         let mut p = parsed(0.5, 0.5, 0.0);
         for t in 1..=2 {
-            // 10 calls of 1 ms, ticks at 2 GHz.
-            let mut s = sched(t, 0.01, 0.0);
+            // 10 calls of 50 ms (as in the reference trials), ticks at 2 GHz.
+            let mut s = sched(t, 0.5, 0.0);
             s.kind = "sampled".into();
             p.sched.push(s);
-            p.sched_run_ns.push(Some(10_000_000));
-            p.sample_trials.push(vec![2_000_000; 10]);
+            p.sched_run_ns.push(Some(500_000_000));
+            p.sample_trials.push(vec![100_000_000; 10]);
         }
         let acc = ChildAccounting {
-            user_s: 1.27,
+            user_s: 2.25,
             sys_s: 0.0,
             run_ns: Some(1),
             run_delay_ns: Some(0),
@@ -1017,7 +1064,7 @@ mod tests {
             let g = gated(&a, p, 0.249, None);
             let k = Kernel {
                 acc: &acc,
-                wall_s: 1.5,
+                wall_s: 2.5,
                 tick_hz: Some(2e9),
                 readings: &g.0,
                 lines: &g.1,
