@@ -8,8 +8,10 @@
 //! verified per call:
 //!
 //! - **verified per-call figure** of a process ([`per_call_floor_s`]): the kernel CPU time of
-//!   its windows, less the fixed tolerance of each (the driver's untimed work in it, at most),
-//!   ÷ (1 + [`WINDOW_REL`]) ÷ the calls the parent asked for in them. The true per-call cost
+//!   its windows, less the fixed tolerance of each (the driver's untimed work in it, at most)
+//!   and the interrupt work the kernel charged to it (`kernelcheck::SOFTIRQ_EVENT_S` per
+//!   softirq on the measuring CPU), ÷ (1 + [`WINDOW_REL`]) ÷ the calls the parent asked for
+//!   in them. The true per-call cost
 //!   (CPU, and wall time, which holds the CPU time) is at least this much, whatever the lines
 //!   say; burning CPU only raises it.
 //! - **per process** ([`process_problems`]): the fenced mean of its sampled trial's calls
@@ -44,12 +46,23 @@ pub const PROCESS_MEDIAN_REL: f64 = 0.40;
 /// its complete processes (honest: at least 0.995 of it).
 pub const RECORD_REL: f64 = 0.03;
 
-/// The verified per-call figure of windows (module doc): `(Σ cpu − n · tol) ÷ (1 +
-/// WINDOW_REL) ÷ Σ calls`, `None` without calls or when nothing is left (the tolerance
-/// covers the windows: a short window bounds nothing per call).
-pub fn per_call_floor_s(cpu_s: &[f64], calls: &[u64], tolerance_s: f64) -> Option<f64> {
+/// The verified per-call figure of windows (module doc): `(Σ cpu − n · tol − Σ softirqs ·
+/// SOFTIRQ_EVENT_S) ÷ (1 + WINDOW_REL) ÷ Σ calls`, `None` without calls or when nothing is
+/// left (the tolerance covers the windows: a short window bounds nothing per call). The
+/// interrupt work this kernel charges to the running task is left out as the window check
+/// allows it (`kernelcheck::SOFTIRQ_EVENT_S` per softirq on the measuring CPU, `None`
+/// counts as 0).
+pub fn per_call_floor_s(
+    cpu_s: &[f64],
+    calls: &[u64],
+    softirqs: &[Option<u64>],
+    tolerance_s: f64,
+) -> Option<f64> {
     let n: u64 = calls.iter().sum();
-    let cpu: f64 = cpu_s.iter().sum::<f64>() - tolerance_s * cpu_s.len() as f64;
+    let irq: u64 = softirqs.iter().flatten().sum();
+    let cpu: f64 = cpu_s.iter().sum::<f64>()
+        - tolerance_s * cpu_s.len() as f64
+        - irq as f64 * crate::kernelcheck::SOFTIRQ_EVENT_S;
     (n > 0 && cpu > 0.0 && cpu.is_finite()).then(|| cpu / (1.0 + WINDOW_REL) / n as f64)
 }
 
@@ -135,6 +148,71 @@ impl ProcessFloor {
     }
 }
 
+/// The verified per-call figures (all windows, sampled windows) recomputed from a
+/// `kernel_check` object's window keys (`window_cpu_s`, `window_calls`, `window_sampled`,
+/// `window_tolerance_s`, `windows_bound`); `Ok(None)` where it records no calls or its
+/// windows bound nothing. `Err`: a key of the wrong shape.
+pub fn window_figures(kc: &Value) -> Result<Option<(Option<f64>, Option<f64>)>, String> {
+    let Some(calls) = kc.get("window_calls") else {
+        return Ok(None);
+    };
+    let Some(w) = crate::kernelcheck::Windows::of(kc)? else {
+        return Ok(None);
+    };
+    let calls: Vec<u64> = calls
+        .as_array()
+        .ok_or("window_calls is not a list")?
+        .iter()
+        .map(|x| {
+            x.as_u64()
+                .ok_or(format!("window_calls holds {x}, not a count"))
+        })
+        .collect::<Result<_, _>>()?;
+    let sampled: Vec<bool> = match kc.get("window_sampled") {
+        None | Some(Value::Null) => vec![false; calls.len()],
+        Some(v) => v
+            .as_array()
+            .ok_or("window_sampled is not a list")?
+            .iter()
+            .map(|x| {
+                x.as_bool()
+                    .ok_or(format!("window_sampled holds {x}, not a boolean"))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    if calls.len() != w.cpu_s.len() || sampled.len() != w.cpu_s.len() {
+        return Err(format!(
+            "{} window_calls and {} window_sampled for {} window_cpu_s",
+            calls.len(),
+            sampled.len(),
+            w.cpu_s.len()
+        ));
+    }
+    let (true, Some(tol)) = (w.in_force, w.tolerance_s) else {
+        return Ok(None);
+    };
+    let all = per_call_floor_s(&w.cpu_s, &calls, &w.softirqs, tol);
+    let pick = |i: usize| sampled[i];
+    let idx: Vec<usize> = (0..calls.len()).filter(|i| pick(*i)).collect();
+    let cpu: Vec<f64> = idx.iter().map(|i| w.cpu_s[*i]).collect();
+    let n: Vec<u64> = idx.iter().map(|i| calls[*i]).collect();
+    let irq: Vec<Option<u64>> = idx.iter().map(|i| w.softirqs[*i]).collect();
+    Ok(Some((all, per_call_floor_s(&cpu, &n, &irq, tol))))
+}
+
+/// Whether a recorded per-call figure agrees with the one its windows give (`window_figures`;
+/// the windows' figures are rounded to the microsecond in the evidence, so 1 µs per window
+/// of CPU time is allowed).
+pub fn agrees(recorded: Option<f64>, recomputed: Option<f64>, windows: usize, calls: u64) -> bool {
+    match (recorded, recomputed) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            (a - b).abs() <= 1e-6 * windows.max(1) as f64 / calls.max(1) as f64 + 1e-12
+        }
+        _ => false,
+    }
+}
+
 /// Per-process check from its sampled trials' ticks (module doc); `hz` the tick rate. The
 /// statistics are `model::robust`'s own (the median and the fenced mean of each trial,
 /// averaged over the process's sampled trials).
@@ -174,10 +252,19 @@ impl RecordFloor {
         kcs: impl IntoIterator<Item = &'a Value>,
         estimate_s: f64,
     ) -> Option<RecordFloor> {
-        let min = kcs
-            .into_iter()
-            .filter_map(|kc| ProcessFloor::of(kc).ok().flatten()?.verified_per_call_s)
-            .min_by(f64::total_cmp)?;
+        Self::of_figures(
+            kcs.into_iter()
+                .filter_map(|kc| ProcessFloor::of(kc).ok().flatten()?.verified_per_call_s),
+            estimate_s,
+        )
+    }
+
+    /// The floor from the processes' verified per-call figures; `None` without one.
+    pub fn of_figures(
+        figures: impl IntoIterator<Item = f64>,
+        estimate_s: f64,
+    ) -> Option<RecordFloor> {
+        let min = figures.into_iter().min_by(f64::total_cmp)?;
         Some(RecordFloor {
             verified_per_call_s: min,
             estimate_s,
@@ -214,11 +301,14 @@ mod tests {
 
     #[test]
     fn the_verified_figure_leaves_out_the_tolerance() {
-        let f = per_call_floor_s(&[0.0106, 0.0106], &[100, 100], 0.0006).unwrap();
+        let f = per_call_floor_s(&[0.0106, 0.0106], &[100, 100], &[None, None], 0.0006).unwrap();
         assert!((f - 0.01 / 1.01 / 100.0).abs() < 1e-15, "{f}");
+        // Softirqs on the measuring CPU: 25 µs each left out.
+        let g = per_call_floor_s(&[0.0106, 0.0111], &[100, 100], &[None, Some(20)], 0.0006);
+        assert!((g.unwrap() - f).abs() < 1e-15, "{g:?}");
         // A window shorter than its tolerance bounds nothing.
-        assert_eq!(per_call_floor_s(&[0.0004], &[400], 0.0006), None);
-        assert_eq!(per_call_floor_s(&[0.1], &[0], 0.0006), None);
+        assert_eq!(per_call_floor_s(&[0.0004], &[400], &[None], 0.0006), None);
+        assert_eq!(per_call_floor_s(&[0.1], &[0], &[None], 0.0006), None);
     }
 
     #[test]
