@@ -148,11 +148,14 @@ impl ProcessFloor {
     }
 }
 
+/// Verified per-call seconds of all windows and of the sampled windows alone.
+pub type Figures = (Option<f64>, Option<f64>);
+
 /// The verified per-call figures (all windows, sampled windows) recomputed from a
 /// `kernel_check` object's window keys (`window_cpu_s`, `window_calls`, `window_sampled`,
 /// `window_tolerance_s`, `windows_bound`); `Ok(None)` where it records no calls or its
 /// windows bound nothing. `Err`: a key of the wrong shape.
-pub fn window_figures(kc: &Value) -> Result<Option<(Option<f64>, Option<f64>)>, String> {
+pub fn window_figures(kc: &Value) -> Result<Option<Figures>, String> {
     let Some(calls) = kc.get("window_calls") else {
         return Ok(None);
     };
