@@ -497,7 +497,7 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) 
     // performance figures); the gate structure is still checked, and the evidence says so.
     let emulated = pqperf_ffi::emulation::emulated();
     let w = check_windows(args, p, k, per_step, emulated.is_none(), &mut bad);
-    let floor = headline_floor(p, k, &w, per_step || emulated.is_some());
+    let floor = headline_floor(args, p, k, &w, per_step || emulated.is_some());
     if let Some(f) = &floor {
         bad.extend(f.problems());
     }
@@ -807,6 +807,7 @@ fn check_windows(
 /// nothing (per-step timing, an emulator), without a fixed tick rate, or when the gates
 /// were not as expected (already a problem).
 fn headline_floor(
+    args: &DriverArgs,
     p: &Parsed,
     k: &Kernel,
     w: &Windows,
@@ -827,7 +828,7 @@ fn headline_floor(
     let calls: Vec<u64> = idx.iter().map(|i| w.calls[*i]).collect();
     let irq: Vec<Option<u64>> = idx.iter().map(|i| w.softirqs[*i]).collect();
     let sampled = per_call_floor_s(&cpu, &calls, &irq, tol);
-    Some(process_floor(all, sampled, &p.sample_trials, hz))
+    Some(process_floor(&args.op, all, sampled, &p.sample_trials, hz))
 }
 
 /// The CPU time after the driver's last gate `last` (its exit) is small: CPU time the
