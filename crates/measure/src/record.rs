@@ -1149,6 +1149,22 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
             ext.robust = Robust::compute(&sample_trials, &p.op.call(), hz);
         }
     }
+    // The headline floor (issue 36, `pqperf_model::floor`): the estimate the per-call samples
+    // give is not below what the kernel verified per call for the cheapest complete process.
+    let floor = ext.robust.as_ref().and_then(|r| {
+        pqperf_model::floor::RecordFloor::of(
+            processes
+                .iter()
+                .filter(|pr| pr.status == "complete")
+                .filter_map(|pr| pr.extra.get("kernel_check")),
+            r.estimate_seconds,
+        )
+    });
+    let below_floor = floor.as_ref().is_some_and(|f| f.problem().is_some());
+    if let Some(f) = &floor {
+        ext.extra.insert("headline_floor".into(), f.to_json());
+    }
+    let complete = complete && !below_floor;
     if !attempts.is_empty() {
         ext.disturbance_rule = Some(disturbance_rule());
         ext.attempts = Some(attempts);

@@ -70,6 +70,7 @@ pub mod dataset;
 pub mod envevidence;
 pub mod error;
 pub mod fields;
+pub mod floor;
 pub mod fmt;
 pub mod fsutil;
 pub mod golden;

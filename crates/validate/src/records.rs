@@ -176,6 +176,7 @@ pub(crate) fn check_record(
     }
 
     check_disturbed(rep, shown, r);
+    check_floor(rep, shown, r);
 
     // The parent's windows (`kernel_check.window_*`): well formed, and a process recorded
     // complete obeys their rule (CPU time and run-queue wait bound each claimed interval).
@@ -502,6 +503,79 @@ pub(crate) fn check_memory(rep: &mut Report, shown: &Path, r: &Record) {
     }
 }
 
+/// The headline floor (issue 36, `pqperf_model::floor`), re-checked from the evidence: each
+/// complete process's verified per-call figures, recomputed from its windows, agree with
+/// those it recorded and its samples' median and fenced mean are not below them (less the
+/// stated shares); a complete record's estimate is not below the cheapest complete process's
+/// verified per-call figure less `floor::RECORD_REL`.
+pub(crate) fn check_floor(rep: &mut Report, shown: &Path, r: &Record) {
+    use pqperf_model::floor::{ProcessFloor, RecordFloor, agrees, window_figures};
+    let p = |f: &str, m: String| Problem::new(shown, f, m);
+    let mut figures = Vec::new();
+    for (i, pr) in r.processes.iter().enumerate() {
+        let Some(kc) = pr.extra.get("kernel_check") else {
+            continue;
+        };
+        let at = format!("processes[{i}].kernel_check");
+        let windows = match window_figures(kc) {
+            Ok(w) => w,
+            Err(e) => {
+                rep.problems.push(p(&at, e));
+                continue;
+            }
+        };
+        let recorded = match ProcessFloor::of(kc) {
+            Ok(f) => f,
+            Err(e) => {
+                rep.problems.push(p(&at, e));
+                continue;
+            }
+        };
+        let (Some((all, sampled)), Some(mut f)) = (windows, recorded) else {
+            continue;
+        };
+        let n = kc["window_calls"].as_array().map_or(0, Vec::len);
+        let calls: u64 = kc["window_calls"]
+            .as_array()
+            .map_or(0, |a| a.iter().filter_map(|x| x.as_u64()).sum());
+        if !agrees(f.verified_per_call_s, all, n, calls)
+            || !agrees(f.sampled_per_call_s, sampled, n, calls)
+        {
+            rep.problems.push(p(
+                &format!("{at}.floor"),
+                format!(
+                    "verified per-call figures {:?} / {:?} s, the windows give {all:?} / {sampled:?} s",
+                    f.verified_per_call_s, f.sampled_per_call_s
+                ),
+            ));
+        }
+        if pr.status != "complete" {
+            continue;
+        }
+        f.verified_per_call_s = all;
+        f.sampled_per_call_s = sampled;
+        for b in f.problems() {
+            rep.problems.push(p(
+                &format!("{at}.floor"),
+                format!("complete process, but {b}"),
+            ));
+        }
+        figures.extend(all);
+    }
+    let Some(rb) = r.pqperf.as_ref().and_then(|x| x.robust.as_ref()) else {
+        return;
+    };
+    if r.status != "complete" {
+        return;
+    }
+    if let Some(why) =
+        RecordFloor::of_figures(figures, rb.estimate_seconds).and_then(|f| f.problem())
+    {
+        rep.problems
+            .push(p("pqperf.robust", format!("complete record, but {why}")));
+    }
+}
+
 /// A driver process over the kernel check's bounds only where interrupts on the measuring
 /// CPU explain it (`disturbed`, `pqperf_measure::verify`): it says what was explained, every
 /// window its softirqs do not explain would make it inconsistent, and it never counts
@@ -623,5 +697,72 @@ mod memory_tests {
             ..full
         });
         assert_eq!(p.len(), 2, "{p:?}");
+    }
+}
+
+#[cfg(test)]
+mod floor_tests {
+    use super::*;
+    use pqperf_model::record::PqperfRecordExt;
+    use serde_json::json;
+
+    /// A complete record of one process: two 10 ms windows of 1000 calls (the second
+    /// sampled), the process's recorded floor, and an estimate of `estimate_s`.
+    fn problems(median_s: f64, estimate_s: f64) -> Vec<String> {
+        let v = (0.02 - 2.0 * 0.0006) / 1.01 / 2000.0;
+        let s = (0.01 - 0.0006) / 1.01 / 1000.0;
+        let mut pr = pqperf_model::record::Process {
+            status: "complete".into(),
+            ..Default::default()
+        };
+        pr.extra.insert(
+            "kernel_check".into(),
+            json!({
+                "windows_bound": "in force",
+                "window_cpu_s": [0.01, 0.01],
+                "window_claimed_s": [0.01, 0.01],
+                "window_tolerance_s": 0.0006,
+                "window_calls": [1000, 1000],
+                "window_sampled": [false, true],
+                "floor": {
+                    "verified_per_call_s": v,
+                    "sampled_per_call_s": s,
+                    "median_s": median_s,
+                    "fenced_mean_s": 1e-5,
+                },
+            }),
+        );
+        let mut robust =
+            pqperf_model::robust::Robust::compute(&[vec![1000; 10]], "keygen", 1e8).unwrap();
+        robust.estimate_seconds = estimate_s;
+        let r = Record {
+            status: "complete".into(),
+            processes: vec![pr],
+            pqperf: Some(PqperfRecordExt {
+                robust: Some(robust),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut rep = Report::default();
+        check_floor(&mut rep, Path::new("r.json"), &r);
+        rep.problems.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn the_floor_is_rechecked_from_the_windows() {
+        assert!(
+            problems(1e-5, 1e-5).is_empty(),
+            "{:?}",
+            problems(1e-5, 1e-5)
+        );
+        // A median at half the verified cost: the process is not complete.
+        let p = problems(0.5e-5, 1e-5);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("median"), "{p:?}");
+        // An estimate 10 % below the verified cost: the record is not complete.
+        let p = problems(1e-5, 0.85e-5);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("cheapest process"), "{p:?}");
     }
 }

@@ -19,6 +19,7 @@ mod hostile_inputs;
 mod hostile_irq;
 mod hostile_output;
 mod hostile_privilege;
+mod hostile_reshape;
 mod hostile_sandbox;
 mod hostile_timing;
 mod hostile_wait;

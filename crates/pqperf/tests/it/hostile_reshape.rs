@@ -1,0 +1,150 @@
+//! A hostile candidate that reshapes its per-call SAMPLES keeping every sum the parent checks
+//! (issue 36: the headline figure cannot move more than the stated bound).
+//! `testdata/hostile/reshape.h` takes over the result descriptor (dup3) and rewrites only the
+//! SAMPLES lines from a thread, each sampled trial's sum kept to the tick:
+//!
+//! - **median50** (default shape): 80 % of the calls at 50 % of their ticks, the rest carry
+//!   the sum. The median — the `p50` estimate — halved while q3/q1 stays narrow.
+//! - **median90**: the same at 90 %: within the honest spread of one process's median, so only
+//!   the record's floor (the cheapest process's verified per-call CPU time) catches it.
+//! - **fence50** (`RESHAPE_FENCE`): every call at 50 % and the last one carries the rest, far
+//!   above the fence: the fenced mean (`mean_robust_v2`, sign's estimator) halved.
+//!
+//! Before the floor (`pqperf_model::floor`) every one of them was published `complete` with
+//! its moved figure (the test prints the estimates beside the honest twin's); now none of the
+//! moved figures is published. No timing is asserted: the decisions and the markers are.
+
+use crate::common;
+
+use common::toy::{Lib, TOY_SIG, toy_run};
+
+use crate::hostile_timing::{campaign, record, short_trials};
+
+const RESHAPE: &str = include_str!("../../../../testdata/hostile/reshape.h");
+
+/// The `reshape: … reshaped=N` marker of a process entry (0: none).
+fn reshaped(p: &serde_json::Value) -> u64 {
+    p["stderr"]
+        .as_str()
+        .unwrap_or("")
+        .lines()
+        .find_map(|l| l.split_once(" reshaped=").map(|(_, n)| n.parse().unwrap()))
+        .unwrap_or(0)
+}
+
+fn estimate(r: &serde_json::Value) -> Option<f64> {
+    r["pqperf"]["robust"]["estimate_seconds"].as_f64()
+}
+
+#[test]
+fn reshaped_samples_keeping_their_sums_publish_no_moved_figure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("reshape.h"), RESHAPE).unwrap();
+    let source = format!("#ifdef RESHAPE\n#include \"reshape.h\"\n#endif\n{TOY_SIG}");
+    let hostile = |label: &str, extra: &[&str]| {
+        let mut d = vec!["TOY_WORK=20000", "RESHAPE"];
+        d.extend_from_slice(extra);
+        Lib::new("sign-95", label).defines(&d).args(&["-lpthread"])
+    };
+    toy_run(
+        &run,
+        "toy_sig_reshape.c",
+        &source,
+        &[
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            hostile("median50", &["RESHAPE_PCT=50"]),
+            hostile("median90", &["RESHAPE_PCT=90"]),
+            hostile("fence50", &["RESHAPE_PCT=50", "RESHAPE_FENCE"]),
+        ],
+    );
+    // Trials of 50 ms (the --target-ci protocol's are 20–250 ms): the floor is the windows'
+    // CPU time less their fixed tolerance, so it is tight for long windows only.
+    let mut opts = short_trials();
+    let at = opts.iter().position(|o| o == "--trial-target").unwrap();
+    opts[at + 1] = "0.05".into();
+    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+    let mut log = String::new();
+    for phase in ["calibrate", "measure"] {
+        let out = campaign(&run, phase, &opts).output().unwrap();
+        log += &String::from_utf8_lossy(&out.stderr);
+    }
+    let ops = ["keygen", "sign", "verify"];
+    // What was published, beside the honest twin's estimate.
+    for op in ops {
+        let honest = estimate(&record(&run, "sign-95", "honest", op));
+        for label in ["median50", "median90", "fence50"] {
+            let r = record(&run, "sign-95", label, op);
+            let est = estimate(&r);
+            eprintln!(
+                "reshape {label} {op}: record {} ({}), estimate {:?} µs = {:.3} × honest {:?} µs; processes {:?}; floor {}",
+                r["status"],
+                r["pqperf"]["robust"]["estimator"],
+                est.map(|x| x * 1e6),
+                est.zip(honest).map_or(f64::NAN, |(a, b)| a / b),
+                honest.map(|x| x * 1e6),
+                r["processes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| p["status"].as_str().unwrap_or("").to_string())
+                    .collect::<Vec<_>>(),
+                r["pqperf"]["headline_floor"],
+            );
+            for p in r["processes"].as_array().unwrap() {
+                if p["status"] != "complete" {
+                    eprintln!("  {}: {}", p["status"], p["kernel_check"]["problems"]);
+                }
+            }
+        }
+    }
+    for op in ops {
+        let r = record(&run, "sign-95", "honest", op);
+        assert_eq!(r["status"], "complete", "honest {op}: {r}\n{log}");
+        assert!(
+            r["pqperf"]["headline_floor"]["problem"].is_null(),
+            "honest {op}: {}",
+            r["pqperf"]["headline_floor"]
+        );
+        for p in r["processes"].as_array().unwrap() {
+            assert_eq!(p["status"], "complete", "honest {op}: {p}");
+            assert!(p["kernel_check"]["floor"].is_object(), "{p}");
+        }
+    }
+    // Halved medians and fenced means: a process inconsistent (named, re-run), no figure.
+    // A median moved by 10 %: within one process's honest spread, below the record's floor
+    // (or, for a process whose median fell further, below its own). Sign's estimator is the
+    // fenced mean, which the median shapes move less (their high calls stay under the fence):
+    // its median90 figure is printed above, not asserted.
+    let mut caught_by_floor = false;
+    for (label, op) in ["median50", "fence50", "median90"]
+        .iter()
+        .flat_map(|l| ops.map(|o| (*l, o)))
+        .filter(|(l, o)| (*l, *o) != ("median90", "sign"))
+    {
+        let r = record(&run, "sign-95", label, op);
+        assert_eq!(r["status"], "failed_or_partial", "{label} {op}: {r}\n{log}");
+        let procs = r["processes"].as_array().unwrap();
+        assert!(
+            procs.iter().any(|p| reshaped(p) > 0),
+            "the reshape ran: {r}"
+        );
+        let by_record = r["pqperf"]["headline_floor"]["problem"]
+            .as_str()
+            .is_some_and(|s| s.contains("cheapest process"));
+        let by_process = procs.iter().any(|p| {
+            p["status"] == "inconsistent"
+                && p["kernel_check"]["problems"]
+                    .to_string()
+                    .contains("samples reshaped with their sum kept")
+        });
+        // Another check may end a process first (the rewriting thread shares the CPU, so the
+        // run-queue rule can catch it): the record is still not complete, and it says why.
+        let other = procs.iter().any(|p| p["status"] == "inconsistent");
+        eprintln!("{label} {op}: by process {by_process}, by record {by_record}, other {other}");
+        assert!(by_process || by_record || other, "{label} {op}: {r}");
+        caught_by_floor |= by_process || by_record;
+    }
+    assert!(caught_by_floor, "no reshape was caught by the floor\n{log}");
+}
