@@ -601,6 +601,9 @@ pub fn build_with_fallback(
     (second, Some(first))
 }
 
+/// A finished build: its (candidate, instance) indices in the catalog, key and success.
+type Finished = ((usize, usize), String, bool);
+
 /// Whether an instance's build goes before the others': an optimized variant, whose flag set
 /// costs the most (the sort is stable: catalog order otherwise).
 fn starts_first(inst: &pqperf_model::catalog::Instance) -> bool {
@@ -650,7 +653,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
     }
     let old = &old;
     let bj = Mutex::new(before);
-    let results: Mutex<Vec<((usize, usize), String, bool)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<Finished>> = Mutex::new(Vec::new());
     let first_err: Mutex<Option<BuildError>> = Mutex::new(None);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.max(1))
