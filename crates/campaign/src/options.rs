@@ -145,6 +145,11 @@ pub struct CampaignOptions {
     /// reference's fixed seed (`UnitSettings::independent_streams`).
     #[serde(default)]
     pub independent_streams: bool,
+    /// This process: `Some(s)` bounds a profiled verify/dec operation's input preparation to
+    /// `s` × its profiled calls' time (`pqperf_profile::phase::ProfileOptions::prep_share`; the
+    /// demo); `None`: every profiled call an input of its own.
+    #[serde(skip)]
+    pub profile_prep_share: Option<f64>,
     /// This process: echo log lines to stdout.
     #[serde(skip, default = "echo_default")]
     pub echo: bool,
@@ -268,6 +273,7 @@ impl CampaignOptions {
             containment: None,
             stream_key: None,
             independent_streams: false,
+            profile_prep_share: None,
             echo: true,
             command: None,
         })

@@ -58,6 +58,12 @@ pub struct ProfileOptions {
     pub cpu: Option<usize>,
     /// Seconds of profiled work aimed at per operation (the reference's 1.0 s).
     pub target_s: f64,
+    /// `Some(s)`: a verify/dec child's input pool holds at most the entries its preparation
+    /// (sign/enc calls at their calibrated time) makes in `s` × its profiled calls' time, at
+    /// least [`BOUNDED_POOL_FLOOR`], and its iterations walk the pool again (the demo, whose
+    /// SPHINCS+ verify otherwise signed 366 messages, 18 s, to profile 1 s of verifications).
+    /// `None` (campaigns): every call an input of its own ([`profiling_pool`]).
+    pub prep_share: Option<f64>,
     /// Child executable.
     pub child: ChildExe,
 }
@@ -96,6 +102,43 @@ pub fn profiling_pool(iters: u64, warmups: u64) -> u64 {
     iters
         .saturating_add(warmups)
         .saturating_add(SET_ASIDE_SLACK)
+}
+
+/// The fewest entries of a pool bounded by [`ProfileOptions::prep_share`].
+pub const BOUNDED_POOL_FLOOR: u64 = 32;
+
+/// The operation whose calls prepare `op`'s inputs (`verify` ← `sign`, `dec` ← `enc`), if any.
+pub fn preparing_op(op: &str) -> Option<&'static str> {
+    match op {
+        "verify" => Some("sign"),
+        "dec" => Some("enc"),
+        _ => None,
+    }
+}
+
+/// The input pool of a profiling child ([`profiling_pool`]), bounded when `share` is given and
+/// the preparing call's time `t1_prep` is known: at most ⌈share × iters × t1 ÷ t1_prep⌉
+/// entries, at least [`BOUNDED_POOL_FLOOR`].
+pub fn bounded_pool(
+    iters: u64,
+    warmups: u64,
+    t1: f64,
+    t1_prep: Option<f64>,
+    share: Option<f64>,
+) -> u64 {
+    let full = profiling_pool(iters, warmups);
+    match (share, t1_prep) {
+        (Some(share), Some(tp)) if tp > 0.0 && share.is_finite() && share >= 0.0 => {
+            let n = (share * iters as f64 * t1.max(0.0) / tp).ceil();
+            let n = if n.is_finite() {
+                n.min(u64::MAX as f64) as u64
+            } else {
+                u64::MAX
+            };
+            full.min(n.max(BOUNDED_POOL_FLOOR))
+        }
+        _ => full,
+    }
 }
 
 /// Iterations set aside (the thread lost the CPU) that the profiling pool still covers with
@@ -470,6 +513,10 @@ pub fn profile_instances_with(
             let setup = cal.as_ref().and_then(|c| c.setup_s).unwrap_or(0.0);
             let t1v = t1.unwrap_or(1.0);
             let (iters, warm) = iterations(t1v, opts.target_s);
+            let t1_prep = preparing_op(op).and_then(|p| {
+                pqperf_model::calibration::read(&layout.calibration(&e.candidate, &e.label, p))
+                    .and_then(|c| c.t1_s)
+            });
             let args = DriverArgs {
                 lib: PathBuf::from(&rel_lib),
                 op: op.to_string(),
@@ -483,7 +530,7 @@ pub fn profile_instances_with(
                 api: inst.api.clone(),
                 stack_region: pqperf_measure::driver::DEFAULT_STACK_REGION,
                 seed: None,
-                pool_max: Some(profiling_pool(iters, warm)),
+                pool_max: Some(bounded_pool(iters, warm, t1v, t1_prep, opts.prep_share)),
                 prepare: false,
                 relayed: false,
             };
@@ -677,6 +724,36 @@ pub fn host_state_difference(run: &Path, cpu: usize, now: &Value) -> Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bounded_pool_costs_at_most_its_share_of_the_profiled_calls() {
+        // SPHINCS+-SHAKE-128f verify (2.87 ms) prepared by 49 ms signatures: the floor.
+        let (iters, warm) = iterations(0.00287, 1.0);
+        let full = profiling_pool(iters, warm);
+        assert_eq!(full, 366);
+        assert_eq!(
+            bounded_pool(iters, warm, 0.00287, Some(0.049), Some(1.0)),
+            32
+        );
+        // ML-DSA-44 verify (122 µs, 1000 iterations) by 290 µs signatures: 0.122 s ÷ 290 µs.
+        let (iters, warm) = iterations(0.000122, 1.0);
+        assert_eq!(
+            bounded_pool(iters, warm, 0.000122, Some(0.00029), Some(1.0)),
+            421
+        );
+        // A cheap preparation keeps the whole pool; no share or no calibration: unchanged.
+        let (iters, warm) = iterations(0.000069, 1.0);
+        let full = profiling_pool(iters, warm);
+        assert_eq!(
+            bounded_pool(iters, warm, 0.000069, Some(0.000049), Some(1.0)),
+            full
+        );
+        assert_eq!(bounded_pool(iters, warm, 0.000069, None, Some(1.0)), full);
+        assert_eq!(bounded_pool(iters, warm, 0.000069, Some(0.1), None), full);
+        assert_eq!(preparing_op("verify"), Some("sign"));
+        assert_eq!(preparing_op("dec"), Some("enc"));
+        assert_eq!(preparing_op("keygen"), None);
+    }
 
     #[test]
     fn the_profiling_pool_covers_the_profiled_calls() {

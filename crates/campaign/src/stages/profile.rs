@@ -32,6 +32,7 @@ fn profile_instances(ctx: &PhaseCtx, child: &ChildExe) -> Result<Exit, PhaseErro
         run_dir: opts.run_dir.clone(),
         cpu: Some(opts.cpu),
         target_s: opts.planning.trial_target_s,
+        prep_share: opts.profile_prep_share,
         child: child.clone(),
     };
     let log = |m: String| ctx.log.log(m);

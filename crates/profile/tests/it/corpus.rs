@@ -64,6 +64,7 @@ fn one_of_each_family() {
         run_dir: run.clone(),
         cpu: None,
         target_s: 5.0,
+        prep_share: None,
         child: ChildExe {
             exe: PathBuf::from(env!("CARGO_BIN_EXE_pqperf-hashprof")),
             pre_args: vec![],

@@ -107,6 +107,7 @@ fn wots_calls_per_operation_match_the_source() {
         run_dir: run.clone(),
         cpu: None,
         target_s: 20.0,
+        prep_share: None,
         child: ChildExe {
             exe: PathBuf::from(env!("CARGO_BIN_EXE_pqperf-hashprof")),
             pre_args: vec![],

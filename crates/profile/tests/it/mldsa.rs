@@ -104,6 +104,7 @@ fn mldsa44_profile_matches_callgrind() {
         cpu: None,
         // No calibration in this run: t1 defaults to 1 s, so ITERS = target ÷ 1 s.
         target_s: 300.0,
+        prep_share: None,
         child: child(),
     };
     let logs = std::sync::Mutex::new(Vec::new());
