@@ -191,7 +191,7 @@ pub(crate) fn phase_measure(
             .collect();
         let procs: f64 = todo.iter().map(|p| likely(p).1).sum();
         log.log(format!(
-            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; relayed inputs' preparations {:.1} s; {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
+            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; relayed inputs' preparations on the path {:.1} s; {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
             plan::duration_text(est_total),
             todo.len(),
             planned,

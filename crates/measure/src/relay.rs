@@ -261,15 +261,18 @@ fn evict(g: &mut Vec<OpPool>) {
 /// processes timed while a pool is made beside them).
 pub const POOLS_ON_PATH_ENV: &str = "PQPERF_POOLS_ON_PATH";
 
+/// Whether verify/dec pools are made beside the measuring CPU's path while the library's other
+/// operations are timed ([`pool_pending`]; off with [`POOLS_ON_PATH_ENV`]).
+pub fn pools_beside() -> bool {
+    std::env::var_os(POOLS_ON_PATH_ENV).is_none_or(|v| v.is_empty())
+}
+
 /// Whether the pool of relayed `a`'s operation is being made now, not ready yet: its
 /// preparer ([`prepare_ahead`]) still runs, or a [`prepare`] waits for it or makes it. A
 /// caller with other work of the same library runs that first (issue 41: the measuring
 /// CPU waits for a pool only when nothing else of the library is left to time).
 pub fn pool_pending(exe: &DriverExe, a: &DriverArgs) -> bool {
-    if !relayed(a)
-        || !pooled(a)
-        || std::env::var_os(POOLS_ON_PATH_ENV).is_some_and(|v| !v.is_empty())
-    {
+    if !relayed(a) || !pooled(a) || !pools_beside() {
         return false;
     }
     let key = op_key(exe, a);
