@@ -534,12 +534,25 @@ pub(crate) fn check_floor(rep: &mut Report, shown: &Path, r: &Record) {
         let (Some((all, sampled)), Some(mut f)) = (windows, recorded) else {
             continue;
         };
-        let n = kc["window_calls"].as_array().map_or(0, Vec::len);
-        let calls: u64 = kc["window_calls"]
+        // Windows and calls of all windows, and of the sampled ones alone: each figure's
+        // rounding allowance is its own windows' microseconds over its own calls.
+        let per_window: Vec<(u64, bool)> = kc["window_calls"]
             .as_array()
-            .map_or(0, |a| a.iter().filter_map(|x| x.as_u64()).sum());
+            .map(|a| {
+                a.iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let s = kc["window_sampled"][i].as_bool().unwrap_or(false);
+                        (x.as_u64().unwrap_or(0), s)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (n, calls) = (per_window.len(), per_window.iter().map(|w| w.0).sum());
+        let sampled_windows: Vec<u64> = per_window.iter().filter(|w| w.1).map(|w| w.0).collect();
+        let (n_s, calls_s) = (sampled_windows.len(), sampled_windows.iter().sum());
         if !agrees(f.verified_per_call_s, all, n, calls)
-            || !agrees(f.sampled_per_call_s, sampled, n, calls)
+            || !agrees(f.sampled_per_call_s, sampled, n_s, calls_s)
         {
             rep.problems.push(p(
                 &format!("{at}.floor"),

@@ -158,7 +158,7 @@ fn overflowing_the_painted_region_is_reported_as_at_least_the_region() {
 /// (and, on a host without a PMU, is refused) or is told to use the tick counter. A refusal
 /// formatted inside the measured window (`strerror` and its locale tables) added one to two
 /// 64 KiB fault-around windows here (≈ 0.35 MB uncontained). Only page counts are compared,
-/// never a time: the mean growth of eight interleaved runs per side (the kernel's
+/// never a time: the least growth of eight interleaved runs per side (the kernel's
 /// fault-around adds 0–2 windows from run to run, on both sides alike).
 #[test]
 fn trying_the_cycle_counter_costs_the_memory_figures_nothing() {
@@ -177,9 +177,12 @@ fn trying_the_cycle_counter_costs_the_memory_figures_nothing() {
         tried.push(growth(false));
         ticks.push(growth(true));
     }
-    let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len() as u64;
+    // The least growth of each side: a refusal formatted inside the window adds its pages to
+    // every run, while the fault-around's 0–2 extra windows (more under memory pressure: one
+    // run of a busy full suite grew 128 KiB above the rest) come and go.
+    let least = |v: &[u64]| v.iter().copied().min().unwrap_or(0);
     assert!(
-        mean(&tried) <= mean(&ticks) + 48 * 1024,
+        least(&tried) <= least(&ticks) + 48 * 1024,
         "baseline→peak RSS grows by {tried:?} B when the cycle counter is tried, {ticks:?} B with --ticks"
     );
 }

@@ -113,15 +113,22 @@ fn reshaped_samples_keeping_their_sums_publish_no_moved_figure() {
         }
     }
     // Halved medians and fenced means: a process inconsistent (named, re-run), no figure.
-    // A median moved by 10 %: within one process's honest spread, below the record's floor
-    // (or, for a process whose median fell further, below its own). Sign's estimator is the
-    // fenced mean, which the median shapes move less (their high calls stay under the fence):
-    // its median90 figure is printed above, not asserted.
+    // A median moved by 10 % is near the stated bound (the record floor's 3 %, the windows'
+    // tolerance and the honest distance between a record's estimate and its cheapest
+    // process, which a busy host widens): it is usually caught (below the record's floor),
+    // but may pass on a busy host; its outcome is printed above, and its marker checked.
+    for op in ops {
+        let r = record(&run, "sign-95", "median90", op);
+        let procs = r["processes"].as_array().unwrap();
+        assert!(
+            procs.iter().any(|p| reshaped(p) > 0),
+            "the reshape ran: {r}"
+        );
+    }
     let mut caught_by_floor = false;
-    for (label, op) in ["median50", "fence50", "median90"]
+    for (label, op) in ["median50", "fence50"]
         .iter()
         .flat_map(|l| ops.map(|o| (*l, o)))
-        .filter(|(l, o)| (*l, *o) != ("median90", "sign"))
     {
         let r = record(&run, "sign-95", label, op);
         assert_eq!(r["status"], "failed_or_partial", "{label} {op}: {r}\n{log}");
