@@ -17,18 +17,20 @@
 //! - **per process** ([`process_problems`]): the fenced mean of its sampled trial's calls
 //!   (`model::robust`, the `mean_robust_v2` statistic) is at least the sampled window's own
 //!   verified per-call figure × (1 − [`PROCESS_MEAN_REL`]) (the same calls: honest ratios
-//!   0.981–1.15 in three demo datasets, 1 188 processes), and, where the median is its
+//!   0.981–1.15 in three demo datasets, 1 188 processes; 0.905 in a noisy host phase), and, where the median is its
 //!   estimator (`Estimator::choose`), the median of its calls at least the process's
 //!   verified per-call figure × (1 − [`PROCESS_MEDIAN_REL`]) (honest
 //!   0.68–1.6: the development VM runs in phases whose calls differ by up to 1.7 ×, so a
 //!   process's median may lie far below its mean). A process that fails is `inconsistent`.
 //! - **per record** ([`RecordFloor`]): the record's estimate is at least the smallest verified
 //!   per-call figure of its complete processes × (1 − [`RECORD_REL`]) (honest ratios
-//!   1.001–1.30 for `p50`, 1.024–1.13 for `mean_robust_v2`, 81 records). A record that fails
+//!   1.001–1.30 for `p50`, 1.024–1.13 for `mean_robust_v2`, 81 records of `--target-ci`
+//!   demos; 0.912–0.967 for `p50` records of 1 s reference trials in a noisy host phase,
+//!   where the verified figure is the mean call and the median lies below it). A record that fails
 //!   is not complete (`failed_or_partial`, `pqperf.headline_floor.problem` says what was
 //!   compared): no number.
 //!
-//! So a forger can publish no headline below the cheapest verified process × 0.97: what it
+//! So a forger can publish no headline below the cheapest verified process × 0.85: what it
 //! gains is at most [`RECORD_REL`] plus the honest distance between its estimate and that
 //! process (1–3 % on a quiet host; up to 30 % in the demo datasets taken beside four builds,
 //! where processes ran in slow and fast phases). docs/threat-model.md has the measurements.
@@ -38,14 +40,21 @@ use serde_json::{Value, json};
 pub use crate::kernelcheck::WINDOW_REL;
 
 /// Share by which a process's fenced mean may lie below its sampled window's verified
-/// per-call figure (honest: at least 0.981 of it).
-pub const PROCESS_MEAN_REL: f64 = 0.04;
+/// per-call figure (honest: at least 0.981 of it in three demo datasets, but 0.905 for a
+/// PQClean ML-KEM-768 enc process of the `confident` bench while the host was in a noisy
+/// phase: calls fenced out as interference hold interrupt work the kernel charged to the
+/// window; 15 % keeps honest processes clear and still refuses a halving).
+pub const PROCESS_MEAN_REL: f64 = 0.15;
 /// Share by which a process's median call may lie below its verified per-call figure
 /// (honest: at least 0.68 of it on the busy development VM).
 pub const PROCESS_MEDIAN_REL: f64 = 0.40;
 /// Share by which a record's estimate may lie below the smallest verified per-call figure of
-/// its complete processes (honest: at least 1.001 of it).
-pub const RECORD_REL: f64 = 0.03;
+/// its complete processes (honest: at least 1.001 of it in `--target-ci` demos, but
+/// 0.912–0.967 for six PQClean `p50` records of the reference protocol's 1 s trials in a noisy
+/// host phase: there the verified figure is close to the mean call, and the median call lies
+/// below the mean by the calls' right tail; 15 % keeps them clear and still refuses a
+/// halving).
+pub const RECORD_REL: f64 = 0.15;
 
 /// The verified per-call figure of windows (module doc): `(Σ cpu − n · tol − Σ softirqs ·
 /// SOFTIRQ_EVENT_S) ÷ (1 + WINDOW_REL) ÷ Σ calls`, `None` without calls or when nothing is
@@ -374,10 +383,10 @@ mod tests {
     fn the_record_estimate_is_bounded_by_the_cheapest_verified_process() {
         let kc = |v: f64| json!({ "floor": { "verified_per_call_s": v } });
         let kcs = [kc(1.0e-6), kc(0.98e-6), json!({})];
-        let f = RecordFloor::of(&kcs, 0.96e-6).unwrap();
+        let f = RecordFloor::of(&kcs, 0.86e-6).unwrap();
         assert_eq!(f.verified_per_call_s, 0.98e-6);
         assert_eq!(f.problem(), None);
-        let f = RecordFloor::of(&kcs, 0.9e-6).unwrap();
+        let f = RecordFloor::of(&kcs, 0.8e-6).unwrap();
         assert!(
             f.problem().unwrap().contains("cheapest"),
             "{:?}",

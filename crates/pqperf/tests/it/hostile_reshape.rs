@@ -113,10 +113,10 @@ fn reshaped_samples_keeping_their_sums_publish_no_moved_figure() {
         }
     }
     // Halved medians and fenced means: a process inconsistent (named, re-run), no figure.
-    // A median moved by 10 % is near the stated bound (the record floor's 3 %, the windows'
-    // tolerance and the honest distance between a record's estimate and its cheapest
-    // process, which a busy host widens): it is usually caught (below the record's floor),
-    // but may pass on a busy host; its outcome is printed above, and its marker checked.
+    // A median moved by 10 % is within the stated bound (the record floor's 15 %, kept wide
+    // for honest medians of 1 s trials, the windows' tolerance and the honest distance
+    // between a record's estimate and its cheapest process): it may be published; its
+    // outcome is printed above, and its marker checked.
     for op in ops {
         let r = record(&run, "sign-95", "median90", op);
         let procs = r["processes"].as_array().unwrap();
