@@ -18,7 +18,7 @@ use crate::common;
 
 use common::toy::{Lib, TOY_SIG, toy_run};
 
-use crate::hostile_timing::{campaign, record, short_trials};
+use crate::hostile_timing::{calibrate_and_measure, record, trials_50ms};
 
 const RESHAPE: &str = include_str!("../../../../testdata/hostile/reshape.h");
 
@@ -59,17 +59,9 @@ fn reshaped_samples_keeping_their_sums_publish_no_moved_figure() {
             hostile("fence50", &["RESHAPE_PCT=50", "RESHAPE_FENCE"]),
         ],
     );
-    // Trials of 50 ms (the --target-ci protocol's are 20–250 ms): the floor is the windows'
+    // Trials of 50 ms (the --target-ci protocol's are 60–250 ms): the floor is the windows'
     // CPU time less their fixed tolerance, so it is tight for long windows only.
-    let mut opts = short_trials();
-    let at = opts.iter().position(|o| o == "--trial-target").unwrap();
-    opts[at + 1] = "0.05".into();
-    let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
-    let mut log = String::new();
-    for phase in ["calibrate", "measure"] {
-        let out = campaign(&run, phase, &opts).output().unwrap();
-        log += &String::from_utf8_lossy(&out.stderr);
-    }
+    let log = calibrate_and_measure(&run, &trials_50ms());
     let ops = ["keygen", "sign", "verify"];
     // What was published, beside the honest twin's estimate.
     for op in ops {

@@ -15,7 +15,7 @@
 //!   process is recorded failed with the reason.
 
 use crate::common;
-use crate::hostile_timing::{campaign, ok, record, scaled_lines, short_trials};
+use crate::hostile_timing::{campaign, ok, record, scaled_lines, short_trials, trials_50ms};
 
 use common::mldsa::Spinner;
 use common::toy::{Lib, TOY_SIG, toy_run};
@@ -54,11 +54,9 @@ fn cpu_time_claimed_beside_a_hog_is_caught_by_the_run_queue_wait() {
     );
     // Trials of 50 ms, measured beside a hog pinned to the measuring CPU: each interval
     // shares the CPU, so about half of its wall time is run-queue wait.
-    let mut opts = short_trials();
+    let opts = trials_50ms();
     let at = opts.iter().position(|o| o == "--cpu").unwrap();
     let cpu: usize = opts[at + 1].parse().unwrap();
-    let at = opts.iter().position(|o| o == "--trial-target").unwrap();
-    opts[at + 1] = "0.05".into();
     let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
     let mut log = ok(campaign(&run, "calibrate", &opts));
     {
