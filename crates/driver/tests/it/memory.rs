@@ -156,10 +156,13 @@ fn overflowing_the_painted_region_is_reported_as_at_least_the_region() {
 /// The counter is chosen before the baseline and the peak reset: a do-nothing operation's
 /// growth from baseline to peak RSS is the same whether the driver tries the cycle counter
 /// (and, on a host without a PMU, is refused) or is told to use the tick counter. A refusal
-/// formatted inside the measured window (`strerror` and its locale tables) added one to two
-/// 64 KiB fault-around windows here (≈ 0.35 MB uncontained). Only page counts are compared,
-/// never a time: the least growth of eight interleaved runs per side (the kernel's
-/// fault-around adds 0–2 windows from run to run, on both sides alike).
+/// formatted inside the measured window once cost ≈ 0.35 MB in every run (uncontained). Only
+/// page counts are compared, never a time: the median growth of twelve interleaved runs per
+/// side. The kernel's fault-around moves single runs by 0–250 KiB on both sides alike (CI:
+/// 409–623 KiB against 479–618 KiB, so neither the least nor the mean of eight runs was
+/// stable); medians of twelve stayed within 40 KiB of each other in four runs here. What this
+/// catches is a cost of ≥ 160 KiB paid in every run; a small one is below its noise (opening
+/// the counter after the baseline today moves the median by 16–24 KiB: not caught).
 #[test]
 fn trying_the_cycle_counter_costs_the_memory_figures_nothing() {
     let tmp = tempfile::tempdir().unwrap();
@@ -173,16 +176,18 @@ fn trying_the_cycle_counter_costs_the_memory_figures_nothing() {
         m["peak_rss_bytes"].saturating_sub(m["baseline_rss_bytes"])
     };
     let (mut tried, mut ticks) = (Vec::new(), Vec::new());
-    for _ in 0..8 {
+    for _ in 0..12 {
         tried.push(growth(false));
         ticks.push(growth(true));
     }
-    // The least growth of each side: a refusal formatted inside the window adds its pages to
-    // every run, while the fault-around's 0–2 extra windows (more under memory pressure: one
-    // run of a busy full suite grew 128 KiB above the rest) come and go.
-    let least = |v: &[u64]| v.iter().copied().min().unwrap_or(0);
+    let median = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2
+    };
+    let (m_tried, m_ticks) = (median(&mut tried), median(&mut ticks));
+    // Half of the cost this guards against: a refusal formatted in the window adds ≈ 350 KiB.
     assert!(
-        least(&tried) <= least(&ticks) + 48 * 1024,
-        "baseline→peak RSS grows by {tried:?} B when the cycle counter is tried, {ticks:?} B with --ticks"
+        m_tried <= m_ticks + 160 * 1024,
+        "median growth {m_tried} B tried against {m_ticks} B with --ticks; baseline→peak RSS grows by {tried:?} B when the cycle counter is tried, {ticks:?} B with --ticks"
     );
 }
