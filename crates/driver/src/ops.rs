@@ -3,9 +3,6 @@
 
 use super::*;
 
-/// Rejected positions kept per window at most.
-const MAX_REJECTED: usize = 4096;
-
 /// Signature statistics printed after the trials.
 #[derive(Default)]
 pub(super) struct SigStats {
@@ -15,7 +12,7 @@ pub(super) struct SigStats {
     pub(super) verify_rejections: u64,
     /// Pool positions of the calls whose verify rejected, in the current relayed window (the
     /// parent compares them with the entries it tampered with, `inputs::Relay`).
-    pub(super) rejected: Vec<u64>,
+    pub(super) rejected: pqperf_model::stream::Rejections,
 }
 
 /// The prepared operation called in the timed loop (§4.4).
@@ -157,9 +154,7 @@ impl Op {
                 let rc = api.verify(slice(pk, *pk_len), sn, m);
                 if rc != 0 {
                     st.verify_rejections += 1;
-                    if st.rejected.len() < MAX_REJECTED {
-                        st.rejected.push(k as u64);
-                    }
+                    st.rejected.push(k as u64);
                 }
             }
             Op::KemKeygen(api, pk, sk) => {
@@ -227,9 +222,7 @@ impl Op {
                 let rc = api.verify(sig, m, pk.as_slice()).map_err(e)?;
                 if rc != 0 {
                     st.verify_rejections += 1;
-                    if st.rejected.len() < MAX_REJECTED {
-                        st.rejected.push(k as u64);
-                    }
+                    st.rejected.push(k as u64);
                 }
             }
             Op::NKemKeygen(api, pk, sk) => {

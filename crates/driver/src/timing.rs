@@ -306,15 +306,10 @@ fn window_outputs(p: &Prepared, relayed: bool, w: u32, calls: u64) -> Option<Str
         return None;
     }
     match &p.op {
-        Op::SigVerify { .. } | Op::NSignVerify(..) => {
-            let r: Vec<String> = p.stats.rejected.iter().map(u64::to_string).collect();
-            let r = if r.is_empty() {
-                "-".to_string()
-            } else {
-                r.join(",")
-            };
-            Some(format!("PQPERF\tverify_rejected\t{w} {r}"))
-        }
+        Op::SigVerify { .. } | Op::NSignVerify(..) => Some(format!(
+            "PQPERF\tverify_rejected\t{w} {}",
+            p.stats.rejected.encode()
+        )),
         Op::KemDec { pool, ss_len, .. } => Some(format!(
             "PQPERF\tdec_outputs\t{w} {}",
             pool.outputs_digest((calls as usize).min(pool.n), *ss_len as usize)

@@ -48,6 +48,7 @@
 use pqperf_driver::DriverArgs;
 use pqperf_driver::inputs::{self, Relay};
 use pqperf_ffi::untrusted::{self, ChildSpec};
+use pqperf_model::stream::Rejections;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -758,14 +759,18 @@ impl Plan {
                 continue;
             };
             if let Some(t) = w.tampered {
-                let pos: Vec<u64> = got.split(',').filter_map(|x| x.parse().ok()).collect();
-                if !pos.contains(&t) {
-                    bad.push(format!(
-                        "window {}: verify accepted a signature whose message the parent had altered (pool position {t})",
-                        i + 1
-                    ));
+                match Rejections::parse(got) {
+                    Ok(r) => {
+                        if r.count_at(t) == 0 {
+                            bad.push(format!(
+                                "window {}: verify accepted a signature whose message the parent had altered (pool position {t})",
+                                i + 1
+                            ));
+                        }
+                        valid_rejections += r.count() - r.count_at(t);
+                    }
+                    Err(e) => bad.push(format!("window {}: its verify_rejected line: {e}", i + 1)),
                 }
-                valid_rejections += pos.iter().filter(|p| **p != t).count() as u64;
             }
             if let Some(e) = &w.expect_dec
                 && got != e
@@ -812,7 +817,9 @@ impl Plan {
         if !self.verify || self.seeded {
             return None;
         }
-        let positions = |w: usize| -> Vec<u64> {
+        // A missing or unreadable line counts as no rejection (its window is refused by
+        // `check` already).
+        let rejections = |w: usize| -> Rejections {
             let want = format!("{w} ");
             lines
                 .iter()
@@ -820,27 +827,27 @@ impl Plan {
                     l.strip_prefix("PQPERF\tverify_rejected\t")?
                         .strip_prefix(&want)
                 })
-                .map(|r| r.split(',').filter_map(|x| x.parse().ok()).collect())
+                .and_then(|r| Rejections::parse(r).ok())
                 .unwrap_or_default()
         };
         let mut d = pqperf_model::stream::OutputDigest::new();
         // The warm-ups' rejections (window 0), then every window's.
-        let mut count = positions(0).len() as u64;
+        let mut count = rejections(0).count();
         for (i, w) in self.windows.iter().enumerate() {
-            let pos = positions(i + 1);
+            let r = rejections(i + 1);
             let t = w.tampered;
-            let valid = pos.iter().filter(|p| Some(**p) != t).count() as u64;
+            let valid = r.count() - t.map_or(0, |t| r.count_at(t));
             // The altered calls' own entries: rejected in the replay too when the library
             // rejected every other call of the window (a verify that rejects everything).
             let altered = (0..w.calls)
                 .filter(|c| Some(c % w.loaded.max(1) as u64) == t)
                 .count() as u64;
-            let twins = if valid + altered == w.calls {
+            let twins = if valid.saturating_add(altered) == w.calls {
                 altered
             } else {
                 0
             };
-            count += valid + twins;
+            count = count.saturating_add(valid.saturating_add(twins));
             d.update(&count.to_le_bytes());
         }
         Some(d.finish())
@@ -982,6 +989,56 @@ mod tests {
         assert_eq!(ev["pool"]["offset"], 3);
         assert_eq!(ev["pool"]["reused"], true);
         assert_eq!(ev["pool"]["id"], "8:pool");
+    }
+
+    #[test]
+    fn a_verify_rejecting_every_call_of_long_windows_is_counted_not_refused() {
+        // Windows of 20 000 calls walk a pool of 8 entries 2 500 times: the driver used to keep
+        // 4 096 positions, so such a verifier was refused as a digest mismatch.
+        let a = DriverArgs::parse(
+            &["l", "verify", "0", "2", "1", "20000", "2", "--samples"].map(String::from),
+        )
+        .map(|mut a| {
+            a.seed = Some(pqperf_model::stream::process_seed(1));
+            a
+        })
+        .unwrap();
+        let plan = Plan::with_draw(&a, &prepared(true), &mut || 5);
+        let mut lines = vec!["PQPERF\tverify_rejected\t0 0-1".to_string()];
+        let mut expect = 2u64;
+        let mut d = pqperf_model::stream::OutputDigest::new();
+        for (i, w) in plan.windows.iter().enumerate() {
+            assert!(w.loaded <= 8, "{}", w.loaded);
+            let mut r = Rejections::default();
+            for c in 0..w.calls {
+                r.push(c % w.loaded as u64);
+            }
+            assert_eq!(r.dropped, 0);
+            lines.push(format!("PQPERF\tverify_rejected\t{} {}", i + 1, r.encode()));
+            expect += w.calls;
+            d.update(&expect.to_le_bytes());
+        }
+        assert!(plan.windows.iter().any(|w| w.calls >= 20_000));
+        assert!(plan.windows.iter().any(|w| w.calls >= 20_000));
+        let (bad, ev) = plan.check(&lines);
+        assert!(bad.is_empty(), "{bad:?}");
+        let altered: u64 = plan
+            .windows
+            .iter()
+            .map(|w| {
+                (0..w.calls)
+                    .filter(|c| Some(c % w.loaded as u64) == w.tampered)
+                    .count() as u64
+            })
+            .sum();
+        let calls: u64 = plan.windows.iter().map(|w| w.calls).sum();
+        assert_eq!(ev["valid_rejections"], calls - altered);
+        // The replay of such a library counts every call, the altered ones included.
+        assert_eq!(plan.verify_digest(&lines), Some(d.finish()));
+        // A list the driver could not complete is a problem, never a count.
+        lines[1] = "PQPERF\tverify_rejected\t1 0-3,!".into();
+        let (bad, _) = plan.check(&lines);
+        assert!(bad.iter().any(|b| b.contains("incomplete")), "{bad:?}");
     }
 
     #[test]

@@ -455,9 +455,148 @@ impl OutputDigest {
     }
 }
 
+/// Runs of rejected pool positions in one relayed verify window (`PQPERF verify_rejected`):
+/// comma-separated `k` or `a-b` (inclusive), in call order. A window's calls walk the pool
+/// in order and wrap, so a verify that rejects every call of a window of any length is a few
+/// runs, not one entry per call (the driver keeps at most [`Rejections::MAX_RUNS`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rejections {
+    runs: Vec<(u64, u64)>,
+    /// Rejections beyond the kept runs (the list is then incomplete).
+    pub dropped: u64,
+}
+
+impl Rejections {
+    /// Runs kept per window at most.
+    pub const MAX_RUNS: usize = 4096;
+
+    /// Notes the rejection of pool position `k` (extends the last run when `k` follows it).
+    pub fn push(&mut self, k: u64) {
+        if let Some(last) = self.runs.last_mut()
+            && last.1.checked_add(1) == Some(k)
+        {
+            last.1 = k;
+        } else if self.runs.len() < Self::MAX_RUNS {
+            self.runs.push((k, k));
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Forgets every run (a new window).
+    pub fn clear(&mut self) {
+        self.runs.clear();
+        self.dropped = 0;
+    }
+
+    /// No rejection noted.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty() && self.dropped == 0
+    }
+
+    /// The line's value: `-` for none; `!` at the end when rejections were dropped.
+    pub fn encode(&self) -> String {
+        if self.runs.is_empty() {
+            return if self.dropped > 0 { "!" } else { "-" }.to_string();
+        }
+        let mut s = self
+            .runs
+            .iter()
+            .map(|&(a, b)| {
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}-{b}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        if self.dropped > 0 {
+            s.push_str(",!");
+        }
+        s
+    }
+
+    /// Parses [`Rejections::encode`]; also the plain `k,k,…` lists of earlier drivers. An
+    /// incomplete list (`!`) or a malformed item is an error naming it.
+    pub fn parse(s: &str) -> Result<Rejections, String> {
+        let mut r = Rejections::default();
+        if s == "-" {
+            return Ok(r);
+        }
+        for item in s.split(',') {
+            if item == "!" {
+                return Err("the list of rejected positions is incomplete".into());
+            }
+            let (a, b) = match item.split_once('-') {
+                Some((a, b)) => (a, b),
+                None => (item, item),
+            };
+            let (Ok(a), Ok(b)) = (a.parse::<u64>(), b.parse::<u64>()) else {
+                return Err(format!("`{item}` is not a pool position or a run"));
+            };
+            if b < a {
+                return Err(format!("`{item}` is a run that ends before it starts"));
+            }
+            r.runs.push((a, b));
+        }
+        Ok(r)
+    }
+
+    /// The number of rejected calls (saturating: a run may claim more than a window holds).
+    pub fn count(&self) -> u64 {
+        self.runs.iter().fold(0u64, |n, &(a, b)| {
+            n.saturating_add((b - a).saturating_add(1))
+        })
+    }
+
+    /// How many rejected calls were at position `t`.
+    pub fn count_at(&self, t: u64) -> u64 {
+        self.runs.iter().filter(|&&(a, b)| a <= t && t <= b).count() as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rejections_compress_runs_and_parse_back() {
+        let mut r = Rejections::default();
+        assert_eq!(r.encode(), "-");
+        // A verify rejecting every call of a window that wraps a pool of 5 entries twice.
+        for c in 0..12u64 {
+            r.push(c % 5);
+        }
+        assert_eq!(r.encode(), "0-4,0-4,0-1");
+        let p = Rejections::parse(&r.encode()).unwrap();
+        assert_eq!(p, r);
+        assert_eq!(p.count(), 12);
+        assert_eq!(p.count_at(1), 3);
+        assert_eq!(p.count_at(4), 2);
+        assert_eq!(Rejections::parse("3,7").unwrap().count(), 2);
+        assert!(Rejections::parse("4-2").is_err());
+        assert!(Rejections::parse("x").is_err());
+        // More scattered rejections than runs kept: the list says it is incomplete.
+        let mut r = Rejections::default();
+        for k in 0..(Rejections::MAX_RUNS as u64 + 3) {
+            r.push(2 * k);
+        }
+        assert_eq!(r.dropped, 3);
+        assert!(r.encode().ends_with(",!"));
+        assert!(
+            Rejections::parse(&r.encode())
+                .unwrap_err()
+                .contains("incomplete")
+        );
+        // A hostile run cannot overflow the count.
+        assert_eq!(
+            Rejections::parse("0-18446744073709551615,1-2")
+                .unwrap()
+                .count(),
+            u64::MAX
+        );
+    }
 
     #[test]
     fn process_seeds_are_distinct_fixed_and_round_trip() {
