@@ -162,17 +162,45 @@ pub fn run(
     o.echo = !super::ui::quiet();
     o.shared_run_lock = true;
     // The valgrind phases (the constant-time check, which needs only the builds, then the
-    // instruction counts, which use the calibration's single-call times) run after the
-    // calibration, beside the measure and profile phases: on the CPUs this process started
-    // with less the benchmark CPU, at nice 19 (the measuring phases' own work on those CPUs,
-    // the parent and the processes prepared beside the timed one, comes first), on every core
-    // once the profile phase has ended. They leave the run's host facts to the measuring
-    // phases (`beside_measuring`). With no CPU besides the benchmark CPU they run before
-    // the measure phase, never beside it. A failing check is logged by its phase and does
-    // not stop the demo.
+    // instruction counts, which use the calibration's single-call times and start once it
+    // has ended) run beside the calibrate, measure and profile phases: on the CPUs this
+    // process started with less the benchmark CPU, at nice 19 (the measuring phases' own
+    // work on those CPUs, the parent and the processes prepared beside the timed one, comes
+    // first), on every core once the profile phase has ended. They leave the run's host
+    // facts to the measuring phases (`beside_measuring`). With no CPU besides the benchmark
+    // CPU they run after the calibration and before the measure phase, never beside it. A
+    // failing check is logged by its phase and does not stop the demo.
     let mut vg = o.clone();
     vg.select = demo_set;
     vg.echo = false;
+    let beside: Vec<usize> = started_on
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&c| c != o.cpu)
+        .collect();
+    let (calibrated, wait_calibrated) = std::sync::mpsc::channel::<()>();
+    let valgrind = if beside.is_empty() {
+        None
+    } else {
+        // The host check of a phase probes the CPU it names: these name the one they run on.
+        vg.cpu = beside[0];
+        vg.beside_measuring = true;
+        // The calibrate phase registers the system, beside them.
+        vg.register = None;
+        step(
+            &format!(
+                "constant-time check (valgrind memcheck, secret inputs marked undefined), then instruction counts (callgrind, only the operation counted, after the calibration): beside the timing phases, on CPU {} at low priority",
+                cpu_list(&beside)
+            ),
+            t0,
+        );
+        let vg = vg.clone();
+        let cpus = beside.clone();
+        Some(std::thread::spawn(move || {
+            valgrind_phases(&vg, &cpus, t0, &wait_calibrated)
+        }))
+    };
     step(
         "calibrate (one cold call and a few warm calls per operation, fresh pinned processes)",
         t0,
@@ -181,17 +209,13 @@ pub fn run(
     // status says that something failed (calibrate and measure exit 1 when a unit did not
     // complete, 2 when there was nothing to measure).
     let mut failed: Vec<String> = Vec::new();
-    let cal = campaign::run_phase(Phase::Calibrate, &o)?;
+    let cal = campaign::run_phase(Phase::Calibrate, &o);
+    let _ = calibrated.send(());
+    let cal = cal?;
     if cal.code != Exit::Done {
         failed.push(format!("calibrate (exit status {})", cal.code));
     }
-    let beside: Vec<usize> = started_on
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|&c| c != o.cpu)
-        .collect();
-    let valgrind = if beside.is_empty() {
+    if valgrind.is_none() {
         // Instruction counts need no quiet CPU but must not share the benchmark CPU with
         // timing: before the measure phase, on the cores this process started with.
         if let Some(cpus) = &started_on {
@@ -207,22 +231,7 @@ pub fn run(
             t0,
         );
         let _ = campaign::run_phase(Phase::Count, &vg)?;
-        None
-    } else {
-        // The host check of a phase probes the CPU it names: these name the one they run on.
-        vg.cpu = beside[0];
-        vg.beside_measuring = true;
-        step(
-            &format!(
-                "constant-time check (valgrind memcheck, secret inputs marked undefined), then instruction counts (callgrind, only the operation counted): beside the timing phases, on CPU {} at low priority",
-                cpu_list(&beside)
-            ),
-            t0,
-        );
-        Some(std::thread::spawn(move || {
-            valgrind_phases(&vg, &beside, t0)
-        }))
-    };
+    }
     let plan = planned_measure(&o);
     step(
         &match target_ci.map(campaign::TargetCi::percent) {
@@ -342,8 +351,13 @@ pub fn run(
 }
 
 /// The ct and count phases beside the timing phases (see [`run`]): this thread and what it
-/// starts on `cpus` at nice 19.
-fn valgrind_phases(o: &CampaignOptions, cpus: &[usize], t0: Instant) -> anyhow::Result<()> {
+/// starts on `cpus` at nice 19; count once the calibration has ended (`calibrated`).
+fn valgrind_phases(
+    o: &CampaignOptions,
+    cpus: &[usize],
+    t0: Instant,
+    calibrated: &std::sync::mpsc::Receiver<()>,
+) -> anyhow::Result<()> {
     let _ = pqperf_ffi::affinity::set_affinity(cpus);
     let _ = pqperf_ffi::affinity::set_nice_of(0, 19);
     let ct = campaign::run_phase(Phase::Ct, o)?;
@@ -353,6 +367,8 @@ fn valgrind_phases(o: &CampaignOptions, cpus: &[usize], t0: Instant) -> anyhow::
         ct.code,
         ct.wall_s
     ));
+    // A calibrate phase that ended in an error drops the sender: count anyway.
+    let _ = calibrated.recv();
     let count = campaign::run_phase(Phase::Count, o)?;
     super::ui::note(format!(
         "demo: [{:6.1} s] instruction counts ended beside (exit status {}, {:.1} s)",
@@ -432,8 +448,8 @@ mod cost {
     pub const REST: f64 = 22.0;
     /// Publish, pages, validate and site (part of [`REST`]).
     pub const PUBLISH: f64 = 1.0;
-    /// The share of a core the valgrind phases (ct, count) get beside the measure and profile
-    /// phases, at nice 19 on the CPU the measuring phases' parent and held processes use:
+    /// The share of a core the valgrind phases (ct, count) get beside the calibrate, measure
+    /// and profile phases, at nice 19 on the CPU the measuring phases' parent and held processes use:
     /// derived, not measured on a quiet machine (under load 5–7 they ran wholly beside a
     /// 123 s measure and a 43 s profile phase, 160 s of valgrind phases).
     pub const BESIDE_SHARE: f64 = 0.7;
@@ -511,7 +527,8 @@ fn first_estimate(run_dir: &Path, trial_target: f64, target_ci: bool) -> Estimat
     if !beside {
         steps.append(&mut valgrind);
     }
-    steps.push(("calibrate", ops_left * cost::CALIBRATE_PER_OP));
+    let calibrate = ops_left * cost::CALIBRATE_PER_OP;
+    steps.push(("calibrate", calibrate));
     // The reference protocol: 5 processes, each a reference trial of the target and a sampled
     // trial of at most as long.
     let per_op = if target_ci {
@@ -523,10 +540,10 @@ fn first_estimate(run_dir: &Path, trial_target: f64, target_ci: bool) -> Estimat
     steps.push(("measure", measure));
     steps.push(("profile, publish and pages", cost::REST));
     if beside && !valgrind.is_empty() {
-        // Beside the measure and profile phases they get a share of one core; what is left
-        // runs on every core after them.
+        // Beside the calibrate, measure and profile phases they get a share of one core;
+        // what is left runs on every core after them.
         let one_core: f64 = valgrind.iter().map(|(_, s)| 2.0 * s).sum();
-        let done_beside = cost::BESIDE_SHARE * (measure + cost::REST - cost::PUBLISH);
+        let done_beside = cost::BESIDE_SHARE * (calibrate + measure + cost::REST - cost::PUBLISH);
         steps.push((
             "valgrind phases after the timing phases",
             (one_core - done_beside).max(0.0) / 2.0,
