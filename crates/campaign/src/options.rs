@@ -159,6 +159,17 @@ pub struct CampaignOptions {
     /// child's command is its launcher's).
     #[serde(skip)]
     pub command: Option<String>,
+    /// This process: take the run directory's lock shared, not exclusive (the demo runs its
+    /// valgrind phases, ct and count, beside its measuring phases in one run directory:
+    /// they write disjoint files, and campaign.json through its own lock).
+    #[serde(skip)]
+    pub shared_run_lock: bool,
+    /// This process: a non-measuring phase that runs beside the measuring phases of the same
+    /// run directory (the demo's ct and count, on other CPUs): it records its host check,
+    /// command and log lines, but leaves the run's host facts (the environment at start and
+    /// end, the counter's facts) to the measuring phases, which describe the benchmark CPU.
+    #[serde(skip)]
+    pub beside_measuring: bool,
 }
 
 fn echo_default() -> bool {
@@ -276,6 +287,8 @@ impl CampaignOptions {
             profile_prep_share: None,
             echo: true,
             command: None,
+            shared_run_lock: false,
+            beside_measuring: false,
         })
     }
 

@@ -177,7 +177,8 @@ pub fn run_phase(phase: Phase, opts: &CampaignOptions) -> Res<PhaseOutcome> {
 }
 
 /// The run directory's lock, held from here to the phase's end (shared by the shards of one
-/// parallel campaign, which write disjoint units; exclusive otherwise). A missing run
+/// parallel campaign, which write disjoint units, and by the demo's phases that run side by
+/// side, `CampaignOptions::shared_run_lock`; exclusive otherwise). A missing run
 /// directory is refused later.
 fn lock_run(opts: &CampaignOptions) -> Res<Option<LockedRun>> {
     if !opts.run_dir.is_dir() {
@@ -185,7 +186,7 @@ fn lock_run(opts: &CampaignOptions) -> Res<Option<LockedRun>> {
     }
     Ok(Some(LockedRun::lock(
         &opts.run_dir,
-        opts.shard.is_some() || opts.select.deferred_only(),
+        opts.shard.is_some() || opts.select.deferred_only() || opts.shared_run_lock,
     )?))
 }
 
@@ -395,9 +396,11 @@ fn record_start(
             c.system_id = Some(id.to_string());
         }
         c.started_utc.get_or_insert_with(|| now.clone());
-        c.environment_at_start.get_or_insert_with(|| {
-            Fields::from(facts.env.as_object().cloned().unwrap_or_default())
-        });
+        if !opts.beside_measuring {
+            c.environment_at_start.get_or_insert_with(|| {
+                Fields::from(facts.env.as_object().cloned().unwrap_or_default())
+            });
+        }
         c.host_checks.get_or_insert_with(Vec::new).push(HostCheck {
             phase: phase.name().to_string(),
             cpu: Some(opts.cpu as u64),
@@ -426,6 +429,18 @@ fn record_start(
         c.harness_additions = Some(harness_additions());
         c.planning = Some(opts.planning.clone());
         let earlier = c.pqperf.take().unwrap_or_default();
+        if opts.beside_measuring {
+            // The counter's facts stay those of the measuring phases' CPU.
+            let mut pq = earlier;
+            pq.note_command(
+                &opts
+                    .command
+                    .clone()
+                    .unwrap_or_else(|| format!("pqperf campaign {}", phase.name())),
+            );
+            c.pqperf = Some(pq);
+            return Ok(());
+        }
         let mut pq = counter.clone();
         pq.version = Some(env!("CARGO_PKG_VERSION").to_string());
         pq.commands = earlier.commands.clone();
@@ -618,11 +633,14 @@ fn stage_step(step: Phase, ctx: &PhaseCtx) -> Result<Exit, PhaseError> {
 /// then the lease released.
 fn record_end(phase: Phase, run: &LockedRun, host_setup: HostSetup, facts: &PhaseFacts) -> Res<()> {
     let end_env = host_setup.setup.environment(facts.probe.as_ref());
+    let beside = host_setup.opts.beside_measuring;
     run.update_campaign(|c| {
         c.ended_utc = Some(utc_now());
-        c.environment_at_end = Some(Fields::from(
-            end_env.as_object().cloned().unwrap_or_default(),
-        ));
+        if !beside {
+            c.environment_at_end = Some(Fields::from(
+                end_env.as_object().cloned().unwrap_or_default(),
+            ));
+        }
         if let Some(l) = &host_setup.setup.lease {
             note_release(c, l);
         }

@@ -1,4 +1,5 @@
-//! CPU affinity of the calling process (`sched_getaffinity` / `sched_setaffinity`).
+//! CPU affinity of the calling process (`sched_getaffinity` / `sched_setaffinity`) and the
+//! nice value of one of its threads (`setpriority`).
 
 /// The CPUs the calling process may run on, ascending.
 pub fn get_affinity() -> std::io::Result<Vec<usize>> {
@@ -74,6 +75,21 @@ pub fn current_cpu() -> Option<usize> {
     (c >= 0).then_some(c as usize)
 }
 
+/// Sets the nice value of the thread `tid` (`0`: the calling thread; threads and children
+/// it starts later inherit it). Lowering it again needs privilege (`RLIMIT_NICE`,
+/// `CAP_SYS_NICE`): an unprivileged caller gets `EACCES`.
+pub fn set_nice_of(tid: i32, nice: i32) -> std::io::Result<()> {
+    let who = libc::id_t::try_from(tid)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "negative tid"))?;
+    // SAFETY: plain system call on integers; on Linux PRIO_PROCESS with a thread id applies
+    // to that thread only.
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, who, nice) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,5 +107,25 @@ mod tests {
         .join()
         .unwrap();
         assert!(set_affinity(&[100_000]).is_err());
+    }
+
+    /// The nice value is the thread's own: a thread that lowers its priority leaves the
+    /// calling thread's as it was.
+    #[test]
+    fn nice_of_one_thread() {
+        let nice = |tid: &str| -> i64 {
+            let s = std::fs::read_to_string(format!("/proc/{tid}/stat")).unwrap();
+            let after = &s[s.rfind(')').unwrap() + 2..];
+            after.split(' ').nth(16).unwrap().parse().unwrap()
+        };
+        let mine = nice("thread-self");
+        let other = std::thread::spawn(move || {
+            set_nice_of(0, (mine + 5).min(19) as i32).unwrap();
+            nice("thread-self")
+        })
+        .join()
+        .unwrap();
+        assert_eq!(other, (mine + 5).min(19));
+        assert_eq!(nice("thread-self"), mine);
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! Input is a [`SiteData`]: the pages of the report stage as blocks (site form: candidate ×
 //! system, per-system summary, method, symmetric survey) plus the facts the site computes on
-//! (records, profiles, build entries, side tables). [`build_site`] renders every page through
-//! one embedded minijinja template and one stylesheet (no external assets, no JavaScript),
+//! (records, profiles, build entries, side tables). [`build_site`] writes every page in one
+//! frame ([`frame`]) with one stylesheet (no external assets, no JavaScript),
 //! adds the ordered measurements per security target, the joint view when two or more
 //! systems are present and the charts, and copies the evidence files under `evidence/` so
 //! that every linked number can be checked offline.
@@ -20,6 +20,7 @@
 pub mod check;
 pub mod data;
 pub mod evidence;
+mod frame;
 pub mod html;
 mod joint;
 pub mod load;
@@ -30,6 +31,8 @@ pub mod viewer;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+
+use frame::{NavItem, SwitchItem};
 
 pub use data::SiteData;
 
@@ -48,9 +51,6 @@ pub enum SiteError {
     /// An I/O error whose message names the operation and the path (`fsutil`).
     #[error(transparent)]
     Fs(std::io::Error),
-    /// The page template failed to render.
-    #[error("template: {0}")]
-    Template(String),
     /// Bad input (dataset, `--out`), named in the message.
     #[error("{0}")]
     Input(String),
@@ -89,7 +89,6 @@ pub(crate) struct PageOut {
     pub joint: Option<String>,
 }
 
-const TEMPLATE: &str = include_str!("templates/page.html");
 const STYLE: &str = include_str!("style.css");
 
 /// Evidence files of the site: (source file, site-root-relative destination).
@@ -248,10 +247,6 @@ fn render_site(
         }
         pqperf_model::fsutil::write_staged(&dest, bytes).map_err(SiteError::Fs)?;
     }
-    let mut env = minijinja::Environment::new();
-    env.add_template("page.html", TEMPLATE)
-        .map_err(|e| SiteError::Template(e.to_string()))?;
-    let env = &env;
     let known = &known;
     let systems = &systems;
     // Three workers on the machine's cores: evidence links, and the pages in two halves
@@ -272,7 +267,7 @@ fn render_site(
                 .iter()
                 .map(|(p, doc)| pages::report_page(site, systems, p, doc, known))
                 .collect();
-            write_pages(site, env, systems, known, &outs, out)
+            write_pages(site, systems, known, &outs, out)
         });
         let t = std::time::Instant::now();
         let outs: Vec<PageOut> = first
@@ -280,7 +275,7 @@ fn render_site(
             .map(|(p, doc)| pages::report_page(site, systems, p, doc, known))
             .collect();
         let t_md = t.elapsed();
-        let mut written = write_pages(site, env, systems, known, &outs, out)?;
+        let mut written = write_pages(site, systems, known, &outs, out)?;
         if std::env::var_os("PQPERF_SITE_TIMING").is_some() {
             eprintln!(
                 "site timing: {} markdown pages {:.3} s, templated and written {:.3} s",
@@ -292,7 +287,7 @@ fn render_site(
         let generated = gen_h
             .join()
             .map_err(|_| SiteError::Input("page worker panicked".into()))?;
-        written.extend(write_pages(site, env, systems, known, &generated, out)?);
+        written.extend(write_pages(site, systems, known, &generated, out)?);
         written.extend(
             md_h.join()
                 .map_err(|_| SiteError::Input("page worker panicked".into()))??,
@@ -373,15 +368,11 @@ fn write_viewer(src: &Path, dest: &str, out: &Path) -> Result<(), SiteError> {
 
 fn write_pages(
     site: &SiteData,
-    env: &minijinja::Environment,
     systems: &[String],
     known: &HashSet<String>,
     outs: &[PageOut],
     out: &Path,
 ) -> Result<Vec<String>, SiteError> {
-    let tmpl = env
-        .get_template("page.html")
-        .map_err(|e| SiteError::Template(e.to_string()))?;
     let mut dirs: HashSet<PathBuf> = HashSet::new();
     let mut written = Vec::with_capacity(outs.len());
     for p in outs {
@@ -389,19 +380,18 @@ fn write_pages(
         let nav = nav_items(site, &p.path, &root, known);
         let switch = switch_items(systems, &p.path, known, p.joint.as_deref());
         let (notice_head, notice) = host_notice(site, &p.path);
-        let html = tmpl
-            .render(minijinja::context! {
-                title => p.title.as_str(),
-                root => root,
-                nav => minijinja::Value::from(minijinja::value::Serde(&nav)),
-                switch => minijinja::Value::from(minijinja::value::Serde(&switch)),
-                crumb => p.crumb.as_deref(),
-                main_class => p.main_class,
-                body => html::mark_digests(&p.body).as_ref(),
-                notice_head => notice_head,
-                notice => notice,
-            })
-            .map_err(|e| SiteError::Template(format!("{}: {e}", p.path)))?;
+        let body = html::mark_digests(&p.body);
+        let html = frame::Frame {
+            title: &p.title,
+            root: &root,
+            nav: &nav,
+            switch: &switch,
+            crumb: p.crumb.as_deref(),
+            main_class: p.main_class,
+            body: &body,
+            notice: notice_head.zip(notice.as_deref()),
+        }
+        .render();
         let dest = out.join(&p.path);
         if let Some(parent) = dest.parent()
             && dirs.insert(parent.to_path_buf())
@@ -496,13 +486,6 @@ fn joint_host_notice(site: &SiteData) -> (Option<&'static str>, Option<String>) 
     )
 }
 
-#[derive(serde::Serialize)]
-struct NavItem {
-    label: String,
-    href: String,
-    current: bool,
-}
-
 fn nav_items(site: &SiteData, page: &str, root: &str, known: &HashSet<String>) -> Vec<NavItem> {
     let mut items = vec![NavItem {
         label: "Performance".into(),
@@ -534,13 +517,6 @@ fn nav_items(site: &SiteData, page: &str, root: &str, known: &HashSet<String>) -
         });
     }
     items
-}
-
-#[derive(serde::Serialize)]
-struct SwitchItem {
-    label: String,
-    href: Option<String>,
-    current: bool,
 }
 
 /// The system switcher: the same page on every other system (and the joint view).

@@ -3,7 +3,7 @@
 //! writes one record per planned operation and a second invocation skips them; a failing
 //! candidate is recorded and the phase goes on; the refusals (unknown system, a run directory
 //! of another system, planning changed under existing records, no registration) exit 2 and
-//! measure nothing.
+//! measure nothing; a phase beside the measuring ones leaves their host facts.
 
 use std::path::{Path, PathBuf};
 
@@ -202,4 +202,46 @@ fn a_phase_runs_holding_the_run_directory_lock() {
     drop(held);
     assert_eq!(phase.join().unwrap(), Exit::Done);
     assert!(try_lock(&lock).is_ok(), "released when the phase ended");
+}
+
+/// A phase run beside the measuring phases (`beside_measuring`, the demo's ct and count on
+/// another CPU) records its host check and command but leaves the run's host facts, which
+/// describe the benchmark CPU, as the measuring phase wrote them.
+#[test]
+fn a_phase_beside_the_measuring_ones_leaves_their_host_facts() {
+    let d = tempfile::tempdir().unwrap();
+    let run = hand_made_run(d.path(), &["complete"]);
+    let o = options(d.path(), &run);
+    assert_eq!(run_phase(Phase::Calibrate, &o).unwrap().code, Exit::Done);
+    let read = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(run.join("campaign.json")).unwrap()).unwrap()
+    };
+    let before = read();
+    let mut beside = o.clone();
+    beside.beside_measuring = true;
+    beside.shared_run_lock = true;
+    beside.register = None;
+    beside.cpu = 0;
+    // No catalog: the check itself fails (logged), the phase's bookkeeping is what counts.
+    run_phase(Phase::Ct, &beside).unwrap();
+    let after = read();
+    for key in ["environment_at_start", "environment_at_end", "system_id"] {
+        assert_eq!(after[key], before[key], "{key}");
+    }
+    for key in ["counter", "counter_hz", "tick_hz", "tick_source", "sandbox"] {
+        assert_eq!(after["pqperf"][key], before["pqperf"][key], "pqperf.{key}");
+    }
+    let last = after["host_checks"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (last["phase"].as_str(), last["cpu"].as_u64()),
+        (Some("ct"), Some(0))
+    );
+    let commands = after["pqperf"]["commands"].to_string();
+    assert!(commands.contains("pqperf campaign ct"), "{commands}");
+    assert!(commands.contains("pqperf campaign calibrate"), "{commands}");
 }

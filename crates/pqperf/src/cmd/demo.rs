@@ -160,16 +160,47 @@ pub fn run(
     // was 366 signatures, 18 s of the demo).
     o.profile_prep_share = Some(1.0);
     o.echo = !super::ui::quiet();
-    // The constant-time check needs only the builds; it runs before the timing phases so
-    // that its valgrind processes never overlap them. A failing check is logged by the
-    // phase and does not stop the demo.
-    step(
-        "constant-time check (valgrind memcheck, secret inputs marked undefined)",
-        t0,
-    );
-    let mut ct = o.clone();
-    ct.select = demo_set;
-    let _ = campaign::run_phase(Phase::Ct, &ct)?;
+    o.shared_run_lock = true;
+    // The valgrind phases (the constant-time check, which needs only the builds, then the
+    // instruction counts, which use the calibration's single-call times and start once it
+    // has ended) run beside the calibrate, measure and profile phases: on the CPUs this
+    // process started with less the benchmark CPU, at nice 19 (the measuring phases' own
+    // work on those CPUs, the parent and the processes prepared beside the timed one, comes
+    // first), on every core once the profile phase has ended. They leave the run's host
+    // facts to the measuring phases (`beside_measuring`). With no CPU besides the benchmark
+    // CPU they run after the calibration and before the measure phase, never beside it. A
+    // failing check is logged by its phase and does not stop the demo.
+    let mut vg = o.clone();
+    vg.select = demo_set;
+    vg.echo = false;
+    let beside: Vec<usize> = started_on
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&c| c != o.cpu)
+        .collect();
+    let (calibrated, wait_calibrated) = std::sync::mpsc::channel::<()>();
+    let valgrind = if beside.is_empty() {
+        None
+    } else {
+        // The host check of a phase probes the CPU it names: these name the one they run on.
+        vg.cpu = beside[0];
+        vg.beside_measuring = true;
+        // The calibrate phase registers the system, beside them.
+        vg.register = None;
+        step(
+            &format!(
+                "constant-time check (valgrind memcheck, secret inputs marked undefined), then instruction counts (callgrind, only the operation counted, after the calibration): beside the timing phases, on CPU {} at low priority",
+                cpu_list(&beside)
+            ),
+            t0,
+        );
+        let vg = vg.clone();
+        let cpus = beside.clone();
+        Some(std::thread::spawn(move || {
+            valgrind_phases(&vg, &cpus, t0, &wait_calibrated)
+        }))
+    };
     step(
         "calibrate (one cold call and a few warm calls per operation, fresh pinned processes)",
         t0,
@@ -178,30 +209,29 @@ pub fn run(
     // status says that something failed (calibrate and measure exit 1 when a unit did not
     // complete, 2 when there was nothing to measure).
     let mut failed: Vec<String> = Vec::new();
-    let cal = campaign::run_phase(Phase::Calibrate, &o)?;
+    let cal = campaign::run_phase(Phase::Calibrate, &o);
+    let _ = calibrated.send(());
+    let cal = cal?;
     if cal.code != Exit::Done {
         failed.push(format!("calibrate (exit status {})", cal.code));
     }
-    // Instruction counts (callgrind) need no quiet CPU but run on every core: after the
-    // one-second calibration (whose single-call times let the count phase count a short
-    // operation's calls in one valgrind process instead of two) and before the measure
-    // phase, never beside it; on the cores this process started with (the calibration moved
-    // it off its benchmark CPU, which it no longer leases). Without valgrind the phase says
-    // so and the demo goes on.
-    if let Some(cpus) = &started_on {
-        let _ = pqperf_ffi::affinity::set_affinity(cpus);
+    if valgrind.is_none() {
+        // Instruction counts need no quiet CPU but must not share the benchmark CPU with
+        // timing: before the measure phase, on the cores this process started with.
+        if let Some(cpus) = &started_on {
+            let _ = pqperf_ffi::affinity::set_affinity(cpus);
+        }
+        step(
+            "constant-time check (valgrind memcheck, secret inputs marked undefined)",
+            t0,
+        );
+        let _ = campaign::run_phase(Phase::Ct, &vg)?;
+        step(
+            "instruction counts (valgrind callgrind, only the operation counted, every core)",
+            t0,
+        );
+        let _ = campaign::run_phase(Phase::Count, &vg)?;
     }
-    step(
-        "instruction counts (valgrind callgrind, only the operation counted, every core)",
-        t0,
-    );
-    let count = campaign::run_phase(Phase::Count, &ct)?;
-    super::ui::note(format!(
-        "demo: [{:6.1} s] count phase ended (exit status {}, {:.1} s)",
-        t0.elapsed().as_secs_f64(),
-        count.code,
-        count.wall_s
-    ));
     let plan = planned_measure(&o);
     step(
         &match target_ci.map(campaign::TargetCi::percent) {
@@ -230,6 +260,22 @@ pub fn run(
         Ok(p) if p.code == Exit::Done => {}
         Ok(p) => failed.push(format!("profile (exit status {})", p.code)),
         Err(e) => failed.push(format!("profile ({e})")),
+    }
+    if let Some(h) = valgrind {
+        // The timing phases are over: the valgrind phases get every core this process
+        // started with, at normal priority where this process may raise it back.
+        if let Some(cpus) = &started_on {
+            widen(cpus);
+        }
+        step(
+            "waiting for the constant-time check and the instruction counts",
+            t0,
+        );
+        match h.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => bail!("{e:#}"),
+            Err(_) => bail!("the valgrind phases' thread panicked"),
+        }
     }
     step("publish", t0);
     let p = campaign::run_phase(Phase::Publish, &o)?;
@@ -304,6 +350,58 @@ pub fn run(
     Ok(Exit::Done.into())
 }
 
+/// The ct and count phases beside the timing phases (see [`run`]): this thread and what it
+/// starts on `cpus` at nice 19; count once the calibration has ended (`calibrated`).
+fn valgrind_phases(
+    o: &CampaignOptions,
+    cpus: &[usize],
+    t0: Instant,
+    calibrated: &std::sync::mpsc::Receiver<()>,
+) -> anyhow::Result<()> {
+    let _ = pqperf_ffi::affinity::set_affinity(cpus);
+    let _ = pqperf_ffi::affinity::set_nice_of(0, 19);
+    let ct = campaign::run_phase(Phase::Ct, o)?;
+    super::ui::note(format!(
+        "demo: [{:6.1} s] constant-time check ended beside (exit status {}, {:.1} s)",
+        t0.elapsed().as_secs_f64(),
+        ct.code,
+        ct.wall_s
+    ));
+    // A calibrate phase that ended in an error drops the sender: count anyway.
+    let _ = calibrated.recv();
+    let count = campaign::run_phase(Phase::Count, o)?;
+    super::ui::note(format!(
+        "demo: [{:6.1} s] instruction counts ended beside (exit status {}, {:.1} s)",
+        t0.elapsed().as_secs_f64(),
+        count.code,
+        count.wall_s
+    ));
+    Ok(())
+}
+
+/// Every thread of this process on `cpus` again, at nice 0 where permitted (the valgrind
+/// phases' threads after the timing phases; threads and valgrind processes they start later
+/// inherit it; a valgrind process already running finishes where it is).
+fn widen(cpus: &[usize]) {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return;
+    };
+    for t in tasks.flatten() {
+        if let Some(tid) = t.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) {
+            let _ = pqperf_ffi::affinity::set_affinity_of(tid, cpus);
+            let _ = pqperf_ffi::affinity::set_nice_of(tid, 0);
+        }
+    }
+}
+
+/// `0,2,3`: a list of CPUs.
+fn cpu_list(cpus: &[usize]) -> String {
+    cpus.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Instances of [`DEMO_SET`] and their timed operations (3 each: keygen/sign/verify or
 /// keygen/enc/dec).
 const DEMO_INSTANCES: usize = 9;
@@ -326,9 +424,9 @@ mod cost {
     pub const BUILD_PER_INSTANCE: f64 = 1.8;
     /// The KAT gate of the set.
     pub const KAT: f64 = 2.0;
-    /// The constant-time check of one instance under valgrind (two at a time).
+    /// The constant-time check of one instance under valgrind (two at a time, on two cores).
     pub const CT_PER_INSTANCE: f64 = 5.5;
-    /// The instruction counts of the set (callgrind, every core): 44 s in the fresh demo at
+    /// The instruction counts of the set (callgrind, on two cores): 44 s in the fresh demo at
     /// load ≈ 2 before the counting processes prepared only their own inputs, × 0.58 (the CPU
     /// ratio of `pqperf count --redo` on that run, after / before).
     pub const COUNT: f64 = 26.0;
@@ -348,6 +446,13 @@ mod cost {
     /// (`CampaignOptions::profile_prep_share`) took 17 s of CPU off it (A/B on copies of one
     /// run: 46.1 → 28.8 CPU-s); the rest ≈ 1 s.
     pub const REST: f64 = 22.0;
+    /// Publish, pages, validate and site (part of [`REST`]).
+    pub const PUBLISH: f64 = 1.0;
+    /// The share of a core the valgrind phases (ct, count) get beside the calibrate, measure
+    /// and profile phases, at nice 19 on the CPU the measuring phases' parent and held processes use:
+    /// derived, not measured on a quiet machine (under load 5–7 they ran wholly beside a
+    /// 123 s measure and a 43 s profile phase, 160 s of valgrind phases).
+    pub const BESIDE_SHARE: f64 = 0.7;
 }
 
 /// The demo's first estimate: the steps that this run directory still lacks, with their
@@ -407,16 +512,23 @@ fn first_estimate(run_dir: &Path, trial_target: f64, target_ci: bool) -> Estimat
     let layout = RunLayout::new(run_dir);
     let ct_done = json_files(layout.ct_dir()) >= DEMO_INSTANCES;
     let count_done = json_files(layout.count_dir()) >= DEMO_OPS;
+    // The valgrind phases' wall on two cores, as they ran before the timing phases.
+    let mut valgrind = Vec::new();
     if !ct_done {
-        steps.push((
+        valgrind.push((
             "constant-time check",
             DEMO_INSTANCES as f64 * cost::CT_PER_INSTANCE / 2.0,
         ));
     }
     if !count_done {
-        steps.push(("instruction counts", cost::COUNT));
+        valgrind.push(("instruction counts", cost::COUNT));
     }
-    steps.push(("calibrate", ops_left * cost::CALIBRATE_PER_OP));
+    let beside = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if !beside {
+        steps.append(&mut valgrind);
+    }
+    let calibrate = ops_left * cost::CALIBRATE_PER_OP;
+    steps.push(("calibrate", calibrate));
     // The reference protocol: 5 processes, each a reference trial of the target and a sampled
     // trial of at most as long.
     let per_op = if target_ci {
@@ -424,8 +536,19 @@ fn first_estimate(run_dir: &Path, trial_target: f64, target_ci: bool) -> Estimat
     } else {
         5.0 * (2.0 * trial_target + cost::PROCESS_SETUP)
     };
-    steps.push(("measure", ops_left * per_op));
+    let measure = ops_left * per_op;
+    steps.push(("measure", measure));
     steps.push(("profile, publish and pages", cost::REST));
+    if beside && !valgrind.is_empty() {
+        // Beside the calibrate, measure and profile phases they get a share of one core;
+        // what is left runs on every core after them.
+        let one_core: f64 = valgrind.iter().map(|(_, s)| 2.0 * s).sum();
+        let done_beside = cost::BESIDE_SHARE * (calibrate + measure + cost::REST - cost::PUBLISH);
+        steps.push((
+            "valgrind phases after the timing phases",
+            (one_core - done_beside).max(0.0) / 2.0,
+        ));
+    }
     Estimate(steps)
 }
 
