@@ -840,19 +840,19 @@ mod tests {
         // No cold call (a failed calibration): no figure, warm or not.
         cal.t1_s = None;
         assert!(op(cal.clone()).calibrated().is_none() && cal.call_s().is_none());
-        // The warm trial's size: ≈ 50 ms of calls, 2–200.
-        use crate::calibrate::warm_trial_calls;
-        assert_eq!(warm_trial_calls(1e-3), 50);
-        assert_eq!(warm_trial_calls(1e-4), 200);
-        assert_eq!(warm_trial_calls(1e-9), 200);
-        assert_eq!(warm_trial_calls(0.2), 2);
-        assert_eq!(warm_trial_calls(f64::NAN), 2);
-        // A verify whose signatures cost 12 ms each: 20 calls (0.25 s of signatures).
-        use crate::calibrate::warm_trial_calls_pooled;
-        assert_eq!(warm_trial_calls_pooled(9e-5, Some(12e-3)), 20);
-        assert_eq!(warm_trial_calls_pooled(9e-5, Some(1e-4)), 200);
-        assert_eq!(warm_trial_calls_pooled(9e-5, Some(1.0)), 2);
-        assert_eq!(warm_trial_calls_pooled(9e-5, None), 200);
+        // The warm calls of the calibration process: 15 after the cold one; a first call
+        // of 1/15 of 0.25 s or more ends it, and the next makes what 0.25 s pays for.
+        use crate::calibrate::{WARM_TRIALS, warm_slow_s, warm_trials_after};
+        assert_eq!(WARM_TRIALS, 15);
+        assert!((warm_slow_s(15) - 0.25 / 15.0).abs() < 1e-12);
+        assert_eq!(warm_trials_after(0.05, 15), 5);
+        assert_eq!(warm_trials_after(0.02, 15), 12);
+        // Always fewer than before, none for a call of 0.25 s or more.
+        assert_eq!(warm_trials_after(0.02, 12), 11);
+        assert_eq!(warm_trials_after(0.2, 15), 1);
+        assert_eq!(warm_trials_after(0.25, 15), 0);
+        assert_eq!(warm_trials_after(f64::NAN, 15), 0);
+        assert_eq!(warm_trials_after(1e-6, 1), 0);
     }
 
     #[test]
