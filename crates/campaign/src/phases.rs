@@ -212,15 +212,7 @@ pub(crate) fn phase_measure(
         ));
     }
     log.progress_begin("measure", est_total);
-    let mut eta = plan::Eta {
-        left_s: est_total,
-        left: todo.iter().fold((0.0, 0.0), |acc, p| {
-            let (_, a, b) = likely(p);
-            (acc.0 + a, acc.1 + b)
-        }),
-        left_prep_s: prep_total,
-        ..Default::default()
-    };
+    let mut eta = plan::Eta::new(est_total);
     let mut incomplete = 0usize;
     // Per finished operation: its name, estimated and taken seconds (the estimate's check).
     let mut took: Vec<(String, f64, f64)> = Vec::new();
@@ -385,9 +377,7 @@ pub(crate) fn phase_measure(
         active = rest;
         for a in done {
             let (p, est) = (a.p, a.est);
-            let (_, procs, calls) = likely(p);
-            let prep = p.likely_prepare_s(&opts.planning, opts.samples);
-            eta.finished((procs, calls), est, prep, a.run);
+            eta.finished(est, a.run.2);
             took.push((
                 format!("{} {} {}", p.inst.entry.candidate, p.inst.entry.label, p.op),
                 est,
@@ -452,16 +442,29 @@ pub(crate) fn phase_measure(
                     .map(|pr| format!(" (kernel check: {pr})"))
                     .unwrap_or_default()
             };
+            // The ETA (issue 41) and its inputs, so that a miss can be explained: the plan's
+            // seconds of the operations not started and of the running ones less what their
+            // steps took, at the finished operations' pace.
+            let running: Vec<(f64, f64)> = active.iter().map(|a| (a.est, a.run.2)).collect();
+            let left = eta.left(&running);
             log.log(format!(
-                "measure {} {} {}: {} n={} {what}{why} (left ~{})",
+                "measure {} {} {}: {} n={} {what}{why} (left ~{}: {:.1} s not started, {} running {:.1} s less {:.1} s run, pace {:.2}; this one {:.1} s for {:.1} s)",
                 p.inst.entry.candidate,
                 p.inst.entry.label,
                 p.op,
                 rec.status,
                 rec.measurements.unwrap_or(0),
-                plan::duration_text(eta.remaining_s())
+                plan::duration_text(left.left_s),
+                left.queued_s,
+                running.len(),
+                left.running.0,
+                left.running.1,
+                left.pace,
+                a.run.2,
+                est,
             ));
             log.progress_advance(est);
+            log.progress_left(left.left_s);
         }
     }
     log.progress_end();

@@ -190,64 +190,79 @@ fn calls_per_process(pl: &Plan, sampling: bool) -> f64 {
     per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0
 }
 
-/// The remaining time of a measure phase from what its finished operations took: each
-/// operation's expected seconds and its parts ([`expected_parts`]: processes, call seconds).
-/// What ran so far scales the parts still to run: call seconds by how long the trials took
-/// against their expectation (re-runs and added trials included), processes by how many ran
-/// per planned one and by what each cost beyond its trials.
+/// The remaining time of a measure phase (issue 41: the progress ETA within ±25 % of the
+/// finished phase): the plan's estimate of what is left — the expected seconds of the
+/// operations not started, and of each running one what its expectation has left after the
+/// seconds its steps took — times the pace of the finished operations (their seconds ÷
+/// their expectation), which starts at 1 with a weight of [`ETA_PRIOR_SHARE`] of the
+/// phase's estimate, so that the first cheap operations do not swing it. (The earlier ETA
+/// counted a running operation as not started, and said 1.3–2.5× the time actually left at
+/// three quarters of the demo's phase.)
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Eta {
-    /// Expected seconds still to run.
+    /// Expected seconds of the operations not finished (not started and running).
     pub left_s: f64,
-    /// Planned processes and call seconds still to run.
-    pub left: (f64, f64),
-    /// Planned processes and call seconds of the finished operations.
-    pub done_planned: (f64, f64),
-    /// Processes run, seconds inside trials and wall seconds of the finished operations
-    /// (less their expected preparations).
-    pub done_run: (f64, f64, f64),
-    /// Expected preparation seconds of relayed inputs still to come
-    /// ([`PlannedOp::likely_prepare_s`]), added unscaled: they do not grow with the load of
-    /// the measuring CPU, nor spread over other operations' processes.
-    pub left_prep_s: f64,
+    /// Expected seconds and wall seconds of the finished operations' steps.
+    pub done: (f64, f64),
+    /// The weight of the pace's prior of 1, in expected seconds.
+    pub prior_s: f64,
+}
+
+/// Weight of the pace's prior (a pace of 1), as a share of the phase's estimate.
+pub const ETA_PRIOR_SHARE: f64 = 0.2;
+
+/// What the remaining time of [`Eta::left`] is made of (the log line's inputs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EtaParts {
+    /// Seconds left.
+    pub left_s: f64,
+    /// Expected seconds of the operations not started.
+    pub queued_s: f64,
+    /// Expected seconds of the running operations, and the seconds their steps took.
+    pub running: (f64, f64),
+    /// The pace the plan's seconds are scaled by.
+    pub pace: f64,
 }
 
 impl Eta {
-    /// Seconds still to run: the expectation until something finished, then scaled.
-    pub fn remaining_s(&self) -> f64 {
-        let (lp, lc) = self.left;
-        let (dp, dc) = self.done_planned;
-        let (rp, rt, rw) = self.done_run;
-        if dp <= 0.0 || rp <= 0.0 || rw <= 0.0 {
-            return self.left_s.max(0.0);
+    /// The ETA of a phase estimated at `total_s` seconds.
+    pub fn new(total_s: f64) -> Eta {
+        Eta {
+            left_s: total_s.max(0.0),
+            done: (0.0, 0.0),
+            prior_s: ETA_PRIOR_SHARE * total_s.max(0.0),
         }
-        let call_scale = if dc > 0.0 && rt > 0.0 { rt / dc } else { 1.0 };
-        let procs_scale = rp / dp;
-        let per_proc = (rw - rt).max(0.0) / rp;
-        // Trial seconds already include those of re-runs and added trials.
-        (lc * call_scale + lp * procs_scale * per_proc + self.left_prep_s).max(0.0)
     }
 
-    /// One operation finished: its expected parts, its expected preparation seconds
-    /// ([`PlannedOp::likely_prepare_s`], already in `expected_s`), and the processes, trial
-    /// seconds and wall seconds it took.
-    pub fn finished(
-        &mut self,
-        parts: (f64, f64),
-        expected_s: f64,
-        prep_s: f64,
-        run: (f64, f64, f64),
-    ) {
-        self.left_prep_s -= prep_s;
-        let run = (run.0, run.1, (run.2 - prep_s).max(run.1));
-        self.left_s -= expected_s;
-        self.left.0 -= parts.0;
-        self.left.1 -= parts.1;
-        self.done_planned.0 += parts.0;
-        self.done_planned.1 += parts.1;
-        self.done_run.0 += run.0;
-        self.done_run.1 += run.1;
-        self.done_run.2 += run.2;
+    /// The finished operations' seconds ÷ their expectation, with the prior (within ¼–4).
+    pub fn pace(&self) -> f64 {
+        let (e, t) = self.done;
+        let w = self.prior_s.max(1e-9);
+        ((t + w) / (e + w)).clamp(0.25, 4.0)
+    }
+
+    /// One operation finished: its expected seconds and the wall seconds its steps took.
+    pub fn finished(&mut self, expected_s: f64, took_s: f64) {
+        self.left_s = (self.left_s - expected_s).max(0.0);
+        self.done.0 += expected_s;
+        self.done.1 += took_s;
+    }
+
+    /// Seconds left with the operations `running` (their expected seconds and the seconds
+    /// their steps took so far), and the figures it came from.
+    pub fn left(&self, running: &[(f64, f64)]) -> EtaParts {
+        let pace = self.pace();
+        let (re, rt) = running
+            .iter()
+            .fold((0.0, 0.0), |acc, (e, t)| (acc.0 + e, acc.1 + t));
+        let queued_s = (self.left_s - re).max(0.0);
+        let rest: f64 = running.iter().map(|(e, t)| (pace * e - t).max(0.0)).sum();
+        EtaParts {
+            left_s: pace * queued_s + rest,
+            queued_s,
+            running: (re, rt),
+            pace,
+        }
     }
 }
 
@@ -760,36 +775,34 @@ mod tests {
     }
 
     #[test]
-    fn the_remaining_time_follows_what_the_finished_part_took() {
-        // Two operations alike: 5 processes, 2 s of calls, 0.1 s setup each expected.
-        let mut e = Eta {
-            left_s: 5.0,
-            left: (10.0, 4.0),
-            ..Default::default()
-        };
-        assert_eq!(e.remaining_s(), 5.0);
-        // The first took 15 processes (re-runs), 3 s of trials and 9 s of wall time.
-        e.finished((5.0, 2.0), 2.5, 0.0, (15.0, 3.0, 9.0));
-        // The second is expected alike: 2 s × 1.5 of trials, 5 × 3 processes × 0.4 s each.
+    fn the_remaining_time_is_the_plans_left_at_the_finished_operations_pace() {
+        // Four operations of 10 s expected: 40 s, the prior's weight 8 s.
+        let mut e = Eta::new(40.0);
+        let p = e.left(&[]);
+        assert_eq!((p.left_s, p.queued_s, p.pace), (40.0, 40.0, 1.0));
+        // Two running, 4 s and 12 s into their 10 s: 6 s and none left of them.
+        let p = e.left(&[(10.0, 4.0), (10.0, 12.0)]);
+        assert!((p.left_s - (20.0 + 6.0)).abs() < 1e-9, "{p:?}");
+        assert_eq!(p.running, (20.0, 16.0));
+        // The first finished in 14 s: pace (14 + 8) ÷ (10 + 8).
+        e.finished(10.0, 14.0);
+        let pace = 22.0 / 18.0;
+        let p = e.left(&[(10.0, 4.0)]);
+        assert!((p.pace - pace).abs() < 1e-12);
         assert!(
-            (e.remaining_s() - (3.0 + 6.0)).abs() < 1e-9,
-            "{}",
-            e.remaining_s()
+            (p.left_s - (pace * 20.0 + (pace * 10.0 - 4.0))).abs() < 1e-9,
+            "{p:?}"
         );
-        // With relayed inputs, 4 s of preparations each: the finished one's are taken out of
-        // its wall time (not spread over the processes), the other's added unscaled.
-        let mut e = Eta {
-            left_s: 13.0,
-            left: (10.0, 4.0),
-            left_prep_s: 8.0,
-            ..Default::default()
-        };
-        e.finished((5.0, 2.0), 6.5, 4.0, (15.0, 3.0, 13.0));
-        assert!(
-            (e.remaining_s() - (3.0 + 6.0 + 4.0)).abs() < 1e-9,
-            "{}",
-            e.remaining_s()
-        );
+        // All finished: nothing left whatever the pace.
+        for _ in 0..3 {
+            e.finished(10.0, 14.0);
+        }
+        assert_eq!(e.left(&[]).left_s, 0.0);
+        // The pace stays within ¼–4.
+        let mut fast = Eta::new(10.0);
+        fast.finished(10.0, 1000.0);
+        assert_eq!(fast.pace(), 4.0);
+        assert_eq!(Eta::new(0.0).left(&[]).left_s, 0.0);
         assert_eq!(duration_text(42.0), "42 s");
         assert_eq!(duration_text(4.24), "4.2 s");
     }
