@@ -212,28 +212,30 @@ pub fn warm_trials_after(t1: f64, warm: u32) -> u32 {
 
 /// The warm figure of a calibration process that completed its `warm` warm trials (one call
 /// each, after the cold one): the median of their seconds on the CPU (each trial's wall time
-/// less its run-queue wait; a call interrupted in one trial is left out), the calls, and the share of the process's wall time it waited
-/// for the CPU (the kernel's run-queue wait of the process against its CPU time, the load it
-/// ran at; else its trials' waits; `None` without either). `None` when a trial is missing
-/// or not of one call.
+/// less its run-queue wait; a call interrupted in one trial is left out), the calls, and the
+/// share of their wall time they waited for the CPU (each wait at most its call: the load
+/// they ran at; `None` without the waits). `None` when a trial is missing or not of one
+/// call.
 pub fn warm_of(run: &runner::Run, warm: u32) -> Option<(f64, u64, Option<f64>)> {
     let trials = run.process.trials.get(1..)?;
     if warm == 0 || trials.len() != warm as usize || trials.iter().any(|t| t.measurements != 1) {
         return None;
     }
     // Each call's seconds on the CPU: its trial's wall time less the trial's run-queue wait
-    // (a call preempted on a busy host waited for the CPU, which is not its cost).
-    let waited = |n: usize| {
+    // (a call preempted on a busy host waited for the CPU, which is not its cost); a wait
+    // longer than the call (the window's wake-up after the gate) is not the call's.
+    let waited = |n: usize, secs: f64| {
         run.sched
             .iter()
             .find(|s| s.kind == "reference" && s.trial == n as u64)
             .and_then(|s| s.runq_ns)
-            .map_or(0.0, |q| q as f64 / 1e9)
+            .map(|q| q as f64 / 1e9)
+            .filter(|q| *q < secs)
     };
     let mut secs: Vec<f64> = trials
         .iter()
         .enumerate()
-        .map(|(i, t)| (t.seconds - waited(i + 2)).max(t.seconds * 0.1))
+        .map(|(i, t)| t.seconds - waited(i + 2, t.seconds).unwrap_or(0.0))
         .collect();
     secs.sort_by(f64::total_cmp);
     let n = secs.len();
@@ -242,29 +244,24 @@ pub fn warm_of(run: &runner::Run, warm: u32) -> Option<(f64, u64, Option<f64>)> 
     } else {
         (secs[n / 2 - 1] + secs[n / 2]) / 2.0
     };
-    let kc = run.process.extra.get("kernel_check");
-    let num = |k: &str| {
-        kc.and_then(|c| c.get(k))
-            .and_then(serde_json::Value::as_f64)
-    };
-    let share = match (num("run_delay_s"), num("cpu_s")) {
-        (Some(d), Some(c)) if d >= 0.0 && c > 0.0 => Some(d / (c + d)),
-        _ => {
-            let (q, t) = run
+    // The load the calls saw: their waits (each at most its call) ÷ their wall time.
+    let (q, t) = trials
+        .iter()
+        .enumerate()
+        .fold((None::<f64>, 0.0), |(q, t), (i, tr)| {
+            let wq = run
                 .sched
                 .iter()
-                .filter(|s| s.kind == "reference" && s.trial > 1)
-                .fold((None::<f64>, 0.0), |(q, t), s| {
-                    (
-                        s.runq_ns.map(|r| q.unwrap_or(0.0) + r as f64 / 1e9),
-                        t + s.seconds,
-                    )
-                });
-            q.filter(|_| t > 0.0).map(|q| q / t)
-        }
-    }
-    .filter(|q| q.is_finite())
-    .map(|q| q.clamp(0.0, 0.9));
+                .find(|s| s.kind == "reference" && s.trial == (i + 2) as u64)
+                .and_then(|s| s.runq_ns)
+                .map(|r| (r as f64 / 1e9).min(tr.seconds));
+            (wq.map(|x| q.unwrap_or(0.0) + x).or(q), t + tr.seconds)
+        });
+    let share = q
+        .filter(|_| t > 0.0)
+        .map(|q| q / t)
+        .filter(|q| q.is_finite())
+        .map(|q| q.clamp(0.0, 0.9));
     (w.is_finite() && w > 0.0).then_some((w, u64::from(warm), share))
 }
 

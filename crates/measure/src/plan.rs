@@ -193,23 +193,30 @@ fn calls_per_process(pl: &Plan, sampling: bool) -> f64 {
 /// The remaining time of a measure phase (issue 41: the progress ETA within ±25 % of the
 /// finished phase): the plan's estimate of what is left — the expected seconds of the
 /// operations not started, and of each running one what its expectation has left after the
-/// seconds its steps took — times the pace of the finished operations (their seconds ÷
-/// their expectation), which starts at 1 with a weight of [`ETA_PRIOR_SHARE`] of the
-/// phase's estimate, so that the first cheap operations do not swing it. (The earlier ETA
-/// counted a running operation as not started, and said 1.3–2.5× the time actually left at
-/// three quarters of the demo's phase.)
+/// seconds its steps took (at least [`ETA_RUNNING_LEFT`] of it) — times the pace of the
+/// finished operations of its class (their seconds ÷ their expectation), which starts at 1
+/// with a weight of [`ETA_PRIOR_SHARE`] of the class's estimate, so that the first cheap
+/// operations do not swing it. The two classes are the operations whose `--target-ci`
+/// budget is their estimate ([`PlannedOp::likely_spends_budget`]) and the others: the
+/// others finish first and ran 1.5–2× their estimate at load 5 where the budget ones ran
+/// 0.5–1.2×, so one pace for both said 1.3× the time left at half the demo's phase. (The
+/// ETA before this one counted a running operation as not started, and said 1.3–2.5× the
+/// time actually left at three quarters of the demo's phase.)
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Eta {
-    /// Expected seconds of the operations not finished (not started and running).
-    pub left_s: f64,
-    /// Expected seconds and wall seconds of the finished operations' steps.
-    pub done: (f64, f64),
-    /// The weight of the pace's prior of 1, in expected seconds.
-    pub prior_s: f64,
+    /// Per class: expected seconds of the operations not finished (not started and running).
+    pub left_s: [f64; 2],
+    /// Per class: expected seconds and wall seconds of the finished operations' steps.
+    pub done: [(f64, f64); 2],
+    /// Per class: the weight of the pace's prior of 1, in expected seconds.
+    pub prior_s: [f64; 2],
 }
 
-/// Weight of the pace's prior (a pace of 1), as a share of the phase's estimate.
-pub const ETA_PRIOR_SHARE: f64 = 0.2;
+/// Weight of the pace's prior (a pace of 1), as a share of the class's estimate.
+pub const ETA_PRIOR_SHARE: f64 = 1.0;
+
+/// Least share of its expectation a running operation is counted to have left (at the pace).
+pub const ETA_RUNNING_LEFT: f64 = 0.25;
 
 /// What the remaining time of [`Eta::left`] is made of (the log line's inputs).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -220,46 +227,56 @@ pub struct EtaParts {
     pub queued_s: f64,
     /// Expected seconds of the running operations, and the seconds their steps took.
     pub running: (f64, f64),
-    /// The pace the plan's seconds are scaled by.
-    pub pace: f64,
+    /// The paces the plan's seconds are scaled by, per class.
+    pub pace: [f64; 2],
 }
 
 impl Eta {
-    /// The ETA of a phase estimated at `total_s` seconds.
-    pub fn new(total_s: f64) -> Eta {
+    /// The ETA of a phase whose operations of each class are estimated at `total_s`
+    /// seconds (class 1: those likely to spend their `--target-ci` budget).
+    pub fn new(total_s: [f64; 2]) -> Eta {
+        let t = total_s.map(|x| x.max(0.0));
         Eta {
-            left_s: total_s.max(0.0),
-            done: (0.0, 0.0),
-            prior_s: ETA_PRIOR_SHARE * total_s.max(0.0),
+            left_s: t,
+            done: [(0.0, 0.0); 2],
+            prior_s: t.map(|x| ETA_PRIOR_SHARE * x),
         }
     }
 
-    /// The finished operations' seconds ÷ their expectation, with the prior (within ¼–4).
-    pub fn pace(&self) -> f64 {
-        let (e, t) = self.done;
-        let w = self.prior_s.max(1e-9);
+    /// The finished operations' seconds ÷ their expectation in `class`, with the prior
+    /// (within ¼–4).
+    pub fn pace(&self, class: usize) -> f64 {
+        let (e, t) = self.done[class];
+        let w = self.prior_s[class].max(1e-9);
         ((t + w) / (e + w)).clamp(0.25, 4.0)
     }
 
-    /// One operation finished: its expected seconds and the wall seconds its steps took.
-    pub fn finished(&mut self, expected_s: f64, took_s: f64) {
-        self.left_s = (self.left_s - expected_s).max(0.0);
-        self.done.0 += expected_s;
-        self.done.1 += took_s;
+    /// One operation of `class` finished: its expected seconds and the wall seconds its
+    /// steps took.
+    pub fn finished(&mut self, class: usize, expected_s: f64, took_s: f64) {
+        self.left_s[class] = (self.left_s[class] - expected_s).max(0.0);
+        self.done[class].0 += expected_s;
+        self.done[class].1 += took_s;
     }
 
-    /// Seconds left with the operations `running` (their expected seconds and the seconds
-    /// their steps took so far), and the figures it came from.
-    pub fn left(&self, running: &[(f64, f64)]) -> EtaParts {
-        let pace = self.pace();
-        let (re, rt) = running
-            .iter()
-            .fold((0.0, 0.0), |acc, (e, t)| (acc.0 + e, acc.1 + t));
-        let queued_s = (self.left_s - re).max(0.0);
-        let rest: f64 = running.iter().map(|(e, t)| (pace * e - t).max(0.0)).sum();
+    /// Seconds left with the operations `running` (their class, expected seconds and the
+    /// seconds their steps took so far), and the figures it came from.
+    pub fn left(&self, running: &[(usize, f64, f64)]) -> EtaParts {
+        let pace = [self.pace(0), self.pace(1)];
+        let mut queued = self.left_s;
+        let (mut re, mut rt, mut rest) = (0.0, 0.0, 0.0);
+        for &(c, e, t) in running {
+            queued[c] -= e;
+            re += e;
+            rt += t;
+            // A running operation past its expectation still has some way to go (a budget
+            // spent by a slower host, a pool made late).
+            rest += (pace[c] * e - t).max(ETA_RUNNING_LEFT * pace[c] * e);
+        }
+        let queued = queued.map(|q| q.max(0.0));
         EtaParts {
-            left_s: pace * queued_s + rest,
-            queued_s,
+            left_s: pace[0] * queued[0] + pace[1] * queued[1] + rest,
+            queued_s: queued[0] + queued[1],
             running: (re, rt),
             pace,
         }
@@ -776,33 +793,37 @@ mod tests {
 
     #[test]
     fn the_remaining_time_is_the_plans_left_at_the_finished_operations_pace() {
-        // Four operations of 10 s expected: 40 s, the prior's weight 8 s.
-        let mut e = Eta::new(40.0);
+        // Four operations of 10 s expected, one of them a budget one: 30 s and 10 s, the
+        // priors' weights as much.
+        let mut e = Eta::new([30.0, 10.0]);
         let p = e.left(&[]);
-        assert_eq!((p.left_s, p.queued_s, p.pace), (40.0, 40.0, 1.0));
-        // Two running, 4 s and 12 s into their 10 s: 6 s and none left of them.
-        let p = e.left(&[(10.0, 4.0), (10.0, 12.0)]);
-        assert!((p.left_s - (20.0 + 6.0)).abs() < 1e-9, "{p:?}");
+        assert_eq!((p.left_s, p.queued_s, p.pace), (40.0, 40.0, [1.0, 1.0]));
+        // Two running, 4 s and 12 s into their 10 s: 6 s and a quarter (2.5 s) left of them.
+        let p = e.left(&[(0, 10.0, 4.0), (0, 10.0, 12.0)]);
+        assert!((p.left_s - (20.0 + 6.0 + 2.5)).abs() < 1e-9, "{p:?}");
         assert_eq!(p.running, (20.0, 16.0));
-        // The first finished in 14 s: pace (14 + 8) ÷ (10 + 8).
-        e.finished(10.0, 14.0);
-        let pace = 22.0 / 18.0;
-        let p = e.left(&[(10.0, 4.0)]);
-        assert!((p.pace - pace).abs() < 1e-12);
+        // The first finished in 14 s: its class's pace (14 + 30) ÷ (10 + 30), not the other's.
+        e.finished(0, 10.0, 14.0);
+        let pace = 44.0 / 40.0;
+        let p = e.left(&[(0, 10.0, 4.0)]);
         assert!(
-            (p.left_s - (pace * 20.0 + (pace * 10.0 - 4.0))).abs() < 1e-9,
+            (p.pace[0] - pace).abs() < 1e-12 && p.pace[1] == 1.0,
+            "{p:?}"
+        );
+        assert!(
+            (p.left_s - (pace * 10.0 + 10.0 + (pace * 10.0 - 4.0))).abs() < 1e-9,
             "{p:?}"
         );
         // All finished: nothing left whatever the pace.
-        for _ in 0..3 {
-            e.finished(10.0, 14.0);
-        }
+        e.finished(0, 10.0, 14.0);
+        e.finished(0, 10.0, 14.0);
+        e.finished(1, 10.0, 5.0);
         assert_eq!(e.left(&[]).left_s, 0.0);
         // The pace stays within ¼–4.
-        let mut fast = Eta::new(10.0);
-        fast.finished(10.0, 1000.0);
-        assert_eq!(fast.pace(), 4.0);
-        assert_eq!(Eta::new(0.0).left(&[]).left_s, 0.0);
+        let mut fast = Eta::new([10.0, 0.0]);
+        fast.finished(0, 10.0, 1000.0);
+        assert_eq!(fast.pace(0), 4.0);
+        assert_eq!(Eta::new([0.0, 0.0]).left(&[]).left_s, 0.0);
         assert_eq!(duration_text(42.0), "42 s");
         assert_eq!(duration_text(4.24), "4.2 s");
     }
