@@ -24,6 +24,9 @@ pub trait Observer: Send + Sync {
     fn progress_advance(&self, _amount: f64) {}
     /// The unit that starts now (`ml-dsa-44 ml-dsa-44 sign`), named while it runs.
     fn progress_item(&self, _what: &str) {}
+    /// The phase's own estimate of the seconds left (the measure phase's `plan::Eta`), in
+    /// place of the elapsed time per unit done.
+    fn progress_left(&self, _seconds: f64) {}
     /// The long phase ended.
     fn progress_end(&self) {}
 }
@@ -112,6 +115,8 @@ struct BeatState {
     total: f64,
     done: f64,
     current: Option<(String, std::time::Instant)>,
+    /// The phase's estimate of the seconds left, and when it was made.
+    left: Option<(std::time::Instant, f64)>,
 }
 
 /// The thread that prints the periodic lines of one phase.
@@ -147,6 +152,13 @@ impl BeatState {
             ));
         } else {
             l.push_str(&format!("running for {}", human(elapsed)));
+        }
+        if let Some((at, left)) = self.left.filter(|(_, s)| s.is_finite()) {
+            let now = (left - at.elapsed().as_secs_f64()).max(0.0);
+            l.push_str(&format!(
+                ", about {} left",
+                human(std::time::Duration::from_secs_f64(now))
+            ));
         }
         if let Some((what, since)) = &self.current {
             l.push_str(&format!("; running {what} for {}", human(since.elapsed())));
@@ -290,6 +302,19 @@ impl Observer for Terminal {
         }
     }
 
+    fn progress_left(&self, seconds: f64) {
+        if let Ok(mut c) = self.countdown.lock()
+            && seconds.is_finite()
+        {
+            c.at = Some((std::time::Instant::now(), seconds.max(0.0)));
+        }
+        if let Some(st) = self.beat_state()
+            && let Ok(mut s) = st.lock()
+        {
+            s.left = Some((std::time::Instant::now(), seconds));
+        }
+    }
+
     fn progress_item(&self, what: &str) {
         if let Some(b) = self.bar() {
             b.set_message(what.to_string());
@@ -375,6 +400,13 @@ impl Logger {
     pub fn progress_advance(&self, amount: f64) {
         for o in &self.observers {
             o.progress_advance(amount);
+        }
+    }
+
+    /// The phase's own estimate of the seconds left (after `progress_advance`).
+    pub fn progress_left(&self, seconds: f64) {
+        for o in &self.observers {
+            o.progress_left(seconds);
         }
     }
 

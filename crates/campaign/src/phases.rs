@@ -212,15 +212,13 @@ pub(crate) fn phase_measure(
         ));
     }
     log.progress_begin("measure", est_total);
-    let mut eta = plan::Eta {
-        left_s: est_total,
-        left: todo.iter().fold((0.0, 0.0), |acc, p| {
-            let (_, a, b) = likely(p);
-            (acc.0 + a, acc.1 + b)
-        }),
-        left_prep_s: prep_total,
-        ..Default::default()
-    };
+    // The ETA's two classes: the operations likely to spend their --target-ci budget, and
+    // the others (`plan::Eta`).
+    let class = |p: &PlannedOp| usize::from(p.likely_spends_budget(&opts.planning));
+    let mut eta = plan::Eta::new(todo.iter().fold([0.0, 0.0], |mut t, p| {
+        t[class(p)] += expect(p);
+        t
+    }));
     let mut incomplete = 0usize;
     // Per finished operation: its name, estimated and taken seconds (the estimate's check).
     let mut took: Vec<(String, f64, f64)> = Vec::new();
@@ -383,11 +381,20 @@ pub(crate) fn phase_measure(
         let (done, rest): (Vec<Active>, Vec<Active>) =
             active.into_iter().partition(|a| a.op.done());
         active = rest;
+        // The ETA (issue 41) after every operation this round finished: the plan's seconds
+        // of the operations not started and of the running ones less what their steps took,
+        // at the finished operations' pace; each line gives its inputs, so that a miss can
+        // be explained.
+        for a in &done {
+            eta.finished(class(a.p), a.est, a.run.2);
+        }
+        let running: Vec<(usize, f64, f64)> = active
+            .iter()
+            .map(|a| (class(a.p), a.est, a.run.2))
+            .collect();
+        let left = eta.left(&running);
         for a in done {
             let (p, est) = (a.p, a.est);
-            let (_, procs, calls) = likely(p);
-            let prep = p.likely_prepare_s(&opts.planning, opts.samples);
-            eta.finished((procs, calls), est, prep, a.run);
             took.push((
                 format!("{} {} {}", p.inst.entry.candidate, p.inst.entry.label, p.op),
                 est,
@@ -453,15 +460,24 @@ pub(crate) fn phase_measure(
                     .unwrap_or_default()
             };
             log.log(format!(
-                "measure {} {} {}: {} n={} {what}{why} (left ~{})",
+                "measure {} {} {}: {} n={} {what}{why} (left ~{}: {:.1} s not started, {} running {:.1} s less {:.1} s run, pace {:.2} (budget operations {:.2}); this one {:.1} s for {:.1} s)",
                 p.inst.entry.candidate,
                 p.inst.entry.label,
                 p.op,
                 rec.status,
                 rec.measurements.unwrap_or(0),
-                plan::duration_text(eta.remaining_s())
+                plan::duration_text(left.left_s),
+                left.queued_s,
+                running.len(),
+                left.running.0,
+                left.running.1,
+                left.pace[0],
+                left.pace[1],
+                a.run.2,
+                est,
             ));
             log.progress_advance(est);
+            log.progress_left(left.left_s);
         }
     }
     log.progress_end();

@@ -99,9 +99,21 @@ pub fn confident_trial_s(setup_s: f64) -> f64 {
     }
 }
 
+/// How far above the target the half-width the budget can still pay for may be
+/// ([`stop_adding`]'s `ci_out_of_reach`): the half-width of `n` processes narrows about as
+/// 1/√n, and faster while the t quantile of few processes shrinks (8 → 20 processes: 0.89×
+/// of the 1/√n figure), so an operation the budget would bring within 1.5 × the target is
+/// still given its processes.
+pub const REACH_MARGIN: f64 = 1.5;
+
 /// Why trials stop being added (`None`: add one more), given the robust interval's relative
 /// half-width so far, the target, the trials run and their limit, the driver seconds spent,
-/// the expected seconds of one more process and the budget.
+/// the expected seconds of one more process and the budget. Besides the target reached, the
+/// trial limit and the budget spent, `ci_out_of_reach` (issue 41): the processes the rest of
+/// the budget pays for (at `one_s` each, within the trial limit) would narrow the interval
+/// as 1/√n to more than [`REACH_MARGIN`] × the target, so they would not bring it there
+/// (a variable-work operation whose calls' spread needs several times the reference's
+/// time); the interval stays the one measured.
 pub fn stop_adding(
     half_width: Option<f64>,
     target: f64,
@@ -116,8 +128,31 @@ pub fn stop_adding(
         Some(h) if h <= target => Some("ci_reached"),
         _ if trials >= max_trials => Some("max_trials"),
         _ if spent_s + one_s > budget_s => Some("budget_spent"),
+        Some(h) if out_of_reach(h, target, trials, max_trials, spent_s, one_s, budget_s) => {
+            Some("ci_out_of_reach")
+        }
         _ => None,
     }
+}
+
+/// [`stop_adding`]'s `ci_out_of_reach`.
+fn out_of_reach(
+    h: f64,
+    target: f64,
+    trials: u64,
+    max_trials: u64,
+    spent_s: f64,
+    one_s: f64,
+    budget_s: f64,
+) -> bool {
+    if !(h.is_finite() && one_s > 0.0 && one_s.is_finite() && trials > 0) {
+        return false;
+    }
+    let more = ((budget_s - spent_s) / one_s)
+        .floor()
+        .clamp(0.0, max_trials.saturating_sub(trials) as f64);
+    let n = trials as f64;
+    h * (n / (n + more)).sqrt() > target * REACH_MARGIN
 }
 
 /// What is known when one attempt of a driver process has ended.
@@ -340,7 +375,24 @@ mod tests {
             stop_adding(Some(0.02), 0.01, 9, 200, 9.95, 0.1, 10.0),
             Some("budget_spent")
         );
-        assert_eq!(stop_adding(Some(0.02), 0.01, 9, 200, 9.8, 0.1, 10.0), None);
+        // Two more processes would not narrow ±2 % to ±1.5 %: out of reach.
+        assert_eq!(
+            stop_adding(Some(0.02), 0.01, 9, 200, 9.8, 0.1, 10.0),
+            Some("ci_out_of_reach")
+        );
+        // Nine more would (2 % × √(9/18) = 1.41 %): one more is added.
+        assert_eq!(stop_adding(Some(0.02), 0.01, 9, 200, 9.0, 0.1, 10.0), None);
+        // Within the trial limit only.
+        assert_eq!(
+            stop_adding(Some(0.02), 0.01, 198, 200, 0.0, 0.1, 10.0),
+            Some("ci_out_of_reach")
+        );
+        // ±5 % after 8 processes with 92 more paid for: 5 % × √(8/100) = 1.41 %, added.
+        assert_eq!(stop_adding(Some(0.05), 0.01, 8, 200, 0.8, 0.1, 10.0), None);
+        assert_eq!(
+            stop_adding(Some(0.05), 0.01, 8, 200, 5.0, 0.1, 10.0),
+            Some("ci_out_of_reach")
+        );
         assert_eq!(
             stop_adding(Some(0.004), 0.005, 9, 200, 0.0, 0.1, 10.0),
             Some("ci_reached")

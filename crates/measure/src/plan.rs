@@ -190,64 +190,96 @@ fn calls_per_process(pl: &Plan, sampling: bool) -> f64 {
     per as f64 * (iters + sampled) + pl.warmups as f64 + 1.0
 }
 
-/// The remaining time of a measure phase from what its finished operations took: each
-/// operation's expected seconds and its parts ([`expected_parts`]: processes, call seconds).
-/// What ran so far scales the parts still to run: call seconds by how long the trials took
-/// against their expectation (re-runs and added trials included), processes by how many ran
-/// per planned one and by what each cost beyond its trials.
+/// The remaining time of a measure phase (issue 41: the progress ETA within ±25 % of the
+/// finished phase): the plan's estimate of what is left — the expected seconds of the
+/// operations not started, and of each running one what its expectation has left after the
+/// seconds its steps took (at least [`ETA_RUNNING_LEFT`] of it) — times the pace of the
+/// finished operations of its class (their seconds ÷ their expectation), which starts at 1
+/// with a weight of [`ETA_PRIOR_SHARE`] of the class's estimate, so that the first cheap
+/// operations do not swing it. The two classes are the operations whose `--target-ci`
+/// budget is their estimate ([`PlannedOp::likely_spends_budget`]) and the others: the
+/// others finish first and ran 1.5–2× their estimate at load 5 where the budget ones ran
+/// 0.5–1.2×, so one pace for both said 1.3× the time left at half the demo's phase. (The
+/// ETA before this one counted a running operation as not started, and said 1.3–2.5× the
+/// time actually left at three quarters of the demo's phase.)
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Eta {
-    /// Expected seconds still to run.
+    /// Per class: expected seconds of the operations not finished (not started and running).
+    pub left_s: [f64; 2],
+    /// Per class: expected seconds and wall seconds of the finished operations' steps.
+    pub done: [(f64, f64); 2],
+    /// Per class: the weight of the pace's prior of 1, in expected seconds.
+    pub prior_s: [f64; 2],
+}
+
+/// Weight of the pace's prior (a pace of 1), as a share of the class's estimate.
+pub const ETA_PRIOR_SHARE: f64 = 1.0;
+
+/// Least share of its expectation a running operation is counted to have left (at the pace).
+pub const ETA_RUNNING_LEFT: f64 = 0.25;
+
+/// What the remaining time of [`Eta::left`] is made of (the log line's inputs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EtaParts {
+    /// Seconds left.
     pub left_s: f64,
-    /// Planned processes and call seconds still to run.
-    pub left: (f64, f64),
-    /// Planned processes and call seconds of the finished operations.
-    pub done_planned: (f64, f64),
-    /// Processes run, seconds inside trials and wall seconds of the finished operations
-    /// (less their expected preparations).
-    pub done_run: (f64, f64, f64),
-    /// Expected preparation seconds of relayed inputs still to come
-    /// ([`PlannedOp::likely_prepare_s`]), added unscaled: they do not grow with the load of
-    /// the measuring CPU, nor spread over other operations' processes.
-    pub left_prep_s: f64,
+    /// Expected seconds of the operations not started.
+    pub queued_s: f64,
+    /// Expected seconds of the running operations, and the seconds their steps took.
+    pub running: (f64, f64),
+    /// The paces the plan's seconds are scaled by, per class.
+    pub pace: [f64; 2],
 }
 
 impl Eta {
-    /// Seconds still to run: the expectation until something finished, then scaled.
-    pub fn remaining_s(&self) -> f64 {
-        let (lp, lc) = self.left;
-        let (dp, dc) = self.done_planned;
-        let (rp, rt, rw) = self.done_run;
-        if dp <= 0.0 || rp <= 0.0 || rw <= 0.0 {
-            return self.left_s.max(0.0);
+    /// The ETA of a phase whose operations of each class are estimated at `total_s`
+    /// seconds (class 1: those likely to spend their `--target-ci` budget).
+    pub fn new(total_s: [f64; 2]) -> Eta {
+        let t = total_s.map(|x| x.max(0.0));
+        Eta {
+            left_s: t,
+            done: [(0.0, 0.0); 2],
+            prior_s: t.map(|x| ETA_PRIOR_SHARE * x),
         }
-        let call_scale = if dc > 0.0 && rt > 0.0 { rt / dc } else { 1.0 };
-        let procs_scale = rp / dp;
-        let per_proc = (rw - rt).max(0.0) / rp;
-        // Trial seconds already include those of re-runs and added trials.
-        (lc * call_scale + lp * procs_scale * per_proc + self.left_prep_s).max(0.0)
     }
 
-    /// One operation finished: its expected parts, its expected preparation seconds
-    /// ([`PlannedOp::likely_prepare_s`], already in `expected_s`), and the processes, trial
-    /// seconds and wall seconds it took.
-    pub fn finished(
-        &mut self,
-        parts: (f64, f64),
-        expected_s: f64,
-        prep_s: f64,
-        run: (f64, f64, f64),
-    ) {
-        self.left_prep_s -= prep_s;
-        let run = (run.0, run.1, (run.2 - prep_s).max(run.1));
-        self.left_s -= expected_s;
-        self.left.0 -= parts.0;
-        self.left.1 -= parts.1;
-        self.done_planned.0 += parts.0;
-        self.done_planned.1 += parts.1;
-        self.done_run.0 += run.0;
-        self.done_run.1 += run.1;
-        self.done_run.2 += run.2;
+    /// The finished operations' seconds ÷ their expectation in `class`, with the prior
+    /// (within ¼–4).
+    pub fn pace(&self, class: usize) -> f64 {
+        let (e, t) = self.done[class];
+        let w = self.prior_s[class].max(1e-9);
+        ((t + w) / (e + w)).clamp(0.25, 4.0)
+    }
+
+    /// One operation of `class` finished: its expected seconds and the wall seconds its
+    /// steps took.
+    pub fn finished(&mut self, class: usize, expected_s: f64, took_s: f64) {
+        self.left_s[class] = (self.left_s[class] - expected_s).max(0.0);
+        self.done[class].0 += expected_s;
+        self.done[class].1 += took_s;
+    }
+
+    /// Seconds left with the operations `running` (their class, expected seconds and the
+    /// seconds their steps took so far), and the figures it came from.
+    pub fn left(&self, running: &[(usize, f64, f64)]) -> EtaParts {
+        let pace = [self.pace(0), self.pace(1)];
+        let mut queued = self.left_s;
+        let (mut re, mut rt, mut rest) = (0.0, 0.0, 0.0);
+        for &(c, e, t) in running {
+            queued[c] -= e;
+            re += e;
+            rt += t;
+            // A running operation past its expectation still has some way to go (a budget
+            // spent by a slower host, a pool made late).
+            rest += (pace[c] * e - t).max(ETA_RUNNING_LEFT * pace[c] * e);
+        }
+        let queued = queued.map(|q| q.max(0.0));
+        EtaParts {
+            left_s: pace[0] * queued[0] + pace[1] * queued[1] + rest,
+            queued_s: queued[0] + queued[1],
+            running: (re, rt),
+            pace,
+        }
     }
 }
 
@@ -760,36 +792,38 @@ mod tests {
     }
 
     #[test]
-    fn the_remaining_time_follows_what_the_finished_part_took() {
-        // Two operations alike: 5 processes, 2 s of calls, 0.1 s setup each expected.
-        let mut e = Eta {
-            left_s: 5.0,
-            left: (10.0, 4.0),
-            ..Default::default()
-        };
-        assert_eq!(e.remaining_s(), 5.0);
-        // The first took 15 processes (re-runs), 3 s of trials and 9 s of wall time.
-        e.finished((5.0, 2.0), 2.5, 0.0, (15.0, 3.0, 9.0));
-        // The second is expected alike: 2 s × 1.5 of trials, 5 × 3 processes × 0.4 s each.
+    fn the_remaining_time_is_the_plans_left_at_the_finished_operations_pace() {
+        // Four operations of 10 s expected, one of them a budget one: 30 s and 10 s, the
+        // priors' weights as much.
+        let mut e = Eta::new([30.0, 10.0]);
+        let p = e.left(&[]);
+        assert_eq!((p.left_s, p.queued_s, p.pace), (40.0, 40.0, [1.0, 1.0]));
+        // Two running, 4 s and 12 s into their 10 s: 6 s and a quarter (2.5 s) left of them.
+        let p = e.left(&[(0, 10.0, 4.0), (0, 10.0, 12.0)]);
+        assert!((p.left_s - (20.0 + 6.0 + 2.5)).abs() < 1e-9, "{p:?}");
+        assert_eq!(p.running, (20.0, 16.0));
+        // The first finished in 14 s: its class's pace (14 + 30) ÷ (10 + 30), not the other's.
+        e.finished(0, 10.0, 14.0);
+        let pace = 44.0 / 40.0;
+        let p = e.left(&[(0, 10.0, 4.0)]);
         assert!(
-            (e.remaining_s() - (3.0 + 6.0)).abs() < 1e-9,
-            "{}",
-            e.remaining_s()
+            (p.pace[0] - pace).abs() < 1e-12 && p.pace[1] == 1.0,
+            "{p:?}"
         );
-        // With relayed inputs, 4 s of preparations each: the finished one's are taken out of
-        // its wall time (not spread over the processes), the other's added unscaled.
-        let mut e = Eta {
-            left_s: 13.0,
-            left: (10.0, 4.0),
-            left_prep_s: 8.0,
-            ..Default::default()
-        };
-        e.finished((5.0, 2.0), 6.5, 4.0, (15.0, 3.0, 13.0));
         assert!(
-            (e.remaining_s() - (3.0 + 6.0 + 4.0)).abs() < 1e-9,
-            "{}",
-            e.remaining_s()
+            (p.left_s - (pace * 10.0 + 10.0 + (pace * 10.0 - 4.0))).abs() < 1e-9,
+            "{p:?}"
         );
+        // All finished: nothing left whatever the pace.
+        e.finished(0, 10.0, 14.0);
+        e.finished(0, 10.0, 14.0);
+        e.finished(1, 10.0, 5.0);
+        assert_eq!(e.left(&[]).left_s, 0.0);
+        // The pace stays within ¼–4.
+        let mut fast = Eta::new([10.0, 0.0]);
+        fast.finished(0, 10.0, 1000.0);
+        assert_eq!(fast.pace(0), 4.0);
+        assert_eq!(Eta::new([0.0, 0.0]).left(&[]).left_s, 0.0);
         assert_eq!(duration_text(42.0), "42 s");
         assert_eq!(duration_text(4.24), "4.2 s");
     }
@@ -840,19 +874,19 @@ mod tests {
         // No cold call (a failed calibration): no figure, warm or not.
         cal.t1_s = None;
         assert!(op(cal.clone()).calibrated().is_none() && cal.call_s().is_none());
-        // The warm trial's size: ≈ 50 ms of calls, 2–200.
-        use crate::calibrate::warm_trial_calls;
-        assert_eq!(warm_trial_calls(1e-3), 50);
-        assert_eq!(warm_trial_calls(1e-4), 200);
-        assert_eq!(warm_trial_calls(1e-9), 200);
-        assert_eq!(warm_trial_calls(0.2), 2);
-        assert_eq!(warm_trial_calls(f64::NAN), 2);
-        // A verify whose signatures cost 12 ms each: 20 calls (0.25 s of signatures).
-        use crate::calibrate::warm_trial_calls_pooled;
-        assert_eq!(warm_trial_calls_pooled(9e-5, Some(12e-3)), 20);
-        assert_eq!(warm_trial_calls_pooled(9e-5, Some(1e-4)), 200);
-        assert_eq!(warm_trial_calls_pooled(9e-5, Some(1.0)), 2);
-        assert_eq!(warm_trial_calls_pooled(9e-5, None), 200);
+        // The warm calls of the calibration process: 15 after the cold one; a first call
+        // of 1/15 of 0.25 s or more ends it, and the next makes what 0.25 s pays for.
+        use crate::calibrate::{WARM_TRIALS, warm_slow_s, warm_trials_after};
+        assert_eq!(WARM_TRIALS, 15);
+        assert!((warm_slow_s(15) - 0.25 / 15.0).abs() < 1e-12);
+        assert_eq!(warm_trials_after(0.05, 15), 5);
+        assert_eq!(warm_trials_after(0.02, 15), 12);
+        // Always fewer than before, none for a call of 0.25 s or more.
+        assert_eq!(warm_trials_after(0.02, 12), 11);
+        assert_eq!(warm_trials_after(0.2, 15), 1);
+        assert_eq!(warm_trials_after(0.25, 15), 0);
+        assert_eq!(warm_trials_after(f64::NAN, 15), 0);
+        assert_eq!(warm_trials_after(1e-6, 1), 0);
     }
 
     #[test]

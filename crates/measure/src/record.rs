@@ -1416,8 +1416,9 @@ mod tests {
         assert_eq!(stop(Some(t), 8, 0.0), Some("ci_reached"));
         assert_eq!(stop(Some(2.0 * t), max, 0.0), Some("max_trials"));
         assert_eq!(stop(Some(2.0 * t), 9, 9.95), Some("budget_spent"));
-        assert_eq!(stop(Some(2.0 * t), 9, 9.8), None);
-        assert_eq!(stop(Some(2.0 * t), max - 1, 0.0), None);
+        assert_eq!(stop(Some(2.0 * t), 9, 9.8), Some("ci_out_of_reach"));
+        assert_eq!(stop(Some(1.2 * t), 9, 9.8), None);
+        assert_eq!(stop(Some(1.2 * t), max - 1, 0.0), None);
     }
 
     #[test]

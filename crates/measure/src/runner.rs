@@ -189,10 +189,22 @@ pub(crate) fn spawn(
         let mut closing: Option<(u64, Vec<pqperf_ffi::procinfo::TaskSched>)> = None;
         let mut gate = 0usize;
         let mut status_seen = false;
+        let mut slow_seen = false;
         while let Some(l) = s.next_line() {
             let wait = l.starts_with("PQPERF\twait\t");
             let loaded = l.starts_with("PQPERF\tloaded\t");
             status_seen |= l.starts_with("STATUS\t");
+            if let Some(limit) = turn.stop_slow_s
+                && first_trial_seconds(&l).is_some_and(|t| t >= limit)
+            {
+                slow_seen = true;
+            }
+            if wait && slow_seen && !status_seen {
+                // A slow first call: the other trials would cost more than the process is
+                // for (`run_calibration`); the driver ends as a failure.
+                let _ = s.send("end");
+                break;
+            }
             if l == "PQPERF\thold" {
                 if !turn.at_hold(s, gate == 0 && readings.is_empty() && loading.is_none()) {
                     break;
@@ -445,6 +457,9 @@ pub(crate) struct Turn {
     handed_over: bool,
     /// Why it was ended at a gate.
     problem: Option<String>,
+    /// A calibration process of several trials ([`run_calibration`]): ended at the gate
+    /// after a trial that took at least this many seconds.
+    stop_slow_s: Option<f64>,
 }
 
 impl Turn {
@@ -464,6 +479,7 @@ impl Turn {
             moved: 0,
             handed_over: false,
             problem: None,
+            stop_slow_s: None,
         }
     }
 
@@ -644,6 +660,22 @@ pub fn start_held(exe: &DriverExe, args: &DriverArgs, timeout: Duration) -> Opti
         cancel,
         handle: Some(handle),
     })
+}
+
+/// [`run_driver`] for a calibration process of several trials (`crate::calibrate`): when its
+/// first trial took at least `slow_s` seconds, the parent ends the process at the gate after
+/// it (the driver then fails: the process is not complete) instead of letting it run its
+/// other trials, so that a slow first call costs one call, not one per trial.
+pub fn run_calibration(exe: &DriverExe, args: &DriverArgs, timeout: Duration, slow_s: f64) -> Run {
+    let mut turn = Turn::pinned(args.cpu);
+    turn.stop_slow_s = Some(slow_s);
+    run_turn(exe, args, timeout, None, turn)
+}
+
+/// The seconds of the first trial's `TRIAL 1 <calls> <seconds> <count>` result line.
+fn first_trial_seconds(line: &str) -> Option<f64> {
+    let mut f = line.strip_prefix("TRIAL\t1\t")?.split('\t');
+    f.nth(1)?.parse().ok()
 }
 
 /// Whether the inputs of `args` are relayed from a preparer ([`crate::relay::relayed`]); only

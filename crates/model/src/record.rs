@@ -317,7 +317,8 @@ pub struct Adaptive {
     pub planned_trials: u64,
     /// Trials added.
     pub added_trials: u64,
-    /// `ci_reached`, `budget_spent`, `max_trials`, `no_samples` or `failed`.
+    /// `ci_reached`, `budget_spent`, `ci_out_of_reach` (the rest of the budget could not
+    /// bring the interval to the target), `max_trials`, `no_samples` or `failed`.
     pub stopped: String,
     /// Relative half-width when it stopped.
     pub final_half_width_rel: Option<f64>,

@@ -495,13 +495,21 @@ fn target_ci_bullet(a: &[&pqperf_model::record::Adaptive]) -> String {
         (Some(lo), _) => format!("{} s", fmt_f(lo, 3)),
         _ => DASH.to_string(),
     };
-    let other = a.len() - count("ci_reached") - count("budget_spent");
+    let short = count("ci_out_of_reach");
+    let other = a.len() - count("ci_reached") - count("budget_spent") - short;
     format!(
-        "- Protocol (pqperf `--target-ci`): {} operations were measured in short trials ({range} of timed work each, chosen from their calibration: about the process setup time, at least 20 calls so that the calls' spread can show variable work, and a `sign` longer, so that a process averages more of its rejection rounds), one fresh pinned process per trial, first the reference plan's trial count and at least 100 calls, then one trial at a time until the robust interval's half-width was at most ±{} % or the operation's budget, what the reference protocol would have spent on it, was spent. {} reached the target, {} stopped at the budget{}. Their reference figures (mean, median trial, calls) come from the trials they ran (`pqperf.protocol` in each record).",
+        "- Protocol (pqperf `--target-ci`): {} operations were measured in short trials ({range} of timed work each, chosen from their calibration: about the process setup time, at least 20 calls so that the calls' spread can show variable work, and a `sign` longer, so that a process averages more of its rejection rounds), one fresh pinned process per trial, first the reference plan's trial count and at least 100 calls, then one trial at a time until the robust interval's half-width was at most ±{} % or the operation's budget, what the reference protocol would have spent on it, was spent. {} reached the target, {} stopped at the budget{}{}. Their reference figures (mean, median trial, calls) come from the trials they ran (`pqperf.protocol` in each record).",
         a.len(),
         pcts.into_iter().collect::<Vec<_>>().join(" / ±"),
         count("ci_reached"),
-        count("budget_spent"),
+        count("budget_spent") + short,
+        if short > 0 {
+            format!(
+                " ({short} of them before it was spent: what was left of it could not have narrowed the interval to the target)"
+            )
+        } else {
+            String::new()
+        },
         if other > 0 {
             format!(", {other} stopped otherwise (trial limit, failure or no samples)")
         } else {
