@@ -129,7 +129,7 @@ pub fn floor_of_drift(a: f64, b: f64) -> f64 {
 /// the machine changing. `None` for other estimators.
 pub fn call_noise(r: &Record, est: Estimator) -> Option<f64> {
     let rb = r.pqperf.as_ref()?.robust.as_ref()?;
-    if est != Estimator::FencedMean {
+    if !est.is_fenced() {
         return None;
     }
     let mut se: Vec<f64> = rb
@@ -424,13 +424,14 @@ pub fn common_estimator(a: &Record, b: &Record) -> Option<Estimator> {
         Estimator::parse(&rb.estimator)
     };
     let (x, y) = (est(a)?, est(b)?);
-    Some(
-        if x == y || (x != Estimator::FencedMean && y != Estimator::FencedMean) {
-            x
-        } else {
-            Estimator::FencedMean
-        },
-    )
+    Some(if x == y || (!x.is_fenced() && !y.is_fenced()) {
+        x
+    } else if x.is_fenced() {
+        // Both names of the fenced mean are one statistic.
+        x
+    } else {
+        y
+    })
 }
 
 /// Ratio B/A with its per-call percentile interval, from the two records' robust estimates
