@@ -72,7 +72,7 @@ pub fn window_per_call_s(cpu_s: f64, calls: u64, softirqs: Option<u64>) -> Optio
 /// window bounds nothing.
 pub fn window_bound_rel(cpu_s: f64, softirqs: Option<u64>) -> f64 {
     let a = window_allowance_s(softirqs);
-    if !(cpu_s > a) {
+    if cpu_s.is_nan() || cpu_s <= a {
         return 1.0;
     }
     1.0 - (1.0 - PROCESS_REL) * (1.0 - a / cpu_s)
@@ -96,6 +96,10 @@ pub struct WindowFloor {
     pub windows: Vec<SampledWindow>,
 }
 
+/// A sampled window's verified per-call seconds ([`window_per_call_s`]) and bound
+/// ([`window_bound_rel`]).
+pub type WindowFigure = (Option<f64>, f64);
+
 /// The sampled windows' verified per-call figures and bounds from the window keys (`cpu`,
 /// `calls`, `softirqs`, `sampled` per window; in order).
 pub fn sampled_figures(
@@ -103,7 +107,7 @@ pub fn sampled_figures(
     calls: &[u64],
     softirqs: &[Option<u64>],
     sampled: &[bool],
-) -> Vec<(Option<f64>, f64)> {
+) -> Vec<WindowFigure> {
     (0..cpu_s.len())
         .filter(|&i| sampled.get(i) == Some(&true))
         .map(|i| {
@@ -130,7 +134,7 @@ impl WindowFloor {
         hz: f64,
     ) -> Option<WindowFloor> {
         let figures = sampled_figures(cpu_s, calls, softirqs, sampled);
-        if figures.len() != trials.len() || !(hz > 0.0) {
+        if figures.len() != trials.len() || hz.is_nan() || hz <= 0.0 {
             return None;
         }
         let est = crate::robust::Estimator::Fenced;
@@ -240,7 +244,7 @@ impl WindowFloor {
 /// `window_sampled`, `window_softirqs`) as the window rule reads them: the sampled windows'
 /// verified per-call figures and bounds (`sampled_figures`); `Ok(None)` where it records no
 /// calls or its windows bound nothing (`windows_bound` not in force). `Err`: a wrong shape.
-pub fn recorded_sampled_figures(kc: &Value) -> Result<Option<Vec<(Option<f64>, f64)>>, String> {
+pub fn recorded_sampled_figures(kc: &Value) -> Result<Option<Vec<WindowFigure>>, String> {
     let Some((w, calls, sampled)) = window_keys(kc)? else {
         return Ok(None);
     };
