@@ -342,6 +342,19 @@ fn check_memory(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Opti
 /// Checks a complete driver process; returns the problems (empty: consistent) and the
 /// evidence for its process entry.
 pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) {
+    check_published(args, p, k, None)
+}
+
+/// [`check`] where the record will publish other sampled trials than the driver's
+/// (`published`: the relayed verify windows' altered calls dropped,
+/// `relay::Plan::drop_tampered_samples`): the window rule holds the published trials' fenced
+/// means — the record's headline — to their windows.
+pub fn check_published(
+    args: &DriverArgs,
+    p: &Parsed,
+    k: &Kernel,
+    published: Option<&[Vec<u64>]>,
+) -> (Vec<String>, Value) {
     let mut bad = Vec::new();
     let c = Claims::of(p);
     let cpu = k.acc.cpu_s();
@@ -498,7 +511,13 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) 
     // performance figures); the gate structure is still checked, and the evidence says so.
     let emulated = pqperf_ffi::emulation::emulated();
     let w = check_windows(args, p, k, per_step, emulated.is_none(), &mut bad);
-    let floor = headline_floor(p, k, &w, per_step || emulated.is_some());
+    let floor = headline_floor(
+        p,
+        published.unwrap_or(&p.sample_trials),
+        k,
+        &w,
+        per_step || emulated.is_some(),
+    );
     if let Some(f) = &floor {
         bad.extend(f.problems());
     }
@@ -809,6 +828,7 @@ fn check_windows(
 /// the gates or the sampled trials were not as expected (already a problem).
 fn headline_floor(
     p: &Parsed,
+    trials: &[Vec<u64>],
     k: &Kernel,
     w: &Windows,
     unbounded: bool,
@@ -821,14 +841,7 @@ fn headline_floor(
     if w.softirqs.len() != w.cpu_s.len() || w.sampled.len() != w.cpu_s.len() {
         return None;
     }
-    pqperf_model::floor::WindowFloor::of(
-        &w.cpu_s,
-        &w.calls,
-        &w.softirqs,
-        &w.sampled,
-        &p.sample_trials,
-        hz,
-    )
+    pqperf_model::floor::WindowFloor::of(&w.cpu_s, &w.calls, &w.softirqs, &w.sampled, trials, hz)
 }
 
 /// The CPU time after the driver's last gate `last` (its exit) is small: CPU time the

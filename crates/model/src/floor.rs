@@ -85,6 +85,9 @@ pub struct SampledWindow {
     pub per_call_s: Option<f64>,
     /// The fenced mean of the trial's calls (seconds).
     pub fenced_mean_s: Option<f64>,
+    /// The same fenced mean in ticks (what the record's stored samples give, whatever tick
+    /// rate converts them; `None` in evidence without it).
+    pub fenced_mean_ticks: Option<f64>,
     /// The bound in force ([`window_bound_rel`]).
     pub bound_rel: f64,
 }
@@ -123,8 +126,10 @@ pub fn sampled_figures(
 
 impl WindowFloor {
     /// The rule for a process whose windows are given per window (module doc) and whose
-    /// sampled trials are `trials` (ticks at `hz`, one per sampled window, in order). `None`
-    /// when the trials do not match the sampled windows (already a problem of the process).
+    /// sampled trials are `trials` (ticks at `hz`, one per sampled window, in order: the
+    /// ones the record publishes — a relayed verify window's altered call, whose CPU time the
+    /// window holds, is not among them). `None` when the trials do not match the sampled
+    /// windows (already a problem of the process).
     pub fn of(
         cpu_s: &[f64],
         calls: &[u64],
@@ -142,10 +147,14 @@ impl WindowFloor {
             windows: figures
                 .into_iter()
                 .zip(trials)
-                .map(|((per_call_s, bound_rel), t)| SampledWindow {
-                    per_call_s,
-                    fenced_mean_s: est.of(&mut t.clone()).map(|x| x / hz),
-                    bound_rel,
+                .map(|((per_call_s, bound_rel), t)| {
+                    let ticks = est.of(&mut t.clone());
+                    SampledWindow {
+                        per_call_s,
+                        fenced_mean_s: ticks.map(|x| x / hz),
+                        fenced_mean_ticks: ticks,
+                        bound_rel,
+                    }
                 })
                 .collect(),
         })
@@ -193,6 +202,7 @@ impl WindowFloor {
             "softirq_event_s": SOFTIRQ_EVENT_S,
             "window_per_call_s": self.windows.iter().map(|w| r(w.per_call_s)).collect::<Vec<_>>(),
             "fenced_mean_s": self.windows.iter().map(|w| r(w.fenced_mean_s)).collect::<Vec<_>>(),
+            "fenced_mean_ticks": self.windows.iter().map(|w| w.fenced_mean_ticks).collect::<Vec<_>>(),
             "bound_rel": self.bound_rel().map(|b| (b * 1e9).round() / 1e9),
         })
     }
@@ -219,10 +229,15 @@ impl WindowFloor {
                 .collect()
         };
         let (per_call, fenced) = (list("window_per_call_s")?, list("fenced_mean_s")?);
-        if per_call.len() != fenced.len() {
+        let ticks = match f.get("fenced_mean_ticks") {
+            None | Some(Value::Null) => vec![None; fenced.len()],
+            Some(_) => list("fenced_mean_ticks")?,
+        };
+        if per_call.len() != fenced.len() || ticks.len() != fenced.len() {
             return Err(format!(
-                "floor: {} window_per_call_s for {} fenced_mean_s",
+                "floor: {} window_per_call_s and {} fenced_mean_ticks for {} fenced_mean_s",
                 per_call.len(),
+                ticks.len(),
                 fenced.len()
             ));
         }
@@ -230,11 +245,15 @@ impl WindowFloor {
             windows: per_call
                 .into_iter()
                 .zip(fenced)
-                .map(|(per_call_s, fenced_mean_s)| SampledWindow {
-                    per_call_s,
-                    fenced_mean_s,
-                    bound_rel: f64::NAN,
-                })
+                .zip(ticks)
+                .map(
+                    |((per_call_s, fenced_mean_s), fenced_mean_ticks)| SampledWindow {
+                        per_call_s,
+                        fenced_mean_s,
+                        fenced_mean_ticks,
+                        bound_rel: f64::NAN,
+                    },
+                )
                 .collect(),
         }))
     }
@@ -592,6 +611,7 @@ mod tests {
         assert!(honest.problems().is_empty(), "{:?}", honest.problems());
         assert_eq!(honest.windows.len(), 1);
         assert_eq!(honest.windows[0].fenced_mean_s, Some(1e-6));
+        assert_eq!(honest.windows[0].fenced_mean_ticks, Some(100.0));
         // Honest calls 1.9 % cheaper than the window verified: within the share.
         let near = floor_of(vec![100u64; 400], WINDOW_ABS_S + 400e-6 / 0.981);
         assert!(near.problems().is_empty(), "{:?}", near.problems());

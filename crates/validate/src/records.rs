@@ -587,7 +587,7 @@ pub(crate) fn check_floor(rep: &mut Report, shown: &Path, r: &Record) {
             w.per_call_s = *per_call;
             w.bound_rel = *bound;
         }
-        means.extend(f.windows.iter().map(|w| w.fenced_mean_s));
+        means.extend(f.windows.iter().map(|w| w.fenced_mean_ticks));
         if pr.status != "complete" {
             continue;
         }
@@ -612,25 +612,20 @@ pub(crate) fn check_floor(rep: &mut Report, shown: &Path, r: &Record) {
     if r.status != "complete" {
         return;
     }
-    // The recorded fenced means are the stored samples' (a complete record keeps every
+    // The recorded fenced means (ticks: the parent's tick rate and the record's may differ
+    // by a fraction of a per cent) are the stored samples' (a complete record keeps every
     // process's sampled trials, in order).
-    if all_ruled && let Ok(trials) = rb.sample_trials() {
+    if all_ruled
+        && means.iter().all(Option::is_some)
+        && let Ok(trials) = rb.sample_trials()
+    {
         let est = pqperf_model::robust::Estimator::Fenced;
-        let got: Vec<Option<f64>> = trials
-            .iter()
-            .map(|t| est.of(&mut t.clone()).map(|x| x / rb.tick_hz))
-            .collect();
-        let same = got.len() == means.len()
-            && got.iter().zip(&means).all(|(a, b)| match (a, b) {
-                (Some(a), Some(b)) => (a - b).abs() <= 1e-12 + 1e-9 * a.abs(),
-                (None, None) => true,
-                _ => false,
-            });
-        if !same {
+        let got: Vec<Option<f64>> = trials.iter().map(|t| est.of(&mut t.clone())).collect();
+        if got != means {
             rep.problems.push(p(
                 "pqperf.robust.samples",
                 format!(
-                    "the processes' floors record fenced means {means:?} s, the stored samples give {got:?} s"
+                    "the processes' floors record fenced means {means:?} ticks, the stored samples give {got:?} ticks"
                 ),
             ));
         }
