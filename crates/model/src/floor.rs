@@ -15,13 +15,14 @@
 //!   measuring CPU, at most `kernelcheck::SOFTIRQ_EXCESS_MAX_S`), ÷ the calls the parent
 //!   asked for in it, × (1 − [`PROCESS_REL`]). Honest data (three demo datasets beside
 //!   builds, 1 068 processes, sampled windows 8–1 062 ms): the ratio fenced mean ÷ that
-//!   figure is ≥ 0.98 for all but 3 (0.958, 0.972, 0.978: calls fenced out as interference
-//!   that the kernel charged as CPU time), median 1.007. A process that fails is
+//!   figure is ≥ 0.98 for all but 3 (0.959, 0.972, 0.978: calls fenced out as interference
+//!   that the kernel charged as CPU time), median 1.007; an honest ML-DSA-44 `sign` trial
+//!   of the `retest` test gave 0.964, so the share is 5 %. A process that fails is
 //!   `inconsistent` (named, re-run once), never a number.
 //! - **the bound in force** ([`window_bound_rel`]): a forger that reshapes its samples of a
 //!   window of `W` seconds of CPU moves that trial's fenced mean below its true per-call cost
 //!   by at most `1 − (1 − r)·(1 − A ÷ W)`, A the window's allowance: r + A ÷ W to first order
-//!   (2.8 % for a 50 ms window without softirqs, 6 % for 10 ms; a window no longer than its
+//!   (5.8 % for a 50 ms window without softirqs, 8.8 % for 10 ms; a window no longer than its
 //!   allowance — 400 calls of an operation under 1 µs — bounds nothing). The record's
 //!   estimate, a trimmed mean of the trials' fenced means, moves at most as far as its worst
 //!   trial: `pqperf.headline_floor.bound_rel` ([`record_bound`]).
@@ -42,9 +43,10 @@ use crate::kernelcheck::{SOFTIRQ_EVENT_S, SOFTIRQ_EXCESS_MAX_S};
 pub const RULE: &str = "fenced_mean_window";
 
 /// Share by which a sampled trial's fenced mean may lie below its window's verified per-call
-/// figure (module doc: 3 of 1 068 honest processes below 0.98 with [`WINDOW_ABS_S`]; they
-/// are re-run once).
-pub const PROCESS_REL: f64 = 0.02;
+/// figure (module doc: with [`WINDOW_ABS_S`], 3 of 1 068 honest demo trials lay below 0.98,
+/// the lowest at 0.959, and an honest PQClean ML-DSA-44 `sign` trial of the `retest` test at
+/// 0.964, whose record a 2 % share left `failed_or_partial`; none below 0.95).
+pub const PROCESS_REL: f64 = 0.05;
 
 /// Fixed CPU seconds of a sampled window that are not its calls: the driver's untimed work
 /// between the parent's `go` and the next gate (the clock reads around the loop, the SAMPLES
@@ -585,10 +587,10 @@ mod tests {
         assert_eq!(window_per_call_s(0.0004, 400, None), None);
         assert_eq!(window_per_call_s(0.1, 0, None), None);
         assert_eq!(window_bound_rel(0.0004, None), 1.0);
-        // The bound: r + A ÷ W to first order (50 ms: 2.78 %).
+        // The bound: r + A ÷ W to first order (50 ms: 5.76 %).
         let b = window_bound_rel(0.05, None);
-        assert!((b - (1.0 - 0.98 * (1.0 - 0.008))).abs() < 1e-12, "{b}");
-        assert!(b < 0.028 && b > 0.027, "{b}");
+        assert!((b - (1.0 - 0.95 * (1.0 - 0.008))).abs() < 1e-12, "{b}");
+        assert!(b < 0.058 && b > 0.057, "{b}");
     }
 
     /// 400 calls of 100 ticks at 1e8 Hz (1 µs each), in a window of 400 µs + 400 calls.
@@ -612,8 +614,8 @@ mod tests {
         assert_eq!(honest.windows.len(), 1);
         assert_eq!(honest.windows[0].fenced_mean_s, Some(1e-6));
         assert_eq!(honest.windows[0].fenced_mean_ticks, Some(100.0));
-        // Honest calls 1.9 % cheaper than the window verified: within the share.
-        let near = floor_of(vec![100u64; 400], WINDOW_ABS_S + 400e-6 / 0.981);
+        // Honest calls 4.9 % cheaper than the window verified: within the share.
+        let near = floor_of(vec![100u64; 400], WINDOW_ABS_S + 400e-6 / 0.951);
         assert!(near.problems().is_empty(), "{:?}", near.problems());
         // 80 % of the calls at half their cost, the rest carry the sum: q3 is low, so the
         // dear calls lie above the fence and the fenced mean halves with the median.
@@ -632,9 +634,9 @@ mod tests {
         let f = floor_of(w, cpu);
         assert!(f.problems().is_empty(), "{:?}", f.problems());
         assert!((f.windows[0].fenced_mean_s.unwrap() - 1e-6).abs() < 1e-12);
-        // One giant call above the fence, the rest at 97 %: caught (3 % > 2 %).
-        let mut v = vec![97u64; 400];
-        v[0] = 40_000 - 97 * 399;
+        // One giant call above the fence, the rest at 94 %: caught (6 % > 5 %).
+        let mut v = vec![94u64; 400];
+        v[0] = 40_000 - 94 * 399;
         let f = floor_of(v.clone(), cpu);
         assert_eq!(f.problems().len(), 1, "{:?}", f.problems());
         // The evidence reads back; the earlier rule's reader ignores it.
@@ -676,7 +678,7 @@ mod tests {
             (b["bound_rel"].as_f64().unwrap() - want).abs() < 1e-9,
             "{b}"
         );
-        assert!(want > 0.069 && want < 0.071, "{want}");
+        assert!(want > 0.097 && want < 0.099, "{want}");
         // Earlier records' processes carry no window rule.
         assert_eq!(record_bound(&[json!({"floor": {"median_s": 1.0}})]), None);
     }

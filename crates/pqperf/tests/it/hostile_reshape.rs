@@ -16,7 +16,7 @@
 //! Before the floor (`pqperf_model::floor`) every one of them was published `complete` with
 //! its moved figure (the test prints the estimates beside the honest twin's); then a −10 %
 //! median passed the 15 % shares; now each sampled trial's fenced mean is held to its own
-//! window's CPU time less 2 % and 400 µs, and no moved headline is published. No timing is
+//! window's CPU time less 5 % and 400 µs, and no moved headline is published. No timing is
 //! asserted: the decisions and the markers are.
 
 use crate::common;
@@ -49,7 +49,7 @@ fn reshaped_samples_keeping_their_sums_publish_no_moved_figure() {
     std::fs::write(run.join("reshape.h"), RESHAPE).unwrap();
     let source = format!("#ifdef RESHAPE\n#include \"reshape.h\"\n#endif\n{TOY_SIG}");
     let hostile = |label: &str, extra: &[&str]| {
-        let mut d = vec!["TOY_WORK=20000", "RESHAPE"];
+        let mut d = vec!["TOY_WORK=200000", "RESHAPE"];
         d.extend_from_slice(extra);
         Lib::new("sign-95", label).defines(&d).args(&["-lpthread"])
     };
@@ -58,15 +58,16 @@ fn reshaped_samples_keeping_their_sums_publish_no_moved_figure() {
         "toy_sig_reshape.c",
         &source,
         &[
-            Lib::new("sign-95", "honest").defines(&["TOY_WORK=20000"]),
+            Lib::new("sign-95", "honest").defines(&["TOY_WORK=200000"]),
             hostile("median50", &["RESHAPE_PCT=50"]),
             hostile("median90", &["RESHAPE_PCT=90"]),
             hostile("fence50", &["RESHAPE_PCT=50", "RESHAPE_FENCE"]),
             hostile("fence90", &["RESHAPE_PCT=90", "RESHAPE_FENCE"]),
         ],
     );
-    // Trials of 50 ms (the --target-ci protocol's are 60–250 ms): the floor is the sampled
-    // windows' CPU time less a fixed 400 µs, so it is tight for long windows only.
+    // Trials of 50 ms (the --target-ci protocol's are 60–250 ms) of calls of about 50 µs, so
+    // a sampled window of 400 calls lasts about 20 ms: the floor is its CPU time less a fixed
+    // 400 µs, tight for long windows only (bound ≈ 5 % + 400 µs ÷ 20 ms).
     let log = calibrate_and_measure(&run, &trials_50ms());
     let ops = ["keygen", "sign", "verify"];
     // What was published, beside the honest twin's estimate.
