@@ -55,7 +55,8 @@
 //!   `window_sampled`, `floor`). **The bound**: a forger moves a trial's fenced mean at most
 //!   `1 − 0.95·(1 − A ÷ W)` below its true per-call cost, A the window's allowance and W its
 //!   CPU seconds: 5.8 % for a 50 ms sampled window, 8.8 % for 10 ms, 14.5 % for 4 ms (400
-//!   calls of 10 µs); a window of 400 calls no longer than its allowance (operations under about
+//!   calls of 10 µs); a window of fewer than `floor::WINDOW_MIN_CALLS` (100) calls, or of
+//!   400 calls no longer than its allowance (operations under about
 //!   1 µs) bounds nothing. The record keeps the bound in force
 //!   (`pqperf.headline_floor.bound_rel`, its worst sampled window); docs/threat-model.md
 //!   has the measurements;

@@ -135,7 +135,7 @@ fn main() {
                     }
                 }
                 for (i, c) in cpu.iter().enumerate().filter(|(i, _)| sampled[*i]) {
-                    let b = window_bound_rel(*c, irq[i]);
+                    let b = window_bound_rel(*c, calls[i], irq[i]);
                     worst = Some(worst.map_or(b, |w: f64| w.max(b)));
                 }
             }
