@@ -129,7 +129,7 @@ pub fn floor_of_drift(a: f64, b: f64) -> f64 {
 /// the machine changing. `None` for other estimators.
 pub fn call_noise(r: &Record, est: Estimator) -> Option<f64> {
     let rb = r.pqperf.as_ref()?.robust.as_ref()?;
-    if est != Estimator::FencedMean {
+    if !est.is_fenced() {
         return None;
     }
     let mut se: Vec<f64> = rb
@@ -424,13 +424,14 @@ pub fn common_estimator(a: &Record, b: &Record) -> Option<Estimator> {
         Estimator::parse(&rb.estimator)
     };
     let (x, y) = (est(a)?, est(b)?);
-    Some(
-        if x == y || (x != Estimator::FencedMean && y != Estimator::FencedMean) {
-            x
-        } else {
-            Estimator::FencedMean
-        },
-    )
+    Some(if x == y || (!x.is_fenced() && !y.is_fenced()) {
+        x
+    } else if x.is_fenced() {
+        // Both names of the fenced mean are one statistic.
+        x
+    } else {
+        y
+    })
 }
 
 /// Ratio B/A with its per-call percentile interval, from the two records' robust estimates
@@ -779,8 +780,20 @@ fn judge_pair(a: &Record, b: &Record, recorded: Option<f64>, o: &Options) -> Opt
     };
     // A variable-time operation whose two runs drew the same input streams is judged on
     // its calls paired by (stream, call index): the operation's own variability cancels.
-    let pairing = (est.is_mean() && o.pair_streams)
-        .then(|| crate::streams::paired(a, b, recorded, o.confidence));
+    // (Records of this version take the fenced mean for every operation: whether the work
+    // is variable is then the earlier choice's, from the calls.)
+    let variable = match est {
+        Estimator::Fenced => [a, b].iter().any(|r| {
+            r.pqperf
+                .as_ref()
+                .and_then(|x| x.robust.as_ref())
+                .and_then(|rb| rb.sample_trials().ok())
+                .is_some_and(|t| Estimator::choose_v2(&r.operation, &t).is_fenced())
+        }),
+        e => e.is_mean(),
+    };
+    let pairing =
+        (variable && o.pair_streams).then(|| crate::streams::paired(a, b, recorded, o.confidence));
     if let Some(Ok(pv)) = &pairing {
         return Some(judge_paired(
             pv,
@@ -1742,7 +1755,17 @@ mod tests {
     fn different_estimators_are_compared_with_one() {
         // A keygen whose calls were narrow in run A (p50) and wide in run B (fenced mean):
         // both sides with the fenced mean.
-        let a = rec("l", "keygen", 1.0, 1);
+        let mut a = rec("l", "keygen", 1.0, 1);
+        let ra = a.pqperf.as_mut().unwrap().robust.as_mut().unwrap();
+        *ra = Robust::compute_with(
+            &ra.sample_trials().unwrap(),
+            Estimator::P50,
+            2.5e9,
+            1000,
+            1,
+            0.95,
+        )
+        .unwrap();
         let mut b = rec("l", "keygen", 1.0, 2);
         let rb = b.pqperf.as_mut().unwrap().robust.as_mut().unwrap();
         let trials = rb.sample_trials().unwrap();

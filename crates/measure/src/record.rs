@@ -1149,22 +1149,20 @@ pub fn assemble_record(ctx: &RecordContext, p: &PlannedOp, m: Measured) -> Recor
             ext.robust = Robust::compute(&sample_trials, &p.op.call(), hz);
         }
     }
-    // The headline floor (issue 36, `pqperf_model::floor`): the estimate the per-call samples
-    // give is not below what the kernel verified per call for the cheapest complete process.
-    let floor = ext.robust.as_ref().and_then(|r| {
-        pqperf_model::floor::RecordFloor::of(
+    // The headline floor (issue 36, `pqperf_model::floor`): every complete process's sampled
+    // trials passed the window rule (`crate::verify`), so the estimate — a trimmed mean of
+    // their fenced means — lies at most its worst window's bound below the true cost; the
+    // record states that bound.
+    if ext.robust.is_some()
+        && let Some(b) = pqperf_model::floor::record_bound(
             processes
                 .iter()
                 .filter(|pr| pr.status == "complete")
                 .filter_map(|pr| pr.extra.get("kernel_check")),
-            r.estimate_seconds,
         )
-    });
-    let below_floor = floor.as_ref().is_some_and(|f| f.problem().is_some());
-    if let Some(f) = &floor {
-        ext.extra.insert("headline_floor".into(), f.to_json());
+    {
+        ext.extra.insert("headline_floor".into(), b);
     }
-    let complete = complete && !below_floor;
     if !attempts.is_empty() {
         ext.disturbance_rule = Some(disturbance_rule());
         ext.attempts = Some(attempts);

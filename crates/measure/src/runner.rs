@@ -879,7 +879,15 @@ fn run_turn(
                     steal_s: steal_share.map_or(0.0, |f| f * wall_s),
                     parent_rss_bytes,
                 };
-                let (problems, evidence) = crate::verify::check(args, &parsed, &k);
+                // The samples the record will publish (the altered verify calls dropped
+                // below): the window rule holds their fenced means.
+                let published = plan.as_ref().map(|pl| {
+                    let mut t = parsed.sample_trials.clone();
+                    pl.drop_tampered_samples(&mut t);
+                    t
+                });
+                let (problems, evidence) =
+                    crate::verify::check_published(args, &parsed, &k, published.as_deref());
                 process.extra.insert("kernel_check".into(), evidence);
                 problems
             }

@@ -44,22 +44,22 @@
 //! - **samples add up**: the per-call ticks of a sampled trial, summed, equal its claimed
 //!   interval within [`SAMPLE_SUM_REL`] + [`TICK_ABS_S`] (less the steal), so the robust
 //!   estimate cannot be moved by scaling its SAMPLES alone;
-//! - **the headline floor** (`pqperf_model::floor`): SAMPLES reshaped with their sums kept
-//!   (most calls reported cheap, a few dear; or one giant call above the fence) move the
-//!   median and the fenced mean the record's estimate is made of. The windows' kernel CPU
-//!   time less their fixed tolerance and `kernelcheck::SOFTIRQ_EVENT_S` per softirq of the
-//!   measuring CPU, ÷ (1 + [`WINDOW_REL`]) ÷ the calls asked in them, is a
-//!   verified per-call figure (`kernel_check.window_calls`, `window_sampled`, `floor`); the
-//!   process's fenced mean must be at least its sampled window's figure less
-//!   `floor::PROCESS_MEAN_REL` (15 %) and its median at least its windows' figure less
-//!   `floor::PROCESS_MEDIAN_REL` (40 %: honest processes run in phases), and
-//!   `record::assemble_record` refuses a complete record whose estimate lies below its
-//!   cheapest complete process's figure less `floor::RECORD_REL` (15 %: honest medians of
-//!   1 s reference trials lay up to 8.8 % below the verified mean call on a noisy host).
-//!   Measured: a forger moves the headline at most about 16 % below its cheapest process's
-//!   true cost with 50 ms windows (16–17 % for 20–250 ms, up to 35 % for 2 ms), plus the
-//!   honest distance
-//!   between the estimate and that process (docs/threat-model.md);
+//! - **the headline floor** (`pqperf_model::floor`, issue 36): SAMPLES reshaped with their
+//!   sums kept (most calls reported cheap, a few dear above the fence) would move the
+//!   estimate the record is made of. New records' estimate is the fenced mean of every
+//!   operation (`mean_robust_v3`), which such a reshaping can lower only by pushing mass above
+//!   the fence. So each sampled trial's fenced mean must be at least its own sampled
+//!   window's kernel CPU time, less `floor::WINDOW_ABS_S` (400 µs: the driver's untimed work
+//!   in the window) and `kernelcheck::SOFTIRQ_EVENT_S` per softirq of the measuring CPU,
+//!   ÷ the calls asked in it, × (1 − `floor::PROCESS_REL`) (5 %; `kernel_check.window_calls`,
+//!   `window_sampled`, `floor`). **The bound**: a forger moves a trial's fenced mean at most
+//!   `1 − 0.95·(1 − A ÷ W)` below its true per-call cost, A the window's allowance and W its
+//!   CPU seconds: 5.8 % for a 50 ms sampled window, 8.8 % for 10 ms, 14.5 % for 4 ms (400
+//!   calls of 10 µs); a window of fewer than `floor::WINDOW_MIN_CALLS` (100) calls, or of
+//!   400 calls no longer than its allowance (operations under about
+//!   1 µs) bounds nothing. The record keeps the bound in force
+//!   (`pqperf.headline_floor.bound_rel`, its worst sampled window); docs/threat-model.md
+//!   has the measurements;
 //! - **memory**: the claimed peak RSS is at most `ru_maxrss` (+ [`RSS_ABOVE_SLACK`]) and,
 //!   when `ru_maxrss` is clearly above the parent's RSS (so the driver made it), at least
 //!   `ru_maxrss` less what the memory pass touched after the peak was read, 5 % and
@@ -343,6 +343,19 @@ fn check_memory(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Opti
 /// Checks a complete driver process; returns the problems (empty: consistent) and the
 /// evidence for its process entry.
 pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) {
+    check_published(args, p, k, None)
+}
+
+/// [`check`] where the record will publish other sampled trials than the driver's
+/// (`published`: the relayed verify windows' altered calls dropped,
+/// `relay::Plan::drop_tampered_samples`): the window rule holds the published trials' fenced
+/// means — the record's headline — to their windows.
+pub fn check_published(
+    args: &DriverArgs,
+    p: &Parsed,
+    k: &Kernel,
+    published: Option<&[Vec<u64>]>,
+) -> (Vec<String>, Value) {
     let mut bad = Vec::new();
     let c = Claims::of(p);
     let cpu = k.acc.cpu_s();
@@ -499,7 +512,13 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) 
     // performance figures); the gate structure is still checked, and the evidence says so.
     let emulated = pqperf_ffi::emulation::emulated();
     let w = check_windows(args, p, k, per_step, emulated.is_none(), &mut bad);
-    let floor = headline_floor(args, p, k, &w, per_step || emulated.is_some());
+    let floor = headline_floor(
+        p,
+        published.unwrap_or(&p.sample_trials),
+        k,
+        &w,
+        per_step || emulated.is_some(),
+    );
     if let Some(f) = &floor {
         bad.extend(f.problems());
     }
@@ -519,7 +538,7 @@ pub fn check(args: &DriverArgs, p: &Parsed, k: &Kernel) -> (Vec<String>, Value) 
         "window_claimed_s": w.claimed_s.iter().map(|x| round6(*x)).collect::<Vec<_>>(),
         "window_calls": w.calls,
         "window_sampled": w.sampled,
-        "floor": floor.as_ref().map(pqperf_model::floor::ProcessFloor::to_json),
+        "floor": floor.as_ref().map(pqperf_model::floor::WindowFloor::to_json),
         "window_run_delay_s": w
             .run_delay_s
             .iter()
@@ -804,19 +823,18 @@ fn check_windows(
     w
 }
 
-/// The headline floor of one process (`pqperf_model::floor`): the verified per-call figures
-/// of its windows and its samples' median and fenced mean. `None` where the windows bound
-/// nothing (per-step timing, an emulator), without a fixed tick rate, or when the gates
-/// were not as expected (already a problem).
+/// The window rule of one process (`pqperf_model::floor::WindowFloor`): its sampled
+/// windows' verified per-call figures and its sampled trials' fenced means. `None` where the
+/// windows bound nothing (per-step timing, an emulator), without a fixed tick rate, or when
+/// the gates or the sampled trials were not as expected (already a problem).
 fn headline_floor(
-    args: &DriverArgs,
     p: &Parsed,
+    trials: &[Vec<u64>],
     k: &Kernel,
     w: &Windows,
     unbounded: bool,
-) -> Option<pqperf_model::floor::ProcessFloor> {
-    use pqperf_model::floor::{per_call_floor_s, process_floor};
-    let tol = w.tolerance_s?;
+) -> Option<pqperf_model::floor::WindowFloor> {
+    w.tolerance_s?;
     let hz = k.tick_hz.filter(|h| *h > 0.0 && !core_cycles(p))?;
     if unbounded || w.cpu_s.is_empty() || w.calls.len() != w.cpu_s.len() {
         return None;
@@ -824,13 +842,7 @@ fn headline_floor(
     if w.softirqs.len() != w.cpu_s.len() || w.sampled.len() != w.cpu_s.len() {
         return None;
     }
-    let all = per_call_floor_s(&w.cpu_s, &w.calls, &w.softirqs, tol);
-    let idx: Vec<usize> = (0..w.cpu_s.len()).filter(|i| w.sampled[*i]).collect();
-    let cpu: Vec<f64> = idx.iter().map(|i| w.cpu_s[*i]).collect();
-    let calls: Vec<u64> = idx.iter().map(|i| w.calls[*i]).collect();
-    let irq: Vec<Option<u64>> = idx.iter().map(|i| w.softirqs[*i]).collect();
-    let sampled = per_call_floor_s(&cpu, &calls, &irq, tol);
-    Some(process_floor(&args.op, all, sampled, &p.sample_trials, hz))
+    pqperf_model::floor::WindowFloor::of(&w.cpu_s, &w.calls, &w.softirqs, &w.sampled, trials, hz)
 }
 
 /// The CPU time after the driver's last gate `last` (its exit) is small: CPU time the

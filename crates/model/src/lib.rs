@@ -18,7 +18,7 @@
 //! | [`fields`] | [`Fields`]: open JSON objects in file order (environment, driver meta) |
 //! | [`katlog`] | KAT logs ([`KatLog`]: header, manifest lines, RESULT status) and `<id>/kat.sha256` ([`KatManifest`]); [`katlog::sha256_hex`] |
 //! | [`sidecsv`] | `;`-CSV side files ([`CsvTable`]) and their typed rows (systems, kat_issues, summary_notes, external_sizes, symmetric_survey, security_targets, kex_bandwidth, downloads) |
-//! | [`robust`] | robust per-call estimate (p50 / 20 % trimmed mean) with a seeded two-level bootstrap CI, stored under `pqperf.robust` |
+//! | [`robust`] | robust per-call estimate (the fenced mean of every operation, `mean_robust_v3`; earlier records' p50 / 20 % trimmed mean / `mean_robust_v2`) with its t-interval or seeded two-level bootstrap CI, stored under `pqperf.robust`; [`floor`] holds each sampled trial's fenced mean to its window's kernel CPU time |
 //! | [`pynum`] | Python-compatible number primitives: CPython float `sum`, true int/int division, median, type-7 quantile (no evidence type: `robust`, `stats` and `envevidence` build on it) |
 //! | [`stats`] | method.md §8 statistics from trials ([`RecordStats`]), process aggregates, per-call quantiles ([`stats::Quantiles`]) |
 //! | [`dataset`] | [`Dataset`] loader for a dataset root (`performance/data/<sys>/…`, side CSVs, manifests), with per-file errors and stray-file listing |

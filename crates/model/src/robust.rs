@@ -4,13 +4,20 @@
 //!
 //! * **Samples**: tick-counter deltas of single calls from the driver's *sampled* trials
 //!   (separate from the reference trials), one list per sampled trial.
-//! * **Estimator**: the median (type-7 `p50`) for fixed-work operations; for variable-work
-//!   operations the **fenced mean** (`mean_robust_v2`, [`Estimator::FencedMean`]): the mean
-//!   per-call cost a user pays, over the operation's own variability. Variable work is `sign`
+//! * **Estimator** of new records: the **fenced mean** of every operation (`mean_robust_v3`,
+//!   [`Estimator::Fenced`], issue 36): the mean per-call cost a user pays, over the
+//!   operation's own variability. A mean is what the kernel can check: per-call samples
+//!   reshaped with their sum kept cannot move a mean, and mass pushed above the fence lowers
+//!   the fenced mean of that process below the CPU time its sampled window verified
+//!   (`crate::floor`); a median can be moved by such a reshaping and nothing verifies it.
+//!   The per-call p50/p90/p99 stay beside it as the distribution (claims of the driver).
+//!   Earlier records: the median (type-7 `p50`) for fixed-work operations and the same fenced
+//!   mean (`mean_robust_v2`, [`Estimator::FencedMean`]) for variable work: `sign`
 //!   (lattice Fiat–Shamir-with-aborts and hash-and-sign signers loop until a rejection test
 //!   passes, so the cost of a call is a sum of a random number of rounds) and any operation
 //!   whose calls' middle half is wide ([`Estimator::choose`]: the median over sampled trials of
-//!   q3 ÷ q1 is at least [`WIDE_IQR_RATIO`]). Per sampled trial (one driver process in the
+//!   q3 ÷ q1 is at least [`WIDE_IQR_RATIO`]); both names compute the same statistic, so
+//!   `validate` recomputes each by its stored name. Per sampled trial (one driver process in the
 //!   `--target-ci` protocol), the calls above the **fence** `max(q3 + 8·(q3 − q1), 3·q3)`
 //!   are dropped (q1, q3 the order statistics at ⌊0.25·(n−1)⌋ and ⌈0.75·(n−1)⌉: integers, so
 //!   the fence is exact) and the rest averaged. For a geometric number of rejection rounds
@@ -70,13 +77,17 @@ pub enum Estimator {
     /// 20 % trimmed mean of calls (variable-work operations of earlier records).
     TrimmedMean20,
     /// Per sampled trial the mean of its calls below the fence, combined over trials by their
-    /// 20 % trimmed mean (variable-work operations, `mean_robust_v2`).
+    /// 20 % trimmed mean (variable-work operations of earlier records, `mean_robust_v2`).
     FencedMean,
+    /// The same statistic as [`Estimator::FencedMean`] for every operation (new records,
+    /// `mean_robust_v3`: the estimate the window rule of `crate::floor` bounds).
+    Fenced,
 }
 
 impl Estimator {
-    /// The estimator of an operation by its name alone (`sign` is variable work, everything
-    /// else fixed); [`Estimator::choose`] also looks at the calls.
+    /// The estimator earlier records gave an operation by its name alone (`sign` is variable
+    /// work, everything else fixed): what planning uses to know variable work before any
+    /// sample. New records use [`Estimator::choose`].
     pub fn for_op(op: &str) -> Estimator {
         if op == "sign" {
             Estimator::FencedMean
@@ -85,11 +96,18 @@ impl Estimator {
         }
     }
 
-    /// The estimator of an operation with these sampled trials: [`Estimator::FencedMean`] for
-    /// `sign` and for any operation whose calls' middle half is wide (the median over trials
-    /// of at least 20 calls of q3 ÷ q1 is ≥ [`WIDE_IQR_RATIO`]); else the median. Interference
-    /// hits a minority of calls, so it does not widen the middle half; rejection sampling does.
-    pub fn choose(op: &str, trials: &[Vec<u64>]) -> Estimator {
+    /// The estimator of new records: [`Estimator::Fenced`] for every operation (module doc:
+    /// the one estimate the kernel's window check bounds).
+    pub fn choose(_op: &str, _trials: &[Vec<u64>]) -> Estimator {
+        Estimator::Fenced
+    }
+
+    /// The estimator earlier records chose (kept to read them and for comparisons):
+    /// [`Estimator::FencedMean`] for `sign` and for any operation whose calls' middle half is
+    /// wide (the median over trials of at least 20 calls of q3 ÷ q1 is ≥ [`WIDE_IQR_RATIO`]);
+    /// else the median. Interference hits a minority of calls, so it does not widen the
+    /// middle half; rejection sampling does.
+    pub fn choose_v2(op: &str, trials: &[Vec<u64>]) -> Estimator {
         if op == "sign" {
             return Estimator::FencedMean;
         }
@@ -109,12 +127,13 @@ impl Estimator {
         }
     }
 
-    /// Evidence name (`p50`, `trimmed_mean_20`, `mean_robust_v2`).
+    /// Evidence name (`p50`, `trimmed_mean_20`, `mean_robust_v2`, `mean_robust_v3`).
     pub fn name(self) -> &'static str {
         match self {
             Estimator::P50 => "p50",
             Estimator::TrimmedMean20 => "trimmed_mean_20",
             Estimator::FencedMean => "mean_robust_v2",
+            Estimator::Fenced => "mean_robust_v3",
         }
     }
 
@@ -124,6 +143,7 @@ impl Estimator {
             "p50" => Some(Estimator::P50),
             "trimmed_mean_20" => Some(Estimator::TrimmedMean20),
             "mean_robust_v2" => Some(Estimator::FencedMean),
+            "mean_robust_v3" => Some(Estimator::Fenced),
             _ => None,
         }
     }
@@ -134,12 +154,18 @@ impl Estimator {
         self != Estimator::P50
     }
 
+    /// True for the fenced mean under either name (`mean_robust_v2`, `mean_robust_v3`): per
+    /// sampled trial the mean below the fence, trials combined by their 20 % trimmed mean.
+    pub fn is_fenced(self) -> bool {
+        matches!(self, Estimator::FencedMean | Estimator::Fenced)
+    }
+
     /// The record's estimate over its sampled trials: [`Estimator::of`] of the pooled calls,
-    /// or for [`Estimator::FencedMean`] the 20 % trimmed mean of the trials' own estimates.
-    /// `None` without a call.
+    /// or for the fenced mean ([`Estimator::is_fenced`]) the 20 % trimmed mean of the trials'
+    /// own estimates. `None` without a call.
     pub fn combine(self, trials: &[Vec<u64>]) -> Option<f64> {
         match self {
-            Estimator::FencedMean => {
+            Estimator::FencedMean | Estimator::Fenced => {
                 let mut means: Vec<f64> = trials
                     .iter()
                     .filter(|t| !t.is_empty())
@@ -194,7 +220,7 @@ impl Estimator {
                 let sum: u128 = kept.iter().map(|&x| x as u128).sum();
                 Some(int_div(sum, kept.len() as u128))
             }
-            Estimator::FencedMean => {
+            Estimator::FencedMean | Estimator::Fenced => {
                 let fence = fence(v)?;
                 let (mut sum, mut kept) = (0u128, 0u128);
                 for &x in v.iter() {
@@ -353,7 +379,7 @@ pub fn replicates(trials: &[Vec<u64>], est: Estimator, resamples: u64, seed: u64
     let mut rng = SplitMix64::new(seed);
     let mut pool: Vec<u64> = Vec::new();
     let mut out = Vec::with_capacity(resamples as usize);
-    if est == Estimator::FencedMean {
+    if est.is_fenced() {
         let mut means: Vec<f64> = Vec::with_capacity(trials.len());
         for _ in 0..resamples {
             means.clear();
@@ -434,7 +460,7 @@ pub const METHOD_BOOTSTRAP: &str = "two-level percentile";
 /// Method name of the Tukey–McLaughlin interval over sampled trials.
 pub const METHOD_TRIMMED_T: &str = "trimmed-mean t";
 
-/// The estimate and interval of `trials` with `est`: for [`Estimator::FencedMean`] with at
+/// The estimate and interval of `trials` with `est`: for the fenced mean with at
 /// least two non-empty trials and 95 % confidence the [`trimmed_mean_t`] interval of the
 /// trials' fenced means, else the two-level percentile bootstrap. `None` without a call.
 pub fn interval(
@@ -445,7 +471,7 @@ pub fn interval(
     confidence: f64,
 ) -> Option<Interval> {
     let estimate = est.combine(trials)?;
-    if est == Estimator::FencedMean && confidence == 0.95 {
+    if est.is_fenced() && confidence == 0.95 {
         let means: Vec<f64> = trials
             .iter()
             .filter(|t| !t.is_empty())
@@ -473,7 +499,8 @@ pub fn interval(
 /// The robust estimate of a record, as stored under `pqperf.robust`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Robust {
-    /// `p50`, `mean_robust_v2` or (earlier records) `trimmed_mean_20` ([`Estimator`]).
+    /// `mean_robust_v3`, or (earlier records) `p50`, `mean_robust_v2`, `trimmed_mean_20`
+    /// ([`Estimator`]).
     pub estimator: String,
     /// Tick rate (Hz) that converts ticks into seconds.
     pub tick_hz: f64,
@@ -503,10 +530,10 @@ pub struct Robust {
     pub ci_half_width_rel: f64,
     /// Per-call tick deltas, one space-separated string per sampled trial (in order).
     pub samples: Vec<String>,
-    /// Sampled trials with calls (the units the fenced mean combines); `mean_robust_v2` only.
+    /// Sampled trials with calls (the units the fenced mean combines); fenced mean only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials: Option<u64>,
-    /// Calls above their trial's interference fence, not averaged; `mean_robust_v2` only.
+    /// Calls above their trial's interference fence, not averaged; fenced mean only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fenced_out: Option<u64>,
 }
@@ -540,7 +567,7 @@ impl Robust {
         let calls = trials.iter().map(|t| t.len() as u64).sum();
         let iv = interval(trials, est, resamples, seed, confidence)?;
         let (e, lo, hi) = (iv.estimate, iv.low, iv.high);
-        let v2 = est == Estimator::FencedMean;
+        let v2 = est.is_fenced();
         let samples = trials
             .iter()
             .map(|t| {
@@ -658,7 +685,7 @@ mod tests {
                     kept.len() as u128,
                 ))
             }
-            Estimator::FencedMean => {
+            Estimator::FencedMean | Estimator::Fenced => {
                 let (q1, q3) = (s[(n - 1) / 4], s[(3 * (n - 1)).div_ceil(4)]);
                 let f = (q3 + 8 * (q3 - q1)).max(3 * q3);
                 let kept: Vec<u64> = s.iter().copied().filter(|&x| x <= f).collect();
@@ -673,7 +700,12 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn selection_gives_the_sorted_definition(v in proptest::collection::vec(0u64..50, 0..60)) {
-            for est in [Estimator::P50, Estimator::TrimmedMean20, Estimator::FencedMean] {
+            for est in [
+                Estimator::P50,
+                Estimator::TrimmedMean20,
+                Estimator::FencedMean,
+                Estimator::Fenced,
+            ] {
                 let mut w = v.clone();
                 proptest::prop_assert_eq!(est.of(&mut w), sorted_definition(est, &v));
             }
@@ -721,7 +753,7 @@ mod tests {
             .filter(|_| {
                 let trials = synthetic(&mut rng, procs, 400, shape, 0.03, 0.05);
                 let r = Robust::compute(&trials, "sign", 1e9).unwrap();
-                assert_eq!(r.estimator, "mean_robust_v2");
+                assert_eq!(r.estimator, "mean_robust_v3");
                 r.ci_low_ticks <= truth && truth <= r.ci_high_ticks
             })
             .count()
@@ -803,10 +835,23 @@ mod tests {
     #[test]
     fn wide_operations_get_the_mean() {
         let narrow: Vec<Vec<u64>> = vec![(0..100).map(|i| 1000 + i % 7).collect(); 3];
-        assert_eq!(Estimator::choose("keygen", &narrow), Estimator::P50);
+        assert_eq!(Estimator::choose_v2("keygen", &narrow), Estimator::P50);
         let wide: Vec<Vec<u64>> = vec![(0..100).map(|i| 1000 + 30 * i).collect(); 3];
-        assert_eq!(Estimator::choose("keygen", &wide), Estimator::FencedMean);
-        assert_eq!(Estimator::choose("sign", &narrow), Estimator::FencedMean);
+        assert_eq!(Estimator::choose_v2("keygen", &wide), Estimator::FencedMean);
+        assert_eq!(Estimator::choose_v2("sign", &narrow), Estimator::FencedMean);
+        // New records: the fenced mean for every operation.
+        for op in ["keygen", "sign", "verify", "enc", "dec"] {
+            assert_eq!(Estimator::choose(op, &narrow), Estimator::Fenced);
+        }
+        // Both names of the fenced mean compute the same figures bit for bit.
+        let a = Robust::compute_with(&wide, Estimator::FencedMean, 1e9, 100, 1, 0.95).unwrap();
+        let mut b = Robust::compute(&wide, "keygen", 1e9).unwrap();
+        assert_eq!(b.estimator, "mean_robust_v3");
+        assert_eq!(b.recompute().unwrap().unwrap(), b);
+        b.estimator = a.estimator.clone();
+        b.resamples = 100;
+        b.seed = 1;
+        assert_eq!(a, b);
         // Earlier records keep their estimator.
         let mut r =
             Robust::compute_with(&narrow, Estimator::TrimmedMean20, 1e9, 100, 1, 0.95).unwrap();
@@ -843,7 +888,7 @@ mod tests {
         assert!(a.ci_half_width_rel < 0.01, "{}", a.ci_half_width_rel);
         assert_eq!(a.recompute().unwrap().unwrap(), a);
         // Another seed gives another (but close) interval.
-        let c = Robust::compute_with(&trials, Estimator::P50, 1e9, 1000, 1, 0.95).unwrap();
+        let c = Robust::compute_with(&trials, Estimator::Fenced, 1e9, 1000, 1, 0.95).unwrap();
         assert_eq!(c.estimate_ticks, a.estimate_ticks);
         // A trial shifted by 20 % widens the interval (between-trial spread counts).
         let mut shifted = trials.clone();

@@ -503,12 +503,168 @@ pub(crate) fn check_memory(rep: &mut Report, shown: &Path, r: &Record) {
     }
 }
 
-/// The headline floor (issue 36, `pqperf_model::floor`), re-checked from the evidence: each
+/// The headline floor (issue 36, `pqperf_model::floor`), re-checked from the evidence. The
+/// window rule (`kernel_check.floor.rule` = `floor::RULE`): each process's verified per-call
+/// figures of its sampled windows, recomputed from its window keys, agree with those it
+/// recorded; a complete process's sampled trials' fenced means are not below them less
+/// `floor::PROCESS_REL`; in a complete record those fenced means are the ones its stored
+/// samples give (in order), and `pqperf.headline_floor.bound_rel` is the worst window's
+/// bound. Processes of earlier versions get the earlier rule ([`check_floor_v1`]).
+pub(crate) fn check_floor(rep: &mut Report, shown: &Path, r: &Record) {
+    use pqperf_model::floor::{RULE, WindowFloor, record_bound, recorded_sampled_figures};
+    let p = |f: &str, m: String| Problem::new(shown, f, m);
+    let mut means: Vec<Option<f64>> = Vec::new();
+    let mut all_ruled = true;
+    let mut any_ruled = false;
+    for (i, pr) in r.processes.iter().enumerate() {
+        let kc = pr.extra.get("kernel_check");
+        let at = format!("processes[{i}].kernel_check");
+        let floor = match kc.map(WindowFloor::read).transpose() {
+            Ok(f) => f.flatten(),
+            Err(e) => {
+                rep.problems.push(p(&at, e));
+                all_ruled = false;
+                continue;
+            }
+        };
+        let (Some(kc), Some(mut f)) = (kc, floor) else {
+            all_ruled = false;
+            continue;
+        };
+        any_ruled = true;
+        let figures = match recorded_sampled_figures(kc) {
+            Ok(Some(x)) => x,
+            Ok(None) => {
+                rep.problems.push(p(
+                    &format!("{at}.floor"),
+                    "a window-rule floor without window keys in force".to_string(),
+                ));
+                continue;
+            }
+            Err(e) => {
+                rep.problems.push(p(&at, e));
+                continue;
+            }
+        };
+        let calls: Vec<u64> = kc["window_calls"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .zip(kc["window_sampled"].as_array().into_iter().flatten())
+                    .filter(|(_, s)| s.as_bool() == Some(true))
+                    .map(|(x, _)| x.as_u64().unwrap_or(0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if figures.len() != f.windows.len() {
+            rep.problems.push(p(
+                &format!("{at}.floor"),
+                format!(
+                    "{} sampled window(s) recorded, the window keys have {}",
+                    f.windows.len(),
+                    figures.len()
+                ),
+            ));
+            continue;
+        }
+        for (j, (w, (per_call, bound))) in f.windows.iter_mut().zip(&figures).enumerate() {
+            // Window CPU seconds are rounded to the microsecond in the evidence.
+            let n = calls.get(j).copied().unwrap_or(1).max(1) as f64;
+            let agree = match (w.per_call_s, per_call) {
+                (None, None) => true,
+                (Some(a), Some(b)) => (a - b).abs() <= 1e-6 / n + 1e-12,
+                _ => false,
+            };
+            if !agree {
+                rep.problems.push(p(
+                    &format!("{at}.floor.window_per_call_s[{j}]"),
+                    format!(
+                        "{:?} s recorded, its window gives {per_call:?} s",
+                        w.per_call_s
+                    ),
+                ));
+            }
+            w.per_call_s = *per_call;
+            w.bound_rel = *bound;
+        }
+        means.extend(f.windows.iter().map(|w| w.fenced_mean_ticks));
+        if pr.status != "complete" {
+            continue;
+        }
+        for b in f.problems() {
+            rep.problems.push(p(
+                &format!("{at}.floor"),
+                format!("complete process, but {b}"),
+            ));
+        }
+    }
+    let hf = r
+        .pqperf
+        .as_ref()
+        .and_then(|x| x.extra.get("headline_floor"));
+    if !any_ruled && hf.is_none_or(|h| h["rule"] != RULE) {
+        check_floor_v1(rep, shown, r);
+        return;
+    }
+    let Some(rb) = r.pqperf.as_ref().and_then(|x| x.robust.as_ref()) else {
+        return;
+    };
+    if r.status != "complete" {
+        return;
+    }
+    // The recorded fenced means (ticks: the parent's tick rate and the record's may differ
+    // by a fraction of a per cent) are the stored samples' (a complete record keeps every
+    // process's sampled trials, in order).
+    if all_ruled
+        && means.iter().all(Option::is_some)
+        && let Ok(trials) = rb.sample_trials()
+    {
+        let est = pqperf_model::robust::Estimator::Fenced;
+        let got: Vec<Option<f64>> = trials.iter().map(|t| est.of(&mut t.clone())).collect();
+        if got != means {
+            rep.problems.push(p(
+                "pqperf.robust.samples",
+                format!(
+                    "the processes' floors record fenced means {means:?} ticks, the stored samples give {got:?} ticks"
+                ),
+            ));
+        }
+    }
+    let want = record_bound(
+        r.processes
+            .iter()
+            .filter(|pr| pr.status == "complete")
+            .filter_map(|pr| pr.extra.get("kernel_check")),
+    );
+    let agree = match (hf, &want) {
+        (Some(h), Some(w)) => {
+            h["rule"] == w["rule"]
+                && h["bound_rel"]
+                    .as_f64()
+                    .zip(w["bound_rel"].as_f64())
+                    .is_some_and(|(a, b)| (a - b).abs() <= 1e-8)
+        }
+        (None, None) => true,
+        _ => false,
+    };
+    if !agree {
+        rep.problems.push(p(
+            "pqperf.headline_floor",
+            format!(
+                "{} recorded, the processes' windows give {}",
+                hf.map_or("nothing".to_string(), |h| h.to_string()),
+                want.map_or("nothing".to_string(), |w| w.to_string())
+            ),
+        ));
+    }
+}
+
+/// The earlier rule of the headline floor (records of earlier versions), re-checked: each
 /// complete process's verified per-call figures, recomputed from its windows, agree with
 /// those it recorded and its samples' median and fenced mean are not below them (less the
 /// stated shares); a complete record's estimate is not below the cheapest complete process's
 /// verified per-call figure less `floor::RECORD_REL`.
-pub(crate) fn check_floor(rep: &mut Report, shown: &Path, r: &Record) {
+fn check_floor_v1(rep: &mut Report, shown: &Path, r: &Record) {
     use pqperf_model::floor::{ProcessFloor, RecordFloor, agrees, window_figures};
     let p = |f: &str, m: String| Problem::new(shown, f, m);
     let mut figures = Vec::new();
@@ -777,5 +933,114 @@ mod floor_tests {
         let p = problems(1e-5, 0.7e-5);
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].contains("cheapest process"), "{p:?}");
+    }
+
+    /// A complete record of two processes under the window rule: each a 1 ms window of 1000
+    /// reference calls and a sampled window of 400 calls of `cpu_s` CPU seconds, its samples
+    /// `trials` (ticks at 1e8 Hz), the record's floor as `pqperf_measure` writes it.
+    fn record(cpu_s: f64, trials: Vec<Vec<u64>>) -> Record {
+        use pqperf_model::floor::{WindowFloor, record_bound};
+        let processes: Vec<_> = trials
+            .iter()
+            .map(|t| {
+                let f = WindowFloor::of(
+                    &[0.001, cpu_s],
+                    &[1000, 400],
+                    &[None, Some(2)],
+                    &[false, true],
+                    std::slice::from_ref(t),
+                    1e8,
+                )
+                .unwrap();
+                let mut pr = pqperf_model::record::Process {
+                    status: "complete".into(),
+                    ..Default::default()
+                };
+                pr.extra.insert(
+                    "kernel_check".into(),
+                    json!({
+                        "windows_bound": "in force",
+                        "window_cpu_s": [0.001, cpu_s],
+                        "window_claimed_s": [0.001, cpu_s],
+                        "window_tolerance_s": 0.0006,
+                        "window_calls": [1000, 400],
+                        "window_sampled": [false, true],
+                        "window_softirqs": [null, 2],
+                        "floor": f.to_json(),
+                    }),
+                );
+                pr
+            })
+            .collect();
+        let robust = pqperf_model::robust::Robust::compute(&trials, "keygen", 1e8).unwrap();
+        let mut ext = PqperfRecordExt {
+            robust: Some(robust),
+            ..Default::default()
+        };
+        let b = record_bound(processes.iter().filter_map(|p| p.extra.get("kernel_check")));
+        ext.extra.insert("headline_floor".into(), b.unwrap());
+        Record {
+            status: "complete".into(),
+            processes,
+            pqperf: Some(ext),
+            ..Default::default()
+        }
+    }
+
+    fn check(r: &Record) -> Vec<String> {
+        let mut rep = Report::default();
+        check_floor(&mut rep, Path::new("r.json"), r);
+        rep.problems.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn the_window_rule_is_rechecked() {
+        // 400 calls of 100 µs in a window of 40.45 ms (allowance 450 µs).
+        let honest = || vec![vec![10_000u64; 400], vec![10_100u64; 400]];
+        let r = record(0.04045, honest());
+        assert!(check(&r).is_empty(), "{:?}", check(&r));
+        // Samples reshaped (one giant call above the fence, the rest at 90 %): a complete
+        // process below its window.
+        let mut v = vec![9_000u64; 400];
+        v[0] = 4_000_000 - 9_000 * 399;
+        let r = record(0.04045, vec![v, vec![10_000; 400]]);
+        let p = check(&r);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].contains("below the CPU time their window verified"),
+            "{p:?}"
+        );
+        // A recorded window figure its window does not give.
+        let mut r = record(0.04045, honest());
+        r.processes[0].extra.get_mut("kernel_check").unwrap()["window_cpu_s"][1] = json!(0.05);
+        let p = check(&r);
+        assert!(
+            p.iter().any(|x| x.contains("window_per_call_s[0]")),
+            "{p:?}"
+        );
+        // Fenced means that are not the stored samples'.
+        let mut r = record(0.04045, honest());
+        r.pqperf
+            .as_mut()
+            .unwrap()
+            .robust
+            .as_mut()
+            .unwrap()
+            .samples
+            .swap(0, 1);
+        let p = check(&r);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("stored samples"), "{p:?}");
+        // A bound that is not the windows'.
+        let mut r = record(0.04045, honest());
+        r.pqperf
+            .as_mut()
+            .unwrap()
+            .extra
+            .get_mut("headline_floor")
+            .unwrap()["bound_rel"] = json!(0.001);
+        let p = check(&r);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("headline_floor"), "{p:?}");
     }
 }
