@@ -174,7 +174,7 @@ pub fn check_cpu(cpu: usize) -> Result<(), CompareError> {
 pub const CONFIDENCE: f64 = 0.95;
 
 /// The method, as recorded in the evidence.
-pub const METHOD: &str = "interleaved A/B: per unit, pairs of one fresh pinned driver process of A and one of B right after each other on one leased CPU, in a seeded random order (rounds of one pair per unit in shuffled unit order; half the pairs AB, half BA); both processes of a pair time the same inputs, seeded from the run's secret stream key and the pair's index and relayed window by window (the key is published in the evidence after the pairs); per process the robust estimate of its sampled calls (p50, or for sign the fenced mean: the mean of the calls below the interference fence); ratio = exp(median of the pairs' ln(B/A)), interval = sign-test interval of the median (distribution-free); verdict: slower/faster when the interval excludes 1 and the change is at least the threshold, no change when the interval lies inside the band, otherwise inconclusive; inconclusive too when the pairs' canary ratio differs at least as much as the change";
+pub const METHOD: &str = "interleaved A/B: per unit, pairs of one fresh pinned driver process of A and one of B right after each other on one leased CPU, in a seeded random order (rounds of one pair per unit in shuffled unit order; half the pairs AB, half BA); both processes of a pair time the same inputs, seeded from the run's secret stream key and the pair's index and relayed window by window (the key is published in the evidence after the pairs); per process the robust estimate of its sampled calls (the fenced mean, as in new records: the mean of the calls below the interference fence, bounded by each window's kernel CPU time); ratio = exp(median of the pairs' ln(B/A)), interval = sign-test interval of the median (distribution-free); verdict: slower/faster when the interval excludes 1 and the change is at least the threshold, no change when the interval lies inside the band, otherwise inconclusive; inconclusive too when the pairs' canary ratio differs at least as much as the change";
 
 /// One unit to measure: the two instances and the operation.
 #[derive(Debug, Clone)]
@@ -294,13 +294,14 @@ pub fn units(o: &AbOptions) -> Result<Vec<UnitPlan>, CompareError> {
     Ok(out)
 }
 
-/// The robust estimate (s per call) of one driver process: the operation's estimator over
-/// its sampled calls, or its reference trials' mean per call.
+/// The robust estimate (s per call) of one driver process: the estimator of new records
+/// (the fenced mean, the one the window rule bounds: docs/threat-model.md) over its sampled
+/// calls, or its reference trials' mean per call.
 pub fn process_estimate(run: &Run, op: &str, tick_hz: f64) -> Option<(f64, u64)> {
     let mut calls: Vec<u64> = run.samples.clone();
     if !calls.is_empty() && tick_hz > 0.0 {
         let n = calls.len() as u64;
-        return Estimator::for_op(op)
+        return Estimator::choose(op, &[])
             .of(&mut calls)
             .map(|t| (t / tick_hz, n))
             .filter(|(s, _)| *s > 0.0);
