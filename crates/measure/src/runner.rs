@@ -152,6 +152,7 @@ pub(crate) fn spawn(
     untrusted::ChildOutcome,
     Vec<crate::verify::Reading>,
     Vec<String>,
+    Vec<(usize, String)>,
 ) {
     let spec = ChildSpec {
         program: exe.exe.clone(),
@@ -166,6 +167,7 @@ pub(crate) fn spawn(
     };
     let mut readings = Vec::new();
     let mut load_bad = Vec::new();
+    let mut load_excess = Vec::new();
     if !turn.held && turn.ticket.is_none() {
         // Pinned before exec: its turn on the measuring CPU first (`run_turn` waited for it
         // already).
@@ -241,7 +243,10 @@ pub(crate) fn spawn(
                     let irq = crate::verify::softirqs_between(closing_irq, irq);
                     match crate::verify::explained(&msg, spent - allowed, irq) {
                         Some(e) => interrupted = Some(e),
-                        None => load_bad.push(msg),
+                        None => {
+                            load_excess.push((w + 1, msg.clone()));
+                            load_bad.push(msg);
+                        }
                     }
                 }
             }
@@ -283,7 +288,7 @@ pub(crate) fn spawn(
             crate::verify::note_arrival(&mut readings, s.arrival(&r));
         }
     });
-    (out, readings, load_bad)
+    (out, readings, load_bad, load_excess)
 }
 
 /// The measuring CPU's turns (issue 41): every timing process pinned to a CPU takes a
@@ -757,7 +762,8 @@ fn run_turn(
     // parent's RSS around the fork (the preparation and replays beside may have grown it
     // since the first reading), never a reading from before it alone.
     let rss_before_fork = pqperf_ffi::procinfo::rss_bytes();
-    let (out, readings, load_bad) = spawn(exe, &targs, timeout, plan.as_ref(), &mut turn);
+    let (out, readings, load_bad, load_excess) =
+        spawn(exe, &targs, timeout, plan.as_ref(), &mut turn);
     // Ended: the measuring CPU is the next process's (if it was not given up already).
     drop(turn.ticket.take());
     let parent_rss_bytes = [
@@ -899,6 +905,12 @@ fn run_turn(
             let (bad, ev) = pl.check(&lines);
             problems.extend(bad);
             process.extra.insert("relayed_inputs".into(), ev);
+        }
+        if let Some(kc) = process.extra.get_mut("kernel_check") {
+            let mut excess = crate::verify::unexplained_of(kc);
+            excess.extend(load_excess.iter().cloned());
+            let windows = kc["windows"].as_u64().unwrap_or(0) as usize;
+            crate::verify::isolate(&mut problems, &excess, windows, kc);
         }
         if !problems.is_empty() {
             if let Some(kc) = process.extra.get_mut("kernel_check")

@@ -242,6 +242,67 @@ pub fn explained(what: &str, excess_s: f64, softirqs: Option<u64>) -> Option<Str
     })
 }
 
+/// A process whose only problems are windows over their bound that nothing explains, in at
+/// most `pqperf_model::kernelcheck::isolated_max` of its windows, is disturbed, not
+/// inconsistent: host work the parent cannot count (hard interrupts without a softirq, IPIs)
+/// does that to single windows of honest processes, and a disturbed process is re-run and
+/// never published. `excess` are those problems with their window (1-based: the kernel
+/// check's and the relayed inputs' loading); when they qualify, they move from `problems`
+/// to the evidence's `interrupted` list (with why) and `problems` is left empty.
+pub fn isolate(
+    problems: &mut Vec<String>,
+    excess: &[(usize, String)],
+    windows: usize,
+    kernel_check: &mut Value,
+) {
+    if excess.is_empty() || problems.iter().any(|p| !excess.iter().any(|(_, m)| m == p)) {
+        return;
+    }
+    let mut at: Vec<usize> = excess.iter().map(|(i, _)| *i).collect();
+    at.sort_unstable();
+    at.dedup();
+    let max = pqperf_model::kernelcheck::isolated_max(windows);
+    if windows == 0 || at.len() > max {
+        return;
+    }
+    let Some(list) = kernel_check
+        .get_mut("interrupted")
+        .and_then(|v| v.as_array_mut())
+    else {
+        return;
+    };
+    for (_, m) in excess {
+        list.push(Value::from(format!(
+            "{m}: not explained, but in {} of {windows} window(s) (at most {max} disturb a process without making it inconsistent)",
+            at.len()
+        )));
+    }
+    if let Some(v) = kernel_check
+        .get_mut("problems")
+        .and_then(|v| v.as_array_mut())
+    {
+        v.retain(|p| !excess.iter().any(|(_, m)| p == m));
+    }
+    problems.clear();
+}
+
+/// The unexplained window excesses a `kernel_check` evidence object lists (`unexplained`).
+pub fn unexplained_of(kernel_check: &Value) -> Vec<(usize, String)> {
+    kernel_check["unexplained"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| {
+                    Some((
+                        x["window"].as_u64()? as usize,
+                        x["problem"].as_str()?.to_string(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Whether a `kernel_check` evidence object lists excesses explained by interrupts.
 pub fn interrupted(kernel_check: &Value) -> bool {
     kernel_check["interrupted"]
@@ -568,6 +629,12 @@ pub fn check_published(
             .chain(k.readings.iter().filter_map(|r| r.interrupted.clone()))
             .collect::<Vec<_>>(),
         "maxrss_bytes": maxrss,
+        "unexplained": w
+            .unexplained
+            .iter()
+            .map(|(i, m)| json!({ "window": i, "problem": m }))
+            .collect::<Vec<_>>(),
+        "windows": w.cpu_s.len(),
         "problems": bad,
     });
     (bad.clone(), evidence)
@@ -598,6 +665,9 @@ struct Windows {
     softirqs: Vec<Option<u64>>,
     /// Excesses explained by those interrupts (not problems).
     interrupted: Vec<String>,
+    /// Excesses nothing explains: the window (1-based) and the problem, also in `bad`
+    /// ([`isolate`] decides whether they leave the process disturbed).
+    unexplained: Vec<(usize, String)>,
 }
 
 /// The driver thread's figures of one window (module doc).
@@ -784,7 +854,10 @@ fn check_windows(
         // process is disturbed (module doc).
         let mut judge = |msg: String, excess_s: f64| match explained(&msg, excess_s, irq) {
             Some(e) => w.interrupted.push(e),
-            None => bad.push(msg),
+            None => {
+                w.unexplained.push((i, msg.clone()));
+                bad.push(msg);
+            }
         };
         for (what, x) in figures {
             if cpu_bound && !per_step && cpu > x * (1.0 + WINDOW_REL) + tol {
@@ -1377,5 +1450,33 @@ mod tests {
         let (bad, ev) = check_with(&g.0);
         assert!(bad.iter().any(|b| b.contains("did not see")), "{bad:?}");
         assert_eq!(ev["problems"].as_array().unwrap().len(), bad.len());
+    }
+
+    #[test]
+    fn isolated_unexplained_windows_disturb_and_many_stay_problems() {
+        let ev = |n: usize| json!({ "interrupted": [], "problems": (1..=n).map(|i| format!("window {i}: over")).collect::<Vec<_>>() });
+        let excess = |n: usize| {
+            (1..=n)
+                .map(|i| (i, format!("window {i}: over")))
+                .collect::<Vec<_>>()
+        };
+        // Two of sixteen windows: disturbed (the problems move to `interrupted`).
+        let mut kc = ev(2);
+        let mut problems: Vec<String> = excess(2).into_iter().map(|x| x.1).collect();
+        isolate(&mut problems, &excess(2), 16, &mut kc);
+        assert!(problems.is_empty() && interrupted(&kc), "{kc}");
+        assert_eq!(kc["problems"].as_array().unwrap().len(), 0);
+        // Three of sixteen: inconsistent.
+        let mut kc = ev(3);
+        let mut problems: Vec<String> = excess(3).into_iter().map(|x| x.1).collect();
+        isolate(&mut problems, &excess(3), 16, &mut kc);
+        assert_eq!(problems.len(), 3);
+        assert!(!interrupted(&kc));
+        // Any other problem beside one excess: inconsistent.
+        let mut kc = ev(1);
+        let mut problems = vec!["window 1: over".to_string(), "gate 3: still running".into()];
+        isolate(&mut problems, &excess(1), 16, &mut kc);
+        assert_eq!(problems.len(), 2);
+        assert!(!interrupted(&kc));
     }
 }

@@ -767,9 +767,17 @@ pub(crate) fn check_disturbed(rep: &mut Report, shown: &Path, r: &Record) {
             ));
         }
         if let Some(Ok(Some(w))) = kc.map(pqperf_model::kernelcheck::Windows::of) {
-            for u in w.unexplained() {
-                rep.problems
-                    .push(p(&at, format!("disturbed process, but {u}")));
+            // Unexplained excesses in at most `isolated_max` of the windows disturb a process
+            // (host work the softirqs do not count); more make it inconsistent.
+            let u = w.unexplained();
+            let max = pqperf_model::kernelcheck::isolated_max(w.cpu_s.len());
+            if u.len() > max {
+                for u in u {
+                    rep.problems.push(p(
+                        &at,
+                        format!("disturbed process, but {u} (more than {max} such window(s))"),
+                    ));
+                }
             }
         }
         if r.status == "complete" {
@@ -816,10 +824,17 @@ mod disturbed_tests {
         assert!(problems("failed_or_partial", kc.clone()).is_empty());
         let p = problems("complete", kc.clone());
         assert!(p.len() == 1 && p[0].contains("is disturbed"), "{p:?}");
+        // One unexplained window of one (isolated: the host) leaves it disturbed; both
+        // windows of two unexplained make it a problem.
+        let mut one = kc.clone();
+        one["window_softirqs"] = json!([3]);
+        assert!(problems("failed_or_partial", one).is_empty());
         let mut few = kc.clone();
-        few["window_softirqs"] = json!([3]);
+        few["window_cpu_s"] = json!([0.1017, 0.1017]);
+        few["window_claimed_s"] = json!([0.1, 0.1]);
+        few["window_softirqs"] = json!([3, 3]);
         let p = problems("failed_or_partial", few);
-        assert!(p.len() == 1 && p[0].contains("3 softirq"), "{p:?}");
+        assert!(p.len() == 2 && p[0].contains("3 softirq"), "{p:?}");
         let mut bare = kc;
         bare["interrupted"] = json!([]);
         let p = problems("failed_or_partial", bare);

@@ -970,8 +970,9 @@ fn two_campaigns_asking_for_one_cpu_never_hold_it_at_once() {
         });
     }
     drop(held);
-    for mut c in children {
-        assert!(c.wait().unwrap().success());
+    for (mut c, r) in children.into_iter().zip(&runs) {
+        let status = c.wait().unwrap();
+        assert!(status.success(), "{status}: {}", said(r));
     }
     let mut windows = Vec::new();
     for r in &runs {
