@@ -136,6 +136,10 @@ impl Run {
 /// intervals + 2).
 pub const MAX_READINGS: usize = 64;
 
+/// Relayed inputs' loadings over their allowance that nothing explains: the window they
+/// load (1-based) and the problem (`crate::verify::isolate`).
+type LoadExcess = Vec<(usize, String)>;
+
 /// Starts one driver process, contained, conducts its gates (`pqperf_driver::Gate`: at every
 /// `PQPERF wait` line the parent reads the child's exact CPU time, then says `go`) and waits
 /// for it (no parsing). With relayed inputs ([`crate::relay`]) it sends the setup payload
@@ -152,7 +156,7 @@ pub(crate) fn spawn(
     untrusted::ChildOutcome,
     Vec<crate::verify::Reading>,
     Vec<String>,
-    Vec<(usize, String)>,
+    LoadExcess,
 ) {
     let spec = ChildSpec {
         program: exe.exe.clone(),

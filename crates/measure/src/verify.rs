@@ -1472,6 +1472,11 @@ mod tests {
         isolate(&mut problems, &excess(3), 16, &mut kc);
         assert_eq!(problems.len(), 3);
         assert!(!interrupted(&kc));
+        // One of the two windows of a `--target-ci` process: inconsistent.
+        let mut kc = ev(1);
+        let mut problems: Vec<String> = excess(1).into_iter().map(|x| x.1).collect();
+        isolate(&mut problems, &excess(1), 2, &mut kc);
+        assert_eq!(problems.len(), 1);
         // Any other problem beside one excess: inconsistent.
         let mut kc = ev(1);
         let mut problems = vec!["window 1: over".to_string(), "gate 3: still running".into()];

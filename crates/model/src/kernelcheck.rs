@@ -27,7 +27,8 @@
 //! than its softirqs × [`SOFTIRQ_EVENT_S`] and [`SOFTIRQ_EXCESS_MAX_S`] is *explained*: the
 //! process is `disturbed`
 //! (re-run, its figures never published), not `inconsistent`; what was explained is listed
-//! in `interrupted`. A window whose excess its softirqs do not explain stays a problem.
+//! in `interrupted`. A window whose excess its softirqs do not explain stays a problem,
+//! unless such windows are isolated ([`isolated_max`]): the process is then `disturbed` too.
 
 use serde_json::Value;
 
@@ -64,13 +65,15 @@ pub const SOFTIRQ_EXCESS_MAX_S: f64 = 2.5e-3;
 
 /// Windows of a process of `windows` windows that may be over their bound without an
 /// explanation and still leave the process `disturbed` (re-run, never published) rather than
-/// `inconsistent`: one in eight, at least one. Interrupt work the softirq count does not
-/// see (a virtio disk's completions finished in the hard interrupt, IPIs, hypervisor exits)
-/// put single windows of honest processes 150–700 µs over on a busy test host (CI, load
-/// 3–4); a forgery that pays off shows in most windows, and one that shows in so few is
-/// never published either: the process is re-run.
+/// `inconsistent`: one in eight (none in a process of fewer than eight windows, such as the
+/// two of a `--target-ci` process, where one window is half the evidence). Interrupt work
+/// the softirq count does not see (a virtio disk's completions finished in the hard
+/// interrupt, IPIs, hypervisor exits) put single windows of honest 16-window processes
+/// 150–700 µs over on a busy test host (CI, load 3–4); a forgery that pays off shows in
+/// most windows, and one that shows in so few is never published either: the process is
+/// re-run.
 pub fn isolated_max(windows: usize) -> usize {
-    (windows / 8).max(1)
+    windows / 8
 }
 
 /// Whether `softirqs` on the measuring CPU explain a window's `excess_s` seconds over its

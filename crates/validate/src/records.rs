@@ -824,17 +824,21 @@ mod disturbed_tests {
         assert!(problems("failed_or_partial", kc.clone()).is_empty());
         let p = problems("complete", kc.clone());
         assert!(p.len() == 1 && p[0].contains("is disturbed"), "{p:?}");
-        // One unexplained window of one (isolated: the host) leaves it disturbed; both
-        // windows of two unexplained make it a problem.
+        // One unexplained window of eight (isolated: the host) leaves it disturbed; the one
+        // window of one, or two of eight, make it a problem.
         let mut one = kc.clone();
-        one["window_softirqs"] = json!([3]);
-        assert!(problems("failed_or_partial", one).is_empty());
-        let mut few = kc.clone();
-        few["window_cpu_s"] = json!([0.1017, 0.1017]);
-        few["window_claimed_s"] = json!([0.1, 0.1]);
-        few["window_softirqs"] = json!([3, 3]);
-        let p = problems("failed_or_partial", few);
+        one["window_cpu_s"] = json!([0.1017, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]);
+        one["window_claimed_s"] = json!(vec![0.1; 8]);
+        one["window_softirqs"] = json!([3, 0, 0, 0, 0, 0, 0, 0]);
+        assert!(problems("failed_or_partial", one.clone()).is_empty());
+        let mut two = one;
+        two["window_cpu_s"][1] = json!(0.1017);
+        let p = problems("failed_or_partial", two);
         assert!(p.len() == 2 && p[0].contains("3 softirq"), "{p:?}");
+        let mut few = kc.clone();
+        few["window_softirqs"] = json!([3]);
+        let p = problems("failed_or_partial", few);
+        assert!(p.len() == 1 && p[0].contains("3 softirq"), "{p:?}");
         let mut bare = kc;
         bare["interrupted"] = json!([]);
         let p = problems("failed_or_partial", bare);

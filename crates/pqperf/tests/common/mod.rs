@@ -119,5 +119,15 @@ pub fn drive_wots_sign(
     };
     assert!(run.join(&args.lib).is_file(), "{}", args.lib.display());
     let exe = DriverExe::current(run).expect("the lean driver pqperf-driver");
-    runner::run_driver(&exe, &args, timeout)
+    // Re-run as the campaign re-runs a process over the kernel check's bounds (a busy host's
+    // waits and interrupts land in single windows of these 4-window processes): the sandbox
+    // tests judge the attack, not the host.
+    let mut r = runner::run_driver(&exe, &args, timeout);
+    for _ in 0..2 {
+        if r.process.status != "inconsistent" && r.process.status != "disturbed" {
+            break;
+        }
+        r = runner::run_driver(&exe, &args, timeout);
+    }
+    r
 }
