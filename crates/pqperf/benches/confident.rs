@@ -11,8 +11,10 @@
 //! processes × calls per trial, why it stopped, seconds spent of its budget), the same
 //! against (a) (the fixed-seed parity figure), the share of driver processes that were
 //! re-runs, and per run and at the end whether (b) has at least as many operations within
-//! ±1 % as (a') and as (a). These are figures of this machine and its load: printed, never
-//! asserted.
+//! ±1 % as (a') and as (a). Per operation it also prints each side's processes and the
+//! coefficient of variation between their fenced means (what the interval is made of), and
+//! per run the median of that spread and why (b)'s operations outside ±1 % stopped. These
+//! are figures of this machine and its load: printed, never asserted.
 //!
 //! `PQPERF_BENCH_REPEAT=N` repeats the three campaigns N times (fresh copies each run);
 //! `PQPERF_BENCH_PARITY=0` leaves (a) out; `PQPERF_BENCH_SET` replaces the instance regex
@@ -40,6 +42,11 @@ const SET: &str = r"^(ml-kem-512/ml-kem-512|ml-kem-768/ml-kem-768|ml-dsa-44/ml-d
 #[derive(Default)]
 struct Figures {
     ops: BTreeMap<String, (f64, f64)>,
+    /// Per operation: processes with samples and the coefficient of variation between their
+    /// fenced means (the spread the robust interval is made of).
+    spread: BTreeMap<String, (usize, f64)>,
+    /// Per operation: why `--target-ci` stopped adding processes.
+    stopped: BTreeMap<String, String>,
     /// Per operation: estimator, processes × calls per trial, and for `--target-ci` why it
     /// stopped with its seconds spent of its budget.
     plans: BTreeMap<String, String>,
@@ -96,7 +103,13 @@ fn figures(run: &Path) -> Figures {
             ) {
                 f.ops.insert(key.clone(), (e, h));
             }
+            if let Some(spread) = between_processes(&pq["robust"]) {
+                f.spread.insert(key.clone(), spread);
+            }
             let ad = &pq["adaptive"];
+            if let Some(why) = ad["stopped"].as_str() {
+                f.stopped.insert(key.clone(), why.to_string());
+            }
             let mut plan = format!(
                 "{} {} × {}",
                 pq["robust"]["estimator"].as_str().unwrap_or("-"),
@@ -122,6 +135,30 @@ fn figures(run: &Path) -> Figures {
         }
     }
     f
+}
+
+/// The processes of a record's robust samples and the coefficient of variation of their
+/// fenced means (`mean_robust_v3`'s per-process figure).
+fn between_processes(robust: &Value) -> Option<(usize, f64)> {
+    let means: Vec<f64> = robust["samples"]
+        .as_array()?
+        .iter()
+        .filter_map(|t| {
+            let mut calls: Vec<u64> = t
+                .as_str()?
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            pqperf_model::robust::Estimator::Fenced.of(&mut calls)
+        })
+        .collect();
+    let n = means.len();
+    if n < 2 {
+        return Some((n, f64::NAN));
+    }
+    let mu = means.iter().sum::<f64>() / n as f64;
+    let var = means.iter().map(|m| (m - mu) * (m - mu)).sum::<f64>() / (n - 1) as f64;
+    Some((n, var.sqrt() / mu))
 }
 
 /// Calibrates and measures `run` on `cpu` with the protocol's options; returns
@@ -237,11 +274,18 @@ fn against(a: &Figures, b: &Figures, plans: bool) -> (usize, usize, f64) {
         } else {
             String::new()
         };
+        let spread = |f: &Figures| {
+            f.spread.get(k).map_or("-".to_string(), |(n, cv)| {
+                format!("{n} cv {:.2} %", cv * 100.0)
+            })
+        };
         println!(
-            "  {k}: {r:.4}  ±{:.2} % / ±{:.2} %  {}{plan}",
+            "  {k}: {r:.4}  ±{:.2} % / ±{:.2} %  {}  processes {} / {}{plan}",
             ra.1 * 100.0,
             rb.1 * 100.0,
-            if ok { "agree" } else { "DIFFER" }
+            if ok { "agree" } else { "DIFFER" },
+            spread(a),
+            spread(b)
         );
     }
     ratios.sort_by(f64::total_cmp);
@@ -334,6 +378,7 @@ fn one_run(base: &Path, tmp: &Path, run: usize, cpu: usize, set: &str) -> RunCou
     println!(
         "intervals agree (b vs a', independent streams) for {agree} of {n} operations; median ratio {med:.4}"
     );
+    limits(&fs, &fb);
     if let Some(fa) = &fa {
         println!(
             "per operation, (b) against (a), the reference's fixed seed (parity: one fixed sample of the calls, so a variable-time operation's interval is not the spread between streams)"
@@ -361,6 +406,34 @@ fn one_run(base: &Path, tmp: &Path, run: usize, cpu: usize, set: &str) -> RunCou
         counts.ratio
     );
     counts
+}
+
+/// What kept (b)'s operations outside ±1 %: per reason (why (b) stopped), how many, and the
+/// median between-process spread of each side (the host's share: with 8 processes the
+/// interval is ≈ 1.5 × that spread, with 5 ≈ 3.2 ×).
+fn limits(fs: &Figures, fb: &Figures) {
+    let median = |f: &Figures| {
+        let mut v: Vec<f64> = f
+            .spread
+            .values()
+            .map(|s| s.1)
+            .filter(|c| c.is_finite())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).map_or(f64::NAN, |c| c * 100.0)
+    };
+    let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+    for (k, &(_, h)) in &fb.ops {
+        if h > 0.01 {
+            *why.entry(fb.stopped.get(k).map_or("-", String::as_str))
+                .or_default() += 1;
+        }
+    }
+    println!(
+        "between-process spread (cv of the processes' fenced means), median over operations: (a') {:.2} %, (b) {:.2} %; (b) outside ±1 % by why it stopped: {why:?}",
+        median(fs),
+        median(fb)
+    );
 }
 
 fn yes(b: bool) -> &'static str {
