@@ -18,7 +18,10 @@
 //!
 //! `PQPERF_BENCH_REPEAT=N` repeats the three campaigns N times (fresh copies each run);
 //! `PQPERF_BENCH_PARITY=0` leaves (a) out; `PQPERF_BENCH_SET` replaces the instance regex
-//! (searched in `<id>/<label>`); `PQPERF_BENCH_ORDER=ba` runs (b) first; `PQPERF_BENCH_CPU`
+//! (searched in `<id>/<label>`); `PQPERF_BENCH_ORDER=ba` runs (b) first,
+//! `PQPERF_BENCH_ORDER=interleave` one instance at a time on every side in turn (the order
+//! reversed for every other instance, the walls summed: a host phase then falls on both
+//! sides alike; the set must be of the form `^(a|b|…)$`); `PQPERF_BENCH_CPU`
 //! the CPU (default: the last this process may use; the campaigns wait while another pqperf
 //! leases it); `PQPERF_BENCH_EXE` names another `pqperf` binary (with `PQPERF_DRIVER` for its
 //! driver: a copy keeps a rebuild from changing a running benchmark); `PQPERF_BENCH_KEEP=1`
@@ -293,6 +296,17 @@ fn against(a: &Figures, b: &Figures, plans: bool) -> (usize, usize, f64) {
     (agree, n, med)
 }
 
+/// The instances of a set of the form `^(a|b|…)$` (the default [`SET`]); `None` otherwise
+/// or for one instance.
+fn instances_of(set: &str) -> Option<Vec<&str>> {
+    let v: Vec<&str> = set
+        .strip_prefix("^(")?
+        .strip_suffix(")$")?
+        .split('|')
+        .collect();
+    (v.len() > 1).then_some(v)
+}
+
 /// One run's counts within ±1 %: (a) fixed seed (when run), (a') independent streams, (b).
 struct RunCounts {
     parity: Option<usize>,
@@ -339,17 +353,43 @@ fn one_run(base: &Path, tmp: &Path, run: usize, cpu: usize, set: &str) -> RunCou
     }
     order.push((&s, streams));
     order.push((&b, target));
-    if std::env::var("PQPERF_BENCH_ORDER").is_ok_and(|v| v == "ba") {
+    let how = std::env::var("PQPERF_BENCH_ORDER").unwrap_or_default();
+    if how == "ba" {
         order.reverse();
     }
+    // `interleave`: one instance at a time, every side in turn (the order reversed for every
+    // other instance), so that a host phase falls on both sides alike instead of on the one
+    // campaign that ran through it.
+    let segments: Vec<String> = match instances_of(set) {
+        Some(v) if how == "interleave" => v.iter().map(|i| format!("^({i})$")).collect(),
+        _ => vec![set.to_string()],
+    };
     let mut walls: BTreeMap<&Path, (f64, f64)> = BTreeMap::new();
-    for (d, proto) in &order {
-        println!(
-            "  {} starts (load {:.2})",
-            d.file_name().unwrap().to_string_lossy(),
-            pqperf_ffi::procinfo::load_average()[0]
-        );
-        walls.insert(d, campaign(d, cpu, &systems, proto));
+    for (i, seg) in segments.iter().enumerate() {
+        let mut order = order.clone();
+        if i % 2 == 1 {
+            order.reverse();
+        }
+        for (d, proto) in &order {
+            let args: Vec<&str> = proto
+                .iter()
+                .map(|a| if *a == set { seg.as_str() } else { *a })
+                .collect();
+            println!(
+                "  {} starts{} (load {:.2})",
+                d.file_name().unwrap().to_string_lossy(),
+                if segments.len() > 1 {
+                    format!(" {seg}")
+                } else {
+                    String::new()
+                },
+                pqperf_ffi::procinfo::load_average()[0]
+            );
+            let w = campaign(d, cpu, &systems, &args);
+            let sum = walls.entry(*d).or_default();
+            sum.0 += w.0;
+            sum.1 += w.1;
+        }
     }
     let (fa, fs, fb) = (parity.then(|| figures(&a)), figures(&s), figures(&b));
     let (ws, wb) = (walls[s.as_path()], walls[b.as_path()]);
