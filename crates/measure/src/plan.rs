@@ -91,18 +91,24 @@ pub fn plan_op(p: &Planning, t1: f64, setup: f64, c: Option<f64>) -> Plan {
 /// least [`crate::decide::MIN_TARGET_CI_TRIALS`] trials (fresh processes) instead of 5. A
 /// `variable` operation (variable work, whose robust estimate is the mean of its calls:
 /// `sign`) gets the calls per trial of [`crate::decide::variable_trial_calls`] when that is
-/// more: its interval is mostly its calls' own spread, which a longer trial averages, and a
-/// process's start is paid once for more of them. Any other operation gets at least
-/// `robust::WIDE_MIN_CALLS` calls per trial, so that its samples can show variable work.
-/// Returns `None` when the reference plan is the better one:
+/// more (its interval is mostly its calls' own spread, which a longer trial averages, and a
+/// process's start is paid once for more of them) and the relative half-width `target` is
+/// within reach of it. Returns `None` when the reference plan is the better one:
 /// one process for all trials (setup above the planning's limit) or the calibration call
 /// reused as the measurement.
+///
+/// Until session 16 every other operation got at least `robust::WIDE_MIN_CALLS` (20) calls
+/// per trial, so that `Estimator::choose` could see variable work in its calls; new records
+/// take the fenced mean for every operation (`mean_robust_v3`), so those calls bought
+/// nothing and cost a slow call's processes up to 1.5× (Falcon-512 `keygen`, SPHINCS+
+/// `keygen`/`verify`): the reference rules' calls stand.
 pub fn confident_plan(
     p: &Planning,
     t1: f64,
     setup: f64,
     c: Option<f64>,
     variable: bool,
+    target: f64,
 ) -> Option<(Plan, f64, f64)> {
     let reference = plan_op(p, t1, setup, c);
     if !reference.separate_processes || reuses_calibration(&reference) {
@@ -117,18 +123,6 @@ pub fn confident_plan(
     let mut plan = plan_op(&short, t1, setup, c);
     let budget = reference.estimated_s.unwrap_or(0.0).min(p.op_budget_s);
     let t = c.unwrap_or(t1).max(t1).max(1e-8);
-    // The calls per trial the robust estimator needs to tell variable work from its calls'
-    // spread (`Estimator::choose`): with fewer, a variable-work operation not named `sign`
-    // would be reported by its median call (a typical call, not its mean cost).
-    let judge = pqperf_model::robust::WIDE_MIN_CALLS as u64;
-    if !variable && plan.iterations_per_trial < judge && judge <= p.max_iters_per_trial {
-        let longer = Planning {
-            trial_target_s: (judge as f64 - 0.5) * t,
-            ..short.clone()
-        };
-        plan = plan_op(&longer, t1, setup, c);
-        trial_s = judge as f64 * t;
-    }
     if variable {
         let c0 = setup + (plan.warmups + 1) as f64 * t;
         let m = crate::decide::variable_trial_calls(
@@ -137,6 +131,7 @@ pub fn confident_plan(
             budget,
             plan.iterations_per_trial,
             crate::driver::SAMPLE_CALLS.min(p.max_iters_per_trial),
+            target,
         );
         if m > plan.iterations_per_trial {
             // The reference rules at a trial of m calls (half a call short of it, so that
@@ -524,7 +519,8 @@ pub fn plan_all(opts: &UnitSettings, insts: &[Instance]) -> Vec<PlannedOp> {
                     let variable = pqperf_model::robust::Estimator::for_op(&op.call())
                         == pqperf_model::robust::Estimator::FencedMean;
                     match opts.target_ci.and_then(|target| {
-                        confident_plan(&opts.planning, t1, setup, c, variable).map(|x| (target, x))
+                        confident_plan(&opts.planning, t1, setup, c, variable, target)
+                            .map(|x| (target, x))
                     }) {
                         Some((target, (plan, trial_target_s, budget_s))) => {
                             confident = Some(TargetCiPlan {
@@ -578,7 +574,7 @@ mod tests {
         let planning = reference_planning();
         let op = |op: &str, t1: f64| {
             let (plan, trial_target_s, budget_s) =
-                confident_plan(&planning, t1, 0.04, None, op == "sign").unwrap();
+                confident_plan(&planning, t1, 0.04, None, op == "sign", 0.01).unwrap();
             let calibration = Calibration {
                 t1_s: Some(t1),
                 setup_s: Some(0.04),
@@ -647,7 +643,7 @@ mod tests {
         let budget = sign.target_ci.unwrap().budget_s;
         let (l, _, _) = sign.likely(&planning, true, false);
         assert!((l - budget).abs() < 1e-9, "{l} {budget}");
-        // A call at the 20-call floor.
+        // A call at the guide's call floor (100 calls over the 8 trials).
         assert!(op("verify", 10e-3).likely_spends_budget(&planning));
         // Held processes: each costs the path `h` besides its calls, not its set-up; a
         // budget-spending operation keeps the budget's scale of the whole processes.
@@ -676,7 +672,7 @@ mod tests {
     fn a_confident_plan_is_shorter_than_the_reference_and_keeps_its_rules() {
         let p = reference_planning();
         // ML-KEM-512 keygen: 20 µs a call, 40 ms to start a process.
-        let (plan, trial_s, budget) = confident_plan(&p, 20e-6, 0.04, None, false).unwrap();
+        let (plan, trial_s, budget) = confident_plan(&p, 20e-6, 0.04, None, false, 0.01).unwrap();
         let reference = plan_op(&p, 20e-6, 0.04, None);
         // The trial floor (60 ms: windows the kernel check bounds to 2 %), not the setup.
         assert_eq!(trial_s, crate::decide::MIN_TRIAL_S);
@@ -688,26 +684,30 @@ mod tests {
         assert_eq!(budget, reference.estimated_s.unwrap());
         // 8 × (40 ms + 60 ms) = 0.80 s against the reference's 2.2 s.
         assert!(plan.estimated_s.unwrap() < budget * 0.37);
-        // A slow call keeps the guide's 100 calls (13 per trial of 8), and gets the 20 calls
-        // a trial needs to show variable work.
-        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None, false).unwrap();
-        assert_eq!(plan.iterations_per_trial, 20);
-        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None, true).unwrap();
+        // A slow call keeps the guide's 100 calls (13 per trial of 8), fixed or variable
+        // work: the fenced mean of every new record needs no 20 calls to see variable work.
+        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None, false, 0.01).unwrap();
+        assert_eq!(plan.iterations_per_trial, 13);
+        let (plan, _, _) = confident_plan(&p, 0.2, 0.04, None, true, 0.01).unwrap();
+        assert_eq!(plan.iterations_per_trial, 13);
+        // Falcon-512 keygen-like (8 ms a call): the 60 ms trial's 8 calls, raised to the
+        // guide's 13, no longer 20.
+        let (plan, _, _) = confident_plan(&p, 8e-3, 0.04, None, false, 0.01).unwrap();
         assert_eq!(plan.iterations_per_trial, 13);
         // One process for all trials, or the calibration reused: the reference plan.
-        assert!(confident_plan(&p, 1e-3, 120.0, None, false).is_none());
-        assert!(confident_plan(&planning(0.5, 300.0), 315.0, 2.0, None, true).is_none());
+        assert!(confident_plan(&p, 1e-3, 120.0, None, false, 0.01).is_none());
+        assert!(confident_plan(&planning(0.5, 300.0), 315.0, 2.0, None, true, 0.01).is_none());
     }
 
     #[test]
     fn a_variable_time_operation_gets_longer_trials_within_the_budget() {
         let p = reference_planning();
         // ML-DSA-44 sign-like: 380 µs a call, 40 ms to start a process.
-        let (fixed, _, _) = confident_plan(&p, 380e-6, 0.04, None, false).unwrap();
-        let (var, trial_s, budget) = confident_plan(&p, 380e-6, 0.04, None, true).unwrap();
+        let (fixed, _, _) = confident_plan(&p, 380e-6, 0.04, None, false, 0.05).unwrap();
+        let (var, trial_s, budget) = confident_plan(&p, 380e-6, 0.04, None, true, 0.05).unwrap();
         assert_eq!(fixed.iterations_per_trial, 158);
         // Near the optimum (≈ 517 calls), as many as let eight processes fit in half the
-        // budget, at most what the driver samples in a trial.
+        // budget, at most what the driver samples in a trial (a ±5 % target, within reach).
         assert_eq!(var.iterations_per_trial, 373);
         assert!((trial_s - 373.0 * 380e-6).abs() < 1e-12, "{trial_s}");
         assert_eq!(var.trials, crate::decide::MIN_TARGET_CI_TRIALS);
@@ -718,14 +718,21 @@ mod tests {
         assert_eq!(budget, reference.estimated_s.unwrap());
         let e = expected_s(&var, 380e-6, 0.04, true);
         assert!(e <= budget / 2.0 + 1e-9, "{e} {budget}");
+        // ±1 % is out of reach of any trial length at the assumed spread: the fixed-work
+        // plan, the cheapest eight processes (the measured spread then decides on more).
+        let (var1, trial_s1, budget1) = confident_plan(&p, 380e-6, 0.04, None, true, 0.01).unwrap();
+        assert_eq!(var1.iterations_per_trial, fixed.iterations_per_trial);
+        assert_eq!(trial_s1, crate::decide::MIN_TRIAL_S);
+        assert_eq!(budget1, budget);
+        assert!(expected_s(&var1, 380e-6, 0.04, true) < e / 2.0);
         // A call of 8 ms planned as variable: longer than the call floor (13), as long as
-        // eight processes fit in half the budget.
-        let (var, _, budget) = confident_plan(&p, 8e-3, 0.04, None, true).unwrap();
+        // eight processes fit in half the budget (a ±20 % target).
+        let (var, _, budget) = confident_plan(&p, 8e-3, 0.04, None, true, 0.2).unwrap();
         assert_eq!(var.iterations_per_trial, 16);
         let e = expected_s(&var, 8e-3, 0.04, true);
         assert!(e <= budget / 2.0 + 1e-9, "{e} {budget}");
         // SPHINCS+ sign-like (40 ms a call): no longer trial fits; the guide's 13 calls.
-        let (b, _, _) = confident_plan(&p, 40e-3, 0.04, None, true).unwrap();
+        let (b, _, _) = confident_plan(&p, 40e-3, 0.04, None, true, 0.2).unwrap();
         assert_eq!(b.iterations_per_trial, 13);
     }
 

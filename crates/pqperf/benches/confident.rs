@@ -11,12 +11,17 @@
 //! processes × calls per trial, why it stopped, seconds spent of its budget), the same
 //! against (a) (the fixed-seed parity figure), the share of driver processes that were
 //! re-runs, and per run and at the end whether (b) has at least as many operations within
-//! ±1 % as (a') and as (a). These are figures of this machine and its load: printed, never
-//! asserted.
+//! ±1 % as (a') and as (a). Per operation it also prints each side's processes and the
+//! coefficient of variation between their fenced means (what the interval is made of), and
+//! per run the median of that spread and why (b)'s operations outside ±1 % stopped. These
+//! are figures of this machine and its load: printed, never asserted.
 //!
 //! `PQPERF_BENCH_REPEAT=N` repeats the three campaigns N times (fresh copies each run);
 //! `PQPERF_BENCH_PARITY=0` leaves (a) out; `PQPERF_BENCH_SET` replaces the instance regex
-//! (searched in `<id>/<label>`); `PQPERF_BENCH_ORDER=ba` runs (b) first; `PQPERF_BENCH_CPU`
+//! (searched in `<id>/<label>`); `PQPERF_BENCH_ORDER=ba` runs (b) first,
+//! `PQPERF_BENCH_ORDER=interleave` one instance at a time on every side in turn (the order
+//! reversed for every other instance, the walls summed: a host phase then falls on both
+//! sides alike; the set must be of the form `^(a|b|…)$`); `PQPERF_BENCH_CPU`
 //! the CPU (default: the last this process may use; the campaigns wait while another pqperf
 //! leases it); `PQPERF_BENCH_EXE` names another `pqperf` binary (with `PQPERF_DRIVER` for its
 //! driver: a copy keeps a rebuild from changing a running benchmark); `PQPERF_BENCH_KEEP=1`
@@ -40,6 +45,11 @@ const SET: &str = r"^(ml-kem-512/ml-kem-512|ml-kem-768/ml-kem-768|ml-dsa-44/ml-d
 #[derive(Default)]
 struct Figures {
     ops: BTreeMap<String, (f64, f64)>,
+    /// Per operation: processes with samples and the coefficient of variation between their
+    /// fenced means (the spread the robust interval is made of).
+    spread: BTreeMap<String, (usize, f64)>,
+    /// Per operation: why `--target-ci` stopped adding processes.
+    stopped: BTreeMap<String, String>,
     /// Per operation: estimator, processes × calls per trial, and for `--target-ci` why it
     /// stopped with its seconds spent of its budget.
     plans: BTreeMap<String, String>,
@@ -96,7 +106,13 @@ fn figures(run: &Path) -> Figures {
             ) {
                 f.ops.insert(key.clone(), (e, h));
             }
+            if let Some(spread) = between_processes(&pq["robust"]) {
+                f.spread.insert(key.clone(), spread);
+            }
             let ad = &pq["adaptive"];
+            if let Some(why) = ad["stopped"].as_str() {
+                f.stopped.insert(key.clone(), why.to_string());
+            }
             let mut plan = format!(
                 "{} {} × {}",
                 pq["robust"]["estimator"].as_str().unwrap_or("-"),
@@ -122,6 +138,30 @@ fn figures(run: &Path) -> Figures {
         }
     }
     f
+}
+
+/// The processes of a record's robust samples and the coefficient of variation of their
+/// fenced means (`mean_robust_v3`'s per-process figure).
+fn between_processes(robust: &Value) -> Option<(usize, f64)> {
+    let means: Vec<f64> = robust["samples"]
+        .as_array()?
+        .iter()
+        .filter_map(|t| {
+            let mut calls: Vec<u64> = t
+                .as_str()?
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            pqperf_model::robust::Estimator::Fenced.of(&mut calls)
+        })
+        .collect();
+    let n = means.len();
+    if n < 2 {
+        return Some((n, f64::NAN));
+    }
+    let mu = means.iter().sum::<f64>() / n as f64;
+    let var = means.iter().map(|m| (m - mu) * (m - mu)).sum::<f64>() / (n - 1) as f64;
+    Some((n, var.sqrt() / mu))
 }
 
 /// Calibrates and measures `run` on `cpu` with the protocol's options; returns
@@ -237,16 +277,34 @@ fn against(a: &Figures, b: &Figures, plans: bool) -> (usize, usize, f64) {
         } else {
             String::new()
         };
+        let spread = |f: &Figures| {
+            f.spread.get(k).map_or("-".to_string(), |(n, cv)| {
+                format!("{n} cv {:.2} %", cv * 100.0)
+            })
+        };
         println!(
-            "  {k}: {r:.4}  ±{:.2} % / ±{:.2} %  {}{plan}",
+            "  {k}: {r:.4}  ±{:.2} % / ±{:.2} %  {}  processes {} / {}{plan}",
             ra.1 * 100.0,
             rb.1 * 100.0,
-            if ok { "agree" } else { "DIFFER" }
+            if ok { "agree" } else { "DIFFER" },
+            spread(a),
+            spread(b)
         );
     }
     ratios.sort_by(f64::total_cmp);
     let med = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
     (agree, n, med)
+}
+
+/// The instances of a set of the form `^(a|b|…)$` (the default [`SET`]); `None` otherwise
+/// or for one instance.
+fn instances_of(set: &str) -> Option<Vec<&str>> {
+    let v: Vec<&str> = set
+        .strip_prefix("^(")?
+        .strip_suffix(")$")?
+        .split('|')
+        .collect();
+    (v.len() > 1).then_some(v)
 }
 
 /// One run's counts within ±1 %: (a) fixed seed (when run), (a') independent streams, (b).
@@ -295,17 +353,43 @@ fn one_run(base: &Path, tmp: &Path, run: usize, cpu: usize, set: &str) -> RunCou
     }
     order.push((&s, streams));
     order.push((&b, target));
-    if std::env::var("PQPERF_BENCH_ORDER").is_ok_and(|v| v == "ba") {
+    let how = std::env::var("PQPERF_BENCH_ORDER").unwrap_or_default();
+    if how == "ba" {
         order.reverse();
     }
+    // `interleave`: one instance at a time, every side in turn (the order reversed for every
+    // other instance), so that a host phase falls on both sides alike instead of on the one
+    // campaign that ran through it.
+    let segments: Vec<String> = match instances_of(set) {
+        Some(v) if how == "interleave" => v.iter().map(|i| format!("^({i})$")).collect(),
+        _ => vec![set.to_string()],
+    };
     let mut walls: BTreeMap<&Path, (f64, f64)> = BTreeMap::new();
-    for (d, proto) in &order {
-        println!(
-            "  {} starts (load {:.2})",
-            d.file_name().unwrap().to_string_lossy(),
-            pqperf_ffi::procinfo::load_average()[0]
-        );
-        walls.insert(d, campaign(d, cpu, &systems, proto));
+    for (i, seg) in segments.iter().enumerate() {
+        let mut order = order.clone();
+        if i % 2 == 1 {
+            order.reverse();
+        }
+        for (d, proto) in &order {
+            let args: Vec<&str> = proto
+                .iter()
+                .map(|a| if *a == set { seg.as_str() } else { *a })
+                .collect();
+            println!(
+                "  {} starts{} (load {:.2})",
+                d.file_name().unwrap().to_string_lossy(),
+                if segments.len() > 1 {
+                    format!(" {seg}")
+                } else {
+                    String::new()
+                },
+                pqperf_ffi::procinfo::load_average()[0]
+            );
+            let w = campaign(d, cpu, &systems, &args);
+            let sum = walls.entry(*d).or_default();
+            sum.0 += w.0;
+            sum.1 += w.1;
+        }
     }
     let (fa, fs, fb) = (parity.then(|| figures(&a)), figures(&s), figures(&b));
     let (ws, wb) = (walls[s.as_path()], walls[b.as_path()]);
@@ -334,6 +418,7 @@ fn one_run(base: &Path, tmp: &Path, run: usize, cpu: usize, set: &str) -> RunCou
     println!(
         "intervals agree (b vs a', independent streams) for {agree} of {n} operations; median ratio {med:.4}"
     );
+    limits(&fs, &fb);
     if let Some(fa) = &fa {
         println!(
             "per operation, (b) against (a), the reference's fixed seed (parity: one fixed sample of the calls, so a variable-time operation's interval is not the spread between streams)"
@@ -361,6 +446,34 @@ fn one_run(base: &Path, tmp: &Path, run: usize, cpu: usize, set: &str) -> RunCou
         counts.ratio
     );
     counts
+}
+
+/// What kept (b)'s operations outside ±1 %: per reason (why (b) stopped), how many, and the
+/// median between-process spread of each side (the host's share: with 8 processes the
+/// interval is ≈ 1.5 × that spread, with 5 ≈ 3.2 ×).
+fn limits(fs: &Figures, fb: &Figures) {
+    let median = |f: &Figures| {
+        let mut v: Vec<f64> = f
+            .spread
+            .values()
+            .map(|s| s.1)
+            .filter(|c| c.is_finite())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).map_or(f64::NAN, |c| c * 100.0)
+    };
+    let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+    for (k, &(_, h)) in &fb.ops {
+        if h > 0.01 {
+            *why.entry(fb.stopped.get(k).map_or("-", String::as_str))
+                .or_default() += 1;
+        }
+    }
+    println!(
+        "between-process spread (cv of the processes' fenced means), median over operations: (a') {:.2} %, (b) {:.2} %; (b) outside ±1 % by why it stopped: {why:?}",
+        median(fs),
+        median(fb)
+    );
 }
 
 fn yes(b: bool) -> &'static str {

@@ -97,6 +97,9 @@ fn mldsa44_retest_evidence_holds_under_load() {
                 pqperf_measure::decide::MAX_TARGET_CI_TRIALS
             ),
             "budget_spent" => {}
+            // The rest of the budget could not bring the interval to the target
+            // (`decide::stop_adding`): stopped outside it, before the budget was spent.
+            "ci_out_of_reach" => assert!(hw > 0.01, "{op}: {hw}"),
             other => panic!("{op}: adding trials stopped: {other}"),
         }
         println!(
