@@ -176,12 +176,50 @@ pub(crate) fn phase_measure(
     let held = pqperf_measure::runner::holds_on(&opts.driver(), Some(opts.cpu))
         .then_some(plan::HELD_PATH_PER_PROCESS_S);
     let likely = |p: &PlannedOp| p.likely_on_path(&opts.planning, opts.samples, replay, held);
-    let expect = |p: &PlannedOp| likely(p).0.max(0.1);
+    // What the plan's seconds on the path leave out (issue 41), per operation: a pool made
+    // beside that outlasts its library's other operations (`plan::pool_on_path_s`), and the
+    // share of the output check's replay left on the path with held processes.
+    let pools_beside = pqperf_measure::relay::pools_beside();
+    let extra: std::collections::HashMap<(String, String), (f64, f64)> = todo
+        .iter()
+        .map(|p| {
+            let pool = if pools_beside && p.prep.is_some() {
+                let hidden: f64 = todo
+                    .iter()
+                    .filter(|q| q.prep.is_none() && q.inst.key() == p.inst.key())
+                    .map(|q| likely(q).0)
+                    .sum();
+                (plan::pool_on_path_s(p.prepare_s(opts.samples), hidden)
+                    - p.likely_prepare_s(&opts.planning, opts.samples))
+                .max(0.0)
+            } else {
+                0.0
+            };
+            let (s, procs, _) = likely(p);
+            let replayed = if replay && held.is_some() && p.prep.is_none() && procs > 0.0 {
+                plan::REPLAY_ON_PATH_SHARE * s / procs
+            } else {
+                0.0
+            };
+            ((p.inst.key(), p.op.key().into_owned()), (pool, replayed))
+        })
+        .collect();
+    let extra_of = |p: &PlannedOp| {
+        extra
+            .get(&(p.inst.key(), p.op.key().into_owned()))
+            .copied()
+            .unwrap_or((0.0, 0.0))
+    };
+    let expect = |p: &PlannedOp| {
+        let (pool, replayed) = extra_of(p);
+        likely(p).0.max(0.1) + pool + replayed
+    };
     let est_total: f64 = todo.iter().map(|p| expect(p)).sum();
     let prep_total: f64 = todo
         .iter()
-        .map(|p| p.likely_prepare_s(&opts.planning, opts.samples))
+        .map(|p| p.likely_prepare_s(&opts.planning, opts.samples) + extra_of(p).0)
         .sum();
+    let replay_total: f64 = todo.iter().map(|p| extra_of(p).1).sum();
     if !todo.is_empty() {
         // The estimate's inputs, so that a miss can be explained.
         let planned: f64 = todo.iter().map(|p| p.expected_s(opts.samples)).sum();
@@ -191,11 +229,12 @@ pub(crate) fn phase_measure(
             .collect();
         let procs: f64 = todo.iter().map(|p| likely(p).1).sum();
         log.log(format!(
-            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; relayed inputs' preparations on the path {:.1} s; {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
+            "measure estimate: {} for {} operation(s): planned calls and processes {:.1} s; relayed inputs' preparations on the path {:.1} s (pools made beside at {}× their calls' seconds, less the library's other operations); {} operation(s) likely to spend their --target-ci budget ({:.1} s planned, {:.1} s budget); output-check replays {}; ≈ {:.0} driver processes; load average {:.2} at the start",
             plan::duration_text(est_total),
             todo.len(),
             planned,
             prep_total,
+            plan::POOL_BESIDE_SLOWDOWN,
             budget_ops.len(),
             budget_ops.iter().map(|p| p.expected_s(opts.samples)).sum::<f64>(),
             budget_ops
@@ -203,9 +242,11 @@ pub(crate) fn phase_measure(
                 .filter_map(|p| p.target_ci.map(|c| c.budget_s))
                 .sum::<f64>(),
             match (replay, held.is_some()) {
-                (false, _) => "none",
-                (true, true) => "one per operation, beside the path (not counted)",
-                (true, false) => "one per operation",
+                (false, _) => "none".to_string(),
+                (true, true) => format!(
+                    "one per operation, beside the path ({replay_total:.1} s left on it)"
+                ),
+                (true, false) => "one per operation".into(),
             },
             procs,
             pqperf_ffi::procinfo::load_average()[0],

@@ -1,5 +1,6 @@
 //! CPU affinity of the calling process (`sched_getaffinity` / `sched_setaffinity`) and the
-//! nice value of one of its threads (`setpriority`).
+//! nice value and scheduling class of one of its threads (`setpriority`,
+//! `sched_setscheduler`).
 
 /// The CPUs the calling process may run on, ascending.
 pub fn get_affinity() -> std::io::Result<Vec<usize>> {
@@ -90,6 +91,38 @@ pub fn set_nice_of(tid: i32, nice: i32) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Puts the thread `tid` (`0`: the calling thread) in the `SCHED_IDLE` class when `idle`
+/// (it runs only when its CPU has nothing else to run, and a waking normal task preempts it
+/// at once; threads and children it starts later inherit the class), else back in
+/// `SCHED_OTHER`. Entering `SCHED_IDLE` only ever lowers a thread's priority and needs no
+/// privilege; leaving it needs the nice value's permission (`RLIMIT_NICE`, `CAP_SYS_NICE`),
+/// else `EPERM`.
+pub fn set_idle_of(tid: i32, idle: bool) -> std::io::Result<()> {
+    let param = libc::sched_param { sched_priority: 0 };
+    let policy = if idle {
+        libc::SCHED_IDLE
+    } else {
+        libc::SCHED_OTHER
+    };
+    // SAFETY: `param` is a valid sched_param for the call's duration; priority 0 is the only
+    // one SCHED_IDLE and SCHED_OTHER accept; on Linux a thread id names that thread only.
+    let rc = unsafe { libc::sched_setscheduler(tid, policy, &param) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Whether the thread `tid` (`0`: the calling thread) is in the `SCHED_IDLE` class.
+pub fn is_idle(tid: i32) -> std::io::Result<bool> {
+    // SAFETY: plain system call on an integer.
+    let p = unsafe { libc::sched_getscheduler(tid) };
+    if p < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(p == libc::SCHED_IDLE)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +160,30 @@ mod tests {
         .unwrap();
         assert_eq!(other, (mine + 5).min(19));
         assert_eq!(nice("thread-self"), mine);
+    }
+
+    /// The scheduling class is the thread's own too, and what it starts inherits it: a
+    /// thread put in SCHED_IDLE leaves the calling thread in its class, and a child process
+    /// it starts (a shell reading its own policy from /proc) is in SCHED_IDLE.
+    #[test]
+    fn idle_class_of_one_thread_and_its_children() {
+        assert!(!is_idle(0).unwrap());
+        let (own, child) = std::thread::spawn(|| {
+            set_idle_of(0, true).unwrap();
+            // Field 41 of /proc/<pid>/stat: the policy (5: SCHED_IDLE).
+            let out = std::process::Command::new("sh")
+                .args(["-c", "cut -d' ' -f41 /proc/self/stat"])
+                .output()
+                .unwrap();
+            (
+                is_idle(0).unwrap(),
+                String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            )
+        })
+        .join()
+        .unwrap();
+        assert!(own);
+        assert_eq!(child, libc::SCHED_IDLE.to_string());
+        assert!(!is_idle(0).unwrap());
     }
 }

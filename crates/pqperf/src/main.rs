@@ -62,7 +62,7 @@ enum Command {
     /// baseline, hashcost, publish, all).
     Campaign(cmd::measure::CampaignArgs),
     /// Demo: import PQClean, build, KAT, measure a representative set briefly, publish,
-    /// validate and render the site.
+    /// validate and render the site (exit status 1, the phases named, when any failed).
     Demo(cmd::demo::DemoArgs),
     /// Compare two campaigns (datasets or run directories): per operation the ratio B/A of
     /// the robust estimates with its bootstrap interval and a verdict faster/slower/no change.

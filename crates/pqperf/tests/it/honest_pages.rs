@@ -313,14 +313,11 @@ fn malformed_kat_issues_inside_a_campaign_is_an_error_with_file_and_line() {
     );
 }
 
-#[test]
-fn demo_exits_non_zero_when_a_phase_failed_after_printing_what_it_produced() {
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("demo");
-    std::fs::create_dir_all(&run).unwrap();
-    // build.json lists the representative set as built but not timed (a KAT status that is
-    // neither PASS nor timed without a pass), so the demo skips import/build/KAT and measures
-    // nothing; `site` is a file, so the site phase fails.
+/// A demo run directory whose build.json lists the representative set as built but not
+/// timed (a KAT status that is neither PASS nor timed without a pass), so the demo skips
+/// import/build/KAT and measures nothing.
+fn demo_built_not_timed(run: &Path) {
+    std::fs::create_dir_all(run).unwrap();
     let keys = [
         "ml-dsa-44/ml-dsa-44",
         "ml-dsa-65/ml-dsa-65",
@@ -338,7 +335,15 @@ fn demo_exits_non_zero_when_a_phase_failed_after_printing_what_it_produced() {
         bj.instances
             .insert(k.to_string(), common::toy::entry(c, l, "NOKEY", None));
     }
-    common::toy::write_build_json(&run, &bj);
+    common::toy::write_build_json(run, &bj);
+}
+
+#[test]
+fn demo_exits_non_zero_when_a_phase_failed_after_printing_what_it_produced() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("demo");
+    demo_built_not_timed(&run);
+    // `site` is a file, so the site phase fails.
     std::fs::write(run.join("site"), "not a directory").unwrap();
     let o = pqperf()
         .current_dir(dir.path())
@@ -350,4 +355,53 @@ fn demo_exits_non_zero_when_a_phase_failed_after_printing_what_it_produced() {
     assert!(out.contains("  dataset: "), "{out}");
     assert!(out.contains("site:    not rendered"), "{out}");
     assert!(out.contains("FAILED: ") && out.contains("site"), "{out}");
+}
+
+/// A constant-time check that cannot run (no valgrind on PATH: a real failure of the ct
+/// phase, which runs beside the timing phases) makes the demo exit 1 with the phase named,
+/// after it built the site from what there is.
+#[test]
+fn demo_exits_non_zero_when_the_ct_phase_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("demo");
+    demo_built_not_timed(&run);
+    // An empty catalog, so that the check gets as far as looking for valgrind.
+    std::fs::write(run.join("catalog.toml"), "").unwrap();
+    // PATH as it is, less valgrind: every other program of its folders linked into one.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for d in std::env::split_paths(&path) {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name();
+            let link = bin.join(&name);
+            if !name.to_string_lossy().starts_with("valgrind") && !link.exists() {
+                let _ = std::os::unix::fs::symlink(e.path(), link);
+            }
+        }
+    }
+    let o = pqperf()
+        .current_dir(dir.path())
+        .env("PATH", &bin)
+        .args(["demo", "--run-dir", "demo", "--trial-target", "0.01"])
+        .out();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(out.contains("pqperf demo finished"), "{out}");
+    let failed = out
+        .lines()
+        .find(|l| l.contains("FAILED: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(failed.contains("ct (exit status 1)"), "{failed}");
+    assert!(!failed.contains("site"), "{failed}");
+    assert!(run.join("site/index.html").is_file(), "{out}");
+    let log = std::fs::read_to_string(run.join("campaign.log")).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("phase ct: not run") && l.contains("cannot run (install valgrind")),
+        "{log}"
+    );
 }
