@@ -142,6 +142,7 @@ pub const MAX_READINGS: usize = 64;
 /// first and each window's inputs with the `go` that opens it; the window's reading is then
 /// taken at the driver's `PQPERF loaded` line, after the loading, whose CPU time is bounded
 /// (the problems are returned).
+#[allow(clippy::type_complexity)]
 pub(crate) fn spawn(
     exe: &DriverExe,
     args: &DriverArgs,

@@ -1104,8 +1104,18 @@ mod tests {
             )]);
             claims.push(t.seconds);
         }
-        for s in p.sched.iter().filter(|s| s.kind == "sampled") {
-            segs.push(vec![format!("PQPERF\tsample_sched\ttrial={} calls={} ns={ns} count=0 nivcsw=0 nvcsw=0 runq_ns=0 run_ns={ns} minflt=0 majflt=0 migrations=0 cpu_changed=0", s.trial, s.calls, ns = (s.seconds * 1e9) as u64)]);
+        for (j, s) in p.sched.iter().filter(|s| s.kind == "sampled").enumerate() {
+            let mut seg = vec![format!(
+                "PQPERF\tsample_sched\ttrial={} calls={} ns={ns} count=0 nivcsw=0 nvcsw=0 runq_ns=0 run_ns={ns} minflt=0 majflt=0 migrations=0 cpu_changed=0",
+                s.trial,
+                s.calls,
+                ns = (s.seconds * 1e9) as u64
+            )];
+            if let Some(v) = p.sample_trials.get(j) {
+                let ticks: Vec<String> = v.iter().map(u64::to_string).collect();
+                seg.push(format!("SAMPLES\t{}\t{}", s.trial, ticks.join(" ")));
+            }
+            segs.push(seg);
             claims.push(s.seconds);
         }
         let w = windows.unwrap_or(claims);
