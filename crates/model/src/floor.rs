@@ -73,7 +73,8 @@ pub const EVENTS_MAX_S: f64 = 1e-3;
 /// never published); one that fails it makes the process `inconsistent`.
 pub const PROCESS_REL_V1: f64 = 0.05;
 
-/// The window rules by version (`kernel_check.floor.rule`).
+/// The window rules by version (`kernel_check.floor.rule`). `validate` re-checks each record
+/// with the constants of the rule it names, so a changed constant needs a new rule name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rule {
     /// `fenced_mean_window`: share [`PROCESS_REL_V1`], allowance [`WINDOW_ABS_S`] and
