@@ -699,7 +699,11 @@ pub fn irq_column_sum(text: &[u8], cpu: usize) -> Option<u64> {
 /// the start into a buffer kept between reads. [`IrqReader::softirqs`] reads only
 /// `/proc/softirqs`, cheap enough for every gate of a timing child (3–5 µs on the
 /// development VM); [`IrqReader::read`] also reads `/proc/interrupts`, which costs 47–130 µs
-/// there (the kernel walks every interrupt descriptor), so the gates do not.
+/// there (48.5 µs median of 200 reads: the kernel walks every interrupt descriptor), so the
+/// parent reads it only at the gates around sampled windows (the headline floor's hard
+/// interrupt count, `pqperf_model::floor::Rule::V2`), while the child waits at its gate. A
+/// per-CPU perf counter of the `irq:irq_handler_entry` tracepoint would be cheaper but needs
+/// tracefs mounted and `perf_event_paranoid` ≤ 0 or root; these files need neither.
 #[derive(Debug)]
 pub struct IrqReader {
     cpu: usize,

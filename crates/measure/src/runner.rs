@@ -146,6 +146,7 @@ type LoadExcess = Vec<(usize, String)>;
 /// first and each window's inputs with the `go` that opens it; the window's reading is then
 /// taken at the driver's `PQPERF loaded` line, after the loading, whose CPU time is bounded
 /// (the problems are returned).
+#[allow(clippy::type_complexity)]
 pub(crate) fn spawn(
     exe: &DriverExe,
     args: &DriverArgs,
@@ -189,8 +190,9 @@ pub(crate) fn spawn(
         }
         // The gate whose window's inputs are being loaded: (window, CPU before, bytes).
         let mut loading: Option<(usize, u64, usize)> = None;
-        // The softirq count at that gate's `wait`.
+        // The softirq and hard interrupt counts at that gate's `wait`.
         let mut closing_irq = None;
+        let mut closing_hard = None;
         // The reading at that gate's `wait`, where the window before the loading ended.
         let mut closing: Option<(u64, Vec<pqperf_ffi::procinfo::TaskSched>)> = None;
         let mut gate = 0usize;
@@ -229,7 +231,17 @@ pub(crate) fn spawn(
                 break;
             }
             let r = s.cpu();
-            let irq = irq_reader.as_mut().and_then(|x| x.softirqs());
+            // The hard interrupts too (`/proc/interrupts`, ~50 µs a read) at the gates around
+            // sampled windows, for the headline floor (crate::verify::headline_floor).
+            let around_sampled = args.samples && readings.len() >= args.trials as usize;
+            let (irq, hard) = match irq_reader.as_mut() {
+                Some(x) if around_sampled => match x.read() {
+                    Some(c) => (Some(c.soft), Some(c.hard)),
+                    None => (x.softirqs(), None),
+                },
+                Some(x) => (x.softirqs(), None),
+                None => (None, None),
+            };
             let mut interrupted = None;
             if loaded {
                 let Some((w, before, bytes)) = loading.take() else {
@@ -259,6 +271,7 @@ pub(crate) fn spawn(
                 loading = Some((gate, r.cpu_ns, w.payload.len()));
                 closing = Some((r.cpu_ns, r.tasks.clone()));
                 closing_irq = irq;
+                closing_hard = hard;
                 gate += 1;
                 if !s.send_payload("go", &w.payload) {
                     break;
@@ -277,6 +290,8 @@ pub(crate) fn spawn(
                 at_s: t0.elapsed().as_secs_f64(),
                 arrival: None,
                 closing_softirqs: closing.as_ref().and(closing_irq),
+                closing_hardirqs: closing.as_ref().and(closing_hard),
+                hardirqs: hard,
                 closing: closing.take(),
                 softirqs: irq,
                 interrupted,

@@ -54,6 +54,15 @@ pub const WINDOW_WAIT_ABS_S: f64 = 0.002;
 /// measured.
 pub const SOFTIRQ_EVENT_S: f64 = 25e-6;
 
+/// CPU seconds one hard interrupt on the measuring CPU (any line of `/proc/interrupts`: the
+/// local timer, IPIs, device interrupts) may take from the calls of a sampled window under
+/// the headline floor's current rule (`floor::Rule::V2`). Measured on the development VM
+/// (KVM guest, 2 vCPUs, no `CONFIG_IRQ_TIME_ACCOUNTING`): a thread spinning on the measuring
+/// CPU beside builds lost at most 18.9 µs per hard interrupt there in gaps shorter than
+/// 300 µs (short preemptions included); a local timer tick or an IPI alone costs a few µs.
+/// docs/threat-model.md says how it was measured.
+pub const HARDIRQ_EVENT_S: f64 = 7.5e-6;
+
 /// Most seconds over its bound interrupts may explain in one window, however many softirqs
 /// it took. Interrupt work charged to the driver beyond its claim fell in the window's
 /// untimed part (waking from the pipe, its lines, the next read: a few hundred µs), and the
@@ -103,6 +112,9 @@ pub struct Windows {
     pub tolerance_s: Option<f64>,
     /// Softirqs on the measuring CPU per window (`window_softirqs`), when read.
     pub softirqs: Vec<Option<u64>>,
+    /// Hard interrupts on the measuring CPU per window (`window_hardirqs`: every line of
+    /// `/proc/interrupts`, timer ticks and IPIs included), when read.
+    pub hardirqs: Vec<Option<u64>>,
 }
 
 fn number(k: &str, x: &Value) -> Result<f64, String> {
@@ -116,6 +128,26 @@ fn list(k: &str, v: Option<&Value>) -> Result<Vec<f64>, String> {
         .ok_or(format!("{k} is not a list"))?
         .iter()
         .map(|x| number(k, x))
+        .collect()
+}
+
+/// A list of counts or nulls of `n` entries (absent or null: `n` nulls).
+fn counts(k: &str, v: Option<&Value>, n: usize) -> Result<Vec<Option<u64>>, String> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(vec![None; n]);
+    };
+    let a = v.as_array().ok_or(format!("{k} is not a list"))?;
+    if a.len() != n {
+        return Err(format!("{} {k} for {n} window_cpu_s", a.len()));
+    }
+    a.iter()
+        .map(|x| match x {
+            Value::Null => Ok(None),
+            x => x
+                .as_u64()
+                .map(Some)
+                .ok_or(format!("{k} holds {x}, not a count")),
+        })
         .collect()
 }
 
@@ -172,26 +204,9 @@ impl Windows {
             None | Some(Value::Null) => None,
             Some(v) => Some(number("window_tolerance_s", v)?),
         };
-        let softirqs = match kc.get("window_softirqs") {
-            None | Some(Value::Null) => vec![None; n],
-            Some(v) => {
-                let a = v.as_array().ok_or("window_softirqs is not a list")?;
-                if a.len() != n {
-                    return Err(format!("{} window_softirqs for {n} window_cpu_s", a.len()));
-                }
-                a.iter()
-                    .map(|x| match x {
-                        Value::Null => Ok(None),
-                        x => x
-                            .as_u64()
-                            .map(Some)
-                            .ok_or(format!("window_softirqs holds {x}, not a count")),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?
-            }
-        };
         Ok(Some(Windows {
-            softirqs,
+            softirqs: counts("window_softirqs", kc.get("window_softirqs"), n)?,
+            hardirqs: counts("window_hardirqs", kc.get("window_hardirqs"), n)?,
             in_force: kc.get("windows_bound").and_then(Value::as_str) == Some("in force"),
             cpu_s,
             claimed_s,

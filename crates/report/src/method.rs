@@ -642,7 +642,19 @@ fn robust_bullets(v: &SystemView) -> Vec<String> {
         out.push("- Input streams: every driver process used the reference's fixed DRNG seed (the reference protocol, for parity with the reference's figures), so its processes repeat the same inputs and the interval measures timing noise of one set of calls; the inputs are public, so a library could compute them ahead.".to_string());
     }
     if estimators.contains("mean_robust_v3") {
-        out.push("- Every operation: the mean cost per call a user pays, over the operation's own variability — the one estimate the kernel's accounting can check. Per sampled trial (one driver process, its own input stream) the calls above an interference fence — 8 inter-quartile ranges above the upper quartile, at least 3 × it — are dropped (a call that lost the CPU for a time slice) and the rest averaged; the trials' means are combined by their 20 % trimmed mean, with the Tukey–McLaughlin t-interval over the trials (it includes the spread between independent streams). Each trial's fenced mean was checked against the kernel CPU time of the parent's window around it (less 400 µs and the measuring CPU's interrupt work, ÷ its calls, less 5 %): per-call samples the library could have rewritten cannot move the figure further than each record's `pqperf.headline_floor.bound_rel`. The per-call p50/p90/p99 shown beside it are the driver's samples as reported (their sum is checked, their shape is not).".to_string());
+        let text = "- Every operation: the mean cost per call a user pays, over the operation's own variability — the one estimate the kernel's accounting can check. Per sampled trial (one driver process, its own input stream) the calls above an interference fence — 8 inter-quartile ranges above the upper quartile, at least 3 × it — are dropped (a call that lost the CPU for a time slice) and the rest averaged; the trials' means are combined by their 20 % trimmed mean, with the Tukey–McLaughlin t-interval over the trials (it includes the spread between independent streams). Each trial's fenced mean was checked against the kernel CPU time of the parent's window around it (less 400 µs and the measuring CPU's interrupt work, ÷ its calls, less 5 %): per-call samples the library could have rewritten cannot move the figure further than each record's `pqperf.headline_floor.bound_rel`. The per-call p50/p90/p99 shown beside it are the driver's samples as reported (their sum is checked, their shape is not).";
+        // Records of the current window rule (issue 36) say how it differs from the first.
+        let v2 = with.iter().any(|p| {
+            p.extra
+                .get("headline_floor")
+                .and_then(|h| h["rule"].as_str())
+                == Some(pqperf_model::floor::RULE)
+        });
+        out.push(if v2 {
+            text.replace("(less 400 µs and the measuring CPU's interrupt work, ÷ its calls, less 5 %)", "(less 400 µs and the measuring CPU's counted interrupt work, ÷ its calls, less 1 %; 5 % and softirqs only in records of the first window rule, named in `pqperf.headline_floor.rule`)")
+        } else {
+            text.to_string()
+        });
     }
     if estimators.contains("p50") {
         out.push("- Fixed-work operations: the median call, with a seeded two-level percentile bootstrap interval (trials, then calls within them; 1000 replicates).".to_string());

@@ -11,7 +11,10 @@
 
 use std::path::{Path, PathBuf};
 
-use pqperf_model::floor::{PROCESS_REL, WindowFloor, window_bound_rel};
+use pqperf_model::floor::{
+    PROCESS_REL, PROCESS_REL_V1, Rule, WindowFloor, rule_bound_rel, window_irqs,
+};
+use pqperf_model::kernelcheck::Windows;
 use pqperf_model::robust::{self, Estimator};
 use serde_json::Value;
 
@@ -60,7 +63,9 @@ fn main() {
     };
     let (mut shift, mut hw_p50, mut hw_new) = (Vec::new(), Vec::new(), Vec::new());
     let (mut ratio, mut bounds) = (Vec::new(), Vec::new());
-    let mut below = 0usize;
+    let (mut below, mut below_v1, mut counted) = (0usize, 0usize, 0usize);
+    let (mut deficit_50, mut deficit_short, mut bound_50, mut hard) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for dir in dirs.split(':').filter(|d| !d.is_empty()) {
         for path in records(Path::new(dir)) {
             let Ok(text) = std::fs::read_to_string(&path) else {
@@ -90,15 +95,9 @@ fn main() {
             let mut worst: Option<f64> = None;
             for p in r["processes"].as_array().into_iter().flatten() {
                 let kc = &p["kernel_check"];
-                let nums = |k: &str| -> Vec<f64> {
-                    kc[k]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_f64)
-                        .collect()
+                let Ok(Some(w)) = Windows::of(kc) else {
+                    continue;
                 };
-                let cpu = nums("window_cpu_s");
                 let calls: Vec<u64> = kc["window_calls"]
                     .as_array()
                     .into_iter()
@@ -111,32 +110,49 @@ fn main() {
                     .flatten()
                     .filter_map(Value::as_bool)
                     .collect();
-                let irq: Vec<Option<u64>> = match kc["window_softirqs"].as_array() {
-                    Some(a) => a.iter().map(Value::as_u64).collect(),
-                    None => vec![None; cpu.len()],
-                };
                 let k = sampled.iter().filter(|s| **s).count();
                 let Some(mine) = trials.get(at..at + k) else {
                     break;
                 };
                 at += k;
-                if calls.len() != cpu.len() || sampled.len() != cpu.len() || irq.len() != cpu.len()
-                {
+                let n = w.cpu_s.len();
+                if calls.len() != n || sampled.len() != n {
                     continue;
                 }
-                let Some(f) = WindowFloor::of(&cpu, &calls, &irq, &sampled, mine, rb.tick_hz)
-                else {
+                let irqs = window_irqs(&w);
+                let of = |rule| {
+                    WindowFloor::of(rule, &w.cpu_s, &calls, &irqs, &sampled, mine, rb.tick_hz)
+                };
+                let (Some(now), Some(first)) = (of(Rule::V2), of(Rule::V1)) else {
                     continue;
                 };
-                for w in &f.windows {
-                    if let (Some(m), Some(v)) = (w.fenced_mean_s, w.per_call_s) {
+                let idx: Vec<usize> = (0..n).filter(|i| sampled[*i]).collect();
+                for (j, (a, b)) in now.windows.iter().zip(&first.windows).enumerate() {
+                    if let (Some(m), Some(v)) = (a.fenced_mean_s, a.per_call_s) {
                         ratio.push(m / v);
                         below += usize::from(m / v < 1.0 - PROCESS_REL);
+                        let i = idx[j];
+                        let deficit = (v - m) * calls[i] as f64 / w.cpu_s[i];
+                        if w.cpu_s[i] >= 0.05 {
+                            deficit_50.push(deficit);
+                        } else {
+                            deficit_short.push(deficit);
+                        }
+                        if w.hardirqs[i].is_some() {
+                            counted += 1;
+                            hard.push(w.hardirqs[i].unwrap_or(0) as f64 / w.cpu_s[i]);
+                        }
+                    }
+                    if let (Some(m), Some(v)) = (b.fenced_mean_s, b.per_call_s) {
+                        below_v1 += usize::from(m / v < 1.0 - PROCESS_REL_V1);
                     }
                 }
-                for (i, c) in cpu.iter().enumerate().filter(|(i, _)| sampled[*i]) {
-                    let b = window_bound_rel(*c, calls[i], irq[i]);
+                for (i, c) in w.cpu_s.iter().enumerate().filter(|(i, _)| sampled[*i]) {
+                    let b = rule_bound_rel(Rule::V2, *c, calls[i], irqs[i]);
                     worst = Some(worst.map_or(b, |w: f64| w.max(b)));
+                    if *c >= 0.05 {
+                        bound_50.push(b);
+                    }
                 }
             }
             bounds.extend(worst);
@@ -147,9 +163,25 @@ fn main() {
     quantiles("interval half-width, median (p50)", hw_p50);
     quantiles("interval half-width, fenced mean (mean_robust_v3)", hw_new);
     println!(
-        "sampled trials below the window rule (ratio < {}): {below}",
-        1.0 - PROCESS_REL
+        "sampled trials below the current rule {} (ratio < {}, disturbed): {below}; below the first rule {} (ratio < {}, inconsistent): {below_v1}; with hard interrupts counted: {counted}",
+        Rule::V2.name(),
+        1.0 - PROCESS_REL,
+        Rule::V1.name(),
+        1.0 - PROCESS_REL_V1
     );
-    quantiles("fenced mean ÷ its window's verified per-call figure", ratio);
+    quantiles(
+        "fenced mean ÷ its window's verified per-call figure (current rule)",
+        ratio,
+    );
+    quantiles(
+        "unexplained deficit ÷ window CPU, windows ≥ 50 ms (current rule's allowance taken)",
+        deficit_50,
+    );
+    quantiles(
+        "unexplained deficit ÷ window CPU, windows < 50 ms",
+        deficit_short,
+    );
+    quantiles("hard interrupts per second of window CPU", hard);
+    quantiles("bound in force per sampled window ≥ 50 ms", bound_50);
     quantiles("bound in force per complete record (bound_rel)", bounds);
 }
