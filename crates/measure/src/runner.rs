@@ -146,7 +146,6 @@ type LoadExcess = Vec<(usize, String)>;
 /// first and each window's inputs with the `go` that opens it; the window's reading is then
 /// taken at the driver's `PQPERF loaded` line, after the loading, whose CPU time is bounded
 /// (the problems are returned).
-#[allow(clippy::type_complexity)]
 pub(crate) fn spawn(
     exe: &DriverExe,
     args: &DriverArgs,
