@@ -170,35 +170,27 @@ pub fn stop_adding(
     one_s: f64,
     budget_s: f64,
 ) -> Option<&'static str> {
-    match half_width {
-        None => Some("no_samples"),
-        Some(h) if h <= target => Some("ci_reached"),
-        _ if trials >= max_trials => Some("max_trials"),
-        _ if spent_s + one_s > budget_s => Some("budget_spent"),
-        Some(h) if out_of_reach(h, target, trials, max_trials, spent_s, one_s, budget_s) => {
-            Some("ci_out_of_reach")
-        }
-        _ => None,
+    let Some(h) = half_width else {
+        return Some("no_samples");
+    };
+    if h <= target {
+        return Some("ci_reached");
     }
-}
-
-/// [`stop_adding`]'s `ci_out_of_reach`.
-fn out_of_reach(
-    h: f64,
-    target: f64,
-    trials: u64,
-    max_trials: u64,
-    spent_s: f64,
-    one_s: f64,
-    budget_s: f64,
-) -> bool {
+    if trials >= max_trials {
+        return Some("max_trials");
+    }
+    if spent_s + one_s > budget_s {
+        return Some("budget_spent");
+    }
     if !(h.is_finite() && one_s > 0.0 && one_s.is_finite() && trials > 1) {
-        return false;
+        return None;
     }
+    // The processes the rest of the budget pays for, within the trial limit.
     let more = ((budget_s - spent_s) / one_s)
         .floor()
         .clamp(0.0, max_trials.saturating_sub(trials) as f64) as u64;
-    projected_half_width(h, trials, trials + more) > target * REACH_MARGIN
+    (projected_half_width(h, trials, trials + more) > target * REACH_MARGIN)
+        .then_some("ci_out_of_reach")
 }
 
 /// What is known when one attempt of a driver process has ended.
