@@ -502,10 +502,17 @@ impl OpRun<'_> {
             // Interrupts on the measuring CPU over the kernel check's bounds (crate::verify)
             // disturb the whole attempt.
             let interrupted = run.process.status == crate::verify::DISTURBED;
-            let disturbed = mark_disturbed(&mut run, self.ctx.fixed) || interrupted;
+            let preempted = mark_disturbed(&mut run, self.ctx.fixed);
+            let disturbed = preempted || interrupted;
             if disturbed {
                 t.disturbed_attempts += 1;
-                t.disturbed_in_a_row += 1;
+                // A process the kernel check found disturbed (interrupts, isolated excess
+                // windows) says little about the host: the candidate's own code shapes those
+                // windows, and counting them would let one candidate make the phase decline
+                // the re-runs of its rivals' disturbed processes (`host_always_disturbed`).
+                if preempted {
+                    t.disturbed_in_a_row += 1;
+                }
             } else if run.complete() {
                 t.disturbed_in_a_row = 0;
             }
